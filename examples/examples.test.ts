@@ -1,0 +1,48 @@
+// Golden review: every example's generated/ tree must equal a fresh generation, byte for byte.
+// Update with `pnpm test:update`, then review `git diff examples/` like code.
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { parseYamlDocuments } from "@clusterspec/core";
+import { generate } from "clusterspec";
+import { describe, expect, it } from "vitest";
+
+const root = import.meta.dirname;
+const exampleDirs = readdirSync(root).filter((d) => existsSync(join(root, d, "cluster.yaml")));
+
+function listFiles(dir: string): string[] {
+  let out: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = join(dir, entry.name);
+    if (entry.isDirectory()) out = out.concat(listFiles(full));
+    else out.push(relative(dir, full).split("\\").join("/"));
+  }
+  return out;
+}
+
+describe.each(exampleDirs)("example %s", (name) => {
+  const dir = join(root, name);
+  const result = generate(readFileSync(join(dir, "cluster.yaml"), "utf8"), { sourceName: "cluster.yaml" });
+  if (!result.ok) throw new Error(`example ${name} is invalid: ${JSON.stringify(result.errors)}`);
+  const artifacts = result.artifacts;
+
+  it.each(artifacts.map((a) => [a.path, a] as const))("%s matches its golden file", async (_path, artifact) => {
+    await expect(artifact.content).toMatchFileSnapshot(join(dir, "generated", artifact.path));
+  });
+
+  it("leaves no stale golden files", () => {
+    const emitted = new Set(artifacts.map((a) => a.path));
+    const onDisk = listFiles(join(dir, "generated")).filter((f) => f !== ".clusterspec-manifest.json");
+    expect(onDisk.filter((f) => !emitted.has(f))).toEqual([]);
+  });
+
+  it("parses back every YAML and JSON golden", () => {
+    for (const a of artifacts) {
+      if (/\.ya?ml$/.test(a.path)) expect(() => parseYamlDocuments(a.content)).not.toThrow();
+      if (a.path.endsWith(".json")) expect(() => JSON.parse(a.content)).not.toThrow();
+    }
+  });
+
+  it("keeps every secret a placeholder", () => {
+    for (const s of Object.values(result.plan.secrets)) expect(s?.isPlaceholder).toBe(true);
+  });
+});

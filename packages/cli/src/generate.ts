@@ -1,0 +1,70 @@
+// The programmatic API: spec text or object in, artifacts out. Pure: secrets arrive as values.
+import {
+  type Artifact,
+  type ClusterPlan,
+  type ClusterSpec,
+  type GeneratorModule,
+  InternalError,
+  loadSpec,
+  resolvePlan,
+  type SecretValues,
+  type SpecIssue,
+  summarizeCore,
+  validateSpec,
+} from "@clusterspec/core";
+import { generatorModules } from "./generators.js";
+
+export interface GenerateOptions {
+  /** Spec file name shown in generated headers; default `cluster.yaml`. */
+  readonly sourceName?: string;
+  /** Resolved secrets; missing ones render as stable placeholders. */
+  readonly secrets?: SecretValues;
+  /** Override the registered generators (tests, embedding). */
+  readonly modules?: readonly GeneratorModule[];
+}
+
+export type GenerateResult =
+  | {
+      readonly ok: true;
+      readonly plan: ClusterPlan;
+      readonly artifacts: readonly Artifact[];
+      readonly warnings: readonly SpecIssue[];
+    }
+  | { readonly ok: false; readonly errors: readonly SpecIssue[]; readonly warnings: readonly SpecIssue[] };
+
+/** PLAN.md: the core summary, then each generator module's section. */
+export function renderPlanMarkdown(plan: ClusterPlan, modules: readonly GeneratorModule[] = generatorModules): string {
+  const sections = [summarizeCore(plan), ...modules.map((m) => m.summarize?.(plan)).filter((s): s is string => !!s)];
+  return `${sections.map((s) => s.trimEnd()).join("\n\n")}\n`;
+}
+
+/** Runs every generator on a plan; artifacts sorted by path, duplicates rejected. */
+export function generateFromPlan(
+  plan: ClusterPlan,
+  modules: readonly GeneratorModule[] = generatorModules,
+): Artifact[] {
+  const artifacts: Artifact[] = [{ path: "PLAN.md", content: renderPlanMarkdown(plan, modules) }];
+  for (const m of modules) artifacts.push(...m.generate(plan));
+  const seen = new Set<string>();
+  for (const a of artifacts) {
+    if (seen.has(a.path)) throw new InternalError(`two artifacts share the path ${a.path}`);
+    if (a.path.startsWith("/") || a.path.split("/").some((p) => p === ".." || p === "." || p === ""))
+      throw new InternalError(`artifact path ${a.path} is not a clean relative path`);
+    if (!a.content.endsWith("\n") || a.content.includes("\r"))
+      throw new InternalError(`artifact ${a.path} must use LF and end with one newline`);
+    seen.add(a.path);
+  }
+  return artifacts.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** Validates (text is parsed as YAML), resolves the plan and runs every generator. Never throws on bad input. */
+export function generate(spec: string | unknown, options: GenerateOptions = {}): GenerateResult {
+  const validated = typeof spec === "string" ? loadSpec(spec) : validateSpec(spec);
+  if (!validated.ok) return validated;
+  const plan = resolvePlan(validated.value as ClusterSpec, {
+    ...(options.sourceName === undefined ? {} : { sourceName: options.sourceName }),
+    ...(options.secrets === undefined ? {} : { secrets: options.secrets }),
+  });
+  const artifacts = generateFromPlan(plan, options.modules ?? generatorModules);
+  return { ok: true, plan, artifacts, warnings: validated.warnings };
+}

@@ -1,0 +1,139 @@
+import { hostPart, ipFamily } from "../ip.js";
+import { InternalError } from "../issues.js";
+import { resolveSecrets, type SecretValues } from "../secrets.js";
+import { isControlPlane, isWorker, kubernetesSegment, segmentOfInterface } from "../spec/derive.js";
+import type { ClusterSpec } from "../spec/schema.js";
+import { durationSeconds, formatKubernetesVersion, parseKubernetesVersion } from "../spec/version.js";
+import type { ClusterPlan, KubeadmApiVersion, NodeHealthPlan, PlannedNode, PolicyRoute } from "./types.js";
+import { planVips } from "./vrrp.js";
+
+export interface ResolveOptions {
+  /** Spec file name for the generated-file header; default `cluster.yaml`. */
+  readonly sourceName?: string;
+  /** Resolved secret values; absent ones become placeholders. */
+  readonly secrets?: SecretValues;
+}
+
+/** kubeadm v1beta4 is served from 1.31; v1beta3 is the newest version before that. */
+export function kubeadmApiVersionFor(minor: number): KubeadmApiVersion {
+  return minor >= 31 ? "kubeadm.k8s.io/v1beta4" : "kubeadm.k8s.io/v1beta3";
+}
+
+/** The controller-manager default --node-monitor-grace-period: 40s, 50s from 1.32. */
+export function defaultMonitorGracePeriod(minor: number): string {
+  return minor >= 32 ? "50s" : "40s";
+}
+
+/**
+ * Everything derived from a validated spec, once. Generators read only this.
+ * Throws InternalError on a spec that did not pass validateSpec.
+ */
+export function resolvePlan(spec: ClusterSpec, options: ResolveOptions = {}): ClusterPlan {
+  const version = parseKubernetesVersion(spec.kubernetes.version);
+  const segment = kubernetesSegment(spec);
+  if (!version || !segment) throw new InternalError("resolvePlan needs a validated spec");
+
+  const cpNames = spec.nodes.filter(isControlPlane).map((n) => n.name);
+  const nodes: PlannedNode[] = spec.nodes.map((n) => {
+    const internal = n.interfaces[segment.interface]?.address;
+    if (!internal) throw new InternalError(`node ${n.name} has no address on ${segment.interface}`);
+    return {
+      name: n.name,
+      controlPlane: isControlPlane(n),
+      worker: isWorker(n),
+      init: n.name === cpNames[0],
+      carriesExternalVips: n.carriesExternalVips,
+      rootFilesystem: n.rootFilesystem,
+      disk: n.disk,
+      internalInterface: segment.interface,
+      internalAddress: hostPart(internal),
+      interfaces: Object.entries(n.interfaces).map(([name, f]) => ({
+        name,
+        mac: f.mac?.toLowerCase(),
+        vlan: f.vlan,
+        cidr: f.address,
+        address: f.address === undefined ? undefined : hostPart(f.address),
+        gateway: f.gateway,
+        segment: segmentOfInterface(spec, name),
+      })),
+    };
+  });
+  const initNode = nodes.find((n) => n.init);
+  if (!initNode) throw new InternalError("no control-plane node");
+
+  const vips = planVips(spec);
+  const cpVip = vips[0];
+  if (!cpVip) throw new InternalError("no control-plane VIP");
+  const host = hostPart(spec.controlPlane.vip);
+  const port = spec.controlPlane.port;
+
+  const policyRoutes: PolicyRoute[] = spec.network.segments.flatMap((seg) =>
+    seg.uplink
+      ? [
+          {
+            segment: seg,
+            interface: seg.interface,
+            table: seg.uplink.routingTable,
+            gateway: seg.uplink.gateway,
+            sources: seg.uplink.sources ?? seg.onLink,
+          },
+        ]
+      : [],
+  );
+
+  const h = spec.kubernetes.nodeHealth;
+  const grace = h.monitorGracePeriod ?? defaultMonitorGracePeriod(version.minor);
+  const nodeHealth: NodeHealthPlan = {
+    statusUpdateFrequency: h.statusUpdateFrequency,
+    monitorPeriod: h.monitorPeriod,
+    monitorGracePeriod: grace,
+    evictionAfter: h.evictionAfter,
+    seconds: {
+      statusUpdateFrequency: durationSeconds(h.statusUpdateFrequency),
+      monitorPeriod: durationSeconds(h.monitorPeriod),
+      monitorGracePeriod: durationSeconds(grace),
+      evictionAfter: durationSeconds(h.evictionAfter),
+    },
+  };
+
+  const weight = spec.vrrp.healthCheck.weight ?? -cpNames.length;
+
+  return {
+    sourceName: options.sourceName ?? "cluster.yaml",
+    spec,
+    name: spec.name,
+    kubernetes: {
+      version,
+      versionText: formatKubernetesVersion(version),
+      kubeadmApiVersion: kubeadmApiVersionFor(version.minor),
+      podSubnet: spec.kubernetes.podSubnet,
+      serviceSubnet: spec.kubernetes.serviceSubnet,
+      nodeCidrMaskSize: spec.kubernetes.nodeCidrMaskSize,
+      dnsDomain: spec.kubernetes.dnsDomain,
+      schedulableControlPlanes: spec.kubernetes.schedulableControlPlanes,
+      criSocket: spec.kubernetes.criSocket,
+      cgroupDriver: spec.kubernetes.cgroupDriver,
+      nodeHealth,
+    },
+    network: {
+      kubernetesSegment: segment,
+      segments: spec.network.segments,
+      nameservers: spec.network.nameservers,
+      searchDomains: spec.network.searchDomains,
+      policyRoutes,
+    },
+    controlPlane: {
+      host,
+      port,
+      endpoint: ipFamily(host) === 6 ? `[${host}]:${port}` : `${host}:${port}`,
+      vip: cpVip,
+    },
+    vips,
+    vrrp: { ...spec.vrrp, healthCheckWeight: weight },
+    nodes,
+    initNode,
+    cilium: { ...spec.cilium, devices: spec.cilium.devices ?? [segment.interface] },
+    cloud: spec.cloud && { ...spec.cloud, tunnelMtu: spec.cloud.wireguard.underlayMtu - 60 },
+    secrets: resolveSecrets(spec, options.secrets ?? {}),
+  };
+}

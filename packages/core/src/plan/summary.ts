@@ -1,0 +1,40 @@
+import type { ClusterPlan } from "./types.js";
+
+/** Escapes a value for a Markdown table cell. */
+export function mdCell(value: string | number): string {
+  return String(value).replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/\n/g, " ");
+}
+
+export function mdTable(header: readonly string[], rows: readonly (readonly (string | number)[])[]): string {
+  const line = (cells: readonly (string | number)[]) => `| ${cells.map(mdCell).join(" | ")} |`;
+  return [line(header), line(header.map(() => "---")), ...rows.map(line)].join("\n");
+}
+
+/** The core part of PLAN.md: what every reviewer needs first. Generator modules append their sections. */
+export function summarizeCore(plan: ClusterPlan): string {
+  const k = plan.kubernetes;
+  const nodes = mdTable(
+    ["node", "roles", "internal address", "interfaces", "root fs"],
+    plan.nodes.map((n) => [
+      n.name + (n.init ? " (init)" : ""),
+      [n.controlPlane ? "control-plane" : "", n.worker ? "worker" : "", n.carriesExternalVips ? "external VIPs" : ""]
+        .filter(Boolean)
+        .join(", "),
+      `${n.internalAddress} on ${n.internalInterface}`,
+      n.interfaces.map((f) => `${f.name}${f.cidr ? ` ${f.cidr}` : ""}`).join(", "),
+      n.rootFilesystem,
+    ]),
+  );
+  return [
+    `# Cluster ${plan.name}`,
+    "",
+    `- Kubernetes ${k.versionText}, kubeadm API \`${k.kubeadmApiVersion}\``,
+    `- Control-plane endpoint \`${plan.controlPlane.endpoint}\` (VIP ${plan.controlPlane.vip.address}/${plan.controlPlane.vip.prefixLength} on ${plan.controlPlane.vip.interface})`,
+    `- Pod subnet ${k.podSubnet} (/${k.nodeCidrMaskSize} per node), service subnet ${k.serviceSubnet}, DNS domain ${k.dnsDomain}`,
+    `- Nameservers ${plan.network.nameservers.join(", ")}`,
+    "",
+    "## Nodes",
+    "",
+    nodes,
+  ].join("\n");
+}

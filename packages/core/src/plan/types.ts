@@ -1,0 +1,111 @@
+import type { ResolvedSecret, SecretId } from "../secrets.js";
+import type { ClusterSpec, PoolSpec, SegmentSpec } from "../spec/schema.js";
+import type { Semver } from "../spec/version.js";
+import type { PlannedVip } from "./vrrp.js";
+
+export type KubeadmApiVersion = "kubeadm.k8s.io/v1beta3" | "kubeadm.k8s.io/v1beta4";
+
+export interface PlannedInterface {
+  readonly name: string;
+  /** lowercase */
+  readonly mac: string | undefined;
+  readonly vlan: { readonly parent: string; readonly id: number } | undefined;
+  /** `10.118.12.20/24` */
+  readonly cidr: string | undefined;
+  /** `10.118.12.20` */
+  readonly address: string | undefined;
+  readonly gateway: string | undefined;
+  /** The segment this interface attaches, if any. */
+  readonly segment: SegmentSpec | undefined;
+}
+
+export interface PlannedNode {
+  readonly name: string;
+  readonly controlPlane: boolean;
+  readonly worker: boolean;
+  /** The first control-plane node: runs `kubeadm init`; every other node joins. */
+  readonly init: boolean;
+  readonly carriesExternalVips: boolean;
+  readonly rootFilesystem: "ext4" | "xfs" | "btrfs" | "zfs";
+  readonly disk: string | undefined;
+  /** Interface and address on the Kubernetes segment: the node's InternalIP. */
+  readonly internalInterface: string;
+  readonly internalAddress: string;
+  readonly interfaces: readonly PlannedInterface[];
+}
+
+/** A policy routing table: replies from `sources` leave through `gateway` on `interface`. */
+export interface PolicyRoute {
+  readonly segment: SegmentSpec;
+  readonly interface: string;
+  readonly table: { readonly id: number; readonly name: string };
+  readonly gateway: string;
+  readonly sources: readonly string[];
+}
+
+export interface NodeHealthPlan {
+  readonly statusUpdateFrequency: string;
+  readonly monitorPeriod: string;
+  readonly monitorGracePeriod: string;
+  readonly evictionAfter: string;
+  /** Seconds, for comparisons and PLAN.md. */
+  readonly seconds: {
+    readonly statusUpdateFrequency: number;
+    readonly monitorPeriod: number;
+    readonly monitorGracePeriod: number;
+    readonly evictionAfter: number;
+  };
+}
+
+export interface ClusterPlan {
+  /** The spec file name used in generated headers (no directories, so goldens do not depend on the checkout). */
+  readonly sourceName: string;
+  readonly spec: ClusterSpec;
+  readonly name: string;
+  readonly kubernetes: {
+    readonly version: Semver;
+    /** `v1.34.2` */
+    readonly versionText: string;
+    readonly kubeadmApiVersion: KubeadmApiVersion;
+    readonly podSubnet: string;
+    readonly serviceSubnet: string;
+    readonly nodeCidrMaskSize: number;
+    readonly dnsDomain: string;
+    readonly schedulableControlPlanes: boolean;
+    readonly criSocket: string;
+    readonly cgroupDriver: "cgroupfs" | "systemd";
+    readonly nodeHealth: NodeHealthPlan;
+  };
+  readonly network: {
+    readonly kubernetesSegment: SegmentSpec;
+    readonly segments: readonly SegmentSpec[];
+    readonly nameservers: readonly string[];
+    readonly searchDomains: readonly string[];
+    readonly policyRoutes: readonly PolicyRoute[];
+  };
+  readonly controlPlane: {
+    /** The VIP without prefix: the API server host everyone uses. */
+    readonly host: string;
+    readonly port: number;
+    /** `10.118.12.100:6443` (IPv6 in brackets) */
+    readonly endpoint: string;
+    readonly vip: PlannedVip;
+  };
+  /** Every VRRP instance: the control-plane VIP first, then the external pool in spec order. */
+  readonly vips: readonly PlannedVip[];
+  readonly vrrp: ClusterSpec["vrrp"] & {
+    /** vrrp_script weight on the control-plane instance; 0 means FAULT on failure. */
+    readonly healthCheckWeight: number;
+  };
+  readonly nodes: readonly PlannedNode[];
+  readonly initNode: PlannedNode;
+  readonly cilium: ClusterSpec["cilium"] & { readonly devices: readonly string[] };
+  readonly cloud:
+    | (NonNullable<ClusterSpec["cloud"]> & {
+        readonly pools: readonly PoolSpec[];
+        /** MTU inside the WireGuard tunnel: underlay minus 60 bytes (IPv4 + UDP + WireGuard). */
+        readonly tunnelMtu: number;
+      })
+    | undefined;
+  readonly secrets: Partial<Record<SecretId, ResolvedSecret>>;
+}

@@ -1,0 +1,174 @@
+// VRRP facts every generator and PLAN.md share: which VRID each VIP gets and each node's priority for it.
+import { hostPart, parseCidr } from "../ip.js";
+import type { IssuePath } from "../issues.js";
+import { controlPlaneInterface, externalVipEntries, externalVipInterface, isControlPlane } from "../spec/derive.js";
+import type { ClusterSpec } from "../spec/schema.js";
+
+export interface VridRequest {
+  readonly key: string;
+  readonly iface: string;
+  readonly explicit: number | undefined;
+  readonly start: number;
+  readonly path: IssuePath;
+}
+
+export interface VridAllocation {
+  readonly vrids: ReadonlyMap<string, number>;
+  readonly issues: readonly { path: IssuePath; message: string }[];
+}
+
+const show = (path: IssuePath): string =>
+  path.map((s, i) => (typeof s === "number" ? `[${s}]` : i === 0 ? s : `.${s}`)).join("");
+
+export function vridRequests(spec: ClusterSpec): VridRequest[] {
+  const cpIface = controlPlaneInterface(spec) ?? "";
+  const poolIface = externalVipInterface(spec) ?? "";
+  const requests: VridRequest[] = [
+    {
+      key: "control-plane",
+      iface: cpIface,
+      explicit: spec.controlPlane.vrid,
+      start: 1,
+      path: ["controlPlane", "vrid"],
+    },
+  ];
+  const firstVrid = spec.externalVips?.firstVrid ?? 1;
+  externalVipEntries(spec).forEach((e, i) => {
+    requests.push({
+      key: `external-${i}`,
+      iface: poolIface,
+      explicit: e.vrid,
+      start: firstVrid,
+      path: e.vrid === undefined ? ["externalVips", "addresses", i] : ["externalVips", "addresses", i, "vrid"],
+    });
+  });
+  return requests;
+}
+
+/**
+ * VRIDs per interface, in spec order: explicit ones as given, the rest the lowest free id from their start.
+ * An allocated id only avoids ids claimed before it, so appending a VIP never renumbers an existing one;
+ * a later explicit id that hits an earlier one is reported with both paths.
+ */
+export function allocateVrids(spec: ClusterSpec): VridAllocation {
+  const vrids = new Map<string, number>();
+  const issues: { path: IssuePath; message: string }[] = [];
+  const owners = new Map<string, Map<number, IssuePath>>();
+  const reserved = new Map<string, Set<number>>();
+  for (const seg of spec.network.segments) reserved.set(seg.interface, new Set(seg.reservedVrids));
+  for (const req of vridRequests(spec)) {
+    const taken = owners.get(req.iface) ?? new Map<number, IssuePath>();
+    owners.set(req.iface, taken);
+    const avoid = reserved.get(req.iface) ?? new Set<number>();
+    if (req.explicit !== undefined) {
+      const prior = taken.get(req.explicit);
+      if (prior)
+        issues.push({
+          path: req.path,
+          message: `VRID ${req.explicit} on ${req.iface} is already used by ${show(prior)}`,
+        });
+      else if (avoid.has(req.explicit))
+        issues.push({
+          path: req.path,
+          message: `VRID ${req.explicit} is reserved on ${req.iface} (segment reservedVrids)`,
+        });
+      taken.set(req.explicit, req.path);
+      vrids.set(req.key, req.explicit);
+      continue;
+    }
+    let id = req.start;
+    while (id <= 255 && (taken.has(id) || avoid.has(id))) id++;
+    if (id > 255) {
+      issues.push({ path: req.path, message: `no free VRID left on ${req.iface} from ${req.start} to 255` });
+      continue;
+    }
+    taken.set(id, req.path);
+    vrids.set(req.key, id);
+  }
+  return { vrids, issues };
+}
+
+/**
+ * Priority order of nodes (best first) for each of `vipCount` VIPs over `nodeCount` nodes.
+ * VIP i is mastered by node i mod N. The k-th VIP of a master falls back to the k-th survivor in a list
+ * that puts the least loaded nodes first (then the nearest predecessor), so the VIPs of any single failed
+ * node spread over the survivors evenly and the survivors' loads still differ by at most one.
+ */
+export function priorityOrders(nodeCount: number, vipCount: number): number[][] {
+  const n = nodeCount;
+  const load = (node: number): number => Math.floor(vipCount / n) + (node < vipCount % n ? 1 : 0);
+  const orders: number[][] = [];
+  for (let vip = 0; vip < vipCount; vip++) {
+    const master = vip % n;
+    const k = Math.floor(vip / n);
+    const survivors: number[] = [];
+    for (let d = 1; d < n; d++) survivors.push((master - d + n) % n);
+    survivors.sort((a, b) => load(a) - load(b) || ((master - a + n) % n) - ((master - b + n) % n));
+    const shift = survivors.length === 0 ? 0 : k % survivors.length;
+    orders.push([master, ...survivors.slice(shift), ...survivors.slice(0, shift)]);
+  }
+  return orders;
+}
+
+export type VipKind = "control-plane" | "external";
+
+export interface PlannedVip {
+  /** Stable id, also the keepalived instance name suffix: `control-plane`, `external-0`, … */
+  readonly key: string;
+  readonly kind: VipKind;
+  /** Address without prefix. */
+  readonly address: string;
+  readonly prefixLength: number;
+  readonly interface: string;
+  readonly vrid: number;
+  /** Node names, best first; priorities[i] belongs to order[i]. */
+  readonly order: readonly string[];
+  readonly priorities: readonly number[];
+  readonly specPath: IssuePath;
+}
+
+export function planVips(spec: ClusterSpec): PlannedVip[] {
+  const { vrids } = allocateVrids(spec);
+  const base = spec.vrrp.basePriority;
+  const vrid = (key: string): number => vrids.get(key) ?? 0;
+  const cpNodes = spec.nodes.filter(isControlPlane).map((n) => n.name);
+  const cp = parseCidr(spec.controlPlane.vip);
+  const cpOrder = (priorityOrders(cpNodes.length, 1)[0] ?? []).map((i) => cpNodes[i] ?? "");
+  const vips: PlannedVip[] = [
+    {
+      key: "control-plane",
+      kind: "control-plane",
+      address: hostPart(spec.controlPlane.vip),
+      prefixLength: cp.prefixLength,
+      interface: controlPlaneInterface(spec) ?? "",
+      vrid: vrid("control-plane"),
+      order: cpOrder,
+      priorities: cpOrder.map((_, r) => base - r),
+      specPath: ["controlPlane", "vip"],
+    },
+  ];
+  const carriers = spec.nodes.filter((n) => n.carriesExternalVips).map((n) => n.name);
+  const entries = externalVipEntries(spec);
+  if (carriers.length === 0) return vips;
+  const orders = priorityOrders(carriers.length, entries.length);
+  entries.forEach((e, i) => {
+    const order = (orders[i] ?? []).map((j) => carriers[j] ?? "");
+    vips.push({
+      key: `external-${i}`,
+      kind: "external",
+      address: hostPart(e.address),
+      prefixLength: e.address.includes(":") ? 128 : 32,
+      interface: externalVipInterface(spec) ?? "",
+      vrid: vrid(`external-${i}`),
+      order,
+      priorities: order.map((_, r) => base - r),
+      specPath: e.path,
+    });
+  });
+  return vips;
+}
+
+/** Node that holds each VIP when `down` nodes are down (undefined: nobody can). */
+export function mastersWith(vips: readonly PlannedVip[], down: ReadonlySet<string>): Map<string, string | undefined> {
+  return new Map(vips.map((v) => [v.key, v.order.find((n) => !down.has(n))]));
+}

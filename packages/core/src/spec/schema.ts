@@ -1,0 +1,546 @@
+// The cluster spec as the user writes it. Checks local to one value live here; checks that relate
+// several sections live in rules.ts, one function each, so each can be tested and can warn.
+import { z } from "zod";
+import { isCidr, isIp, isNetworkCidr } from "../ip.js";
+import { parseKubernetesVersion, parseSemver } from "./version.js";
+
+export const MIN_KUBERNETES_MINOR = 22;
+export const MIN_CILIUM = { major: 1, minor: 14 } as const;
+
+const RFC1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+// Safe as a bare token in keepalived.conf, a shell variable suffix (after shell_var), a udev rule and YAML.
+const INTERFACE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+const GO_DURATION = /^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+// A file reference: an absolute or relative path without control characters.
+const FILE_PATH = /^[^\0\n\r]+$/;
+// Label keys and values as Kubernetes accepts them (prefix/name; value ≤ 63).
+const LABEL_KEY =
+  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+const QUANTITY = /^[0-9]+(\.[0-9]+)?(m|k|Ki|Mi|Gi|Ti|Pi|Ei|M|G|T|P|E)?$/;
+const ABS_PATH = /^\/[A-Za-z0-9._/-]+$/;
+
+export const ipAddress = () =>
+  z.string().refine(isIp, { message: "expected an IP address such as 10.0.0.1 or fd00::1" });
+export const cidr = () =>
+  z.string().refine(isCidr, { message: "expected an address with prefix length such as 10.0.0.20/24" });
+export const networkCidr = () =>
+  z
+    .string()
+    .refine(isCidr, { message: "expected a network such as 10.0.0.0/24" })
+    .refine(isNetworkCidr, { message: "expected the network address, without host bits (e.g. 10.0.0.0/24)" });
+const duration = () => z.string().regex(GO_DURATION, { message: "expected a Go duration such as 4s, 500ms or 1m30s" });
+const rfc1123Label = (what: string) =>
+  z
+    .string()
+    .max(63, { message: `${what} must be at most 63 characters (RFC 1123 label)` })
+    .regex(RFC1123_LABEL, {
+      message: `${what} must be an RFC 1123 label: lowercase letters, digits and '-', starting and ending with a letter or digit`,
+    });
+
+export const InterfaceNameSchema = z
+  .string()
+  .refine((s) => new TextEncoder().encode(s).length <= 15, {
+    message: "interface names are at most 15 bytes (Linux IFNAMSIZ)",
+  })
+  .regex(INTERFACE_NAME, {
+    message: "interface names use letters, digits, '_', '.', '-' only (no whitespace, '/', ':' or quotes)",
+  })
+  .describe("Linux interface name, at most 15 bytes");
+
+// ---- secrets ----
+
+const EnvRef = z
+  .strictObject({
+    env: z
+      .string()
+      .regex(ENV_NAME, { message: "expected an environment variable name" })
+      .describe("Environment variable that holds the secret"),
+  })
+  .describe("Secret read from an environment variable when the CLI runs");
+const FileRef = z
+  .strictObject({
+    file: z
+      .string()
+      .regex(FILE_PATH, { message: "expected a file path" })
+      .describe("File that holds the secret (trailing newline ignored); relative to the spec file"),
+  })
+  .describe("Secret read from a file when the CLI runs");
+
+export const SecretRefSchema = z
+  .union([EnvRef, FileRef], {
+    error: (issue) =>
+      typeof issue.input === "string" || typeof issue.input === "number"
+        ? "secrets are never written in the spec: reference one with { env: NAME } or { file: path }"
+        : "expected a secret reference { env: NAME } or { file: path }",
+  })
+  .describe("A secret is referenced, never written inline: { env: NAME } or { file: path }");
+export type SecretRef = z.output<typeof SecretRefSchema>;
+
+// ---- kubernetes ----
+
+const NodeHealthSchema = z
+  .strictObject({
+    statusUpdateFrequency: duration()
+      .default("10s")
+      .describe("kubelet nodeStatusUpdateFrequency: how often the kubelet posts node status"),
+    monitorPeriod: duration()
+      .default("5s")
+      .describe("kube-controller-manager --node-monitor-period: how often node status is checked"),
+    monitorGracePeriod: duration()
+      .optional()
+      .describe(
+        "kube-controller-manager --node-monitor-grace-period: how long a node may be silent before NotReady (default 40s, 50s from 1.32)",
+      ),
+    evictionAfter: duration()
+      .default("300s")
+      .describe(
+        "How long pods stay on a NotReady/unreachable node before eviction (--pod-eviction-timeout below 1.27, default toleration seconds from 1.27)",
+      ),
+  })
+  .describe("Node failure detection and eviction timing");
+
+const KubeadmSecretsSchema = z
+  .strictObject({
+    bootstrapToken: SecretRefSchema.describe("kubeadm bootstrap token ([a-z0-9]{6}.[a-z0-9]{16})"),
+    certificateKey: SecretRefSchema.describe("kubeadm certificate key for control-plane joins (64 hex characters)"),
+    caCertHash: SecretRefSchema.describe("discovery CA certificate hash (sha256:<64 hex>)"),
+  })
+  .describe("Secrets kubeadm needs to join nodes; placeholders in golden files");
+
+const KubernetesSchema = z
+  .strictObject({
+    version: z
+      .string()
+      .superRefine((v, ctx) => {
+        const parsed = parseKubernetesVersion(v);
+        if (!parsed)
+          ctx.addIssue({ code: "custom", message: `Kubernetes version ${v} is not of the form v1.MINOR.PATCH` });
+        else if (parsed.minor < MIN_KUBERNETES_MINOR)
+          ctx.addIssue({
+            code: "custom",
+            message: `Kubernetes ${v} is not supported: clusterspec supports 1.${MIN_KUBERNETES_MINOR} and newer`,
+          });
+      })
+      .describe("Kubernetes version, e.g. v1.34.2 (1.22 and newer)"),
+    podSubnet: networkCidr().describe("Pod network (kubeadm networking.podSubnet)"),
+    serviceSubnet: networkCidr().default("10.96.0.0/12").describe("Service network (kubeadm networking.serviceSubnet)"),
+    nodeCidrMaskSize: z
+      .number()
+      .int()
+      .min(8)
+      .max(30)
+      .default(24)
+      .describe("Prefix length of the pod CIDR each node gets (kube-controller-manager --node-cidr-mask-size)"),
+    dnsDomain: z
+      .string()
+      .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/, {
+        message: "DNS domain must be dot-separated RFC 1123 labels",
+      })
+      .default("cluster.local")
+      .describe("Cluster DNS domain"),
+    schedulableControlPlanes: z
+      .boolean()
+      .default(false)
+      .describe("Let control-plane nodes run workloads (no control-plane taint)"),
+    criSocket: z
+      .string()
+      .regex(/^unix:\/\/\/[A-Za-z0-9._/-]+$/, { message: "CRI socket must be a unix:/// URL" })
+      .default("unix:///run/containerd/containerd.sock")
+      .describe("CRI endpoint of the bare-metal nodes"),
+    cgroupDriver: z
+      .enum(["cgroupfs", "systemd"])
+      .default("cgroupfs")
+      .describe("kubelet cgroup driver; cgroupfs on OpenRC hosts"),
+    nodeHealth: NodeHealthSchema.prefault({}),
+    secrets: KubeadmSecretsSchema.optional(),
+  })
+  .describe("Kubernetes version, networks and kubeadm settings");
+
+// ---- network ----
+
+const RoutingTableSchema = z
+  .strictObject({
+    id: z.number().int().min(0).max(4294967295).describe("Routing table number (not 0, 252-255: reserved)"),
+    name: z
+      .string()
+      .regex(/^[A-Za-z][A-Za-z0-9_-]{0,31}$/, {
+        message: "routing table names use letters, digits, '_' and '-', starting with a letter",
+      })
+      .describe("Routing table name written to /etc/iproute2/rt_tables"),
+  })
+  .describe("Policy routing table");
+
+const UplinkSchema = z
+  .strictObject({
+    gateway: ipAddress().describe("Gateway of the uplink, reachable on-link on this segment"),
+    routingTable: RoutingTableSchema,
+    sources: z
+      .array(networkCidr())
+      .optional()
+      .describe("Source networks whose replies take the uplink table (default: the segment's on-link networks)"),
+  })
+  .describe("Replies from external addresses leave through this gateway, in a table of their own");
+
+const SegmentSchema = z
+  .strictObject({
+    name: rfc1123Label("segment name").describe("Name of the L2 segment"),
+    interface: InterfaceNameSchema.describe("Interface that attaches every node to this segment"),
+    subnet: networkCidr().describe("Address subnet of the segment"),
+    onLink: z
+      .array(networkCidr())
+      .default([])
+      .describe("Further networks reachable on-link on this segment, without a node address in them"),
+    uplink: UplinkSchema.optional(),
+    reservedVrids: z
+      .array(z.number().int().min(1).max(255))
+      .default([])
+      .describe("VRIDs used by others on this segment (other clusters): never allocated here"),
+  })
+  .describe("An L2 segment the nodes share");
+
+const NetworkSchema = z
+  .strictObject({
+    segments: z.array(SegmentSchema).min(1).describe("L2 segments"),
+    kubernetesSegment: z
+      .string()
+      .optional()
+      .describe("Segment Kubernetes runs on (node InternalIP); default the first segment"),
+    nameservers: z.array(ipAddress()).min(1).describe("DNS servers for the nodes (at most 2)"),
+    searchDomains: z
+      .array(z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/))
+      .default([])
+      .describe("DNS search domains"),
+  })
+  .describe("Networks shared by the nodes");
+
+// ---- VRRP ----
+
+const HealthCheckSchema = z
+  .strictObject({
+    interval: z.number().int().min(1).max(60).default(2).describe("Seconds between apiserver checks"),
+    timeout: z.number().int().min(1).max(30).default(2).describe("Seconds before one check gives up"),
+    fall: z.number().int().min(1).max(10).default(2).describe("Failed checks before the node gives up the VIP"),
+    rise: z.number().int().min(1).max(10).default(2).describe("Good checks before the node may take the VIP again"),
+    weight: z
+      .number()
+      .int()
+      .min(-253)
+      .max(0)
+      .optional()
+      .describe("Priority change on failure; 0 puts the instance in FAULT; default: just enough to move the VIP"),
+  })
+  .describe("vrrp_script checking the local kube-apiserver /livez");
+
+const NotifySchema = z
+  .strictObject({
+    master: z.string().regex(ABS_PATH, { message: "notify scripts are absolute paths" }).optional(),
+    backup: z.string().regex(ABS_PATH, { message: "notify scripts are absolute paths" }).optional(),
+    fault: z.string().regex(ABS_PATH, { message: "notify scripts are absolute paths" }).optional(),
+  })
+  .describe("Scripts keepalived runs on state changes");
+
+const VrrpSchema = z
+  .strictObject({
+    auth: z
+      .strictObject({
+        type: z.enum(["AH", "PASS"]).describe("VRRP authentication type"),
+        password: SecretRefSchema.describe("auth_pass (1-8 characters once resolved)"),
+      })
+      .optional()
+      .describe("VRRP authentication"),
+    advertInterval: z.number().int().min(1).max(255).default(1).describe("advert_int in seconds"),
+    initialState: z.enum(["BACKUP", "MASTER"]).default("BACKUP").describe("Initial state of every instance"),
+    nopreempt: z.boolean().default(false).describe("Do not take a VIP back from a lower-priority node (needs BACKUP)"),
+    unicast: z.boolean().default(false).describe("Unicast to the other nodes instead of multicast (not with AH)"),
+    basePriority: z.number().int().min(2).max(254).default(100).describe("Priority of a VIP's master"),
+    scriptUser: z
+      .string()
+      .regex(/^[a-z_][a-z0-9_-]{0,31}$/)
+      .default("root")
+      .describe("keepalived script_user"),
+    healthCheck: HealthCheckSchema.prefault({}),
+    notify: NotifySchema.optional(),
+  })
+  .describe("keepalived/VRRP settings common to every VIP");
+
+const ControlPlaneSchema = z
+  .strictObject({
+    vip: cidr().describe("Control-plane virtual IP with prefix, e.g. 10.118.12.100/24"),
+    port: z.number().int().min(1).max(65535).default(6443).describe("API server port"),
+    interface: InterfaceNameSchema.optional().describe("Interface carrying the VIP; default the Kubernetes segment's"),
+    vrid: z.number().int().min(1).max(255).optional().describe("VRRP router id; allocated when absent"),
+  })
+  .describe("The API server endpoint held by keepalived");
+
+const ExternalVipEntry = z.union([
+  ipAddress(),
+  z.strictObject({
+    address: ipAddress().describe("External address (a /32 or /128 VIP)"),
+    vrid: z.number().int().min(1).max(255).optional().describe("Explicit VRID"),
+  }),
+]);
+
+const ExternalVipsSchema = z
+  .strictObject({
+    interface: InterfaceNameSchema.optional().describe("Interface carrying the pool; default the uplink segment's"),
+    addresses: z.array(ExternalVipEntry).min(1).describe("Addresses spread over the nodes carrying external VIPs"),
+    firstVrid: z.number().int().min(1).max(255).optional().describe("VRIDs are allocated upwards from here"),
+  })
+  .describe("A pool of external addresses, one VRRP instance each");
+
+// ---- nodes ----
+
+const InterfaceSchema = z
+  .strictObject({
+    mac: z
+      .string()
+      .regex(/^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$/, { message: "expected a MAC address such as 52:54:00:12:34:56" })
+      .optional()
+      .describe("MAC address the interface is named by (udev); absent on VLAN interfaces"),
+    vlan: z
+      .strictObject({
+        parent: InterfaceNameSchema.describe("Parent interface"),
+        id: z.number().int().min(1).max(4094).describe("VLAN id"),
+      })
+      .optional()
+      .describe("Makes this a VLAN sub-interface"),
+    address: cidr().optional().describe("Address with prefix, e.g. 10.118.12.20/24"),
+    gateway: ipAddress().optional().describe("Default gateway (main table) through this interface"),
+  })
+  .superRefine((v, ctx) => {
+    if (v.vlan && v.mac)
+      ctx.addIssue({ code: "custom", path: ["mac"], message: "a VLAN interface has no MAC of its own" });
+    if (!v.vlan && !v.mac)
+      ctx.addIssue({
+        code: "custom",
+        path: ["mac"],
+        message: "a physical interface needs its MAC (interfaces are named by MAC)",
+      });
+    if (v.gateway && !v.address)
+      ctx.addIssue({ code: "custom", path: ["gateway"], message: "a gateway needs an address on the same interface" });
+  })
+  .describe("A network interface of the node");
+
+const NodeSchema = z
+  .strictObject({
+    name: rfc1123Label("node name").describe("Host name and Kubernetes node name"),
+    roles: z
+      .array(z.enum(["control-plane", "worker"]))
+      .min(1)
+      .refine((r) => new Set(r).size === r.length, { message: "roles are listed once each" })
+      .describe("control-plane, worker or both"),
+    carriesExternalVips: z.boolean().default(false).describe("Whether this node takes part in the external VIP pool"),
+    rootFilesystem: z.enum(["ext4", "xfs", "btrfs", "zfs"]).default("ext4").describe("Root filesystem"),
+    disk: z
+      .string()
+      .regex(/^\/dev\/[A-Za-z0-9/_-]+$/)
+      .optional()
+      .describe("System disk, for the record in PLAN.md"),
+    interfaces: z.record(InterfaceNameSchema, InterfaceSchema).describe("Interfaces by name"),
+  })
+  .describe("A bare-metal server");
+
+// ---- host ----
+
+const HostSchema = z
+  .strictObject({
+    gentooPackages: z.boolean().default(false).describe("Write etc/portage/package.use for sys-cluster/kubernetes"),
+    sysctl: z
+      .record(
+        z.string().regex(/^[a-z0-9_]+(\.[a-z0-9_-]+)+$/, { message: "expected a sysctl key such as vm.swappiness" }),
+        z.union([z.string().regex(/^[A-Za-z0-9 ._:-]*$/), z.number()]),
+      )
+      .default({})
+      .describe("Extra sysctl settings"),
+  })
+  .describe("Bare-metal host settings (Gentoo/OpenRC)");
+
+// ---- cilium ----
+
+const CiliumSchema = z
+  .strictObject({
+    version: z
+      .string()
+      .superRefine((v, ctx) => {
+        const s = parseSemver(v);
+        if (!s) ctx.addIssue({ code: "custom", message: `Cilium version ${v} is not of the form 1.MINOR.PATCH` });
+        else if (s.major < MIN_CILIUM.major || (s.major === MIN_CILIUM.major && s.minor < MIN_CILIUM.minor))
+          ctx.addIssue({
+            code: "custom",
+            message: `Cilium ${v} is not supported: clusterspec supports 1.14 and newer`,
+          });
+      })
+      .describe("Cilium chart version, e.g. 1.20.0 (1.14 and newer)"),
+    routingMode: z.enum(["native", "tunnel"]).default("native").describe("Cilium routingMode"),
+    tunnelProtocol: z.enum(["vxlan", "geneve"]).default("vxlan").describe("Overlay protocol in tunnel mode"),
+    autoDirectNodeRoutes: z
+      .boolean()
+      .default(true)
+      .describe("Install routes to other nodes' pod CIDRs (native routing, nodes on one L2 segment)"),
+    ipamMode: z.enum(["kubernetes", "cluster-pool"]).default("kubernetes").describe("Cilium ipam.mode"),
+    devices: z
+      .array(InterfaceNameSchema)
+      .optional()
+      .describe("Devices Cilium attaches to (default the Kubernetes interface)"),
+    bpfMasquerade: z.boolean().default(true).describe("eBPF masquerading"),
+    loadBalancerMode: z.enum(["snat", "dsr", "hybrid"]).default("snat").describe("Service load balancer mode"),
+    encryption: z.enum(["none", "wireguard"]).default("none").describe("Transparent pod traffic encryption"),
+    mtu: z.number().int().min(1280).max(9216).optional().describe("Device MTU Cilium assumes (default: derived)"),
+  })
+  .describe("Cilium CNI, replacing kube-proxy");
+
+// ---- cloud ----
+
+const TaintSchema = z.strictObject({
+  key: z.string().regex(LABEL_KEY, { message: "taint keys follow label-key syntax" }).describe("Taint key"),
+  value: z
+    .string()
+    .max(63)
+    .regex(LABEL_VALUE, { message: "taint values follow label-value syntax" })
+    .default("")
+    .describe("Taint value"),
+  effect: z.enum(["NoSchedule", "PreferNoSchedule", "NoExecute"]).describe("Taint effect"),
+});
+
+const AmiSchema = z.union([
+  z.strictObject({
+    id: z
+      .string()
+      .regex(/^ami-[0-9a-f]{8,17}$/, { message: "expected an AMI id such as ami-0123456789abcdef0" })
+      .describe("Fixed AMI id"),
+  }),
+  z.strictObject({
+    lookup: z.strictObject({
+      owners: z
+        .array(z.string().regex(/^(\d{12}|amazon|aws-marketplace|self)$/))
+        .min(1)
+        .describe("AMI owners (required by AWS)"),
+      name: z
+        .string()
+        .min(1)
+        .max(128)
+        .regex(/^[A-Za-z0-9 ()[\]./_*?,-]+$/)
+        .describe("AMI name filter, wildcards allowed"),
+    }),
+  }),
+]);
+
+const PoolSchema = z
+  .strictObject({
+    name: rfc1123Label("pool name").describe("Node pool name; also the Auto Scaling Group suffix"),
+    instanceType: z
+      .string()
+      .regex(/^[a-z0-9-]+\.[a-z0-9]+$/, { message: "expected an EC2 instance type such as t4g.xlarge" })
+      .describe("EC2 instance type"),
+    architecture: z.enum(["x86_64", "arm64"]).describe("CPU architecture of the instance type and AMI"),
+    ami: AmiSchema.describe("AMI id or lookup"),
+    minSize: z.number().int().min(0).default(0).describe("Minimum instances (0: scale from zero)"),
+    maxSize: z.number().int().min(1).describe("Maximum instances"),
+    subnets: z
+      .array(z.string().regex(/^subnet-[0-9a-f]{8,17}$/))
+      .min(1)
+      .describe("VPC subnet ids"),
+    securityGroups: z
+      .array(z.string().regex(/^sg-[0-9a-f]{8,17}$/))
+      .min(1)
+      .describe("Security group ids"),
+    instanceProfile: z
+      .string()
+      .regex(/^[A-Za-z0-9+=,.@_-]{1,128}$/)
+      .optional()
+      .describe("IAM instance profile name"),
+    rootVolumeGiB: z.number().int().min(8).max(16384).default(30).describe("Root volume size"),
+    taints: z
+      .array(TaintSchema)
+      .default([])
+      .describe("Taints registered with the node and advertised to Cluster Autoscaler"),
+    labels: z
+      .record(
+        z.string().regex(LABEL_KEY, { message: "expected a Kubernetes label key" }),
+        z.string().max(63).regex(LABEL_VALUE, { message: "expected a Kubernetes label value" }),
+      )
+      .default({})
+      .describe("Node labels"),
+    resources: z
+      .record(
+        z.string().regex(LABEL_KEY, { message: "expected an extended resource name such as github.com/fuse" }),
+        z.string().regex(QUANTITY, { message: "expected a quantity such as 1 or 500m" }),
+      )
+      .default({})
+      .describe("Extended resources a node of this pool offers, for scale-from-zero"),
+  })
+  .describe("An EC2 Auto Scaling Group of burst workers");
+
+const CloudSchema = z
+  .strictObject({
+    aws: z
+      .strictObject({
+        region: z
+          .string()
+          .regex(/^[a-z]{2}(-[a-z]+)+-\d$/, { message: "expected an AWS region such as eu-central-1" })
+          .describe("AWS region"),
+        vpcCidr: networkCidr().describe("CIDR of the VPC the pools run in"),
+        providerVersion: z
+          .string()
+          .regex(/^[~>=<!, 0-9.]+$/)
+          .default("~> 6.0")
+          .describe("hashicorp/aws version constraint"),
+      })
+      .describe("AWS account settings"),
+    provisioner: z
+      .strictObject({
+        url: z
+          .url({
+            protocol: /^https$/,
+            message: "the provisioner URL must be https:// (SNS delivers only to HTTPS here)",
+          })
+          .refine((u) => !/[\s"'`$\\]/.test(u), {
+            message: "the provisioner URL may not contain quotes, spaces, '$' or '\\'",
+          })
+          .describe("Base URL of the provisioner service"),
+      })
+      .describe("The service that hands out per-instance WireGuard configs and kubeadm discovery kubeconfigs"),
+    wireguard: z
+      .strictObject({
+        tunnelSubnet: networkCidr().describe("Addresses of the WireGuard tunnel"),
+        interface: InterfaceNameSchema.default("wg0").describe("wg-quick interface name"),
+        underlayMtu: z
+          .number()
+          .int()
+          .min(1280)
+          .max(9001)
+          .default(1500)
+          .describe("MTU of the network the tunnel runs over"),
+      })
+      .describe("WireGuard tunnel between on-prem and burst nodes"),
+    pools: z.array(PoolSchema).min(1).describe("Node pools"),
+  })
+  .describe("Cloud burst into AWS");
+
+// ---- root ----
+
+export const ClusterSpecSchema = z
+  .strictObject({
+    apiVersion: z.literal("clusterspec/v1alpha1").describe("Spec format version"),
+    kind: z.literal("Cluster").describe("Always Cluster"),
+    name: rfc1123Label("cluster name").describe("Cluster name (kubeadm clusterName, AWS resource names)"),
+    kubernetes: KubernetesSchema,
+    network: NetworkSchema,
+    controlPlane: ControlPlaneSchema,
+    vrrp: VrrpSchema.prefault({}),
+    externalVips: ExternalVipsSchema.optional(),
+    nodes: z.array(NodeSchema).min(1).describe("Bare-metal servers"),
+    host: HostSchema.prefault({}),
+    cilium: CiliumSchema,
+    cloud: CloudSchema.optional(),
+  })
+  .describe("clusterspec cluster: one spec, every config file");
+
+export type ClusterSpecInput = z.input<typeof ClusterSpecSchema>;
+export type ClusterSpec = z.output<typeof ClusterSpecSchema>;
+export type NodeSpec = ClusterSpec["nodes"][number];
+export type InterfaceSpec = NodeSpec["interfaces"][string];
+export type SegmentSpec = ClusterSpec["network"]["segments"][number];
+export type PoolSpec = NonNullable<ClusterSpec["cloud"]>["pools"][number];

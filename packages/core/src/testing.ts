@@ -1,0 +1,190 @@
+// fast-check arbitraries for every package's property tests (`@clusterspec/core/testing`).
+// Specs are valid by construction: each network comes from its own range, so rules only fail when a test breaks one on purpose.
+import fc from "fast-check";
+import { formatIssues } from "./issues.js";
+import { resolvePlan } from "./plan/resolve.js";
+import type { ClusterPlan } from "./plan/types.js";
+import type { ClusterSpec, ClusterSpecInput } from "./spec/schema.js";
+import { validateSpec } from "./spec/validate.js";
+
+export interface SpecShape {
+  readonly controlPlanes: 1 | 3 | 5;
+  readonly workers: number;
+  /** External pool size (0: no pool). */
+  readonly poolSize: number;
+  readonly cloud: boolean;
+}
+
+const hex2 = (n: number): string => n.toString(16).padStart(2, "0");
+
+/** A valid spec of the given shape, varied by `seed` values; deterministic. */
+export function buildSpec(
+  shape: SpecShape,
+  vary: {
+    segmentOctets?: [number, number];
+    uplinkOctet?: number;
+    minor?: number;
+    patch?: number;
+    ciliumMinor?: number;
+    carriers?: readonly boolean[];
+    names?: readonly string[];
+    auth?: "AH" | "PASS" | "none";
+    firstVrid?: number;
+    cpVrid?: number;
+    btrfs?: readonly boolean[];
+  } = {},
+): ClusterSpecInput {
+  const [a, b] = vary.segmentOctets ?? [118, 12];
+  const up = vary.uplinkOctet ?? 11;
+  const total = shape.controlPlanes + shape.workers;
+  const names = vary.names ?? Array.from({ length: total }, (_, i) => `node-${i + 1}`);
+  const carriers = vary.carriers ?? Array.from({ length: total }, () => true);
+  const anyCarrier = carriers.slice(0, total).some(Boolean);
+  const minor = vary.minor ?? 34;
+  const nodes = names.slice(0, total).map((name, i) => ({
+    name,
+    roles: i < shape.controlPlanes ? ["control-plane" as const, "worker" as const] : ["worker" as const],
+    carriesExternalVips: shape.poolSize > 0 && (anyCarrier ? (carriers[i] ?? false) : i === 0),
+    rootFilesystem: vary.btrfs?.[i] ? ("btrfs" as const) : ("ext4" as const),
+    interfaces: {
+      wan0: {
+        mac: `52:54:00:10:${hex2(i >> 8)}:${hex2(i & 255)}`,
+        address: `198.18.${up}.${10 + i}/24`,
+        gateway: `198.18.${up}.1`,
+      },
+      wan1: { mac: `52:54:00:20:${hex2(i >> 8)}:${hex2(i & 255)}`, address: `10.${a}.${b}.${10 + i}/24` },
+    },
+  }));
+  const spec: ClusterSpecInput = {
+    apiVersion: "clusterspec/v1alpha1",
+    kind: "Cluster",
+    name: "prop-cluster",
+    kubernetes: {
+      version: `v1.${minor}.${vary.patch ?? 0}`,
+      podSubnet: "10.244.0.0/16",
+      serviceSubnet: "10.96.0.0/12",
+      nodeCidrMaskSize: 24,
+      schedulableControlPlanes: shape.workers === 0,
+    },
+    network: {
+      segments: [
+        {
+          name: "internal",
+          interface: "wan1",
+          subnet: `10.${a}.${b}.0/24`,
+          onLink: [`192.168.${up}.0/24`],
+          uplink: { gateway: `192.168.${up}.1`, routingTable: { id: 1, name: "vswitch" } },
+        },
+      ],
+      nameservers: ["1.1.1.1", "8.8.8.8"],
+    },
+    controlPlane: {
+      vip: `10.${a}.${b}.5/24`,
+      port: 6443,
+      ...(vary.cpVrid === undefined ? {} : { vrid: vary.cpVrid }),
+    },
+    vrrp:
+      vary.auth === "none" || vary.auth === undefined
+        ? { advertInterval: 1 }
+        : { advertInterval: 1, auth: { type: vary.auth, password: { env: "VRRP_AUTH_PASS" } } },
+    ...(shape.poolSize > 0
+      ? {
+          externalVips: {
+            addresses: Array.from({ length: shape.poolSize }, (_, j) => `192.168.${up}.${2 + j}`),
+            ...(vary.firstVrid === undefined ? {} : { firstVrid: vary.firstVrid }),
+          },
+        }
+      : {}),
+    nodes,
+    cilium: {
+      version: `1.${vary.ciliumMinor ?? 20}.0`,
+      routingMode: shape.cloud ? "tunnel" : "native",
+      autoDirectNodeRoutes: !shape.cloud,
+    },
+    ...(shape.cloud
+      ? {
+          cloud: {
+            aws: { region: "eu-central-1", vpcCidr: "172.24.0.0/16" },
+            provisioner: { url: "https://provisioner.example.com" },
+            wireguard: { tunnelSubnet: "172.30.99.0/24" },
+            pools: [
+              {
+                name: "ci-arm64",
+                instanceType: "t4g.xlarge",
+                architecture: "arm64",
+                ami: { lookup: { owners: ["125523088429"], name: "Fedora-Cloud-Base-AmazonEC2.aarch64-*" } },
+                minSize: 0,
+                maxSize: 3,
+                subnets: ["subnet-0123456789abcdef0"],
+                securityGroups: ["sg-0123456789abcdef0"],
+                taints: [{ key: "ci", value: "true", effect: "NoSchedule" }],
+                labels: { "node-role.kubernetes.io/ci": "" },
+                resources: { "github.com/fuse": "1" },
+              },
+            ],
+          },
+        }
+      : {}),
+  };
+  return spec;
+}
+
+export const arbNodeName = (): fc.Arbitrary<string> =>
+  fc.stringMatching(/^[a-z][a-z0-9-]{0,10}[a-z0-9]$/).filter((s) => !s.includes("--"));
+
+/** Valid cluster specs: 1, 3 or 5 control planes, 0-8 workers, pools of 0-40 VIPs, Kubernetes 1.22-1.35, with or without cloud. */
+export const arbClusterSpec = (
+  options: { maxWorkers?: number; maxPool?: number; cloud?: boolean } = {},
+): fc.Arbitrary<ClusterSpecInput> =>
+  fc
+    .record({
+      controlPlanes: fc.constantFrom(1 as const, 3 as const, 5 as const),
+      workers: fc.integer({ min: 0, max: options.maxWorkers ?? 8 }),
+      poolSize: fc.integer({ min: 0, max: options.maxPool ?? 40 }),
+      cloud: options.cloud === undefined ? fc.boolean() : fc.constant(options.cloud),
+      a: fc.integer({ min: 1, max: 90 }),
+      b: fc.integer({ min: 0, max: 255 }),
+      up: fc.integer({ min: 0, max: 255 }),
+      minor: fc.integer({ min: 22, max: 35 }),
+      patch: fc.integer({ min: 0, max: 15 }),
+      ciliumMinor: fc.integer({ min: 14, max: 20 }),
+      carriers: fc.array(fc.boolean(), { minLength: 13, maxLength: 13 }),
+      btrfs: fc.array(fc.boolean(), { minLength: 13, maxLength: 13 }),
+      auth: fc.constantFrom("AH" as const, "PASS" as const, "none" as const),
+      firstVrid: fc.option(fc.integer({ min: 1, max: 200 }), { nil: undefined }),
+      cpVrid: fc.option(fc.integer({ min: 1, max: 255 }), { nil: undefined }),
+      names: fc.uniqueArray(arbNodeName(), { minLength: 13, maxLength: 13 }),
+    })
+    .map((r) =>
+      buildSpec(
+        { controlPlanes: r.controlPlanes, workers: r.workers, poolSize: r.poolSize, cloud: r.cloud },
+        {
+          segmentOctets: [r.a, r.b],
+          uplinkOctet: r.up,
+          minor: r.minor,
+          patch: r.patch,
+          ciliumMinor: r.ciliumMinor,
+          carriers: r.carriers,
+          btrfs: r.btrfs,
+          names: r.names,
+          auth: r.auth,
+          ...(r.firstVrid === undefined ? {} : { firstVrid: r.firstVrid }),
+          ...(r.cpVrid === undefined ? {} : { cpVrid: r.cpVrid }),
+        },
+      ),
+    )
+    .filter((spec) => validateSpec(spec).ok);
+
+/** Validates and resolves, throwing with the formatted issues: for tests whose input must be valid. */
+export function mustResolve(input: unknown, sourceName = "cluster.yaml"): ClusterPlan {
+  return resolvePlan(mustValidate(input), { sourceName });
+}
+
+export function mustValidate(input: unknown): ClusterSpec {
+  const result = validateSpec(input);
+  if (!result.ok) throw new Error(`spec is invalid:\n${formatIssues(result.errors)}`);
+  return result.value;
+}
+
+export const arbPlan = (options?: Parameters<typeof arbClusterSpec>[0]): fc.Arbitrary<ClusterPlan> =>
+  arbClusterSpec(options).map((s) => mustResolve(s));

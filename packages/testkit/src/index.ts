@@ -1,0 +1,3 @@
+export { type Netns, withNetns } from "./netns.js";
+export { ajv04, ajv07, formatAjvErrors, readSchema, schemaDir, type ValidateFunction } from "./schemas.js";
+export { hasTool, run, sh, type ToolResult, toolAvailable } from "./tools.js";
