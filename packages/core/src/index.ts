@@ -30,6 +30,7 @@ export {
   type Validated,
 } from "./issues.js";
 export { specJsonSchema } from "./json-schema.js";
+export { type ExtraArgs, formatExtraArgs } from "./plan/kubeadm-api.js";
 export { defaultMonitorGracePeriod, kubeadmApiVersionFor, type ResolveOptions, resolvePlan } from "./plan/resolve.js";
 export { mdCell, mdTable, summarizeCore } from "./plan/summary.js";
 export type {
