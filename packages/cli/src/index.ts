@@ -1,3 +1,5 @@
+export { CliError, EXIT_DRIFT, EXIT_INVALID, EXIT_OK } from "./errors.js";
+export { type FileSystem, nodeFileSystem } from "./fs.js";
 export {
   type GenerateOptions,
   type GenerateResult,
@@ -6,3 +8,5 @@ export {
   renderPlanMarkdown,
 } from "./generate.js";
 export { generatorModules } from "./generators.js";
+export { type CliIO, runCli, USAGE } from "./run.js";
+export { type Drift, diffTree, MANIFEST, type WriteSummary, writeTree } from "./write.js";

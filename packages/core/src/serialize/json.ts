@@ -12,8 +12,9 @@ function sanitize(value: unknown, path: string): unknown {
     return value;
   }
   if (Array.isArray(value)) return value.map((v, i) => sanitize(v === undefined ? null : v, `${path}[${i}]`));
-  if (typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype) {
-    const out: Record<string, unknown> = {};
+  if (typeof value === "object" && [Object.prototype, null].includes(Object.getPrototypeOf(value))) {
+    // null prototype: a key named __proto__ stays an ordinary key instead of replacing the prototype
+    const out: Record<string, unknown> = Object.create(null);
     for (const key of Object.keys(value).sort()) {
       const v = (value as Record<string, unknown>)[key];
       if (v !== undefined) out[key] = sanitize(v, `${path}.${key}`);

@@ -1,0 +1,27 @@
+// The only file that touches process: argv, env, exit code, stdout/stderr.
+import { readFileSync } from "node:fs";
+import { InternalError } from "@clusterspec/core";
+import { runCli } from "./run.js";
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
+  return pkg.version;
+}
+
+export async function main(): Promise<void> {
+  try {
+    process.exitCode = await runCli(process.argv.slice(2), {
+      cwd: process.cwd(),
+      env: process.env,
+      stdout: (t) => process.stdout.write(t),
+      stderr: (t) => process.stderr.write(t),
+      version: version(),
+    });
+  } catch (e) {
+    // A bug, not bad input: show the stack so it can be reported.
+    process.stderr.write(
+      `clusterspec: internal error${e instanceof InternalError ? "" : " (unexpected)"}\n${(e as Error).stack ?? e}\n`,
+    );
+    process.exitCode = 70;
+  }
+}

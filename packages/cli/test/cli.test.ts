@@ -1,0 +1,207 @@
+// Runs the built binary as a user would (the test script builds first).
+import { spawnSync } from "node:child_process";
+import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import Ajv2020 from "ajv/dist/2020.js";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { parse } from "yaml";
+
+const repo = join(import.meta.dirname, "..", "..", "..");
+const bin = join(repo, "packages", "cli", "bin.js");
+const example = join(repo, "examples", "bare-metal-ha", "cluster.yaml");
+
+function cli(args: string[], env: Record<string, string> = {}) {
+  const r = spawnSync(process.execPath, [bin, ...args], {
+    encoding: "utf8",
+    env: { PATH: process.env.PATH ?? "", ...env },
+    timeout: 60_000,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function snapshotTree(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const full = join(d, e.name);
+      if (e.isDirectory()) walk(full);
+      else out[relative(dir, full)] = `${(statSync(full).mode & 0o777).toString(8)} ${readFileSync(full, "utf8")}`;
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+let work: string;
+beforeEach(() => {
+  work = mkdtempSync(join(tmpdir(), "clusterspec-cli-"));
+  cpSync(example, join(work, "cluster.yaml"));
+});
+afterEach(() => {
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe("clusterspec binary", () => {
+  it("prints help and version", () => {
+    const help = cli(["--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("clusterspec generate <spec> [-o <dir>] [--check]");
+    const version = cli(["--version"]);
+    expect(version.code).toBe(0);
+    expect(version.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+  });
+
+  it("rejects unknown commands and options with exit 2 and the usage", () => {
+    const a = cli(["frobnicate"]);
+    expect(a.code).toBe(2);
+    expect(a.stderr).toContain("unknown command frobnicate");
+    const b = cli(["generate", "--bogus", "x.yaml"]);
+    expect(b.code).toBe(2);
+    expect(b.stderr).toContain("Usage:");
+    expect(cli([]).code).toBe(2);
+  });
+
+  it("generates a tree next to the spec, with placeholders, a manifest and 0600 secret files", () => {
+    const r = cli(["generate", join(work, "cluster.yaml")]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const out = join(work, "generated");
+    expect(readFileSync(join(out, "PLAN.md"), "utf8")).toContain("# Cluster k8s-test");
+    const manifest = JSON.parse(readFileSync(join(out, ".clusterspec-manifest.json"), "utf8"));
+    expect(manifest.files).toContain("PLAN.md");
+    const tree = snapshotTree(out);
+    for (const [path, entry] of Object.entries(tree)) {
+      expect(entry, path).not.toMatch(/s3cret-value/);
+    }
+    // Byte-identical to the committed golden tree.
+    const golden = snapshotTree(join(repo, "examples", "bare-metal-ha", "generated"));
+    for (const [path, entry] of Object.entries(golden)) expect(tree[path]?.slice(4), path).toBe(entry.slice(4));
+  });
+
+  it("resolves secrets only with --with-secrets, writing them 0600", () => {
+    const env = {
+      VRRP_AUTH_PASS: "s3cret",
+      KUBEADM_TOKEN: "abcdef.0123456789abcdef",
+      KUBEADM_CERT_KEY: "a".repeat(64),
+      KUBEADM_CA_HASH: `sha256:${"b".repeat(64)}`,
+    };
+    const r = cli(["generate", join(work, "cluster.yaml"), "-o", join(work, "deploy"), "--with-secrets"], env);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const tree = snapshotTree(join(work, "deploy"));
+    const holders = Object.entries(tree).filter(([, e]) => e.includes("s3cret") || e.includes("a".repeat(64)));
+    const manifestFiles: string[] = JSON.parse(readFileSync(join(work, "deploy", ".clusterspec-manifest.json"), "utf8")).files;
+    for (const [path, entry] of holders) expect(entry.slice(0, 3), path).toBe("600");
+    expect(manifestFiles.length).toBeGreaterThan(0);
+  });
+
+  it("fails with exit 2 and the reference path when a secret cannot be resolved", () => {
+    const r = cli(["generate", join(work, "cluster.yaml"), "--with-secrets"], { VRRP_AUTH_PASS: "waytoolongpassword" });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("→ at kubernetes.secrets.bootstrapToken");
+    expect(r.stderr).toContain("resolved VRRP auth_pass is invalid");
+    expect(existsSync(join(work, "generated"))).toBe(false);
+  });
+
+  it("exits 2 on an invalid spec, names the path and line, and leaves the output folder untouched", () => {
+    expect(cli(["generate", join(work, "cluster.yaml")]).code).toBe(0);
+    const before = snapshotTree(join(work, "generated"));
+    const text = readFileSync(join(work, "cluster.yaml"), "utf8").replace("10.118.12.21/24", "10.118.12.300/24");
+    writeFileSync(join(work, "cluster.yaml"), text);
+    const r = cli(["generate", join(work, "cluster.yaml")]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/→ at nodes\[1\]\.interfaces\.wan1\.address \(cluster\.yaml:\d+:\d+\)/);
+    expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    expect(snapshotTree(join(work, "generated"))).toEqual(before);
+  });
+
+  it("--check exits 0 on a fresh tree and 1 with a unified diff after a hand edit, a deletion and a stale file", () => {
+    const spec = join(work, "cluster.yaml");
+    expect(cli(["generate", spec]).code).toBe(0);
+    const clean = cli(["generate", spec, "--check"]);
+    expect(clean.code).toBe(0);
+    const out = join(work, "generated");
+    const plan = join(out, "PLAN.md");
+    writeFileSync(plan, readFileSync(plan, "utf8").replace("# Cluster k8s-test", "# Cluster hand-edited"));
+    const files = readdirSync(join(out, "nodes", "k8s-2"), { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+    const victim = files[0] ? join(files[0].parentPath, files[0].name) : undefined;
+    if (victim) rmSync(victim);
+    const manifestPath = join(out, ".clusterspec-manifest.json");
+    const manifest = JSON.parse(readFileSync(manifestPath, "utf8"));
+    manifest.files.push("old/removed.conf");
+    writeFileSync(manifestPath, JSON.stringify(manifest));
+    cpSync(plan, join(out, "old-removed.tmp"));
+    writeFileSync(join(work, "stale.conf"), "x\n");
+    cpSync(join(work, "stale.conf"), join(out, "old", "removed.conf"), { recursive: true });
+    const before = snapshotTree(out);
+    const r = cli(["generate", spec, "--check"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("--- a/PLAN.md");
+    expect(r.stdout).toContain("-# Cluster hand-edited");
+    expect(r.stdout).toContain("+# Cluster k8s-test");
+    if (victim) expect(r.stdout).toContain(`b/${relative(out, victim)}`);
+    expect(r.stdout).toContain("--- a/old/removed.conf");
+    expect(r.stdout).not.toContain("old-removed.tmp"); // not ours: never reported, never touched
+    expect(snapshotTree(out)).toEqual(before); // --check writes nothing
+
+    // A regeneration restores the tree, removes the stale managed file and keeps the foreign one.
+    expect(cli(["generate", spec]).code).toBe(0);
+    expect(existsSync(join(out, "old", "removed.conf"))).toBe(false);
+    expect(existsSync(join(out, "old-removed.tmp"))).toBe(true);
+    expect(cli(["generate", spec, "--check"]).code).toBe(0);
+  });
+
+  it("refuses to overwrite a file it did not write unless --force", () => {
+    const out = join(work, "generated");
+    cpSync(join(repo, "examples", "bare-metal-ha", "cluster.yaml"), join(out, "PLAN.md"), { recursive: true });
+    const r = cli(["generate", join(work, "cluster.yaml")]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("refusing to overwrite 1 file(s)");
+    expect(readFileSync(join(out, "PLAN.md"), "utf8")).toContain("apiVersion: clusterspec/v1alpha1");
+    expect(cli(["generate", join(work, "cluster.yaml"), "--force"]).code).toBe(0);
+    expect(readFileSync(join(out, "PLAN.md"), "utf8")).toContain("# Cluster k8s-test");
+  });
+
+  it("validate and plan print to stdout", () => {
+    const v = cli(["validate", join(work, "cluster.yaml")]);
+    expect(v.code).toBe(0);
+    expect(v.stdout).toBe("✔ cluster.yaml is valid\n");
+    const p = cli(["plan", join(work, "cluster.yaml")]);
+    expect(p.code).toBe(0);
+    expect(p.stdout).toBe(readFileSync(join(repo, "examples", "bare-metal-ha", "generated", "PLAN.md"), "utf8"));
+  });
+
+  it("exits 2 on a missing spec file", () => {
+    const r = cli(["validate", join(work, "missing.yaml")]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("ENOENT");
+  });
+
+  it("prints a JSON Schema that accepts the examples and rejects a typo", () => {
+    const r = cli(["schema"]);
+    expect(r.code).toBe(0);
+    const ajv = new Ajv2020.default({ strict: false });
+    const validate = ajv.compile(JSON.parse(r.stdout));
+    const spec = parse(readFileSync(example, "utf8"));
+    expect(validate(spec), JSON.stringify(validate.errors)).toBe(true);
+    spec.nodes[0].rootFs = "btrfs";
+    expect(validate(spec)).toBe(false);
+    // The schema committed for yaml-language-server is the one the CLI prints.
+    expect(readFileSync(join(repo, "examples", "cluster.schema.json"), "utf8")).toBe(r.stdout);
+  });
+
+  it("does not write output that would make a read-only target unusable: permissions of secrets survive umask", () => {
+    const env = {
+      VRRP_AUTH_PASS: "s3cret",
+      KUBEADM_TOKEN: "abcdef.0123456789abcdef",
+      KUBEADM_CERT_KEY: "a".repeat(64),
+      KUBEADM_CA_HASH: `sha256:${"b".repeat(64)}`,
+    };
+    chmodSync(work, 0o755);
+    const r = cli(["generate", join(work, "cluster.yaml"), "--with-secrets"], env);
+    expect(r.code).toBe(0);
+    const modes = Object.values(snapshotTree(join(work, "generated"))).map((e) => e.slice(0, 3));
+    expect(modes.every((m) => m === "644" || m === "600" || m === "755")).toBe(true);
+  });
+});

@@ -1,0 +1,127 @@
+import {
+  checkSecretValues,
+  defaultMonitorGracePeriod,
+  kubeadmApiVersionFor,
+  resolvePlan,
+  SECRET_KINDS,
+  specJsonSchema,
+  validateSpec,
+} from "@clusterspec/core";
+import { arbClusterSpec, mustResolve, mustValidate } from "@clusterspec/core/testing";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { referenceSpec } from "./helpers.js";
+
+describe("resolvePlan", () => {
+  it("resolves the reference cluster", () => {
+    const plan = mustResolve(referenceSpec());
+    expect(plan.controlPlane.endpoint).toBe("10.118.12.100:6443");
+    expect(plan.kubernetes.kubeadmApiVersion).toBe("kubeadm.k8s.io/v1beta4");
+    expect(plan.initNode.name).toBe("k8s-1");
+    expect(plan.nodes.map((n) => [n.name, n.internalAddress])).toEqual([
+      ["k8s-1", "10.118.12.20"],
+      ["k8s-2", "10.118.12.21"],
+      ["k8s-3", "10.118.12.22"],
+    ]);
+    expect(plan.network.policyRoutes).toHaveLength(1);
+    expect(plan.network.policyRoutes[0]?.sources).toEqual(["10.118.11.0/24"]);
+    expect(plan.kubernetes.nodeHealth.seconds).toEqual({
+      statusUpdateFrequency: 4,
+      monitorPeriod: 2,
+      monitorGracePeriod: 16,
+      evictionAfter: 30,
+    });
+  });
+
+  it("chooses the kubeadm API by version: v1beta3 below 1.31, v1beta4 from 1.31", () => {
+    for (let minor = 22; minor <= 35; minor++)
+      expect(kubeadmApiVersionFor(minor)).toBe(minor >= 31 ? "kubeadm.k8s.io/v1beta4" : "kubeadm.k8s.io/v1beta3");
+    expect(defaultMonitorGracePeriod(31)).toBe("40s");
+    expect(defaultMonitorGracePeriod(32)).toBe("50s");
+  });
+
+  it("resolves every valid spec, with one init node and every node's address in the Kubernetes segment", () => {
+    fc.assert(
+      fc.property(arbClusterSpec(), (spec) => {
+        const plan = mustResolve(spec);
+        expect(plan.nodes.filter((n) => n.init)).toHaveLength(1);
+        expect(plan.initNode.controlPlane).toBe(true);
+        for (const n of plan.nodes) expect(n.internalInterface).toBe(plan.network.kubernetesSegment.interface);
+        expect(plan.kubernetes.kubeadmApiVersion).toBe(kubeadmApiVersionFor(plan.kubernetes.version.minor));
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it("is deterministic", () => {
+    fc.assert(
+      fc.property(arbClusterSpec(), (spec) => {
+        const s = mustValidate(spec);
+        expect(resolvePlan(s)).toEqual(resolvePlan(s));
+      }),
+      { numRuns: 50 },
+    );
+  });
+});
+
+describe("secrets", () => {
+  it("renders placeholders of the right shape when no value is given", () => {
+    const plan = mustResolve(referenceSpec());
+    for (const s of Object.values(plan.secrets)) {
+      expect(s?.isPlaceholder).toBe(true);
+      expect(checkSecretValues({ [s?.id ?? "vrrpPassword"]: s?.value })).toEqual([]);
+    }
+  });
+
+  it("uses resolved values and checks their shape", () => {
+    const plan = resolvePlan(mustValidate(referenceSpec()), { secrets: { vrrpPassword: "s3cret" } });
+    expect(plan.secrets.vrrpPassword).toMatchObject({ value: "s3cret", isPlaceholder: false });
+    expect(checkSecretValues({ vrrpPassword: "much-too-long", bootstrapToken: "nope" })).toMatchInlineSnapshot(`
+      [
+        {
+          "message": "resolved VRRP auth_pass is invalid: a VRRP password is 1-8 printable characters without spaces (keepalived truncates longer ones)",
+          "path": [
+            "vrrp",
+            "auth",
+            "password",
+          ],
+        },
+        {
+          "message": "resolved kubeadm bootstrap token is invalid: a bootstrap token matches [a-z0-9]{6}.[a-z0-9]{16}",
+          "path": [
+            "kubernetes",
+            "secrets",
+            "bootstrapToken",
+          ],
+        },
+      ]
+    `);
+  });
+
+  it("every placeholder passes its own check", () => {
+    for (const kind of Object.values(SECRET_KINDS)) expect(kind.check(kind.placeholder)).toBeUndefined();
+  });
+});
+
+describe("specJsonSchema", () => {
+  it("describes every top-level field and accepts nothing unknown", () => {
+    const schema = specJsonSchema() as { properties: Record<string, { description?: string }>; additionalProperties: unknown };
+    expect(Object.keys(schema.properties)).toEqual([
+      "apiVersion",
+      "kind",
+      "name",
+      "kubernetes",
+      "network",
+      "controlPlane",
+      "vrrp",
+      "externalVips",
+      "nodes",
+      "host",
+      "cilium",
+      "cloud",
+    ]);
+    for (const [key, prop] of Object.entries(schema.properties)) expect(prop.description, key).toBeTruthy();
+    expect(schema.additionalProperties).toBe(false);
+    expect(validateSpec(referenceSpec()).ok).toBe(true);
+  });
+});
