@@ -39,7 +39,9 @@ function syntheticSpec(nodes, cps, carriers, pool) {
     },
     controlPlane: { vip: "10.118.255.100/16", port: 6443 },
     vrrp: { auth: { type: "AH", password: { env: "VRRP_AUTH_PASS" } } },
-    externalVips: { addresses: Array.from({ length: pool }, (_, j) => `192.168.${Math.floor((2 + j) / 256)}.${(2 + j) % 256}`) },
+    externalVips: {
+      addresses: Array.from({ length: pool }, (_, j) => `192.168.${Math.floor((2 + j) / 256)}.${(2 + j) % 256}`),
+    },
     nodes: Array.from({ length: nodes }, (_, i) => ({
       name: `node-${i + 1}`,
       roles: i < cps ? ["control-plane", "worker"] : ["worker"],
@@ -91,7 +93,9 @@ console.log(`clusterspec bench: median of ${RUNS} runs per stage, node ${process
 const totals = [];
 for (const s of sizes) {
   const text = stringify(syntheticSpec(s.nodes, s.cps, s.carriers, s.pool));
-  console.log(`\n${s.nodes} nodes, ${s.carriers} carry a pool of ${s.pool} VIPs (spec ${(text.length / 1024).toFixed(1)} KiB)`);
+  console.log(
+    `\n${s.nodes} nodes, ${s.carriers} carry a pool of ${s.pool} VIPs (spec ${(text.length / 1024).toFixed(1)} KiB)`,
+  );
   const stages = [];
   const load = measure(() => parseDocument(text).toJS());
   stages.push(["load (YAML)", load]);
@@ -122,5 +126,7 @@ for (const s of sizes) {
   totals.push({ nodes: s.nodes, ms: all.median });
 }
 const base = totals[0].ms;
-console.log(`\nend-to-end growth: ${totals.map((t) => `${t.nodes} nodes ${(t.ms / base).toFixed(1)}x`).join(", ")} (relative to 3 nodes)`);
+console.log(
+  `\nend-to-end growth: ${totals.map((t) => `${t.nodes} nodes ${(t.ms / base).toFixed(1)}x`).join(", ")} (relative to 3 nodes)`,
+);
 console.log(`peak RSS of the whole run ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);

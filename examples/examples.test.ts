@@ -2,19 +2,19 @@
 // Update with `pnpm test:update`, then review `git diff examples/` like code.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { parseYamlDocuments } from "@clusterspec/core";
+import { parseYamlDocuments, renderSpecReference, specJsonSchema } from "@clusterspec/core";
 import { generate } from "clusterspec";
 import { describe, expect, it } from "vitest";
 
 const root = import.meta.dirname;
 const exampleDirs = readdirSync(root).filter((d) => existsSync(join(root, d, "cluster.yaml")));
 
-function listFiles(dir: string): string[] {
+function listFiles(dir: string, root = dir): string[] {
   let out: string[] = [];
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const full = join(dir, entry.name);
-    if (entry.isDirectory()) out = out.concat(listFiles(full));
-    else out.push(relative(dir, full).split("\\").join("/"));
+    if (entry.isDirectory()) out = out.concat(listFiles(full, root));
+    else out.push(relative(root, full).split("\\").join("/"));
   }
   return out;
 }
@@ -44,5 +44,17 @@ describe.each(exampleDirs)("example %s", (name) => {
 
   it("keeps every secret a placeholder", () => {
     for (const s of Object.values(result.plan.secrets)) expect(s?.isPlaceholder).toBe(true);
+  });
+});
+
+describe("spec documentation", () => {
+  it("examples/cluster.schema.json is the current JSON Schema (for yaml-language-server)", async () => {
+    await expect(`${JSON.stringify(specJsonSchema(), null, 2)}\n`).toMatchFileSnapshot(
+      join(root, "cluster.schema.json"),
+    );
+  });
+
+  it("docs/spec-reference.md is the current field reference", async () => {
+    await expect(renderSpecReference()).toMatchFileSnapshot(join(root, "..", "docs", "spec-reference.md"));
   });
 });

@@ -1,6 +1,16 @@
 // Runs the built binary as a user would (the test script builds first).
 import { spawnSync } from "node:child_process";
-import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import Ajv2020 from "ajv/dist/2020.js";
@@ -91,7 +101,9 @@ describe("clusterspec binary", () => {
     expect(r.code).toBe(0);
     const tree = snapshotTree(join(work, "deploy"));
     const holders = Object.entries(tree).filter(([, e]) => e.includes("s3cret") || e.includes("a".repeat(64)));
-    const manifestFiles: string[] = JSON.parse(readFileSync(join(work, "deploy", ".clusterspec-manifest.json"), "utf8")).files;
+    const manifestFiles: string[] = JSON.parse(
+      readFileSync(join(work, "deploy", ".clusterspec-manifest.json"), "utf8"),
+    ).files;
     for (const [path, entry] of holders) expect(entry.slice(0, 3), path).toBe("600");
     expect(manifestFiles.length).toBeGreaterThan(0);
   });
@@ -124,7 +136,9 @@ describe("clusterspec binary", () => {
     const out = join(work, "generated");
     const plan = join(out, "PLAN.md");
     writeFileSync(plan, readFileSync(plan, "utf8").replace("# Cluster k8s-test", "# Cluster hand-edited"));
-    const files = readdirSync(join(out, "nodes", "k8s-2"), { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+    const files = readdirSync(join(out, "nodes", "k8s-2"), { recursive: true, withFileTypes: true }).filter((e) =>
+      e.isFile(),
+    );
     const victim = files[0] ? join(files[0].parentPath, files[0].name) : undefined;
     if (victim) rmSync(victim);
     const manifestPath = join(out, ".clusterspec-manifest.json");
@@ -181,7 +195,7 @@ describe("clusterspec binary", () => {
   it("prints a JSON Schema that accepts the examples and rejects a typo", () => {
     const r = cli(["schema"]);
     expect(r.code).toBe(0);
-    const ajv = new Ajv2020.default({ strict: false });
+    const ajv = new Ajv2020.default({ strict: false, logger: false });
     const validate = ajv.compile(JSON.parse(r.stdout));
     const spec = parse(readFileSync(example, "utf8"));
     expect(validate(spec), JSON.stringify(validate.errors)).toBe(true);

@@ -19,9 +19,9 @@ export const SECRET_KINDS: Readonly<Record<SecretId, SecretKind>> = {
     describe: "VRRP auth_pass",
     placeholder: "CHANGEME",
     check: (v) =>
-      v.length >= 1 && v.length <= 8 && /^[\x21-\x7e]+$/.test(v)
+      /^[A-Za-z0-9_.:/+=,%-]{1,8}$/.test(v)
         ? undefined
-        : "a VRRP password is 1-8 printable characters without spaces (keepalived truncates longer ones)",
+        : "a VRRP password is 1-8 characters from A-Z a-z 0-9 _ . : / + = , % - (keepalived truncates longer ones and reads others as comments, quotes or variables)",
   },
   bootstrapToken: {
     path: ["kubernetes", "secrets", "bootstrapToken"],

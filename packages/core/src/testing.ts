@@ -65,6 +65,11 @@ export function buildSpec(
       serviceSubnet: "10.96.0.0/12",
       nodeCidrMaskSize: 24,
       schedulableControlPlanes: shape.workers === 0,
+      secrets: {
+        bootstrapToken: { env: "KUBEADM_TOKEN" },
+        certificateKey: { env: "KUBEADM_CERT_KEY" },
+        caCertHash: { env: "KUBEADM_CA_HASH" },
+      },
     },
     network: {
       segments: [
@@ -118,7 +123,7 @@ export function buildSpec(
                 subnets: ["subnet-0123456789abcdef0"],
                 securityGroups: ["sg-0123456789abcdef0"],
                 taints: [{ key: "ci", value: "true", effect: "NoSchedule" }],
-                labels: { "node-role.kubernetes.io/ci": "" },
+                labels: { "node.kubernetes.io/ci": "" },
                 resources: { "github.com/fuse": "1" },
               },
             ],

@@ -79,7 +79,7 @@ describe("secrets", () => {
     expect(checkSecretValues({ vrrpPassword: "much-too-long", bootstrapToken: "nope" })).toMatchInlineSnapshot(`
       [
         {
-          "message": "resolved VRRP auth_pass is invalid: a VRRP password is 1-8 printable characters without spaces (keepalived truncates longer ones)",
+          "message": "resolved VRRP auth_pass is invalid: a VRRP password is 1-8 characters from A-Z a-z 0-9 _ . : / + = , % - (keepalived truncates longer ones and reads others as comments, quotes or variables)",
           "path": [
             "vrrp",
             "auth",
@@ -105,7 +105,10 @@ describe("secrets", () => {
 
 describe("specJsonSchema", () => {
   it("describes every top-level field and accepts nothing unknown", () => {
-    const schema = specJsonSchema() as { properties: Record<string, { description?: string }>; additionalProperties: unknown };
+    const schema = specJsonSchema() as {
+      properties: Record<string, { description?: string }>;
+      additionalProperties: unknown;
+    };
     expect(Object.keys(schema.properties)).toEqual([
       "apiVersion",
       "kind",

@@ -1,14 +1,38 @@
-import { InternalError, parseYamlDocuments, shellDoubleQuoted, shellQuote, stableJson, toYaml, toYamlDocuments } from "@clusterspec/core";
+import { execFileSync } from "node:child_process";
+import {
+  InternalError,
+  parseYamlDocuments,
+  shellDoubleQuoted,
+  shellQuote,
+  stableJson,
+  toYaml,
+  toYamlDocuments,
+} from "@clusterspec/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { execFileSync } from "node:child_process";
 
 // Plain JSON-like values (no -0, no undefined): what generators build.
 const arbPlain = fc.jsonValue().map((v) => JSON.parse(JSON.stringify(v)) as unknown);
 
 describe("toYaml", () => {
   it("quotes YAML 1.1 lookalikes so Go and PyYAML read strings back", () => {
-    const tricky = ["yes", "on", "off", "no", "y", "0777", "1e3", "0x1f", "a: b # c", "~", "null", "2024-01-01", "12:30", "-", ""];
+    const tricky = [
+      "yes",
+      "on",
+      "off",
+      "no",
+      "y",
+      "0777",
+      "1e3",
+      "0x1f",
+      "a: b # c",
+      "~",
+      "null",
+      "2024-01-01",
+      "12:30",
+      "-",
+      "",
+    ];
     const text = toYaml({ values: tricky });
     expect(parseYamlDocuments(text)).toEqual([{ values: tricky }]);
     expect(text).toMatchInlineSnapshot(`
@@ -103,12 +127,15 @@ describe("stableJson", () => {
 describe("shell quoting", () => {
   it("round-trips any string through bash", () => {
     fc.assert(
-      fc.property(fc.string({ unit: "binary", maxLength: 40 }).filter((s) => !s.includes("\0")), (s) => {
-        const single = execFileSync("bash", ["-c", `printf %s ${shellQuote(s)}`], { encoding: "utf8" });
-        const double = execFileSync("bash", ["-c", `printf %s "${shellDoubleQuoted(s)}"`], { encoding: "utf8" });
-        expect(single).toBe(s);
-        expect(double).toBe(s);
-      }),
+      fc.property(
+        fc.string({ unit: "binary", maxLength: 40 }).filter((s) => !s.includes("\0")),
+        (s) => {
+          const single = execFileSync("bash", ["-c", `printf %s ${shellQuote(s)}`], { encoding: "utf8" });
+          const double = execFileSync("bash", ["-c", `printf %s "${shellDoubleQuoted(s)}"`], { encoding: "utf8" });
+          expect(single).toBe(s);
+          expect(double).toBe(s);
+        },
+      ),
       { numRuns: 60 },
     );
   });

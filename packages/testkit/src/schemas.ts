@@ -2,8 +2,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { ErrorObject, ValidateFunction } from "ajv";
-import Ajv2019 from "ajv/dist/2019.js";
+import Ajv, { type ErrorObject, type ValidateFunction } from "ajv";
 import AjvDraft04 from "ajv-draft-04";
 import addFormats from "ajv-formats";
 
@@ -13,16 +12,16 @@ export function readSchema(relativePath: string): Record<string, unknown> {
   return JSON.parse(readFileSync(join(schemaDir, relativePath), "utf8")) as Record<string, unknown>;
 }
 
-/** ajv for draft-07 / 2019-09 schemas (kubeadm/kubelet, Cilium chart). */
-export function ajv07(): InstanceType<typeof Ajv2019.default> {
-  const ajv = new Ajv2019.default({ strict: false, allErrors: true, validateFormats: true });
+/** ajv for draft-07 schemas (kubeadm/kubelet, Cilium chart). */
+export function ajv07(): InstanceType<typeof Ajv.default> {
+  const ajv = new Ajv.default({ strict: false, allErrors: true, validateFormats: true, logger: false });
   addFormats.default(ajv as never);
   return ajv;
 }
 
 /** ajv for draft-04 (cloud-init's schema, like its Draft4Validator). */
 export function ajv04(): InstanceType<typeof AjvDraft04.default> {
-  const ajv = new AjvDraft04.default({ strict: false, allErrors: true });
+  const ajv = new AjvDraft04.default({ strict: false, allErrors: true, logger: false });
   addFormats.default(ajv as never);
   return ajv;
 }

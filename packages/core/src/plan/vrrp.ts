@@ -53,11 +53,11 @@ export function vridRequests(spec: ClusterSpec): VridRequest[] {
 export function allocateVrids(spec: ClusterSpec): VridAllocation {
   const vrids = new Map<string, number>();
   const issues: { path: IssuePath; message: string }[] = [];
-  const owners = new Map<string, Map<number, IssuePath>>();
+  const owners = new Map<string, Map<number, { path: IssuePath; explicit: boolean }>>();
   const reserved = new Map<string, Set<number>>();
   for (const seg of spec.network.segments) reserved.set(seg.interface, new Set(seg.reservedVrids));
   for (const req of vridRequests(spec)) {
-    const taken = owners.get(req.iface) ?? new Map<number, IssuePath>();
+    const taken = owners.get(req.iface) ?? new Map<number, { path: IssuePath; explicit: boolean }>();
     owners.set(req.iface, taken);
     const avoid = reserved.get(req.iface) ?? new Set<number>();
     if (req.explicit !== undefined) {
@@ -65,14 +65,16 @@ export function allocateVrids(spec: ClusterSpec): VridAllocation {
       if (prior)
         issues.push({
           path: req.path,
-          message: `VRID ${req.explicit} on ${req.iface} is already used by ${show(prior)}`,
+          message: prior.explicit
+            ? `VRID ${req.explicit} on ${req.iface} is already used by ${show(prior.path)}`
+            : `VRID ${req.explicit} on ${req.iface} is already allocated to ${show(prior.path)} (listed earlier); choose another or give that one a VRID explicitly`,
         });
       else if (avoid.has(req.explicit))
         issues.push({
           path: req.path,
           message: `VRID ${req.explicit} is reserved on ${req.iface} (segment reservedVrids)`,
         });
-      taken.set(req.explicit, req.path);
+      if (!prior) taken.set(req.explicit, { path: req.path, explicit: true });
       vrids.set(req.key, req.explicit);
       continue;
     }
@@ -82,7 +84,7 @@ export function allocateVrids(spec: ClusterSpec): VridAllocation {
       issues.push({ path: req.path, message: `no free VRID left on ${req.iface} from ${req.start} to 255` });
       continue;
     }
-    taken.set(id, req.path);
+    taken.set(id, { path: req.path, explicit: false });
     vrids.set(req.key, id);
   }
   return { vrids, issues };
@@ -93,6 +95,8 @@ export function allocateVrids(spec: ClusterSpec): VridAllocation {
  * VIP i is mastered by node i mod N. The k-th VIP of a master falls back to the k-th survivor in a list
  * that puts the least loaded nodes first (then the nearest predecessor), so the VIPs of any single failed
  * node spread over the survivors evenly and the survivors' loads still differ by at most one.
+ * The second backup only matters when the master and its first backup both fail: it is chosen per such
+ * pair, greedily for the least loaded survivor, which keeps two-node failures balanced too.
  */
 export function priorityOrders(nodeCount: number, vipCount: number): number[][] {
   const n = nodeCount;
@@ -106,6 +110,34 @@ export function priorityOrders(nodeCount: number, vipCount: number): number[][] 
     survivors.sort((a, b) => load(a) - load(b) || ((master - a + n) % n) - ((master - b + n) % n));
     const shift = survivors.length === 0 ? 0 : k % survivors.length;
     orders.push([master, ...survivors.slice(shift), ...survivors.slice(0, shift)]);
+  }
+  if (n < 4) return orders;
+  const groups = new Map<number, number[]>();
+  orders.forEach((o, vip) => {
+    const [m = 0, f = 0] = o;
+    const key = Math.min(m, f) * n + Math.max(m, f);
+    groups.set(key, [...(groups.get(key) ?? []), vip]);
+  });
+  for (const [key, members] of groups) {
+    const a = Math.floor(key / n);
+    const b = key % n;
+    const inGroup = new Set(members);
+    const loads = Array.from({ length: n }, () => 0);
+    orders.forEach((o, vip) => {
+      const holder = o.find((x) => x !== a && x !== b);
+      if (holder !== undefined && !inGroup.has(vip)) loads[holder] = (loads[holder] ?? 0) + 1;
+    });
+    for (const vip of members) {
+      const o = orders[vip] ?? [];
+      const rest = o.slice(2);
+      let best = 0;
+      rest.forEach((x, i) => {
+        if ((loads[x] ?? 0) < (loads[rest[best] ?? 0] ?? 0)) best = i;
+      });
+      const chosen = rest[best] ?? 0;
+      loads[chosen] = (loads[chosen] ?? 0) + 1;
+      orders[vip] = [...o.slice(0, 2), ...rest.slice(best), ...rest.slice(0, best)];
+    }
   }
   return orders;
 }

@@ -8,12 +8,15 @@ import {
   ipEquals,
   ipFamily,
   isCidr,
+  isIp,
   lastAddress,
   networkAddress,
   networkOf,
   parseCidr,
 } from "../ip.js";
 import type { IssuePath, Reporter } from "../issues.js";
+import { ASG_TAG_LIMITS, autoscalerTags, kubeletMaySetLabel } from "../plan/cloud.js";
+import { defaultMonitorGracePeriod } from "../plan/resolve.js";
 import { allocateVrids } from "../plan/vrrp.js";
 import {
   controlPlaneInterface,
@@ -25,7 +28,8 @@ import {
   segmentOfInterface,
   shellVar,
 } from "./derive.js";
-import type { ClusterSpec } from "./schema.js";
+import { type ClusterSpec, MIN_KUBERNETES_MINOR } from "./schema.js";
+import { durationSeconds, parseKubernetesVersion } from "./version.js";
 
 export type Rule = (spec: ClusterSpec, report: Reporter) => void;
 
@@ -120,13 +124,6 @@ export const segmentsWellFormed: Rule = (spec, report) => {
         ["network", "segments", i, "interface"],
         `interface ${seg.interface} already attaches segment ${at(p2)}; one segment per interface`,
       );
-    seg.onLink.forEach((net, j) => {
-      if (cidrsOverlap(net, seg.subnet))
-        report.error(
-          ["network", "segments", i, "onLink", j],
-          `on-link network ${net} overlaps the segment's own subnet ${seg.subnet}`,
-        );
-    });
     if (seg.uplink) {
       const gw = seg.uplink.gateway;
       const reachable = [seg.subnet, ...seg.onLink].some((n) => cidrContains(n, gw));
@@ -361,7 +358,7 @@ export const controlPlaneQuorum: Rule = (spec, report) => {
   else if (count === 2 || count === 4)
     report.error(
       path,
-      `${count} control-plane nodes tolerate no more failures than ${count - 1}: etcd needs a majority, so use 3 or 5`,
+      `${count} control-plane nodes survive no more failures than ${count - 1}: etcd needs a majority (${Math.floor(count / 2) + 1} of ${count}), so use 3 or 5`,
     );
   else if (count > 5) report.error(path, `${count} control-plane nodes slow etcd down for no gain: use 3 or 5`);
 };
@@ -405,6 +402,11 @@ export const vrrpOptionsConsistent: Rule = (spec, report) => {
       ["vrrp", "auth", "type"],
       "AH authentication does not work with unicast peers in keepalived; use PASS or multicast",
     );
+  if (v.initialState === "MASTER" && v.auth?.type === "AH")
+    report.error(
+      ["vrrp", "initialState"],
+      "initial state MASTER is incompatible with AH authentication in keepalived (it clears the state); use BACKUP",
+    );
   if (v.nopreempt && v.initialState !== "BACKUP")
     report.error(["vrrp", "nopreempt"], "nopreempt requires initialState BACKUP");
   if (spec.externalVips && !spec.nodes.some((n) => n.carriesExternalVips))
@@ -445,6 +447,36 @@ export const vipInterfacesOnNodes: Rule = (spec, report) => {
   });
 };
 
+/** keepalived runs IPv6 VIPs as VRRPv3 (no authentication); unicast needs every holder's address on the VIP's interface. */
+export const vrrpFamiliesAndUnicast: Rule = (spec, report) => {
+  const v = spec.vrrp;
+  const vips = allVips(spec);
+  const v6 = vips.find((x) => isIp(x.address) && ipFamily(x.address) === 6);
+  if (v.auth && v6)
+    report.error(
+      ["vrrp", "auth"],
+      `VIP ${v6.address} is IPv6, which keepalived runs as VRRP version 3 without authentication; drop vrrp.auth`,
+    );
+  if (!v.unicast) return;
+  if (v6) report.error(["vrrp", "unicast"], `unicast VRRP is supported for IPv4 VIPs only; ${v6.address} is IPv6`);
+  const cpIface = controlPlaneInterface(spec);
+  const poolIface = externalVipInterface(spec);
+  spec.nodes.forEach((node, i) => {
+    const needs = [
+      ...(isControlPlane(node) && cpIface ? [cpIface] : []),
+      ...(spec.externalVips && node.carriesExternalVips && poolIface ? [poolIface] : []),
+    ];
+    for (const iface of new Set(needs)) {
+      const address = node.interfaces[iface]?.address;
+      if (node.interfaces[iface] && (!address || ipFamily(hostPart(address)) !== 4))
+        report.error(
+          ["nodes", i, "interfaces", iface, "address"],
+          `node ${node.name} needs an IPv4 address on ${iface} for unicast VRRP`,
+        );
+    }
+  });
+};
+
 export const vridsAllocatable: Rule = (spec, report) => {
   for (const issue of allocateVrids(spec).issues) report.error(issue.path, issue.message);
 };
@@ -457,6 +489,12 @@ export const healthCheckMovesVip: Rule = (spec, report) => {
     report.error(
       ["vrrp", "healthCheck", "weight"],
       `weight ${w} cannot move the control-plane VIP: a failed master must drop below every healthy node (|weight| >= ${cps}), or use 0 for FAULT`,
+    );
+  // keepalived clamps an effective priority at 1: the lowest healthy node must stay above that.
+  else if (w !== 0 && cps > 1 && spec.vrrp.basePriority <= cps)
+    report.error(
+      ["vrrp", "basePriority"],
+      `basePriority ${spec.vrrp.basePriority} is too low for the apiserver health check: a failed master is clamped to priority 1, which the lowest of ${cps} control-plane nodes also has; use at least ${cps + 1} or weight 0 for FAULT`,
     );
 };
 
@@ -507,6 +545,146 @@ export const ciliumDevicesExist: Rule = (spec, report) => {
     );
 };
 
+/** Joining nodes need the bootstrap token, certificate key and CA hash; only a lone node can run without them. */
+export const kubeadmSecretsForJoins: Rule = (spec, report) => {
+  if (spec.nodes.length > 1 && !spec.kubernetes.secrets)
+    report.error(
+      ["kubernetes", "secrets"],
+      `${spec.nodes.length} nodes join the cluster with kubeadm: reference bootstrapToken, certificateKey and caCertHash in kubernetes.secrets`,
+    );
+};
+
+/** kubeadm rejects a pod subnet more than 16 bits larger than the node CIDRs (PodSubnetNodeMaskMaxDiff). */
+export const podSubnetNodeMaskDiff: Rule = (spec, report) => {
+  const pod = parseCidr(spec.kubernetes.podSubnet);
+  const diff = spec.kubernetes.nodeCidrMaskSize - pod.prefixLength;
+  if (diff > 16)
+    report.error(
+      ["kubernetes", "nodeCidrMaskSize"],
+      `node CIDR /${spec.kubernetes.nodeCidrMaskSize} is ${diff} bits smaller than the pod subnet ${spec.kubernetes.podSubnet}; kubeadm allows at most 16`,
+    );
+};
+
+/**
+ * kube-controller-manager help: the grace period "must be N times more than kubelet's nodeStatusUpdateFrequency,
+ * where N means number of retries allowed for kubelet to post node status".
+ */
+export const nodeHealthConsistent: Rule = (spec, report) => {
+  const h = spec.kubernetes.nodeHealth;
+  const base = ["kubernetes", "nodeHealth"];
+  const update = durationSeconds(h.statusUpdateFrequency);
+  const period = durationSeconds(h.monitorPeriod);
+  const minor = parseKubernetesVersion(spec.kubernetes.version)?.minor ?? MIN_KUBERNETES_MINOR;
+  const graceText = h.monitorGracePeriod ?? defaultMonitorGracePeriod(minor);
+  const grace = durationSeconds(graceText);
+  const eviction = durationSeconds(h.evictionAfter);
+  if (update <= 0) report.error([...base, "statusUpdateFrequency"], "statusUpdateFrequency must be positive");
+  if (period <= 0) report.error([...base, "monitorPeriod"], "monitorPeriod must be positive");
+  if (update > 0 && grace < 2 * update)
+    report.error(
+      [...base, "monitorGracePeriod"],
+      `monitorGracePeriod ${graceText} is less than 2 x statusUpdateFrequency ${h.statusUpdateFrequency}: one late status update would mark a healthy node NotReady`,
+    );
+  else if (update > 0 && grace < 4 * update)
+    report.warning(
+      [...base, "monitorGracePeriod"],
+      `monitorGracePeriod ${graceText} allows fewer than 4 status updates of ${h.statusUpdateFrequency} (the upstream defaults allow 4-5)`,
+    );
+  if (period > 0 && period >= grace)
+    report.error(
+      [...base, "monitorPeriod"],
+      `monitorPeriod ${h.monitorPeriod} must be shorter than monitorGracePeriod ${graceText}`,
+    );
+  if (!Number.isInteger(eviction))
+    report.error(
+      [...base, "evictionAfter"],
+      `evictionAfter ${h.evictionAfter} must be whole seconds (kube-apiserver --default-not-ready-toleration-seconds takes an integer)`,
+    );
+};
+
+/** With cloud pools every pod path may cross WireGuard: Cilium's MTU must fit inside the tunnel. */
+export const ciliumMtuFitsTunnel: Rule = (spec, report) => {
+  const mtu = spec.cilium.mtu;
+  if (mtu === undefined || !spec.cloud) return;
+  const tunnelMtu = spec.cloud.wireguard.underlayMtu - 60;
+  if (mtu > tunnelMtu)
+    report.error(
+      ["cilium", "mtu"],
+      `Cilium MTU ${mtu} exceeds ${tunnelMtu}, the MTU inside WireGuard (underlay ${spec.cloud.wireguard.underlayMtu} - 60)`,
+    );
+};
+
+/** AWS caps Auto Scaling Group tags; Cluster Autoscaler needs one per label, taint and resource to scale from zero. */
+export const cloudPoolTagsFit: Rule = (spec, report) => {
+  spec.cloud?.pools.forEach((pool, i) => {
+    const base = ["cloud", "pools", i];
+    const tags = autoscalerTags(spec.name, pool);
+    if (tags.length > ASG_TAG_LIMITS.count)
+      report.error(
+        base,
+        `pool ${pool.name} needs ${tags.length} Auto Scaling Group tags (labels, taints and resources for Cluster Autoscaler); AWS allows ${ASG_TAG_LIMITS.count}`,
+      );
+    const seen = new Set<string>();
+    for (const tag of tags) {
+      const where = tagSource(pool, tag.key, base);
+      if (tag.key.length > ASG_TAG_LIMITS.keyLength)
+        report.error(
+          where,
+          `tag key ${tag.key} has ${tag.key.length} characters; AWS allows ${ASG_TAG_LIMITS.keyLength}`,
+        );
+      if (tag.value.length > ASG_TAG_LIMITS.valueLength)
+        report.error(
+          where,
+          `tag ${tag.key} has a value of ${tag.value.length} characters; AWS allows ${ASG_TAG_LIMITS.valueLength}`,
+        );
+      if (seen.has(tag.key))
+        report.error(where, `tag ${tag.key} is produced twice: Cluster Autoscaler reads one taint per key`);
+      seen.add(tag.key);
+    }
+  });
+};
+
+function tagSource(pool: { taints: readonly { key: string }[] }, key: string, base: IssuePath): IssuePath {
+  const m = /^k8s\.io\/cluster-autoscaler\/node-template\/(label|taint|resources)\/(.*)$/.exec(key);
+  if (!m) return [...base, "name"];
+  if (m[1] === "label") return [...base, "labels", m[2] ?? ""];
+  if (m[1] === "resources") return [...base, "resources", m[2] ?? ""];
+  const idx = pool.taints.map((t) => t.key).lastIndexOf(m[2] ?? "");
+  return [...base, "taints", Math.max(idx, 0)];
+}
+
+/** The kubelet refuses to start with --node-labels it may not set on itself (kubernetes.io and k8s.io namespaces). */
+export const cloudPoolLabelsSelfSettable: Rule = (spec, report) => {
+  spec.cloud?.pools.forEach((pool, i) => {
+    for (const key of Object.keys(pool.labels))
+      if (!kubeletMaySetLabel(key))
+        report.error(
+          ["cloud", "pools", i, "labels", key],
+          `the kubelet may not set label ${key} on its own node (NodeRestriction); use a key outside kubernetes.io and k8s.io, or under node.kubernetes.io/`,
+        );
+  });
+};
+
+/** Burst nodes append API paths to the provisioner URL. */
+export const provisionerUrlIsBase: Rule = (spec, report) => {
+  const url = spec.cloud?.provisioner.url;
+  if (url !== undefined && /[?#]/.test(url))
+    report.error(
+      ["cloud", "provisioner", "url"],
+      `provisioner URL ${url} has a query or fragment; give its base URL, paths such as /wireguard/config/<instance-id> are appended`,
+    );
+};
+
+/** Cilium's DSR needs native routing, or Geneve dispatch in tunnel mode (Geneve tunnels only). */
+export const ciliumDsrDispatch: Rule = (spec, report) => {
+  const c = spec.cilium;
+  if (c.loadBalancerMode !== "snat" && c.routingMode === "tunnel" && c.tunnelProtocol !== "geneve")
+    report.error(
+      ["cilium", "loadBalancerMode"],
+      `loadBalancerMode ${c.loadBalancerMode} in tunnel mode needs tunnelProtocol geneve (DSR is dispatched in a Geneve option), or use routingMode native`,
+    );
+};
+
 export const rules: readonly Rule[] = [
   uniqueNodeNames,
   uniqueNodeAddresses,
@@ -525,9 +703,18 @@ export const rules: readonly Rule[] = [
   routingTablesValid,
   vrrpOptionsConsistent,
   vipInterfacesOnNodes,
+  vrrpFamiliesAndUnicast,
   vridsAllocatable,
   healthCheckMovesVip,
   hostSysctlAllowed,
   cloudPoolsValid,
   ciliumDevicesExist,
+  kubeadmSecretsForJoins,
+  podSubnetNodeMaskDiff,
+  nodeHealthConsistent,
+  ciliumMtuFitsTunnel,
+  ciliumDsrDispatch,
+  cloudPoolTagsFit,
+  cloudPoolLabelsSelfSettable,
+  provisionerUrlIsBase,
 ];

@@ -1,0 +1,67 @@
+// Helm values for the Cilium chart, built as an object. Only keys the chart documents, only values it documents;
+// removed keys (`tunnel`, `kubeProxyReplacement: strict|partial`) are never written.
+import { type ClusterPlan, ipFamily } from "@clusterspec/core";
+
+export type CiliumValues = Record<string, unknown>;
+
+/** Bytes WireGuard adds over IPv4 (IPv4 20 + UDP 8 + WireGuard 32); core's plan.cloud.tunnelMtu already subtracts it. */
+export const WIREGUARD_OVERHEAD = 60;
+/** Bytes Cilium's own overlay takes from the MTU it is given (VXLAN and Geneve over IPv4). */
+export const OVERLAY_OVERHEAD = 50;
+
+/** The device MTU Cilium must assume: the spec's, else inside the WireGuard tunnel when burst nodes exist. */
+export function ciliumMtu(plan: ClusterPlan): number | undefined {
+  return plan.cilium.mtu ?? plan.cloud?.tunnelMtu;
+}
+
+export function ciliumValues(plan: ClusterPlan): CiliumValues {
+  const c = plan.cilium;
+  const pod = plan.kubernetes.podSubnet;
+  const v6 = ipFamily(pod) === 6;
+  const native = c.routingMode === "native";
+  const mtu = ciliumMtu(plan);
+  const dsr = c.loadBalancerMode !== "snat";
+  return {
+    kubeProxyReplacement: true,
+    k8sServiceHost: plan.controlPlane.host,
+    k8sServicePort: plan.controlPlane.port,
+    ...(v6 ? { ipv4: { enabled: false }, ipv6: { enabled: true } } : {}),
+    routingMode: c.routingMode,
+    ...(native
+      ? { [v6 ? "ipv6NativeRoutingCIDR" : "ipv4NativeRoutingCIDR"]: pod, autoDirectNodeRoutes: c.autoDirectNodeRoutes }
+      : { tunnelProtocol: c.tunnelProtocol }),
+    ipam: {
+      mode: c.ipamMode,
+      ...(c.ipamMode === "cluster-pool"
+        ? {
+            operator: v6
+              ? { clusterPoolIPv6PodCIDRList: [pod], clusterPoolIPv6MaskSize: plan.kubernetes.nodeCidrMaskSize }
+              : { clusterPoolIPv4PodCIDRList: [pod], clusterPoolIPv4MaskSize: plan.kubernetes.nodeCidrMaskSize },
+          }
+        : {}),
+    },
+    devices: [...c.devices],
+    bpf: {
+      masquerade: c.bpfMasquerade,
+      // eBPF host routing hands packets straight to the device and bypasses `ip rule`: keep the policy routes working.
+      ...(plan.network.policyRoutes.length > 0 ? { hostLegacyRouting: true } : {}),
+    },
+    loadBalancer: {
+      mode: c.loadBalancerMode,
+      ...(dsr && !native ? { dsrDispatch: "geneve" } : {}),
+    },
+    ...(c.encryption === "wireguard" ? { encryption: { enabled: true, type: "wireguard" } } : {}),
+    ...(mtu === undefined ? {} : { MTU: mtu }),
+  };
+}
+
+/** The MTU pods get: Cilium subtracts its overlay and WireGuard encryption from the device MTU. */
+export function podMtu(plan: ClusterPlan): number | undefined {
+  const mtu = ciliumMtu(plan);
+  if (mtu === undefined) return undefined;
+  return (
+    mtu -
+    (plan.cilium.routingMode === "tunnel" ? OVERLAY_OVERHEAD : 0) -
+    (plan.cilium.encryption === "wireguard" ? WIREGUARD_OVERHEAD : 0)
+  );
+}

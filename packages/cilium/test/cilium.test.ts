@@ -1,0 +1,280 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  type ClusterPlan,
+  type ClusterSpecInput,
+  generatedMarker,
+  loadSpec,
+  parseYamlDocuments,
+  resolvePlan,
+  validateSpec,
+} from "@clusterspec/core";
+import { arbClusterSpec, buildSpec, mustResolve } from "@clusterspec/core/testing";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { ciliumValues, generateCilium, podMtu, summarizeCilium, VALUES_PATH } from "../src/index.js";
+import {
+  COMMENTED_KEYS,
+  chartDefaults,
+  chartValuesText,
+  chartVersions,
+  coalesce,
+  documentedInComment,
+  nearestChart,
+  overlayErrors,
+  upstreamErrors,
+} from "./chart.js";
+
+type Json = Record<string, unknown>;
+
+/** Valid specs with every Cilium option varied (invalid combinations are dropped by the rules). */
+const arbCiliumSpec = (): fc.Arbitrary<ClusterSpecInput> =>
+  fc
+    .record({
+      spec: arbClusterSpec({ maxWorkers: 2, maxPool: 2 }),
+      routingMode: fc.constantFrom("native" as const, "tunnel" as const),
+      tunnelProtocol: fc.constantFrom("vxlan" as const, "geneve" as const),
+      ipamMode: fc.constantFrom("kubernetes" as const, "cluster-pool" as const),
+      bpfMasquerade: fc.boolean(),
+      loadBalancerMode: fc.constantFrom("snat" as const, "dsr" as const, "hybrid" as const),
+      encryption: fc.constantFrom("none" as const, "wireguard" as const),
+      mtu: fc.option(fc.integer({ min: 1280, max: 1440 }), { nil: undefined }),
+      noUplink: fc.boolean(),
+    })
+    .map(({ spec, noUplink, mtu, ...c }) => {
+      const segments = spec.network.segments.map((s) => {
+        if (!noUplink) return s;
+        const { uplink: _u, ...rest } = s;
+        return rest;
+      });
+      return {
+        ...spec,
+        network: { ...spec.network, segments },
+        cilium: {
+          ...spec.cilium,
+          ...c,
+          autoDirectNodeRoutes: c.routingMode === "native" && !spec.cloud,
+          ...(mtu === undefined ? {} : { mtu }),
+        },
+      } as ClusterSpecInput;
+    })
+    .filter((s) => validateSpec(s).ok);
+
+const arbCiliumPlan = () => arbCiliumSpec().map((s) => mustResolve(s));
+
+function valuesOf(plan: ClusterPlan): Json {
+  const [a] = generateCilium(plan);
+  return parseYamlDocuments(a?.content ?? "")[0] as Json;
+}
+
+function keyPaths(value: unknown, prefix = ""): string[] {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return [];
+  return Object.entries(value).flatMap(([k, v]) => {
+    const p = prefix ? `${prefix}.${k}` : k;
+    return [p, ...keyPaths(v, p)];
+  });
+}
+
+describe("cluster/cilium-values.yaml", () => {
+  it("writes one values file that parses back to the values that were serialised", () => {
+    fc.assert(
+      fc.property(arbCiliumPlan(), (plan) => {
+        const artifacts = generateCilium(plan);
+        expect(artifacts.map((a) => a.path)).toEqual([VALUES_PATH]);
+        expect(artifacts[0]?.content.startsWith(`# ${generatedMarker(plan)}\n`)).toBe(true);
+        expect(valuesOf(plan)).toEqual(ciliumValues(plan));
+        expect(generateCilium(plan)).toEqual(artifacts);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it("validates, coalesced over the chart's values.yaml, against the chart's values.schema.json", () => {
+    expect(chartVersions).toEqual(expect.arrayContaining(["1.19.6", "1.20.0"]));
+    fc.assert(
+      fc.property(arbCiliumPlan(), (plan) => {
+        const chart = nearestChart(plan.cilium.version);
+        const merged = coalesce(chartDefaults(chart), valuesOf(plan));
+        expect(upstreamErrors(chart, merged)).toBe("");
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it("validates against every stored chart: only keys the chart knows, only documented values", () => {
+    fc.assert(
+      fc.property(arbCiliumPlan(), (plan) => {
+        const values = valuesOf(plan);
+        for (const chart of chartVersions) {
+          expect(upstreamErrors(chart, coalesce(chartDefaults(chart), values)), chart).toBe("");
+          expect(overlayErrors(chart, values), chart).toBe("");
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it("has an overlay that rejects misspelt keys and undocumented values the upstream schema lets through", () => {
+    for (const chart of chartVersions) {
+      const defaults = chartDefaults(chart);
+      for (const bad of [
+        { kubeProxyReplacment: true },
+        { kubeProxyReplacement: "strict" },
+        { tunnel: "vxlan" },
+        { routingMode: "direct" },
+        { tunnelProtocol: "gre" },
+        { ipam: { mode: "host-scope" } },
+        { bpf: { hostLegacyRoutng: true } },
+      ]) {
+        expect(upstreamErrors(chart, coalesce(defaults, bad)), JSON.stringify(bad)).toBe("");
+        expect(overlayErrors(chart, bad), JSON.stringify(bad)).not.toBe("");
+      }
+    }
+  });
+
+  it("allows commented-out chart keys only where values.yaml documents them", () => {
+    for (const chart of chartVersions) {
+      const text = chartValuesText(chart);
+      for (const [parent, key] of COMMENTED_KEYS) {
+        const inSchema =
+          parent === "" ? key in chartDefaults(chart) : key in ((chartDefaults(chart)[parent] as Json) ?? {});
+        expect(inSchema || documentedInComment(text, parent, key), `${chart} ${parent}.${key}`).toBe(true);
+      }
+    }
+    expect(
+      documentedInComment("loadBalancer:\n  acceleration: x\nbpf:\n  # mode: snat\n", "loadBalancer", "mode"),
+    ).toBe(false);
+  });
+
+  it("picks the stored chart nearest to the spec's version", () => {
+    expect(nearestChart("1.20.0")).toBe("1.20.0");
+    expect(nearestChart("1.20.3")).toBe("1.20.0");
+    expect(nearestChart("1.14.0")).toBe("1.19.6");
+    expect(nearestChart("1.19.1")).toBe("1.19.6");
+  });
+
+  it("never writes removed keys and always replaces kube-proxy through the VIP", () => {
+    fc.assert(
+      fc.property(arbCiliumPlan(), (plan) => {
+        const v = valuesOf(plan);
+        expect(keyPaths(v)).not.toContain("tunnel");
+        expect(v.kubeProxyReplacement).toBe(true);
+        expect(v.k8sServiceHost).toBe(plan.controlPlane.vip.address);
+        expect(v.k8sServicePort).toBe(plan.controlPlane.port);
+        expect(v.routingMode).toBe(plan.cilium.routingMode);
+        if (plan.cilium.routingMode === "native") {
+          expect(v.ipv4NativeRoutingCIDR).toBe(plan.kubernetes.podSubnet);
+          expect(v.autoDirectNodeRoutes).toBe(plan.cilium.autoDirectNodeRoutes);
+          expect(v.tunnelProtocol).toBeUndefined();
+        } else {
+          expect(v.tunnelProtocol).toBe(plan.cilium.tunnelProtocol);
+          expect(v.ipv4NativeRoutingCIDR).toBeUndefined();
+          expect(v.autoDirectNodeRoutes).toBeUndefined();
+        }
+        expect(v.devices).toEqual(plan.cilium.devices);
+        expect((v.ipam as Json).mode).toBe(plan.cilium.ipamMode);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it("keeps eBPF host routing off (legacy routing) whenever the nodes use a policy routing table", () => {
+    fc.assert(
+      fc.property(arbCiliumPlan(), (plan) => {
+        const bpf = valuesOf(plan).bpf as Json;
+        expect(bpf.hostLegacyRouting).toBe(plan.network.policyRoutes.length > 0 ? true : undefined);
+        expect(bpf.masquerade).toBe(plan.cilium.bpfMasquerade);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it("gives Cilium the MTU inside WireGuard when burst nodes exist, and the spec's MTU when set", () => {
+    fc.assert(
+      fc.property(arbCiliumPlan(), (plan) => {
+        const v = valuesOf(plan);
+        if (plan.cilium.mtu !== undefined) expect(v.MTU).toBe(plan.cilium.mtu);
+        else if (plan.cloud) expect(v.MTU).toBe(plan.cloud.tunnelMtu);
+        else expect(v.MTU).toBeUndefined();
+        if (plan.cloud) expect(v.MTU).toBeLessThanOrEqual(plan.cloud.wireguard.underlayMtu - 60);
+        const pod = podMtu(plan);
+        if (pod !== undefined)
+          expect(pod).toBe(
+            Number(v.MTU) -
+              (plan.cilium.routingMode === "tunnel" ? 50 : 0) -
+              (plan.cilium.encryption === "wireguard" ? 60 : 0),
+          );
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it("writes encryption, load-balancer mode and cluster-pool CIDRs from the plan", () => {
+    fc.assert(
+      fc.property(arbCiliumPlan(), (plan) => {
+        const v = valuesOf(plan);
+        expect(v.encryption).toEqual(
+          plan.cilium.encryption === "wireguard" ? { enabled: true, type: "wireguard" } : undefined,
+        );
+        const lb = v.loadBalancer as Json;
+        expect(lb.mode).toBe(plan.cilium.loadBalancerMode);
+        expect(lb.dsrDispatch).toBe(
+          plan.cilium.loadBalancerMode !== "snat" && plan.cilium.routingMode === "tunnel" ? "geneve" : undefined,
+        );
+        const operator = (v.ipam as Json).operator as Json | undefined;
+        if (plan.cilium.ipamMode === "cluster-pool")
+          expect(operator).toEqual({
+            clusterPoolIPv4PodCIDRList: [plan.kubernetes.podSubnet],
+            clusterPoolIPv4MaskSize: plan.kubernetes.nodeCidrMaskSize,
+          });
+        else expect(operator).toBeUndefined();
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it("switches to the IPv6 keys for an IPv6 pod subnet", () => {
+    const base = mustResolve(buildSpec({ controlPlanes: 1, workers: 0, poolSize: 0, cloud: false }));
+    const plan = { ...base, kubernetes: { ...base.kubernetes, podSubnet: "fd00:10::/56" } };
+    const v = ciliumValues(plan);
+    expect(v.ipv6NativeRoutingCIDR).toBe("fd00:10::/56");
+    expect(v.ipv4NativeRoutingCIDR).toBeUndefined();
+    expect(v).toMatchObject({ ipv4: { enabled: false }, ipv6: { enabled: true } });
+  });
+
+  it("shows the helm command lines in PLAN.md", () => {
+    const plan = mustResolve(buildSpec({ controlPlanes: 3, workers: 0, poolSize: 0, cloud: false }));
+    const md = summarizeCilium(plan);
+    expect(md.startsWith("## Cilium\n")).toBe(true);
+    expect(md).toContain(
+      `helm install cilium cilium/cilium --version ${plan.cilium.version} --namespace kube-system --values ${VALUES_PATH}`,
+    );
+    expect(md).toContain(`helm template cilium cilium/cilium --version ${plan.cilium.version}`);
+  });
+});
+
+describe("reference clusters", () => {
+  const dir = join(import.meta.dirname, "..", "..", "..", "examples");
+  const examples = ["bare-metal-ha", "hybrid-cloud-burst"].filter((d) => existsSync(join(dir, d, "cluster.yaml")));
+
+  it.each(examples)(
+    "%s: values validate against the chart and the overlay, with the VIP and legacy host routing",
+    (name) => {
+      const loaded = loadSpec(readFileSync(join(dir, name, "cluster.yaml"), "utf8"));
+      if (!loaded.ok) throw new Error(`${name} is invalid`);
+      const plan = resolvePlan(loaded.value);
+      const values = valuesOf(plan);
+      const chart = nearestChart(plan.cilium.version);
+      expect(chart).toBe("1.20.0");
+      expect(upstreamErrors(chart, coalesce(chartDefaults(chart), values))).toBe("");
+      expect(overlayErrors(chart, values)).toBe("");
+      expect(values).toMatchObject({
+        k8sServiceHost: "10.118.12.100",
+        k8sServicePort: 6443,
+        bpf: { hostLegacyRouting: true },
+      });
+      if (plan.cloud) expect(values).toMatchObject({ routingMode: "tunnel", MTU: 1440 });
+      else expect(values).toMatchObject({ routingMode: "native", ipv4NativeRoutingCIDR: "10.244.0.0/16" });
+    },
+  );
+});

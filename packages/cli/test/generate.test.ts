@@ -1,0 +1,68 @@
+// Whole-pipeline properties over every registered generator.
+import { parseYamlDocuments, resolvePlan } from "@clusterspec/core";
+import { arbClusterSpec, mustValidate } from "@clusterspec/core/testing";
+import { generate, generateFromPlan, generatorModules } from "clusterspec";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+
+const secretValues = {
+  vrrpPassword: "Zq9-xW2+",
+  bootstrapToken: "q1w2e3.r4t5y6u7i8o9p0a1",
+  certificateKey: "f0e1d2c3b4a5968778695a4b3c2d1e0ff0e1d2c3b4a5968778695a4b3c2d1e0f",
+  caCertHash: "sha256:0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0",
+};
+
+describe("generate", () => {
+  it("registers every output format once", () => {
+    const names = generatorModules.map((m) => m.name);
+    expect(new Set(names).size).toBe(names.length);
+  });
+
+  it("is deterministic, LF-only, parses back, and gives each artifact its own path", () => {
+    fc.assert(
+      fc.property(arbClusterSpec({ maxWorkers: 4, maxPool: 12 }), (spec) => {
+        const a = generate(spec);
+        const b = generate(structuredClone(spec));
+        expect(a.ok && b.ok).toBe(true);
+        if (!a.ok || !b.ok) return;
+        expect(b.artifacts).toEqual(a.artifacts);
+        expect(new Set(a.artifacts.map((x) => x.path)).size).toBe(a.artifacts.length);
+        for (const art of a.artifacts) {
+          expect(art.content.endsWith("\n") && !art.content.endsWith("\n\n"), art.path).toBe(true);
+          expect(art.content.includes("\r"), art.path).toBe(false);
+          if (/\.ya?ml$/.test(art.path)) expect(() => parseYamlDocuments(art.content), art.path).not.toThrow();
+          if (art.path.endsWith(".json")) expect(() => JSON.parse(art.content), art.path).not.toThrow();
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it("puts a resolved secret only into secret artifacts (written 0600), and never into the placeholder tree", () => {
+    fc.assert(
+      fc.property(arbClusterSpec({ maxWorkers: 2, maxPool: 4 }), (spec) => {
+        const s = mustValidate(spec);
+        const real = generateFromPlan(resolvePlan(s, { secrets: secretValues }));
+        const placeholder = generateFromPlan(resolvePlan(s));
+        const used = Object.entries(secretValues).filter(
+          ([id]) => id in resolvePlan(s, { secrets: secretValues }).secrets,
+        );
+        for (const art of real) {
+          const leaks = used.filter(([, v]) => art.content.includes(v));
+          if (leaks.length > 0) {
+            expect(art.secret, `${art.path} holds ${leaks.map(([id]) => id).join(", ")}`).toBe(true);
+            expect(art.mode ?? 0o600, art.path).toBe(0o600);
+          }
+        }
+        for (const art of placeholder) for (const [, v] of used) expect(art.content.includes(v), art.path).toBe(false);
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it("returns errors, not exceptions, for invalid input", () => {
+    const r = generate("apiVersion: clusterspec/v1alpha1\nkind: Cluster\n");
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.errors.map((e) => e.path.join("."))).toContain("name");
+  });
+});

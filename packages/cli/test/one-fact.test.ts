@@ -1,0 +1,126 @@
+// "One fact, one place" across packages: the VIP and the pod subnet reach every file from the plan alone.
+
+import { generateCilium, VALUES_PATH } from "@clusterspec/cilium";
+import { type ClusterPlan, type ClusterSpecInput, hostPart, parseYamlDocuments, validateSpec } from "@clusterspec/core";
+import { arbClusterSpec, buildSpec, mustResolve } from "@clusterspec/core/testing";
+import { kubeadmDocuments } from "@clusterspec/kubeadm";
+import { generateFromPlan } from "clusterspec";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+
+type Json = Record<string, unknown>;
+
+function valuesOf(plan: ClusterPlan): Json {
+  const [a] = generateCilium(plan);
+  return parseYamlDocuments(a?.content ?? "")[0] as Json;
+}
+
+const arbCiliumPlan = () =>
+  arbClusterSpec({ maxWorkers: 2, maxPool: 2 })
+    .map((s): ClusterSpecInput => s)
+    .map((s) => mustResolve(s));
+
+describe("one fact, one place", () => {
+  it("derives podSubnet and ipv4NativeRoutingCIDR from the same plan fact: changing it changes both", () => {
+    const arb = fc
+      .record({
+        x: fc.integer({ min: 128, max: 250 }),
+        y: fc.integer({ min: 128, max: 250 }),
+        prefix: fc.constantFrom(14, 16),
+      })
+      .filter(({ x, y }) => x !== y);
+    fc.assert(
+      fc.property(arb, ({ x, y, prefix }) => {
+        const net = (o: number) => (prefix === 14 ? `10.${o & ~3}.0.0/14` : `10.${o}.0.0/16`);
+        if (net(x) === net(y)) return;
+        const plans = [x, y].map((o) => {
+          const spec = buildSpec({ controlPlanes: 3, workers: 1, poolSize: 1, cloud: false });
+          spec.kubernetes.podSubnet = net(o);
+          return mustResolve(spec);
+        });
+        const seen = plans.map((plan) => {
+          const cluster = kubeadmDocuments(plan, plan.initNode).find((d) => d.kind === "ClusterConfiguration") as Json;
+          const pod = (cluster.networking as Json).podSubnet;
+          expect(valuesOf(plan).ipv4NativeRoutingCIDR).toBe(pod);
+          expect(pod).toBe(plan.kubernetes.podSubnet);
+          return pod;
+        });
+        expect(seen[0]).not.toBe(seen[1]);
+      }),
+      { numRuns: 50 },
+    );
+  });
+
+  it("sends the control-plane VIP to controlPlaneEndpoint, certSANs, every join and k8sServiceHost", () => {
+    fc.assert(
+      fc.property(arbCiliumPlan(), (plan) => {
+        const host = plan.controlPlane.vip.address;
+        const cluster = kubeadmDocuments(plan, plan.initNode).find((d) => d.kind === "ClusterConfiguration") as Json;
+        expect(hostPart(`${String(cluster.controlPlaneEndpoint).replace(/:\d+$/, "")}/32`)).toBe(host);
+        expect((cluster.apiServer as Json).certSANs).toContain(host);
+        expect(valuesOf(plan).k8sServiceHost).toBe(host);
+        for (const node of plan.nodes.filter((n) => !n.init)) {
+          const join = kubeadmDocuments(plan, node)[0] ?? {};
+          expect(((join.discovery as Json).bootstrapToken as Json).apiServerEndpoint).toBe(
+            cluster.controlPlaneEndpoint,
+          );
+        }
+      }),
+      { numRuns: 50 },
+    );
+  });
+});
+
+describe("one fact, one place, across the whole generated tree", () => {
+  const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+  const tree = (plan: ClusterPlan) => generateFromPlan(plan).map((a) => [a.path, a.content] as const);
+
+  it("changes the pod subnet everywhere at once: kubeadm podSubnet, Cilium's native routing CIDR, the netifrc rule", () => {
+    const arb = fc.record({
+      spec: arbClusterSpec({ maxWorkers: 2, maxPool: 2, cloud: false }),
+      x: fc.integer({ min: 128, max: 250 }),
+    });
+    fc.assert(
+      fc.property(arb, ({ spec, x }) => {
+        const other = `10.${x}.0.0/16`;
+        const changed = { ...spec, kubernetes: { ...spec.kubernetes, podSubnet: other } };
+        fc.pre(validateSpec(changed).ok);
+        const before = mustResolve(spec);
+        const after = mustResolve(changed);
+        const a = tree(before);
+        const mentions = a.filter(([, c]) => c.includes(before.kubernetes.podSubnet)).map(([p]) => p);
+        expect(mentions).toContain(VALUES_PATH);
+        expect(mentions).toContain(`nodes/${before.initNode.name}/kubeadm.yaml`);
+        expect(mentions).toContain(`nodes/${before.initNode.name}/etc/conf.d/net`);
+        const re = new RegExp(`(?<![0-9.])${escapeRe(before.kubernetes.podSubnet)}(?![0-9])`, "g");
+        expect(a.map(([p, c]) => [p, c.replace(re, other)])).toEqual(tree(after));
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  it("changes the control-plane VIP everywhere at once: controlPlaneEndpoint, certSANs, joins, k8sServiceHost, keepalived", () => {
+    fc.assert(
+      fc.property(arbClusterSpec({ maxWorkers: 2, maxPool: 2 }), fc.integer({ min: 6, max: 9 }), (spec, host) => {
+        const [ip, prefix] = spec.controlPlane.vip.split("/");
+        const moved = `${ip?.replace(/\.\d+$/, `.${host}`)}`;
+        const changed = { ...spec, controlPlane: { ...spec.controlPlane, vip: `${moved}/${prefix}` } };
+        fc.pre(validateSpec(changed).ok);
+        const before = mustResolve(spec);
+        const a = tree(before);
+        const vip = before.controlPlane.host;
+        const mentions = a.filter(([, c]) => c.includes(vip)).map(([p]) => p);
+        expect(mentions).toEqual(
+          expect.arrayContaining([
+            VALUES_PATH,
+            ...before.nodes.map((n) => `nodes/${n.name}/kubeadm.yaml`),
+            ...before.nodes.filter((n) => n.controlPlane).map((n) => `nodes/${n.name}/etc/keepalived/keepalived.conf`),
+          ]),
+        );
+        const re = new RegExp(`(?<![0-9.])${escapeRe(vip)}(?![0-9])`, "g");
+        expect(a.map(([p, c]) => [p, c.replace(re, moved)])).toEqual(tree(mustResolve(changed)));
+      }),
+      { numRuns: 25 },
+    );
+  });
+});

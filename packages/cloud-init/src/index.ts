@@ -1,0 +1,32 @@
+export { base64, byteLength, gzipText } from "./encode.js";
+export { generateCloudInit, planUserData, USER_DATA_LIMIT, type UserDataPlan } from "./generate.js";
+export {
+  CRIO_DEFAULT_CNI_CONFIGS,
+  DISCOVERY_KUBECONFIG_PATH,
+  JOIN_ENV_KEYS,
+  JOIN_ENV_PATH,
+  JOIN_SCRIPT_PATH,
+  JOIN_TEMPLATE_PATH,
+  type JoinEnv,
+  joinScript,
+  NODE_IP_PLACEHOLDER,
+  PROVIDER_ID_PLACEHOLDER,
+} from "./join-script.js";
+export {
+  CRIO_SOCKET,
+  fedoraPackages,
+  joinConfiguration,
+  joinEnvFor,
+  renderJoinEnv,
+  renderUserData,
+  userDataObject,
+} from "./user-data.js";
+
+import type { GeneratorModule } from "@clusterspec/core";
+import { generateCloudInit, summarizeCloudInit } from "./generate.js";
+
+export const cloudInitModule: GeneratorModule = {
+  name: "cloud-init",
+  generate: generateCloudInit,
+  summarize: summarizeCloudInit,
+};

@@ -1,0 +1,166 @@
+// The boot script of a burst node. It is the same for every cluster: the values it needs come from
+// join.env (shell-quoted by renderJoinEnv), and per-instance secrets come from the provisioner at boot.
+// Kept as a constant rather than a template, so no spec value is ever spliced into shell code.
+
+export const JOIN_SCRIPT_PATH = "/usr/local/sbin/clusterspec-join";
+export const JOIN_ENV_PATH = "/etc/clusterspec/join.env";
+export const JOIN_TEMPLATE_PATH = "/etc/clusterspec/kubeadm-join.yaml.in";
+export const DISCOVERY_KUBECONFIG_PATH = "/etc/clusterspec/discovery.kubeconfig";
+export const NODE_IP_PLACEHOLDER = "__NODE_IP__";
+export const PROVIDER_ID_PLACEHOLDER = "__PROVIDER_ID__";
+/** cri-o's default bridge network under the names Fedora and upstream used; it would shadow the cluster CNI. */
+export const CRIO_DEFAULT_CNI_CONFIGS = [
+  "/etc/cni/net.d/100-crio-bridge.conflist",
+  "/etc/cni/net.d/100-crio-bridge.conf",
+  "/etc/cni/net.d/11-crio-ipv4-bridge.conflist",
+] as const;
+
+/** The variables join.env sets, in file order. */
+export const JOIN_ENV_KEYS = [
+  "CLUSTER_NAME",
+  "POOL_NAME",
+  "PROVISIONER_URL",
+  "WG_INTERFACE",
+  "TUNNEL_FAMILY",
+  "NAMESERVERS",
+] as const;
+export type JoinEnv = Record<(typeof JOIN_ENV_KEYS)[number], string>;
+
+export function joinScript(marker: string): string {
+  return `#!/bin/bash
+# ${marker}
+# Joins this EC2 instance to the cluster through WireGuard. Settings come from ${JOIN_ENV_PATH};
+# the WireGuard config and the kubeadm discovery kubeconfig (per-instance secrets) come from the
+# provisioner at boot and never from user data. Logs go to the console and the journal.
+set -euo pipefail
+umask 077
+
+readonly IMDS=http://169.254.169.254/latest
+readonly JOIN_TEMPLATE=${JOIN_TEMPLATE_PATH}
+readonly JOIN_CONFIG=/etc/clusterspec/kubeadm-join.yaml
+readonly DISCOVERY_KUBECONFIG=${DISCOVERY_KUBECONFIG_PATH}
+
+log() {
+  echo "clusterspec-join: $*" >&2
+  logger -t clusterspec-join -- "$*" 2>/dev/null || true
+}
+
+die() {
+  log "FAILED: $*"
+  exit 1
+}
+
+# retry ATTEMPTS DELAY COMMAND...: runs COMMAND until it succeeds, at most ATTEMPTS times.
+retry() {
+  local attempts=$1 delay=$2 n=1
+  shift 2
+  until "$@"; do
+    if [ "$n" -ge "$attempts" ]; then
+      log "$1 failed $n times, giving up"
+      return 1
+    fi
+    log "$1 failed (attempt $n of $attempts), retrying in \${delay}s"
+    sleep "$delay"
+    n=$((n + 1))
+  done
+}
+
+imds_token() {
+  curl --fail --silent --show-error --max-time 5 -X PUT \\
+    -H 'X-aws-ec2-metadata-token-ttl-seconds: 600' "$IMDS/api/token"
+}
+
+imds_get() {
+  curl --fail --silent --show-error --max-time 5 \\
+    -H "X-aws-ec2-metadata-token: $IMDS_TOKEN" "$IMDS/meta-data/$1"
+}
+
+# fetch URL FILE: downloads over HTTPS into FILE (mode 0600 by umask), replacing it only on success.
+fetch() {
+  local tmp
+  tmp=$(mktemp "$2.XXXXXX") || return 1
+  if curl --fail --silent --show-error --max-time 30 --proto '=https' --tlsv1.2 --output "$tmp" "$1"; then
+    mv -f "$tmp" "$2"
+  else
+    rm -f "$tmp"
+    return 1
+  fi
+}
+
+tunnel_address() {
+  ip -o "-$TUNNEL_FAMILY" addr show dev "$WG_INTERFACE" scope global |
+    awk '{ split($4, a, "/"); print a[1]; exit }' | grep .
+}
+
+join_once() {
+  kubeadm join --config "$JOIN_CONFIG" && return 0
+  log "kubeadm join failed; resetting before the next attempt"
+  kubeadm reset --force || true
+  return 1
+}
+
+main() {
+  # shellcheck source=/dev/null
+  . ${JOIN_ENV_PATH}
+  log "joining cluster $CLUSTER_NAME as a node of pool $POOL_NAME"
+
+  log "loading kernel modules and sysctl settings; turning swap off"
+  systemctl restart systemd-modules-load.service
+  sysctl --system >/dev/null
+  swapoff -a
+
+  IMDS_TOKEN=$(retry 10 3 imds_token) || die "no IMDSv2 token"
+  INSTANCE_ID=$(retry 10 3 imds_get instance-id) || die "no instance id from IMDS"
+  AZ=$(retry 10 3 imds_get placement/availability-zone) || die "no availability zone from IMDS"
+  [[ $INSTANCE_ID =~ ^i-[0-9a-f]{8,17}$ ]] || die "unexpected instance id $INSTANCE_ID"
+  [[ $AZ =~ ^[a-z0-9-]{1,64}$ ]] || die "unexpected availability zone $AZ"
+  log "instance $INSTANCE_ID in $AZ"
+
+  # Both downloads happen while the AWS DNS server still resolves the provisioner's name.
+  log "fetching the WireGuard config for $INSTANCE_ID from $PROVISIONER_URL"
+  install -d -m 0700 /etc/wireguard
+  retry 30 10 fetch "$PROVISIONER_URL/wireguard/config/$INSTANCE_ID" "/etc/wireguard/$WG_INTERFACE.conf" ||
+    die "no WireGuard config from the provisioner"
+  log "fetching the kubeadm discovery kubeconfig for $INSTANCE_ID"
+  retry 30 10 fetch "$PROVISIONER_URL/kubeadm/kubeconfig/$INSTANCE_ID" "$DISCOVERY_KUBECONFIG" ||
+    die "no discovery kubeconfig from the provisioner"
+
+  log "bringing up WireGuard interface $WG_INTERFACE"
+  systemctl enable --now "wg-quick@$WG_INTERFACE.service"
+  NODE_IP=$(retry 10 3 tunnel_address) || die "no IPv$TUNNEL_FAMILY address on $WG_INTERFACE"
+  [[ $NODE_IP =~ ^[0-9a-f.:]+$ ]] || die "unexpected tunnel address $NODE_IP"
+  log "tunnel address $NODE_IP"
+
+  log "dropping the AWS DNS server: only the on-prem nameservers remain"
+  systemctl try-reload-or-restart NetworkManager.service
+  # resolved keeps per-link servers across restarts: revert every link but the tunnel explicitly
+  for dev in /sys/class/net/*; do
+    dev=\${dev##*/}
+    if [ "$dev" != lo ] && [ "$dev" != "$WG_INTERFACE" ]; then resolvectl revert "$dev" || true; fi
+  done
+  systemctl restart systemd-resolved.service
+  for ns in $(awk '/^nameserver/ { print $2 }' /run/systemd/resolve/resolv.conf); do
+    case " $NAMESERVERS " in
+      *" $ns "*) log "nameserver $ns" ;;
+      *) log "WARNING: nameserver $ns is not one of the on-prem nameservers ($NAMESERVERS)" ;;
+    esac
+  done
+
+  log "removing cri-o's default CNI config before the kubelet starts"
+  rm -f ${CRIO_DEFAULT_CNI_CONFIGS.join(" ")}
+  systemctl enable --now crio.service
+  systemctl enable kubelet.service
+
+  # Only these two validated runtime values are substituted; both match [0-9a-z.:/-].
+  sed -e "s|${NODE_IP_PLACEHOLDER}|$NODE_IP|" -e "s|${PROVIDER_ID_PLACEHOLDER}|aws:///$AZ/$INSTANCE_ID|" \\
+    "$JOIN_TEMPLATE" >"$JOIN_CONFIG"
+  if grep -q '__[A-Z_]*__' "$JOIN_CONFIG"; then die "placeholders left in $JOIN_CONFIG"; fi
+
+  log "kubeadm join"
+  retry 3 30 join_once || die "kubeadm join did not succeed"
+  log "joined the cluster as $NODE_IP (aws:///$AZ/$INSTANCE_ID)"
+}
+
+main "$@"
+`;
+}

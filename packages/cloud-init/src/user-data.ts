@@ -1,0 +1,133 @@
+// cloud-config for a burst node pool, built as an object and serialised with toYaml.
+import {
+  type ClusterPlan,
+  formatExtraArgs,
+  generatedMarker,
+  InternalError,
+  ipFamily,
+  type PoolSpec,
+  shellQuote,
+  toYaml,
+} from "@clusterspec/core";
+import {
+  DISCOVERY_KUBECONFIG_PATH,
+  JOIN_ENV_KEYS,
+  JOIN_ENV_PATH,
+  JOIN_SCRIPT_PATH,
+  JOIN_TEMPLATE_PATH,
+  type JoinEnv,
+  joinScript,
+  NODE_IP_PLACEHOLDER,
+  PROVIDER_ID_PLACEHOLDER,
+} from "./join-script.js";
+
+export const CRIO_SOCKET = "unix:///var/run/crio/crio.sock";
+
+type Cloud = NonNullable<ClusterPlan["cloud"]>;
+
+/** A comment line for a generated file: never more than one line, whatever the source name holds. */
+function comment(plan: ClusterPlan): string {
+  return `# ${generatedMarker(plan).replace(/[\r\n]+/g, " ")}\n`;
+}
+
+/** Fedora's versioned packages (Fedora 41 and newer): kubernetesX.Y and cri-oX.Y share the Kubernetes minor. */
+export function fedoraPackages(plan: ClusterPlan): string[] {
+  const v = `${plan.kubernetes.version.major}.${plan.kubernetes.version.minor}`;
+  return [`kubernetes${v}`, `kubernetes${v}-kubeadm`, `cri-o${v}`, `cri-tools${v}`, "wireguard-tools"];
+}
+
+/** join.env: one `KEY='value'` line each, shell-quoted, sourced by the join script. */
+export function renderJoinEnv(plan: ClusterPlan, env: JoinEnv): string {
+  return comment(plan) + JOIN_ENV_KEYS.map((k) => `${k}=${shellQuote(env[k])}\n`).join("");
+}
+
+export function joinEnvFor(plan: ClusterPlan, cloud: Cloud, pool: PoolSpec): JoinEnv {
+  return {
+    CLUSTER_NAME: plan.name,
+    POOL_NAME: pool.name,
+    PROVISIONER_URL: cloud.provisioner.url.replace(/\/+$/, ""),
+    WG_INTERFACE: cloud.wireguard.interface,
+    TUNNEL_FAMILY: String(ipFamily(cloud.wireguard.tunnelSubnet)),
+    NAMESERVERS: plan.network.nameservers.join(" "),
+  };
+}
+
+/** The JoinConfiguration with two placeholders the join script replaces at boot (tunnel address, provider id). */
+export function joinConfiguration(plan: ClusterPlan, pool: PoolSpec): Record<string, unknown> {
+  const labels = Object.keys(pool.labels)
+    .sort()
+    .map((k) => `${k}=${pool.labels[k] ?? ""}`)
+    .join(",");
+  const kubeletArgs: Record<string, string> = {
+    "node-ip": NODE_IP_PLACEHOLDER,
+    "provider-id": PROVIDER_ID_PLACEHOLDER,
+    ...(labels === "" ? {} : { "node-labels": labels }),
+  };
+  return {
+    apiVersion: plan.kubernetes.kubeadmApiVersion,
+    kind: "JoinConfiguration",
+    discovery: { file: { kubeConfigPath: DISCOVERY_KUBECONFIG_PATH } },
+    nodeRegistration: {
+      criSocket: CRIO_SOCKET,
+      kubeletExtraArgs: formatExtraArgs(plan.kubernetes.kubeadmApiVersion, kubeletArgs),
+      taints: pool.taints.map((t) => ({ key: t.key, ...(t.value === "" ? {} : { value: t.value }), effect: t.effect })),
+    },
+  };
+}
+
+function iniFile(plan: ClusterPlan, lines: readonly string[]): string {
+  return comment(plan) + lines.map((l) => `${l}\n`).join("");
+}
+
+/** The cloud-config object of one pool, in the order it ships. */
+export function userDataObject(plan: ClusterPlan, pool: PoolSpec): Record<string, unknown> {
+  const cloud = plan.cloud;
+  if (!cloud) throw new InternalError("user data needs plan.cloud");
+  for (const ns of plan.network.nameservers)
+    if (!/^[0-9A-Fa-f.:]+$/.test(ns)) throw new InternalError(`nameserver ${ns} is not an IP address`);
+  const cgroup = plan.kubernetes.cgroupDriver;
+  const file = (path: string, content: string, permissions = "0644") => ({ path, content, permissions });
+  return {
+    packages: fedoraPackages(plan),
+    write_files: [
+      file("/etc/modules-load.d/clusterspec.conf", iniFile(plan, ["overlay", "br_netfilter", "wireguard"])),
+      file(
+        "/etc/sysctl.d/90-clusterspec.conf",
+        iniFile(plan, [
+          "net.ipv4.ip_forward = 1",
+          "net.bridge.bridge-nf-call-iptables = 1",
+          "net.bridge.bridge-nf-call-ip6tables = 1",
+        ]),
+      ),
+      // an empty zram-generator config turns Fedora's zram swap off; the kubelet refuses swap by default
+      file("/etc/systemd/zram-generator.conf", comment(plan)),
+      // the kubelet configuration comes from the cluster, so cri-o follows its cgroup driver
+      file(
+        "/etc/crio/crio.conf.d/90-clusterspec.conf",
+        iniFile(plan, [
+          "[crio.runtime]",
+          `cgroup_manager = "${cgroup}"`,
+          `conmon_cgroup = "${cgroup === "systemd" ? "system.slice" : "pod"}"`,
+        ]),
+      ),
+      // NetworkManager stops handing the DHCP (AWS) DNS server to systemd-resolved; resolved uses the on-prem ones
+      file("/etc/NetworkManager/conf.d/90-clusterspec-dns.conf", iniFile(plan, ["[main]", "dns=none"])),
+      file(
+        "/etc/systemd/resolved.conf.d/90-clusterspec-dns.conf",
+        iniFile(plan, [
+          "[Resolve]",
+          `DNS=${plan.network.nameservers.join(" ")}`,
+          `Domains=${["~.", ...plan.network.searchDomains].join(" ")}`,
+        ]),
+      ),
+      file(JOIN_ENV_PATH, renderJoinEnv(plan, joinEnvFor(plan, cloud, pool))),
+      file(JOIN_TEMPLATE_PATH, comment(plan) + toYaml(joinConfiguration(plan, pool))),
+      file(JOIN_SCRIPT_PATH, joinScript(generatedMarker(plan).replace(/[\r\n]+/g, " ")), "0755"),
+    ],
+    runcmd: [[JOIN_SCRIPT_PATH]],
+  };
+}
+
+export function renderUserData(plan: ClusterPlan, pool: PoolSpec): string {
+  return `#cloud-config\n${comment(plan)}${toYaml(userDataObject(plan, pool))}`;
+}

@@ -1,0 +1,47 @@
+// Every example with a cloud section: its user data passes both cloud-init schemas and the real tool.
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadSpec, parseYamlDocuments, resolvePlan } from "@clusterspec/core";
+import { ajv04, formatAjvErrors, readSchema, run, toolAvailable } from "@clusterspec/testkit";
+import { describe, expect, it } from "vitest";
+import { generateCloudInit } from "../src/index.js";
+
+const examples = join(import.meta.dirname, "..", "..", "..", "examples");
+const withCloud = readdirSync(examples).filter((d) => {
+  const file = join(examples, d, "cluster.yaml");
+  return existsSync(file) && /^cloud:/m.test(readFileSync(file, "utf8"));
+});
+
+const schemas = ["cloud-init/schema-cloud-config-v1.json", "cloud-init/debian-22.4.2/schema-cloud-config-v1.json"].map(
+  (path) => [path, ajv04().compile(readSchema(path))] as const,
+);
+
+describe.each(withCloud)("example %s", (name) => {
+  const loaded = loadSpec(readFileSync(join(examples, name, "cluster.yaml"), "utf8"));
+  if (!loaded.ok) throw new Error(`example ${name} is invalid`);
+  const artifacts = generateCloudInit(resolvePlan(loaded.value)).filter((a) => a.path.endsWith(".yaml"));
+
+  it("has user data", () => {
+    expect(artifacts.length).toBeGreaterThan(0);
+  });
+
+  it.each(artifacts.map((a) => [a.path, a.content] as const))("%s passes both cloud-config schemas", (_p, text) => {
+    const doc = parseYamlDocuments(text)[0];
+    for (const [path, validate] of schemas) {
+      expect(validate(doc), `${path}: ${formatAjvErrors(validate.errors)}`).toBe(true);
+    }
+  });
+
+  it.each(artifacts.map((a) => [a.path, a.content] as const))("%s passes cloud-init schema", (_p, text) => {
+    if (!toolAvailable("cloud-init")) return;
+    const dir = mkdtempSync(join(tmpdir(), "cs-cloud-init-"));
+    try {
+      writeFileSync(join(dir, "user-data"), text);
+      const r = run("cloud-init", ["schema", "--config-file", join(dir, "user-data")]);
+      expect(`${r.status} ${r.stdout}${r.stderr}`).toMatch(/^0 Valid cloud-config/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

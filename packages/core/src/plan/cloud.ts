@@ -1,0 +1,60 @@
+// Facts about cloud pools shared by spec rules and the Terraform generator: the Auto Scaling Group tags
+// Cluster Autoscaler reads, and which node labels a kubelet may set on itself.
+import type { PoolSpec } from "../spec/schema.js";
+
+export interface AsgTag {
+  readonly key: string;
+  readonly value: string;
+  /** Copied to the instances; Cluster Autoscaler reads the tags of the group itself. */
+  readonly propagateAtLaunch: boolean;
+}
+
+/** AWS limits on Auto Scaling Group tags. */
+export const ASG_TAG_LIMITS = { count: 50, keyLength: 128, valueLength: 256 } as const;
+
+const CA = "k8s.io/cluster-autoscaler";
+
+/**
+ * The tags of a pool's Auto Scaling Group: a Name, Cluster Autoscaler auto-discovery, and the
+ * node-template tags that let it scale from zero (labels, taints as `<value>:<Effect>`, resources).
+ */
+export function autoscalerTags(clusterName: string, pool: PoolSpec): AsgTag[] {
+  const ca = (key: string, value: string): AsgTag => ({ key: `${CA}/${key}`, value, propagateAtLaunch: false });
+  return [
+    { key: "Name", value: `${clusterName}-${pool.name}`, propagateAtLaunch: true },
+    ca("enabled", "true"),
+    ca(clusterName, "owned"),
+    ...Object.keys(pool.labels)
+      .sort()
+      .map((k) => ca(`node-template/label/${k}`, pool.labels[k] ?? "")),
+    ...pool.taints.map((t) => ca(`node-template/taint/${t.key}`, `${t.value}:${t.effect}`)),
+    ...Object.keys(pool.resources)
+      .sort()
+      .map((k) => ca(`node-template/resources/${k}`, pool.resources[k] ?? "")),
+  ];
+}
+
+const KUBELET_LABELS = new Set([
+  "kubernetes.io/hostname",
+  "kubernetes.io/arch",
+  "kubernetes.io/os",
+  "beta.kubernetes.io/arch",
+  "beta.kubernetes.io/os",
+  "beta.kubernetes.io/instance-type",
+  "node.kubernetes.io/instance-type",
+  "failure-domain.beta.kubernetes.io/zone",
+  "failure-domain.beta.kubernetes.io/region",
+  "topology.kubernetes.io/zone",
+  "topology.kubernetes.io/region",
+  "node.kubernetes.io/windows-build",
+]);
+
+/** Whether a kubelet may set this label on its own Node (`--node-labels`; kubelet's IsKubeletLabel and NodeRestriction). */
+export function kubeletMaySetLabel(key: string): boolean {
+  const slash = key.indexOf("/");
+  const ns = slash < 0 ? "" : key.slice(0, slash);
+  const under = (domain: string) => ns === domain || ns.endsWith(`.${domain}`);
+  if (!under("kubernetes.io") && !under("k8s.io")) return true;
+  if (KUBELET_LABELS.has(key)) return true;
+  return under("kubelet.kubernetes.io") || under("node.kubernetes.io");
+}

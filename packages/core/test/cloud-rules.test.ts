@@ -1,0 +1,141 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { ASG_TAG_LIMITS, autoscalerTags, formatIssues, kubeletMaySetLabel, validateSpec } from "../src/index.js";
+import type { ClusterSpecInput } from "../src/spec/schema.js";
+import { buildSpec, mustValidate } from "../src/testing.js";
+
+type PoolInput = Record<string, unknown>;
+
+function withPool(change: (pool: PoolInput) => PoolInput, extra: Record<string, unknown> = {}): ClusterSpecInput {
+  const spec = buildSpec({ controlPlanes: 3, workers: 0, poolSize: 3, cloud: true });
+  const cloud = spec.cloud as Record<string, unknown> & { pools: PoolInput[] };
+  return { ...spec, cloud: { ...cloud, ...extra, pools: cloud.pools.map(change) } } as ClusterSpecInput;
+}
+
+function errors(spec: ClusterSpecInput): string {
+  const r = validateSpec(spec);
+  return r.ok ? "" : formatIssues(r.errors);
+}
+
+describe("cloud pool tags", () => {
+  it("builds the Cluster Autoscaler tags of a pool", () => {
+    const spec = mustValidate(withPool((p) => p));
+    const pool = spec.cloud?.pools[0];
+    if (!pool) throw new Error("no pool");
+    expect(autoscalerTags(spec.name, pool).map((t) => `${t.key}=${t.value}`)).toEqual([
+      "Name=prop-cluster-ci-arm64",
+      "k8s.io/cluster-autoscaler/enabled=true",
+      "k8s.io/cluster-autoscaler/prop-cluster=owned",
+      "k8s.io/cluster-autoscaler/node-template/label/node.kubernetes.io/ci=",
+      "k8s.io/cluster-autoscaler/node-template/taint/ci=true:NoSchedule",
+      "k8s.io/cluster-autoscaler/node-template/resources/github.com/fuse=1",
+    ]);
+  });
+
+  it("rejects more than 50 tags, long keys, long values and two taints on one key", () => {
+    const labels = Object.fromEntries(Array.from({ length: 46 }, (_, i) => [`example.com/l${i}`, "x"]));
+    expect(errors(withPool((p) => ({ ...p, labels })))).toMatchInlineSnapshot(`
+      "✖ pool ci-arm64 needs 51 Auto Scaling Group tags (labels, taints and resources for Cluster Autoscaler); AWS allows 50
+        → at cloud.pools[0]"
+    `);
+    const longKey = `${"a".repeat(70)}.example.com/${"b".repeat(20)}`;
+    expect(errors(withPool((p) => ({ ...p, labels: { [longKey]: "x" } })))).toMatchInlineSnapshot(`
+      "✖ tag key k8s.io/cluster-autoscaler/node-template/label/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.example.com/bbbbbbbbbbbbbbbbbbbb has 149 characters; AWS allows 128
+        → at cloud.pools[0].labels["aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.example.com/bbbbbbbbbbbbbbbbbbbb"]"
+    `);
+    expect(errors(withPool((p) => ({ ...p, resources: { "example.com/r": "9".repeat(300) } })))).toMatchInlineSnapshot(`
+      "✖ tag k8s.io/cluster-autoscaler/node-template/resources/example.com/r has a value of 300 characters; AWS allows 256
+        → at cloud.pools[0].resources["example.com/r"]"
+    `);
+    const taints = [
+      { key: "ci", value: "a", effect: "NoSchedule" },
+      { key: "ci", value: "b", effect: "NoExecute" },
+    ];
+    expect(errors(withPool((p) => ({ ...p, taints })))).toMatchInlineSnapshot(`
+      "✖ tag k8s.io/cluster-autoscaler/node-template/taint/ci is produced twice: Cluster Autoscaler reads one taint per key
+        → at cloud.pools[0].taints[1]"
+    `);
+  });
+
+  it("accepts a pool exactly when its tags fit AWS's limits", () => {
+    const key = fc.stringMatching(/^([a-z]{1,60}\.){0,3}example\.com\/[a-z][a-z0-9]{0,40}$/);
+    fc.assert(
+      fc.property(
+        fc.dictionary(key, fc.constantFrom("", "x", "value"), { maxKeys: 55 }),
+        fc.dictionary(key, fc.stringMatching(/^[1-9][0-9]{0,300}$/), { maxKeys: 3 }),
+        (labels, resources) => {
+          const spec = withPool((p) => ({ ...p, labels, resources }));
+          const pool = { ...basePool(), labels, resources };
+          const tags = autoscalerTags("prop-cluster", pool);
+          const fits =
+            tags.length <= ASG_TAG_LIMITS.count &&
+            tags.every((t) => t.key.length <= ASG_TAG_LIMITS.keyLength && t.value.length <= ASG_TAG_LIMITS.valueLength);
+          expect(validateSpec(spec).ok).toBe(fits);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
+
+/** The example pool as the schema outputs it. */
+function basePool() {
+  const pool = mustValidate(withPool((p) => p)).cloud?.pools[0];
+  if (!pool) throw new Error("no pool");
+  return pool;
+}
+
+describe("pool labels", () => {
+  it("follows the kubelet's self-labelling rules", () => {
+    expect(
+      [
+        "example.com/pool",
+        "node.kubernetes.io/ci",
+        "ci.node.kubernetes.io/x",
+        "kubelet.kubernetes.io/x",
+        "kubernetes.io/arch",
+        "topology.kubernetes.io/zone",
+        "pool",
+        "node-role.kubernetes.io/ci",
+        "k8s.io/x",
+        "x.k8s.io/y",
+        "node-restriction.kubernetes.io/x",
+        "kubernetes.io/x",
+      ].map((k) => `${k} ${kubeletMaySetLabel(k)}`),
+    ).toMatchInlineSnapshot(`
+      [
+        "example.com/pool true",
+        "node.kubernetes.io/ci true",
+        "ci.node.kubernetes.io/x true",
+        "kubelet.kubernetes.io/x true",
+        "kubernetes.io/arch true",
+        "topology.kubernetes.io/zone true",
+        "pool true",
+        "node-role.kubernetes.io/ci false",
+        "k8s.io/x false",
+        "x.k8s.io/y false",
+        "node-restriction.kubernetes.io/x false",
+        "kubernetes.io/x false",
+      ]
+    `);
+  });
+
+  it("rejects a label the kubelet may not set", () => {
+    expect(errors(withPool((p) => ({ ...p, labels: { "node-role.kubernetes.io/ci": "" } })))).toMatchInlineSnapshot(`
+      "✖ the kubelet may not set label node-role.kubernetes.io/ci on its own node (NodeRestriction); use a key outside kubernetes.io and k8s.io, or under node.kubernetes.io/
+        → at cloud.pools[0].labels["node-role.kubernetes.io/ci"]"
+    `);
+  });
+});
+
+describe("provisioner URL", () => {
+  it("is a base URL without query or fragment", () => {
+    expect(
+      errors(withPool((p) => p, { provisioner: { url: "https://prov.example.com/api?token=x" } })),
+    ).toMatchInlineSnapshot(`
+      "✖ provisioner URL https://prov.example.com/api?token=x has a query or fragment; give its base URL, paths such as /wireguard/config/<instance-id> are appended
+        → at cloud.provisioner.url"
+    `);
+    expect(errors(withPool((p) => p, { provisioner: { url: "https://prov.example.com/api" } }))).toBe("");
+  });
+});

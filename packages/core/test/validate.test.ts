@@ -1,0 +1,737 @@
+import {
+  addressAt,
+  addressCount,
+  cidrContains,
+  cidrsOverlap,
+  formatIssues,
+  hostPart,
+  lastAddress,
+  loadSpec,
+  networkAddress,
+  networkOf,
+  parseCidr,
+  planVips,
+  validateSpec,
+} from "@clusterspec/core";
+import { arbClusterSpec, buildSpec } from "@clusterspec/core/testing";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { errorsAfter, referenceSpec, warningsOf } from "./helpers.js";
+
+describe("schema", () => {
+  it("accepts the reference cluster", () => {
+    const result = validateSpec(referenceSpec());
+    expect(result.ok).toBe(true);
+  });
+
+  it("rejects a literal secret and says how to reference one", () => {
+    expect(
+      errorsAfter((s) => {
+        s.vrrp.auth.password = "hunter2";
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ secrets are never written in the spec: reference one with { env: NAME } or { file: path }
+        → at vrrp.auth.password"
+    `);
+  });
+
+  it("rejects unknown keys", () => {
+    expect(
+      errorsAfter((s) => {
+        s.nodes[0].rootFs = "btrfs";
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ unknown key "rootFs"
+        → at nodes[0].rootFs"
+    `);
+  });
+
+  it("rejects Kubernetes older than 1.22 and malformed versions", () => {
+    expect(
+      errorsAfter((s) => {
+        s.kubernetes.version = "v1.21.14";
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ Kubernetes v1.21.14 is not supported: clusterspec supports 1.22 and newer
+        → at kubernetes.version"
+    `);
+    expect(
+      errorsAfter((s) => {
+        s.kubernetes.version = "1.30";
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ Kubernetes version 1.30 is not of the form v1.MINOR.PATCH
+        → at kubernetes.version"
+    `);
+  });
+
+  it("rejects Cilium older than 1.14", () => {
+    expect(
+      errorsAfter((s) => {
+        s.cilium.version = "1.13.9";
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ Cilium 1.13.9 is not supported: clusterspec supports 1.14 and newer
+        → at cilium.version"
+    `);
+  });
+
+  it("rejects interface names that are unsafe in any output format", () => {
+    expect(
+      errorsAfter((s) => {
+        s.nodes[0].interfaces["wan 1"] = { mac: "52:54:00:00:00:01" };
+        s.nodes[0].interfaces.averyveryverylongname = { mac: "52:54:00:00:00:02" };
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ invalid key: interface names use letters, digits, '_', '.', '-' only (no whitespace, '/', ':' or quotes)
+        → at nodes[0].interfaces["wan 1"]
+      ✖ invalid key: interface names are at most 15 bytes (Linux IFNAMSIZ)
+        → at nodes[0].interfaces.averyveryverylongname"
+    `);
+  });
+
+  it("rejects node names that are not RFC 1123 labels", () => {
+    expect(
+      errorsAfter((s) => {
+        s.nodes[0].name = "K8s_1";
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ node name must be an RFC 1123 label: lowercase letters, digits and '-', starting and ending with a letter or digit
+        → at nodes[0].name"
+    `);
+  });
+
+  it("requires a MAC on physical interfaces and none on VLANs", () => {
+    expect(
+      errorsAfter((s) => {
+        delete s.nodes[0].interfaces.wan0.mac;
+        s.nodes[0].interfaces["wan0.7"] = { mac: "52:54:00:00:00:07", vlan: { parent: "wan0", id: 7 } };
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ a physical interface needs its MAC (interfaces are named by MAC)
+        → at nodes[0].interfaces.wan0.mac
+      ✖ a VLAN interface has no MAC of its own
+        → at nodes[0].interfaces["wan0.7"].mac"
+    `);
+  });
+
+  it("rejects an http provisioner URL", () => {
+    const spec = buildSpec({ controlPlanes: 3, workers: 0, poolSize: 0, cloud: true }) as any;
+    spec.cloud.provisioner.url = "http://provisioner.example.com";
+    const r = validateSpec(spec);
+    expect(r.ok ? "(valid)" : formatIssues(r.errors)).toMatchInlineSnapshot(`
+      "✖ the provisioner URL must be https:// (SNS delivers only to HTTPS here)
+        → at cloud.provisioner.url"
+    `);
+  });
+});
+
+describe("cross-field rules", () => {
+  it("uniqueNodeNames", () => {
+    expect(
+      errorsAfter((s) => {
+        s.nodes[2].name = "k8s-1";
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ duplicate node name k8s-1 (also used by nodes[0].name)
+        → at nodes[2].name"
+    `);
+  });
+
+  it("uniqueNodeAddresses", () => {
+    expect(
+      errorsAfter((s) => {
+        s.nodes[2].interfaces.wan0.address = "10.118.10.20/24";
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ duplicate address 10.118.10.20 (also used by nodes[0].interfaces.wan0.address)
+        → at nodes[2].interfaces.wan0.address"
+    `);
+  });
+
+  it("uniqueMacs", () => {
+    expect(
+      errorsAfter((s) => {
+        s.nodes[1].interfaces.wan0.mac = "52:54:00:12:34:56";
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ duplicate MAC 52:54:00:12:34:56 (also used by nodes[0].interfaces.wan0.mac)
+        → at nodes[1].interfaces.wan0.mac"
+    `);
+  });
+
+  it("netifrcVariableNamesDistinct", () => {
+    expect(
+      errorsAfter((s) => {
+        s.nodes[0].interfaces["wan0.4000"] = { vlan: { parent: "wan0", id: 4000 }, address: "192.0.2.10/24" };
+        s.nodes[0].interfaces.wan0_4000 = { mac: "52:54:00:00:40:00" };
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ interface wan0_4000 and wan0.4000 both become config_wan0_4000 in /etc/conf.d/net; rename one
+        → at nodes[0].interfaces.wan0_4000"
+    `);
+  });
+
+  it("vlanParentsExist", () => {
+    expect(
+      errorsAfter((s) => {
+        s.nodes[0].interfaces["eth9.7"] = { vlan: { parent: "eth9", id: 7 } };
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ VLAN parent eth9 is not an interface of node k8s-1
+        → at nodes[0].interfaces["eth9.7"].vlan.parent"
+    `);
+  });
+
+  it("segmentsWellFormed", () => {
+    expect(
+      errorsAfter((s) => {
+        s.network.segments[0].onLink.push("10.118.12.128/25");
+        s.network.segments[0].uplink.gateway = "10.1.1.1";
+        s.network.kubernetesSegment = "nope";
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ segment nope is not declared in network.segments
+        → at network.kubernetesSegment
+      ✖ VIP 10.118.12.100 is on interface (none), which attaches no segment in network.segments
+        → at controlPlane.vip
+      ✖ uplink gateway 10.1.1.1 is neither in 10.118.12.0/24 nor in an on-link network of segment internal
+        → at network.segments[0].uplink.gateway
+      ✖ on-link network of internal 10.118.12.128/25 overlaps the segment internal 10.118.12.0/24 (network.segments[0].subnet)
+        → at network.segments[0].onLink[1]"
+    `);
+  });
+
+  it("nodeAddressesMatchSegments", () => {
+    expect(
+      errorsAfter((s) => {
+        s.nodes[1].interfaces.wan1.address = "10.118.12.21/25";
+        delete s.nodes[2].interfaces.wan1.address;
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ node k8s-3 has no address on wan1, the interface of Kubernetes segment internal
+        → at nodes[2].interfaces
+      ✖ address 10.118.12.21/25 has prefix /25 but segment internal is 10.118.12.0/24
+        → at nodes[1].interfaces.wan1.address"
+    `);
+  });
+
+  it("gatewaysOnLink", () => {
+    expect(
+      errorsAfter((s) => {
+        s.nodes[0].interfaces.wan0.gateway = "10.118.9.1";
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ gateway 10.118.9.1 is outside 10.118.10.0/24, the network of wan0
+        → at nodes[0].interfaces.wan0.gateway"
+    `);
+  });
+
+  it("vipsPlacedSafely", () => {
+    expect(
+      errorsAfter((s) => {
+        s.controlPlane.vip = "10.118.12.20/24";
+        s.externalVips.addresses = [
+          "10.118.11.0",
+          "10.118.11.255",
+          "10.118.13.7",
+          "10.118.11.1",
+          "10.118.11.30",
+          "10.118.11.30",
+        ];
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ VIP 10.118.12.20 is already the address of k8s-1 (nodes[0].interfaces.wan1.address)
+        → at controlPlane.vip
+      ✖ VIP 10.118.11.0 is the network address of 10.118.11.0/24
+        → at externalVips.addresses[0]
+      ✖ VIP 10.118.11.255 is the broadcast address of 10.118.11.0/24
+        → at externalVips.addresses[1]
+      ✖ VIP 10.118.13.7 is outside 10.118.12.0/24 and 10.118.11.0/24, the networks of wan1 (segment internal)
+        → at externalVips.addresses[2]
+      ✖ VIP 10.118.11.1 is already the uplink gateway (network.segments[0].uplink.gateway)
+        → at externalVips.addresses[3]
+      ✖ VIP 10.118.11.30 is listed twice (also at externalVips.addresses[4])
+        → at externalVips.addresses[5]"
+    `);
+  });
+
+  it("vipsPlacedSafely: the VIP carries its segment's prefix", () => {
+    expect(
+      errorsAfter((s) => {
+        s.controlPlane.vip = "10.118.12.100/32";
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ VIP 10.118.12.100/32 must carry the prefix of its segment 10.118.12.0/24 (/24)
+        → at controlPlane.vip"
+    `);
+  });
+
+  it("networksDisjoint", () => {
+    expect(
+      errorsAfter((s) => {
+        s.kubernetes.podSubnet = "10.118.0.0/16";
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ segment internal 10.118.12.0/24 overlaps the pod subnet 10.118.0.0/16 (kubernetes.podSubnet)
+        → at network.segments[0].subnet
+      ✖ on-link network of internal 10.118.11.0/24 overlaps the pod subnet 10.118.0.0/16 (kubernetes.podSubnet)
+        → at network.segments[0].onLink[0]
+      ✖ network of k8s-1 wan0 10.118.10.0/24 overlaps the pod subnet 10.118.0.0/16 (kubernetes.podSubnet)
+        → at nodes[0].interfaces.wan0.address"
+    `);
+  });
+
+  it("serviceSubnetSized", () => {
+    expect(
+      errorsAfter((s) => {
+        s.kubernetes.serviceSubnet = "10.0.0.0/8";
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ service subnet 10.0.0.0/8 overlaps the pod subnet 10.244.0.0/16 (kubernetes.podSubnet)
+        → at kubernetes.serviceSubnet
+      ✖ service subnet 10.0.0.0/8 is larger than kubeadm allows (/12 or smaller for IPv4)
+        → at kubernetes.serviceSubnet
+      ✖ segment internal 10.118.12.0/24 overlaps the service subnet 10.0.0.0/8 (kubernetes.serviceSubnet)
+        → at network.segments[0].subnet
+      ✖ on-link network of internal 10.118.11.0/24 overlaps the service subnet 10.0.0.0/8 (kubernetes.serviceSubnet)
+        → at network.segments[0].onLink[0]
+      ✖ network of k8s-1 wan0 10.118.10.0/24 overlaps the service subnet 10.0.0.0/8 (kubernetes.serviceSubnet)
+        → at nodes[0].interfaces.wan0.address"
+    `);
+    expect(
+      errorsAfter((s) => {
+        s.kubernetes.serviceSubnet = "10.96.0.0/29";
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ service subnet 10.96.0.0/29 has fewer than 10 addresses
+        → at kubernetes.serviceSubnet"
+    `);
+  });
+
+  it("podSubnetFitsNodes", () => {
+    expect(
+      errorsAfter((s) => {
+        s.kubernetes.podSubnet = "10.244.0.0/23";
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ pod subnet 10.244.0.0/23 holds 2 node CIDRs of /24, but the cluster can have 3 nodes
+        → at kubernetes.podSubnet"
+    `);
+    expect(
+      errorsAfter((s) => {
+        s.kubernetes.nodeCidrMaskSize = 12;
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ node CIDR /12 is larger than the pod subnet 10.244.0.0/16
+        → at kubernetes.nodeCidrMaskSize"
+    `);
+  });
+
+  it("controlPlaneQuorum", () => {
+    expect(
+      errorsAfter((s) => {
+        s.nodes[2].roles = ["worker"];
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ 2 control-plane nodes survive no more failures than 1: etcd needs a majority (2 of 2), so use 3 or 5
+        → at nodes"
+    `);
+    expect(
+      warningsOf((s) => {
+        s.nodes[1].roles = ["worker"];
+        s.nodes[2].roles = ["worker"];
+      }),
+    ).toMatchInlineSnapshot(`
+      "⚠ a single control-plane node has no failover: use it for tests only
+        → at nodes"
+    `);
+    const six = buildSpec({ controlPlanes: 5, workers: 1, poolSize: 0, cloud: false }) as any;
+    six.nodes[5].roles = ["control-plane"];
+    const r = validateSpec(six);
+    expect(r.ok ? "(valid)" : formatIssues(r.errors)).toMatchInlineSnapshot(`
+      "✖ 6 control-plane nodes slow etcd down for no gain: use 3 or 5
+        → at nodes"
+    `);
+  });
+
+  it("atMostTwoNameservers", () => {
+    expect(
+      errorsAfter((s) => {
+        s.network.nameservers.push("9.9.9.9");
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ 3 nameservers given; at most 2, because glibc reads 3 and the kubelet adds the cluster DNS
+        → at network.nameservers[2]"
+    `);
+  });
+
+  it("routingTablesValid", () => {
+    expect(
+      errorsAfter((s) => {
+        s.network.segments[0].uplink.routingTable = { id: 254, name: "main" };
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ routing table id 254 is reserved (0 unspec, 252 compat, 253 default, 254 main, 255 local)
+        → at network.segments[0].uplink.routingTable.id
+      ✖ routing table name main is reserved by iproute2
+        → at network.segments[0].uplink.routingTable.name"
+    `);
+  });
+
+  it("vrrpOptionsConsistent", () => {
+    expect(
+      errorsAfter((s) => {
+        s.vrrp.unicast = true;
+        s.vrrp.nopreempt = true;
+        s.vrrp.initialState = "MASTER";
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ initial state MASTER is incompatible with AH authentication in keepalived (it clears the state); use BACKUP
+        → at vrrp.initialState
+      ✖ nopreempt requires initialState BACKUP
+        → at vrrp.nopreempt
+      ✖ AH authentication does not work with unicast peers in keepalived; use PASS or multicast
+        → at vrrp.auth.type"
+    `);
+  });
+
+  it("vridsAllocatable", () => {
+    expect(
+      errorsAfter((s) => {
+        s.externalVips.addresses[2] = { address: "10.118.11.22", vrid: 5 };
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ VRID 5 on wan1 is already used by controlPlane.vrid
+        → at externalVips.addresses[2].vrid"
+    `);
+    expect(
+      errorsAfter((s) => {
+        s.network.segments[0].reservedVrids = [5];
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ VRID 5 is reserved on wan1 (segment reservedVrids)
+        → at controlPlane.vrid"
+    `);
+  });
+
+  it("healthCheckMovesVip", () => {
+    expect(
+      errorsAfter((s) => {
+        s.vrrp.healthCheck = { weight: -2 };
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ weight -2 cannot move the control-plane VIP: a failed master must drop below every healthy node (|weight| >= 3), or use 0 for FAULT
+        → at vrrp.healthCheck.weight"
+    `);
+  });
+
+  it("hostSysctlAllowed", () => {
+    expect(
+      errorsAfter((s) => {
+        s.host.sysctl = { "net.ipv4.ip_local_port_range": "1024 65000", "net.ipv4.ip_forward": 0 };
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ net.ipv4.ip_local_port_range stays at its default: NodePorts (30000-32767) must stay outside the ephemeral port range
+        → at host.sysctl["net.ipv4.ip_local_port_range"]
+      ✖ net.ipv4.ip_forward is set by clusterspec itself (Kubernetes needs it on)
+        → at host.sysctl["net.ipv4.ip_forward"]"
+    `);
+  });
+
+  it("cloudPoolsValid and networksDisjoint for the cloud", () => {
+    const spec = buildSpec({ controlPlanes: 3, workers: 0, poolSize: 0, cloud: true }) as any;
+    spec.cloud.pools[0].minSize = 5;
+    spec.cloud.wireguard.tunnelSubnet = "10.244.99.0/24";
+    const r = validateSpec(spec);
+    expect(r.ok ? "(valid)" : formatIssues(r.errors)).toMatchInlineSnapshot(`
+      "✖ WireGuard tunnel subnet 10.244.99.0/24 overlaps the pod subnet 10.244.0.0/16 (kubernetes.podSubnet)
+        → at cloud.wireguard.tunnelSubnet
+      ✖ minSize 5 is larger than maxSize 3
+        → at cloud.pools[0].minSize"
+    `);
+  });
+
+  it("ciliumDevicesExist", () => {
+    expect(
+      errorsAfter((s) => {
+        s.cilium.devices = ["wan1", "bond0"];
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ Cilium device bond0 is missing on k8s-1, k8s-2, k8s-3
+        → at cilium.devices[1]"
+    `);
+    const spec = buildSpec({ controlPlanes: 3, workers: 0, poolSize: 0, cloud: true }) as any;
+    spec.cilium.routingMode = "native";
+    spec.cilium.autoDirectNodeRoutes = true;
+    const r = validateSpec(spec);
+    expect(r.ok ? "(valid)" : formatIssues(r.errors)).toMatchInlineSnapshot(`
+      "✖ autoDirectNodeRoutes only works among nodes on one L2 segment; burst nodes reach on-prem only through WireGuard, so use routingMode tunnel
+        → at cilium.autoDirectNodeRoutes"
+    `);
+  });
+});
+
+describe("validateSpec properties", () => {
+  it("never throws, and every error has a path array and a message", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const r = validateSpec(value);
+        if (!r.ok) for (const e of r.errors) expect(Array.isArray(e.path) && e.message.length > 0).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("never throws on mutated valid specs", () => {
+    const arbPath = fc.array(
+      fc.oneof(fc.nat(5), fc.constantFrom("nodes", "interfaces", "wan1", "address", "vrid", "network", "segments")),
+      {
+        maxLength: 5,
+      },
+    );
+    fc.assert(
+      fc.property(arbClusterSpec({ maxWorkers: 2, maxPool: 5 }), arbPath, fc.jsonValue(), (spec, path, value) => {
+        let node: any = spec;
+        for (const seg of path.slice(0, -1)) if (node && typeof node === "object" && seg in node) node = node[seg];
+        const last = path.at(-1);
+        if (node && typeof node === "object" && last !== undefined) node[last] = value;
+        const r = validateSpec(spec);
+        if (!r.ok) for (const e of r.errors) expect(e.path).toBeInstanceOf(Array);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("accepts every spec from the arbitraries", () => {
+    fc.assert(
+      fc.property(arbClusterSpec(), (spec) => {
+        expect(validateSpec(spec).ok).toBe(true);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it("reports a duplicate node address at the path of the second node, whatever the cluster", () => {
+    fc.assert(
+      fc.property(arbClusterSpec({ maxWorkers: 4 }), fc.nat(), (spec, k) => {
+        const s = spec as any;
+        if (s.nodes.length < 2) return;
+        const j = 1 + (k % (s.nodes.length - 1));
+        s.nodes[j].interfaces.wan1.address = s.nodes[0].interfaces.wan1.address;
+        const r = validateSpec(s);
+        expect(r.ok).toBe(false);
+        if (!r.ok) expect(r.errors.map((e) => e.path.join("."))).toContain(`nodes.${j}.interfaces.wan1.address`);
+      }),
+      { numRuns: 50 },
+    );
+  });
+
+  it("reports a pod subnet moved onto the node network, naming the pod subnet", () => {
+    fc.assert(
+      fc.property(arbClusterSpec({ maxWorkers: 2 }), (spec) => {
+        const s = spec as any;
+        s.kubernetes.podSubnet = s.network.segments[0].subnet;
+        const r = validateSpec(s);
+        expect(r.ok).toBe(false);
+        // networksDisjoint reports at the later of the two networks and names the other one.
+        if (!r.ok) expect(r.errors.some((e) => /overlaps the pod subnet/.test(e.message))).toBe(true);
+      }),
+      { numRuns: 50 },
+    );
+  });
+
+  it("reports a reused external VRID at the path of the later VIP", () => {
+    fc.assert(
+      fc.property(arbClusterSpec({ maxPool: 10 }), (spec) => {
+        const s = spec as any;
+        const pool = s.externalVips?.addresses;
+        if (!pool || pool.length < 2) return;
+        pool[0] = { address: pool[0], vrid: 200 };
+        pool[1] = { address: pool[1], vrid: 200 };
+        const r = validateSpec(s);
+        expect(r.ok).toBe(false);
+        if (!r.ok) expect(r.errors.map((e) => e.path.join("."))).toContain("externalVips.addresses.1.vrid");
+      }),
+      { numRuns: 50 },
+    );
+  });
+});
+
+describe("loadSpec", () => {
+  it("points errors at the YAML line and column", () => {
+    const text = `apiVersion: clusterspec/v1alpha1
+kind: Cluster
+name: k8s-test
+kubernetes:
+  version: v1.20.0
+  podSubnet: 10.244.0.0/16
+`;
+    const r = loadSpec(text);
+    expect(r.ok).toBe(false);
+    if (!r.ok)
+      expect(formatIssues(r.errors, "cluster.yaml")).toMatchInlineSnapshot(`
+      "✖ Invalid input: expected object, received undefined
+        → at network (cluster.yaml:1:1)
+      ✖ Invalid input: expected object, received undefined
+        → at controlPlane (cluster.yaml:1:1)
+      ✖ Invalid input: expected array, received undefined
+        → at nodes (cluster.yaml:1:1)
+      ✖ Invalid input: expected object, received undefined
+        → at cilium (cluster.yaml:1:1)
+      ✖ Kubernetes v1.20.0 is not supported: clusterspec supports 1.22 and newer
+        → at kubernetes.version (cluster.yaml:5:12)"
+    `);
+  });
+
+  it("reports invalid YAML with its position", () => {
+    const r = loadSpec("name: [unclosed\nkind: Cluster\n");
+    expect(r.ok).toBe(false);
+    if (!r.ok)
+      expect(formatIssues(r.errors, "cluster.yaml")).toMatchInlineSnapshot(`
+      "✖ could not parse cluster spec - invalid YAML.
+      Flow sequence in block collection must be sufficiently indented and end with a ]
+        → at (root) (cluster.yaml:2:1)"
+    `);
+  });
+
+  it("rejects duplicate keys", () => {
+    const r = loadSpec("name: a\nname: b\n");
+    expect(r.ok).toBe(false);
+    if (!r.ok)
+      expect(formatIssues(r.errors, "cluster.yaml")).toMatchInlineSnapshot(`
+      "✖ could not parse cluster spec - invalid YAML.
+      Map keys must be unique
+        → at (root) (cluster.yaml:2:1)"
+    `);
+  });
+
+  it("locates an error inside a node's interface map", () => {
+    const text = `${"x: 1\n".repeat(0)}apiVersion: clusterspec/v1alpha1
+kind: Cluster
+name: t
+kubernetes: { version: v1.34.0, podSubnet: 10.244.0.0/16 }
+network:
+  segments: [{ name: lan, interface: wan1, subnet: 10.0.0.0/24 }]
+  nameservers: [1.1.1.1]
+controlPlane: { vip: 10.0.0.5/24 }
+nodes:
+  - name: a
+    roles: [control-plane, worker]
+    interfaces:
+      wan1:
+        mac: "52:54:00:00:00:01"
+        address: 10.0.0.300/24
+cilium: { version: 1.20.0 }
+`;
+    const r = loadSpec(text);
+    expect(r.ok).toBe(false);
+    if (!r.ok)
+      expect(formatIssues(r.errors, "cluster.yaml")).toMatchInlineSnapshot(`
+      "✖ expected an address with prefix length such as 10.0.0.20/24
+        → at nodes[0].interfaces.wan1.address (cluster.yaml:15:18)"
+    `);
+  });
+});
+
+describe("invariants hold for every spec validateSpec accepts", () => {
+  const arbNet = fc
+    .tuple(fc.nat(255), fc.nat(255), fc.integer({ min: 8, max: 30 }))
+    .map(([a, b, p]) => networkOf(`10.${a}.${b}.0/${p}`));
+
+  it("pod, service and node networks are disjoint; the service subnet fits kubeadm; the pod subnet fits every node", () => {
+    fc.assert(
+      fc.property(
+        arbClusterSpec({ maxWorkers: 6, cloud: false }),
+        arbNet,
+        arbNet,
+        fc.integer({ min: 8, max: 30 }),
+        (spec, pod, svc, mask) => {
+          const s = spec as any;
+          s.kubernetes.podSubnet = pod;
+          s.kubernetes.serviceSubnet = svc;
+          s.kubernetes.nodeCidrMaskSize = mask;
+          const r = validateSpec(s);
+          if (!r.ok) return;
+          const nodeNets = [
+            s.network.segments[0].subnet,
+            ...s.network.segments[0].onLink,
+            networkOf(s.nodes[0].interfaces.wan0.address),
+          ];
+          const pairs: [string, string][] = [
+            [pod, svc],
+            ...nodeNets.flatMap((n: string): [string, string][] => [
+              [pod, n],
+              [svc, n],
+            ]),
+          ];
+          for (const [x, y] of pairs) expect(cidrsOverlap(x, y)).toBe(false);
+          expect(parseCidr(svc).prefixLength).toBeGreaterThanOrEqual(12);
+          expect(addressCount(svc) >= 10n).toBe(true);
+          expect(mask).toBeGreaterThanOrEqual(parseCidr(pod).prefixLength);
+          expect(2 ** (mask - parseCidr(pod).prefixLength)).toBeGreaterThanOrEqual(s.nodes.length);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("every VIP lies in its segment's subnet or an on-link network and is no node address, gateway, network or broadcast address", () => {
+    const arbHost = fc.tuple(fc.constantFrom("seg", "onlink", "other"), fc.nat(255));
+    fc.assert(
+      fc.property(arbClusterSpec({ maxWorkers: 3, maxPool: 4 }), arbHost, arbHost, (spec, cp, ext) => {
+        const s = spec as any;
+        const seg = s.network.segments[0];
+        const at = ([where, n]: [string, number]) =>
+          where === "seg"
+            ? addressAt(seg.subnet, n)
+            : where === "onlink"
+              ? addressAt(seg.onLink[0], n)
+              : `203.0.113.${n}`;
+        s.controlPlane.vip = `${at(cp)}/24`;
+        if (s.externalVips) s.externalVips.addresses[0] = at(ext);
+        const r = validateSpec(s);
+        if (!r.ok) return;
+        const taken = new Set<string>();
+        for (const node of s.nodes)
+          for (const f of Object.values(node.interfaces) as any[]) {
+            if (f.address) taken.add(hostPart(f.address));
+            if (f.gateway) taken.add(f.gateway);
+          }
+        taken.add(seg.uplink.gateway);
+        const vips = [hostPart(s.controlPlane.vip), ...(s.externalVips?.addresses ?? [])];
+        expect(new Set(vips).size).toBe(vips.length);
+        for (const vip of vips) {
+          const net = [seg.subnet, ...seg.onLink].find((n: string) => cidrContains(n, vip));
+          expect(net, vip).toBeDefined();
+          expect(taken.has(vip), vip).toBe(false);
+          expect(vip).not.toBe(networkAddress(net));
+          expect(vip).not.toBe(lastAddress(net));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("VRIDs are in 1..255 and unique per interface, and explicit collisions are rejected", () => {
+    fc.assert(
+      fc.property(
+        arbClusterSpec({ maxPool: 20 }),
+        fc.array(fc.integer({ min: 1, max: 255 }), { maxLength: 20 }),
+        (spec, explicit) => {
+          const s = spec as any;
+          (s.externalVips?.addresses ?? []).forEach((a: string, i: number) => {
+            if (explicit[i] !== undefined) s.externalVips.addresses[i] = { address: a, vrid: explicit[i] };
+          });
+          const r = validateSpec(s);
+          if (!r.ok) return;
+          const vips = planVips(r.value);
+          const ids = vips.map((v) => `${v.interface}/${v.vrid}`);
+          expect(new Set(ids).size).toBe(ids.length);
+          for (const v of vips) expect(v.vrid >= 1 && v.vrid <= 255).toBe(true);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});

@@ -1,0 +1,452 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  allocateVrids,
+  type ClusterSpec,
+  ClusterSpecSchema,
+  formatIssues,
+  loadSpec,
+  planVips,
+  priorityOrders,
+  validateSpec,
+} from "../src/index.js";
+import { buildSpec, mustResolve } from "../src/testing.js";
+
+const referenceYaml = readFileSync(join(import.meta.dirname, "../../../examples/bare-metal-ha/cluster.yaml"), "utf8");
+
+function referenceSpec(): ClusterSpec {
+  const r = loadSpec(referenceYaml);
+  if (!r.ok) throw new Error("reference cluster is invalid");
+  return r.value;
+}
+
+/** Schema-parsed only (rules skipped), so tests can feed collisions to allocateVrids. */
+function specWith(
+  poolSize: number,
+  options: {
+    firstVrid?: number;
+    cpVrid?: number;
+    explicit?: readonly (number | undefined)[];
+    reserved?: readonly number[];
+  } = {},
+): ClusterSpec {
+  const input = buildSpec(
+    { controlPlanes: 3, workers: 0, poolSize, cloud: false },
+    {
+      ...(options.firstVrid === undefined ? {} : { firstVrid: options.firstVrid }),
+      ...(options.cpVrid === undefined ? {} : { cpVrid: options.cpVrid }),
+    },
+  );
+  const spec = ClusterSpecSchema.parse(input);
+  const seg = spec.network.segments[0];
+  if (seg) seg.reservedVrids = [...(options.reserved ?? [])];
+  if (spec.externalVips)
+    spec.externalVips.addresses = spec.externalVips.addresses.map((a, i) => {
+      const vrid = options.explicit?.[i];
+      return vrid === undefined ? a : { address: typeof a === "string" ? a : a.address, vrid };
+    });
+  return spec;
+}
+
+/** Pool VIPs each node masters when the `down` nodes are down (node index -> count). */
+function loads(orders: readonly (readonly number[])[], n: number, down: ReadonlySet<number>): number[] {
+  const out = Array.from({ length: n }, () => 0);
+  for (const order of orders) {
+    const holder = order.find((x) => !down.has(x));
+    if (holder !== undefined) out[holder] = (out[holder] ?? 0) + 1;
+  }
+  return out;
+}
+
+const spread = (xs: readonly number[]): number => (xs.length === 0 ? 0 : Math.max(...xs) - Math.min(...xs));
+
+describe("the reference cluster", () => {
+  it("keeps VRID 5 for the control plane and 10, 11, 12 for the pool", () => {
+    const vips = planVips(referenceSpec());
+    expect(vips.map((v) => [v.key, v.interface, v.vrid])).toEqual([
+      ["control-plane", "wan1", 5],
+      ["external-0", "wan1", 10],
+      ["external-1", "wan1", 11],
+      ["external-2", "wan1", 12],
+    ]);
+  });
+
+  it("rotates the pool priorities exactly as the hand-written configs do", () => {
+    const vips = planVips(referenceSpec()).filter((v) => v.kind === "external");
+    const table = Object.fromEntries(
+      ["k8s-1", "k8s-2", "k8s-3"].map((node) => [
+        node,
+        vips.map((v) => `${v.address}=${v.priorities[v.order.indexOf(node)]}`).join(" "),
+      ]),
+    );
+    expect(table).toEqual({
+      "k8s-1": "10.118.11.20=100 10.118.11.21=99 10.118.11.22=98",
+      "k8s-2": "10.118.11.20=98 10.118.11.21=100 10.118.11.22=99",
+      "k8s-3": "10.118.11.20=99 10.118.11.21=98 10.118.11.22=100",
+    });
+  });
+
+  it("gives the control-plane VIP to the init node first", () => {
+    const cp = planVips(referenceSpec())[0];
+    expect(cp?.order).toEqual(["k8s-1", "k8s-3", "k8s-2"]);
+    expect(cp?.priorities).toEqual([100, 99, 98]);
+  });
+});
+
+describe("priorityOrders", () => {
+  // Exhaustive rather than sampled: 16 × 255 shapes are cheap and leave no corner untested.
+  let cache: { n: number; v: number; orders: number[][] }[] | undefined;
+  const all = () => {
+    cache ??= Array.from({ length: 16 * 255 }, (_, i) => {
+      const n = Math.floor(i / 255) + 1;
+      const v = i % 255;
+      return { n, v, orders: priorityOrders(n, v) };
+    });
+    return cache;
+  };
+
+  it("orders every node exactly once per VIP", () => {
+    const bad: string[] = [];
+    for (const { n, v, orders } of all()) {
+      const ok =
+        orders.length === v &&
+        orders.every((o) => o.length === n && new Set(o).size === n && o.every((x) => x >= 0 && x < n));
+      if (!ok) bad.push(`n=${n} v=${v}`);
+    }
+    expect(bad).toEqual([]);
+  });
+
+  it("balances masters: each node holds floor or ceil of V/N with all nodes up", () => {
+    const bad: string[] = [];
+    for (const { n, v, orders } of all()) {
+      const l = loads(orders, n, new Set());
+      if (l.some((x) => x !== Math.floor(v / n) && x !== Math.ceil(v / n))) bad.push(`n=${n} v=${v}: ${l}`);
+    }
+    expect(bad).toEqual([]);
+  });
+
+  it("spreads a failed node's VIPs evenly over the survivors, whose loads stay within one", () => {
+    const bad: string[] = [];
+    for (const { n, v, orders } of all()) {
+      for (let dead = 0; dead < n && n > 1; dead++) {
+        const taken = Array.from({ length: n }, () => 0);
+        for (const o of orders) if (o[0] === dead && o[1] !== undefined) taken[o[1]] = (taken[o[1]] ?? 0) + 1;
+        const survivors = [...Array(n).keys()].filter((x) => x !== dead);
+        const after = loads(orders, n, new Set([dead]));
+        if (spread(survivors.map((s) => taken[s] ?? 0)) > 1 || spread(survivors.map((s) => after[s] ?? 0)) > 1)
+          bad.push(`n=${n} v=${v} dead=${dead}`);
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+
+  it("is not a plain cyclic shift: with 6 VIPs on 3 nodes a failure splits over both survivors", () => {
+    const orders = priorityOrders(3, 6);
+    expect(orders.filter((o) => o[0] === 0).map((o) => o[1])).toEqual([2, 1]);
+  });
+
+  it("keeps the survivors of any two-node failure within two of each other for up to 16 nodes", () => {
+    // Not an invariant of the issue (PLAN.md reports it); this pins the figure so a regression shows.
+    let worst = 0;
+    for (const { n, orders } of all()) {
+      for (let a = 0; a < n; a++)
+        for (let b = a + 1; b < n && n > 2; b++) {
+          const after = loads(orders, n, new Set([a, b]));
+          worst = Math.max(worst, spread(after.filter((_, i) => i !== a && i !== b)));
+        }
+    }
+    expect(worst).toBe(2);
+  });
+});
+
+describe("allocateVrids", () => {
+  const arbAlloc = fc.record({
+    poolSize: fc.integer({ min: 0, max: 254 }),
+    firstVrid: fc.option(fc.integer({ min: 1, max: 255 }), { nil: undefined }),
+    cpVrid: fc.option(fc.integer({ min: 1, max: 255 }), { nil: undefined }),
+    explicit: fc.array(fc.option(fc.integer({ min: 1, max: 255 }), { nil: undefined, freq: 4 }), { maxLength: 254 }),
+    reserved: fc.uniqueArray(fc.integer({ min: 1, max: 255 }), { maxLength: 20 }),
+  });
+
+  type AllocInput = typeof arbAlloc extends fc.Arbitrary<infer T> ? T : never;
+  const build = (r: AllocInput, size = r.poolSize) =>
+    specWith(size, {
+      ...(r.firstVrid === undefined ? {} : { firstVrid: r.firstVrid }),
+      ...(r.cpVrid === undefined ? {} : { cpVrid: r.cpVrid }),
+      explicit: r.explicit,
+      reserved: r.reserved,
+    });
+
+  it("allocates ids in 1..255, unique per interface, honouring explicit ones and avoiding reserved ones", () => {
+    fc.assert(
+      fc.property(arbAlloc, (r) => {
+        const spec = build(r);
+        const { vrids, issues } = allocateVrids(spec);
+        if (issues.length > 0) return;
+        const values = [...vrids.values()];
+        expect(values.every((x) => Number.isInteger(x) && x >= 1 && x <= 255)).toBe(true);
+        expect(new Set(values).size).toBe(values.length);
+        if (r.cpVrid !== undefined) expect(vrids.get("control-plane")).toBe(r.cpVrid);
+        for (let i = 0; i < r.poolSize; i++) {
+          const want = r.explicit[i];
+          if (want !== undefined) expect(vrids.get(`external-${i}`)).toBe(want);
+        }
+        for (const x of values) expect(r.reserved).not.toContain(x);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("reports every failure it has: a clean result is exactly a collision-free spec", () => {
+    fc.assert(
+      fc.property(arbAlloc, (r) => {
+        const spec = build(r);
+        const { vrids, issues } = allocateVrids(spec);
+        const explicitOnes = [r.cpVrid, ...r.explicit.slice(0, r.poolSize)].filter((x) => x !== undefined);
+        const clash =
+          new Set(explicitOnes).size !== explicitOnes.length || explicitOnes.some((x) => r.reserved.includes(x));
+        if (clash) expect(issues.length).toBeGreaterThan(0);
+        if (issues.length === 0) expect(vrids.size).toBe(1 + r.poolSize);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("changes no existing VRID when a VIP is appended to the pool", () => {
+    fc.assert(
+      fc.property(arbAlloc, fc.option(fc.integer({ min: 1, max: 255 }), { nil: undefined }), (r, extra) => {
+        if (r.poolSize >= 254) return;
+        const before = allocateVrids(build(r));
+        const explicit = [...r.explicit.slice(0, r.poolSize)];
+        while (explicit.length < r.poolSize) explicit.push(undefined);
+        explicit.push(extra);
+        const after = allocateVrids(build({ ...r, explicit }, r.poolSize + 1));
+        for (const [key, id] of before.vrids) expect(after.vrids.get(key)).toBe(id);
+        // Issues of the shorter pool stay issues: appending never hides one.
+        expect(after.issues.slice(0, before.issues.length)).toEqual(before.issues);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("fills the whole range: the control plane and 254 pool VIPs take every id from 1 to 255", () => {
+    const { vrids, issues } = allocateVrids(specWith(254, { firstVrid: 1 }));
+    expect(issues).toEqual([]);
+    expect([...vrids.values()].sort((a, b) => a - b)).toEqual(Array.from({ length: 255 }, (_, i) => i + 1));
+  });
+
+  it("names both spec paths when explicit VRIDs collide", () => {
+    const { issues } = allocateVrids(specWith(3, { cpVrid: 10, explicit: [undefined, 10, 12], firstVrid: 10 }));
+    expect(issues).toMatchInlineSnapshot(`
+      [
+        {
+          "message": "VRID 10 on wan1 is already used by controlPlane.vrid",
+          "path": [
+            "externalVips",
+            "addresses",
+            1,
+            "vrid",
+          ],
+        },
+      ]
+    `);
+  });
+
+  it("rejects a reserved VRID given explicitly and reports an exhausted range", () => {
+    expect(allocateVrids(specWith(1, { cpVrid: 7, reserved: [7] })).issues).toMatchInlineSnapshot(`
+      [
+        {
+          "message": "VRID 7 is reserved on wan1 (segment reservedVrids)",
+          "path": [
+            "controlPlane",
+            "vrid",
+          ],
+        },
+      ]
+    `);
+    expect(allocateVrids(specWith(3, { firstVrid: 254 })).issues).toMatchInlineSnapshot(`
+      [
+        {
+          "message": "no free VRID left on wan1 from 254 to 255",
+          "path": [
+            "externalVips",
+            "addresses",
+            2,
+          ],
+        },
+      ]
+    `);
+  });
+
+  it("skips reserved ids when allocating", () => {
+    const { vrids } = allocateVrids(specWith(3, { firstVrid: 10, cpVrid: 5, reserved: [10, 12] }));
+    expect([...vrids.values()]).toEqual([5, 11, 13, 14]);
+  });
+});
+
+describe("planVips", () => {
+  const arbShape = fc.record({
+    controlPlanes: fc.constantFrom(1 as const, 3 as const, 5 as const),
+    workers: fc.integer({ min: 0, max: 11 }),
+    poolSize: fc.integer({ min: 0, max: 60 }),
+    carriers: fc.array(fc.boolean(), { minLength: 16, maxLength: 16 }),
+  });
+
+  it("gives every VIP distinct priorities in 1..254 over its nodes, and only carriers take part", () => {
+    fc.assert(
+      fc.property(arbShape, (s) => {
+        const plan = mustResolve(
+          buildSpec({ controlPlanes: s.controlPlanes, workers: s.workers, poolSize: s.poolSize, cloud: false }, s),
+        );
+        for (const v of plan.vips) {
+          expect(new Set(v.priorities).size).toBe(v.priorities.length);
+          expect(new Set(v.order).size).toBe(v.order.length);
+          expect(v.priorities.every((p) => p >= 1 && p <= 254)).toBe(true);
+          const eligible = plan.nodes.filter((n) =>
+            v.kind === "control-plane" ? n.controlPlane : n.carriesExternalVips,
+          );
+          expect([...v.order].sort()).toEqual(eligible.map((n) => n.name).sort());
+        }
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it("does not shift the rotation when non-carrying workers stand anywhere in the node list", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 8 }),
+        fc.integer({ min: 1, max: 40 }),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        (workers, poolSize, positions) => {
+          const base = ClusterSpecSchema.parse(
+            buildSpec({ controlPlanes: 3, workers, poolSize, cloud: false }, { carriers: [] }),
+          );
+          // All 3 + workers nodes carry; extra non-carrying workers are then spliced in anywhere.
+          for (const n of base.nodes) n.carriesExternalVips = true;
+          const withIdle = structuredClone(base);
+          positions.forEach((p, k) => {
+            const idle = structuredClone(base.nodes[base.nodes.length - 1]);
+            if (!idle) return;
+            idle.name = `idle-${k}`;
+            idle.roles = ["worker"];
+            idle.carriesExternalVips = false;
+            withIdle.nodes.splice(p % (withIdle.nodes.length + 1), 0, idle);
+          });
+          const strip = (vs: ReturnType<typeof planVips>) => vs.map((v) => [v.key, v.vrid, v.order, v.priorities]);
+          expect(strip(planVips(withIdle))).toEqual(strip(planVips(base)));
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  it("moves the control-plane VIP on a failed health check: a failed node drops below every healthy one", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(1 as const, 3 as const, 5 as const),
+        fc.integer({ min: 2, max: 254 }),
+        fc.option(fc.integer({ min: -253, max: 0 }), { nil: undefined }),
+        (cps, basePriority, weight) => {
+          const input = buildSpec({ controlPlanes: cps, workers: 0, poolSize: 0, cloud: false });
+          const spec = {
+            ...input,
+            vrrp: { ...input.vrrp, basePriority, healthCheck: weight === undefined ? {} : { weight } },
+          };
+          const result = validateSpec(spec);
+          if (!result.ok) return;
+          const plan = mustResolve(spec);
+          const w = plan.vrrp.healthCheckWeight;
+          if (w === 0) return; // FAULT: the failed node leaves the election altogether
+          const ps = plan.controlPlane.vip.priorities;
+          // keepalived clamps an effective priority to 1..254 (vrrp_set_effective_priority).
+          for (let i = 0; i < ps.length; i++)
+            for (let j = 0; j < ps.length; j++)
+              if (i !== j) expect(Math.max(1, (ps[i] ?? 0) + w)).toBeLessThan(ps[j] ?? 0);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("defaults the health-check weight to minus the number of control-plane nodes", () => {
+    const plan = mustResolve(buildSpec({ controlPlanes: 5, workers: 0, poolSize: 0, cloud: false }));
+    expect(plan.vrrp.healthCheckWeight).toBe(-5);
+  });
+});
+
+describe("VRRP rules", () => {
+  const errorsAfter = (edit: (s: any) => void): string => {
+    const spec: any = buildSpec({ controlPlanes: 3, workers: 0, poolSize: 2, cloud: false }, { auth: "AH" });
+    edit(spec);
+    const r = validateSpec(spec);
+    return r.ok ? "" : formatIssues(r.errors);
+  };
+
+  it("rejects initial state MASTER with AH, which keepalived clears", () => {
+    expect(errorsAfter((s) => (s.vrrp.initialState = "MASTER"))).toMatchInlineSnapshot(`
+      "✖ initial state MASTER is incompatible with AH authentication in keepalived (it clears the state); use BACKUP
+        → at vrrp.initialState"
+    `);
+  });
+
+  it("rejects authentication and unicast with IPv6 VIPs (VRRPv3)", () => {
+    const v6 = (s: { network: { segments: { onLink: string[] }[] }; externalVips: { addresses: string[] } }) => {
+      s.network.segments[0]?.onLink.push("fd00:11::/64");
+      s.externalVips.addresses.push("fd00:11::20");
+    };
+    expect(errorsAfter(v6)).toMatchInlineSnapshot(`
+      "✖ VIP fd00:11::20 is IPv6, which keepalived runs as VRRP version 3 without authentication; drop vrrp.auth
+        → at vrrp.auth"
+    `);
+    expect(
+      errorsAfter((s) => {
+        v6(s);
+        delete s.vrrp.auth;
+        s.vrrp.unicast = true;
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ unicast VRRP is supported for IPv4 VIPs only; fd00:11::20 is IPv6
+        → at vrrp.unicast"
+    `);
+    expect(
+      errorsAfter((s) => {
+        v6(s);
+        delete s.vrrp.auth;
+      }),
+    ).toBe("");
+  });
+
+  it("rejects unicast when a VIP holder has no IPv4 address on the VIP's interface", () => {
+    expect(
+      errorsAfter((s) => {
+        s.vrrp.auth.type = "PASS";
+        s.vrrp.unicast = true;
+        s.controlPlane.interface = "wan0";
+        s.network.segments.push({ name: "wan", interface: "wan0", subnet: "198.18.11.0/24" });
+        s.controlPlane.vip = "198.18.11.5/24";
+        delete s.nodes[1].interfaces.wan0.address;
+        delete s.nodes[1].interfaces.wan0.gateway;
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ node node-2 needs an IPv4 address on wan0 for unicast VRRP
+        → at nodes[1].interfaces.wan0.address"
+    `);
+  });
+
+  it("rejects a base priority so low that keepalived's clamp at 1 would tie a failed master with a healthy node", () => {
+    expect(errorsAfter((s) => (s.vrrp.basePriority = 3))).toMatchInlineSnapshot(`
+      "✖ basePriority 3 is too low for the apiserver health check: a failed master is clamped to priority 1, which the lowest of 3 control-plane nodes also has; use at least 4 or weight 0 for FAULT
+        → at vrrp.basePriority"
+    `);
+    expect(errorsAfter((s) => (s.vrrp.basePriority = 4))).toBe("");
+    expect(
+      errorsAfter((s) => {
+        s.vrrp.basePriority = 3;
+        s.vrrp.healthCheck = { weight: 0 };
+      }),
+    ).toBe("");
+  });
+});

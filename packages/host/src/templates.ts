@@ -1,0 +1,98 @@
+import ejs from "ejs";
+import { field, shellValue, udevValue } from "./escape.js";
+import type { HostView } from "./view.js";
+
+type Escape = (value: unknown) => string;
+const compile = (source: string, escapeFn: Escape) =>
+  ejs.compile(source, { strict: true, _with: false, localsName: "v", escape: escapeFn }) as (view: HostView) => string;
+
+// The header is a comment in every format; lineText only refuses line breaks.
+// The marker and pre-checked values (sysctl values) are validated in the view and written raw.
+const header = "# <%- v.marker %>\n";
+
+const sysctl = compile(
+  `${header}# Kubernetes needs forwarding; keepalived and services bind addresses the node does not hold yet.
+# net.ipv4.ip_local_port_range stays at its default, below the NodePort range.
+<% for (const s of v.sysctl) { -%>
+<%= s.key %> = <%- s.value %>
+<% } -%>
+`,
+  field,
+);
+
+const hosts = compile(
+  `${header}<% for (const h of v.hosts) { -%>
+<%= h.address %><% for (const n of h.names) { %>	<%= n %><% } %>
+<% } -%>
+`,
+  field,
+);
+
+const modules = compile(
+  `${header}# OpenRC /etc/conf.d/modules: loaded at boot by the modules service.
+modules="<%= v.modules.join(" ") %>"
+`,
+  shellValue,
+);
+
+const kubelet = compile(
+  `${header}# OpenRC settings for sys-cluster/kubelet's /etc/init.d/kubelet, arranged for kubeadm:
+# kubeadm init/join writes /var/lib/kubelet/config.yaml and /var/lib/kubelet/kubeadm-flags.env.
+if [ -e /var/lib/kubelet/kubeadm-flags.env ]; then
+	. /var/lib/kubelet/kubeadm-flags.env
+fi
+command_args="<%= v.kubeletArgs.join(" ") %> \${KUBELET_KUBEADM_ARGS-}<% for (const a of v.kubeletExtraArgs) { %> <%= a %><% } %>"
+`,
+  shellValue,
+);
+
+const udev = compile(
+  `${header}# Interfaces named by MAC. DRIVERS=="?*" leaves VLAN and bridge devices, which share the MAC, alone.
+<% for (const u of v.udev) { -%>
+SUBSYSTEM=="net", ACTION=="add", DRIVERS=="?*", ATTR{address}=="<%= u.mac %>", ATTR{type}=="1", NAME="<%= u.name %>"
+<% } -%>
+`,
+  udevValue,
+);
+
+const resolv = compile(
+  `${header}# At most 2 nameservers: glibc reads 3 and the kubelet adds the cluster DNS for pods.
+<% if (v.searchDomains.length > 0) { -%>
+search<% for (const d of v.searchDomains) { %> <%= d %><% } %>
+<% } -%>
+<% for (const n of v.nameservers) { -%>
+nameserver <%= n %>
+<% } -%>
+`,
+  field,
+);
+
+export const renderSysctl = (v: HostView): string => sysctl(v);
+export const renderHosts = (v: HostView): string => hosts(v);
+export const renderModules = (v: HostView): string => modules(v);
+export const renderKubeletConfd = (v: HostView): string => kubelet(v);
+export const renderUdevRules = (v: HostView): string => udev(v);
+export const renderResolvConf = (v: HostView): string => resolv(v);
+const fstab = compile(
+  `${header}# Append to /etc/fstab: Cilium keeps its eBPF maps in /sys/fs/bpf across agent restarts.
+<% v.fstab.forEach((f, i) => { %><%- i === 0 ? "" : "\t" %><%= f %><% }) %>
+`,
+  field,
+);
+
+const packageUse = compile(
+  `${header}sys-cluster/kubernetes<% for (const u of v.kubernetesUse) { %> <%= u %><% } %>
+`,
+  field,
+);
+
+const rcConf = compile(
+  `${header}# Append to /etc/rc.conf (OpenRC reads no drop-in directory): the kubelet expects hierarchical memory accounting.
+rc_cgroup_memory_use_hierarchy="<%= v.rcCgroupMemoryUseHierarchy %>"
+`,
+  shellValue,
+);
+
+export const renderFstabLine = (v: HostView): string => fstab(v);
+export const renderPackageUse = (v: HostView): string => packageUse(v);
+export const renderRcConf = (v: HostView): string => rcConf(v);

@@ -1,0 +1,79 @@
+// Every decision about the host files lives here; the templates only loop.
+import { type ClusterPlan, generatedMarker, type PlannedNode } from "@clusterspec/core";
+import { field, lineText, sysctlValue } from "./escape.js";
+
+/** Set by clusterspec itself; spec.host.sysctl may add others (core's hostSysctlAllowed keeps these out of it). */
+export const MANAGED_SYSCTL: readonly (readonly [string, string])[] = [
+  ["net.ipv4.ip_forward", "1"],
+  ["net.ipv4.ip_nonlocal_bind", "1"],
+  ["net.ipv6.ip_nonlocal_bind", "1"],
+];
+
+export const KERNEL_MODULES: readonly string[] = ["overlay", "br_netfilter"];
+
+/** What sys-cluster/kubernetes builds: kubeadm runs the control plane as static pods, Cilium replaces kube-proxy. */
+export const KUBERNETES_USE: readonly string[] = [
+  "kubeadm",
+  "kubectl",
+  "kubelet",
+  "-kube-apiserver",
+  "-kube-controller-manager",
+  "-kube-proxy",
+  "-kube-scheduler",
+];
+
+export const BPF_FSTAB_LINE = ["bpffs", "/sys/fs/bpf", "bpf", "defaults", "0", "0"] as const;
+
+export interface HostView {
+  readonly marker: string;
+  readonly node: string;
+  readonly sysctl: readonly { readonly key: string; readonly value: string }[];
+  readonly hosts: readonly { readonly address: string; readonly names: readonly string[] }[];
+  readonly modules: readonly string[];
+  /** kubelet flags before kubeadm's `${KUBELET_KUBEADM_ARGS}`, and after it. */
+  readonly kubeletArgs: readonly string[];
+  readonly kubeletExtraArgs: readonly string[];
+  readonly udev: readonly { readonly mac: string; readonly name: string }[];
+  readonly nameservers: readonly string[];
+  readonly searchDomains: readonly string[];
+  readonly fstab: readonly string[];
+  readonly kubernetesUse: readonly string[];
+  readonly rcCgroupMemoryUseHierarchy: "yes";
+}
+
+/** The feature gate exists up to 1.24; from 1.25 it is locked and the KubeletConfiguration field does it (kubeadm). */
+export function needsStorageIsolationGate(plan: ClusterPlan, node: PlannedNode): boolean {
+  return node.rootFilesystem === "btrfs" && plan.kubernetes.version.major === 1 && plan.kubernetes.version.minor <= 24;
+}
+
+export function toHostView(plan: ClusterPlan, node: PlannedNode): HostView {
+  // sysctl strips blanks around a value itself, so trimming changes nothing it would apply.
+  const extras = Object.entries(plan.spec.host.sysctl)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([key, value]) => ({ key: field(key), value: sysctlValue(String(value).trim()) }));
+  return {
+    marker: lineText(generatedMarker(plan)),
+    node: node.name,
+    sysctl: [...MANAGED_SYSCTL.map(([key, value]) => ({ key, value })), ...extras],
+    hosts: [
+      { address: "127.0.0.1", names: ["localhost"] },
+      { address: "::1", names: ["localhost"] },
+      ...plan.nodes.map((n) => ({ address: n.internalAddress, names: [n.name] })),
+    ],
+    modules: KERNEL_MODULES,
+    kubeletArgs: [
+      "--config=/var/lib/kubelet/config.yaml",
+      "--kubeconfig=/etc/kubernetes/kubelet.conf",
+      "--bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.conf",
+    ],
+    kubeletExtraArgs: needsStorageIsolationGate(plan, node)
+      ? ["--feature-gates=LocalStorageCapacityIsolation=false"]
+      : [],
+    udev: node.interfaces.flatMap((f) => (f.vlan || f.mac === undefined ? [] : [{ mac: f.mac, name: f.name }])),
+    nameservers: plan.network.nameservers.slice(0, 2),
+    searchDomains: plan.network.searchDomains,
+    fstab: BPF_FSTAB_LINE,
+    kubernetesUse: KUBERNETES_USE,
+    rcCgroupMemoryUseHierarchy: "yes",
+  };
+}

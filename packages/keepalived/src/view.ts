@@ -1,0 +1,160 @@
+// Every decision about a node's keepalived files, as typed data; the templates only loop over it.
+import { type ClusterPlan, generatedMarker, InternalError, type PlannedNode, type PlannedVip } from "@clusterspec/core";
+import { keepalivedComment } from "./escape.js";
+
+export const KEEPALIVED_DIR = "/etc/keepalived";
+export const AUTH_FILE = `${KEEPALIVED_DIR}/auth.conf`;
+export const CHECK_SCRIPT = `${KEEPALIVED_DIR}/check-apiserver.sh`;
+export const CHECK_SCRIPT_NAME = "chk_apiserver";
+/** The cluster CA kubeadm writes on every control-plane node. */
+export const KUBERNETES_CA = "/etc/kubernetes/pki/ca.crt";
+
+export interface HealthCheckView {
+  readonly comment: string;
+  readonly name: string;
+  readonly path: string;
+  readonly interval: number;
+  /** keepalived's own limit: one second above curl's, so curl reports the timeout itself. */
+  readonly timeout: number;
+  readonly fall: number;
+  readonly rise: number;
+  readonly weight: number;
+}
+
+export interface InstanceView {
+  readonly comment: string;
+  readonly name: string;
+  readonly state: "BACKUP" | "MASTER";
+  readonly iface: string;
+  readonly vrid: number;
+  readonly priority: number;
+  readonly advertInt: number;
+  readonly nopreempt: boolean;
+  readonly auth: { readonly type: "AH" | "PASS"; readonly include: string } | undefined;
+  readonly unicast: { readonly src: string; readonly peers: readonly string[] } | undefined;
+  /** `10.118.12.100/24` */
+  readonly vip: string;
+  readonly trackScript: string | undefined;
+  readonly notify: readonly {
+    readonly keyword: "notify_master" | "notify_backup" | "notify_fault";
+    readonly path: string;
+  }[];
+}
+
+export interface KeepalivedView {
+  readonly header: string;
+  readonly routerId: string;
+  readonly scriptUser: string;
+  readonly healthCheck: HealthCheckView | undefined;
+  readonly instances: readonly InstanceView[];
+}
+
+export interface AuthView {
+  readonly header: string;
+  readonly password: string;
+}
+
+export interface CheckScriptView {
+  readonly header: string;
+  readonly maxTime: number;
+  readonly caFile: string;
+  readonly url: string;
+}
+
+/** `VI_control_plane`, `VI_external_0`: stable because PlannedVip.key is. */
+export function instanceName(vip: PlannedVip): string {
+  return `VI_${vip.key.replace(/-/g, "_")}`;
+}
+
+/** VIPs a node holds an instance for, in plan order (control plane first). */
+export function vipsOf(plan: ClusterPlan, node: string): PlannedVip[] {
+  return plan.vips.filter((v) => v.order.includes(node));
+}
+
+function addressOn(plan: ClusterPlan, nodeName: string, iface: string): string {
+  const node = plan.nodes.find((n) => n.name === nodeName);
+  const address = node?.interfaces.find((f) => f.name === iface)?.address;
+  if (address === undefined) throw new InternalError(`node ${nodeName} has no address on ${iface} for unicast VRRP`);
+  return address;
+}
+
+function describeOrder(vip: PlannedVip): string {
+  return vip.order.map((n, r) => `${n} ${vip.priorities[r]}`).join(", ");
+}
+
+export function toKeepalivedView(plan: ClusterPlan, node: PlannedNode): KeepalivedView {
+  const vrrp = plan.vrrp;
+  const hc = vrrp.healthCheck;
+  const vips = vipsOf(plan, node.name);
+  const hasControlPlane = vips.some((v) => v.kind === "control-plane");
+  const notify = (
+    [
+      ["notify_master", vrrp.notify?.master],
+      ["notify_backup", vrrp.notify?.backup],
+      ["notify_fault", vrrp.notify?.fault],
+    ] as const
+  ).flatMap(([keyword, path]) => (path === undefined ? [] : [{ keyword, path }]));
+  const instances = vips.map((vip): InstanceView => {
+    const rank = vip.order.indexOf(node.name);
+    const priority = vip.priorities[rank];
+    if (priority === undefined) throw new InternalError(`no priority for ${node.name} on ${vip.key}`);
+    const peers = vip.order.filter((n) => n !== node.name).map((n) => addressOn(plan, n, vip.interface));
+    return {
+      comment: keepalivedComment(
+        `${vip.kind === "control-plane" ? "control-plane VIP" : "external VIP"} ${vip.address}: ${describeOrder(vip)}`,
+      ),
+      name: instanceName(vip),
+      state: vrrp.initialState,
+      iface: vip.interface,
+      vrid: vip.vrid,
+      priority,
+      advertInt: vrrp.advertInterval,
+      nopreempt: vrrp.nopreempt,
+      auth: vrrp.auth && { type: vrrp.auth.type, include: AUTH_FILE },
+      unicast: vrrp.unicast && peers.length > 0 ? { src: addressOn(plan, node.name, vip.interface), peers } : undefined,
+      vip: `${vip.address}/${vip.prefixLength}`,
+      trackScript: vip.kind === "control-plane" ? CHECK_SCRIPT_NAME : undefined,
+      notify,
+    };
+  });
+  const weight = vrrp.healthCheckWeight;
+  return {
+    header: keepalivedComment(generatedMarker(plan)),
+    routerId: node.name,
+    scriptUser: vrrp.scriptUser,
+    healthCheck: hasControlPlane
+      ? {
+          comment: keepalivedComment(
+            weight === 0
+              ? "kube-apiserver /livez on this node; on failure the control-plane instance goes to FAULT"
+              : `kube-apiserver /livez on this node; on failure the priority drops by ${-weight}, below every other node`,
+          ),
+          name: CHECK_SCRIPT_NAME,
+          path: CHECK_SCRIPT,
+          interval: hc.interval,
+          timeout: hc.timeout + 1,
+          fall: hc.fall,
+          rise: hc.rise,
+          weight,
+        }
+      : undefined,
+    instances,
+  };
+}
+
+export function toCheckScriptView(plan: ClusterPlan, node: PlannedNode): CheckScriptView {
+  const host = node.internalAddress.includes(":") ? `[${node.internalAddress}]` : node.internalAddress;
+  return {
+    header: keepalivedComment(generatedMarker(plan)),
+    maxTime: plan.vrrp.healthCheck.timeout,
+    caFile: KUBERNETES_CA,
+    url: `https://${host}:${plan.controlPlane.port}/livez`,
+  };
+}
+
+export function toAuthView(plan: ClusterPlan): AuthView | undefined {
+  const secret = plan.secrets.vrrpPassword;
+  if (!plan.vrrp.auth) return undefined;
+  if (!secret) throw new InternalError("VRRP authentication without a resolved password");
+  return { header: keepalivedComment(generatedMarker(plan)), password: secret.value };
+}

@@ -1,0 +1,175 @@
+// kubeadm.yaml per node, built as plain objects in the order they ship. Every field exists in the chosen API version:
+// the strict schemas in the tests reject anything else, as kubeadm's strict decoding does.
+import {
+  type ClusterPlan,
+  formatExtraArgs,
+  InternalError,
+  type KubeadmApiVersion,
+  type PlannedNode,
+} from "@clusterspec/core";
+import { apiServerArgs, controllerManagerArgs } from "./node-health.js";
+
+export const KUBELET_API_VERSION = "kubelet.config.k8s.io/v1beta1";
+/** Where the node's patches land (the node folder is a root-filesystem overlay). */
+export const PATCHES_DIRECTORY = "/etc/kubernetes/patches";
+export const KUBELET_PATCH_FILE = "kubeletconfiguration+strategic.yaml";
+/** kubeadm applies kubeletconfiguration patches from 1.25 (kubernetes/kubernetes#110405). */
+export const KUBELET_PATCHES_SINCE_MINOR = 25;
+/** KubeletConfiguration.localStorageCapacityIsolation exists from 1.25, when the feature gate was locked on. */
+export const LOCAL_STORAGE_FIELD_SINCE_MINOR = 25;
+/** KubeletConfiguration.containerRuntimeEndpoint exists from 1.27. */
+export const CONTAINER_RUNTIME_ENDPOINT_SINCE_MINOR = 27;
+
+export type KubeadmDocument = Record<string, unknown>;
+
+export type NodeKind = "init" | "join-control-plane" | "join-worker";
+
+export function nodeKind(node: PlannedNode): NodeKind {
+  if (node.init) return "init";
+  return node.controlPlane ? "join-control-plane" : "join-worker";
+}
+
+/** The control-plane taints kubeadm applies by default: `master` up to 1.23, both in 1.24, `control-plane` from 1.25. */
+export function controlPlaneTaints(minor: number): { key: string; effect: "NoSchedule" }[] {
+  const keys =
+    minor <= 23
+      ? ["node-role.kubernetes.io/master"]
+      : minor === 24
+        ? ["node-role.kubernetes.io/master", "node-role.kubernetes.io/control-plane"]
+        : ["node-role.kubernetes.io/control-plane"];
+  return keys.map((key) => ({ key, effect: "NoSchedule" }));
+}
+
+/** Per-node KubeletConfiguration differences, applied by kubeadm as a patch on init and join. */
+export function kubeletPatch(plan: ClusterPlan, node: PlannedNode): KubeadmDocument | undefined {
+  const minor = plan.kubernetes.version.minor;
+  if (node.rootFilesystem === "btrfs" && minor >= KUBELET_PATCHES_SINCE_MINOR)
+    return { localStorageCapacityIsolation: false };
+  return undefined;
+}
+
+/** Below 1.25 (no kubeletconfiguration patches, no field) btrfs needs the feature gate off; it is cluster-wide. */
+export function kubeletFeatureGates(plan: ClusterPlan): Record<string, boolean> | undefined {
+  if (plan.kubernetes.version.minor >= LOCAL_STORAGE_FIELD_SINCE_MINOR) return undefined;
+  return plan.nodes.some((n) => n.rootFilesystem === "btrfs") ? { LocalStorageCapacityIsolation: false } : undefined;
+}
+
+function secret(plan: ClusterPlan, id: "bootstrapToken" | "certificateKey" | "caCertHash"): string | undefined {
+  return plan.secrets[id]?.value;
+}
+
+function mustSecret(plan: ClusterPlan, id: "bootstrapToken" | "certificateKey" | "caCertHash"): string {
+  const value = secret(plan, id);
+  if (value === undefined) throw new InternalError(`kubeadm join needs kubernetes.secrets.${id} (a rule requires it)`);
+  return value;
+}
+
+function nodeRegistration(plan: ClusterPlan, node: PlannedNode, api: KubeadmApiVersion): KubeadmDocument {
+  const taints = node.controlPlane
+    ? { taints: plan.kubernetes.schedulableControlPlanes ? [] : controlPlaneTaints(plan.kubernetes.version.minor) }
+    : {};
+  return {
+    name: node.name,
+    criSocket: plan.kubernetes.criSocket,
+    // Pinned so that a VIP the node holds can never become its InternalIP.
+    kubeletExtraArgs: formatExtraArgs(api, { "node-ip": node.internalAddress }),
+    ...taints,
+  };
+}
+
+function localApiEndpoint(plan: ClusterPlan, node: PlannedNode): KubeadmDocument {
+  return { advertiseAddress: node.internalAddress, bindPort: plan.controlPlane.port };
+}
+
+function patches(plan: ClusterPlan, node: PlannedNode): KubeadmDocument {
+  return kubeletPatch(plan, node) ? { patches: { directory: PATCHES_DIRECTORY } } : {};
+}
+
+export function initConfiguration(plan: ClusterPlan, node: PlannedNode): KubeadmDocument {
+  const api = plan.kubernetes.kubeadmApiVersion;
+  const token = secret(plan, "bootstrapToken");
+  const certificateKey = secret(plan, "certificateKey");
+  return {
+    apiVersion: api,
+    kind: "InitConfiguration",
+    ...(token === undefined ? {} : { bootstrapTokens: [{ token }] }),
+    ...(certificateKey === undefined ? {} : { certificateKey }),
+    nodeRegistration: nodeRegistration(plan, node, api),
+    localAPIEndpoint: localApiEndpoint(plan, node),
+    // v1beta4 says it in ClusterConfiguration.proxy, which upgrades also respect.
+    ...(api === "kubeadm.k8s.io/v1beta3" ? { skipPhases: ["addon/kube-proxy"] } : {}),
+    ...patches(plan, node),
+  };
+}
+
+export function clusterConfiguration(plan: ClusterPlan): KubeadmDocument {
+  const api = plan.kubernetes.kubeadmApiVersion;
+  const k = plan.kubernetes;
+  return {
+    apiVersion: api,
+    kind: "ClusterConfiguration",
+    clusterName: plan.name,
+    kubernetesVersion: k.versionText,
+    controlPlaneEndpoint: plan.controlPlane.endpoint,
+    networking: { podSubnet: k.podSubnet, serviceSubnet: k.serviceSubnet, dnsDomain: k.dnsDomain },
+    apiServer: {
+      certSANs: [plan.controlPlane.host],
+      extraArgs: formatExtraArgs(api, apiServerArgs(plan)),
+    },
+    controllerManager: { extraArgs: formatExtraArgs(api, controllerManagerArgs(plan)) },
+    etcd: { local: { dataDir: "/var/lib/etcd" } },
+    ...(api === "kubeadm.k8s.io/v1beta4" ? { proxy: { disabled: true } } : {}),
+  };
+}
+
+/** Cluster-wide: kubeadm init uploads it to the kubelet-config ConfigMap, which every join downloads. */
+export function kubeletConfiguration(plan: ClusterPlan): KubeadmDocument {
+  const k = plan.kubernetes;
+  const gates = kubeletFeatureGates(plan);
+  return {
+    apiVersion: KUBELET_API_VERSION,
+    kind: "KubeletConfiguration",
+    cgroupDriver: k.cgroupDriver,
+    ...(k.version.minor >= CONTAINER_RUNTIME_ENDPOINT_SINCE_MINOR ? { containerRuntimeEndpoint: k.criSocket } : {}),
+    nodeStatusUpdateFrequency: k.nodeHealth.statusUpdateFrequency,
+    // Set explicitly: the full status is what keeps a node Ready within the grace period, not only the 10s lease.
+    nodeStatusReportFrequency: k.nodeHealth.statusUpdateFrequency,
+    ...(gates ? { featureGates: gates } : {}),
+  };
+}
+
+export function joinConfiguration(plan: ClusterPlan, node: PlannedNode): KubeadmDocument {
+  const api = plan.kubernetes.kubeadmApiVersion;
+  return {
+    apiVersion: api,
+    kind: "JoinConfiguration",
+    nodeRegistration: nodeRegistration(plan, node, api),
+    discovery: {
+      bootstrapToken: {
+        apiServerEndpoint: plan.controlPlane.endpoint,
+        token: mustSecret(plan, "bootstrapToken"),
+        caCertHashes: [mustSecret(plan, "caCertHash")],
+      },
+    },
+    ...(node.controlPlane
+      ? {
+          controlPlane: {
+            localAPIEndpoint: localApiEndpoint(plan, node),
+            certificateKey: mustSecret(plan, "certificateKey"),
+          },
+        }
+      : {}),
+    ...patches(plan, node),
+  };
+}
+
+/** The documents of one node's kubeadm.yaml, in file order. */
+export function kubeadmDocuments(plan: ClusterPlan, node: PlannedNode): KubeadmDocument[] {
+  if (node.init) return [initConfiguration(plan, node), clusterConfiguration(plan), kubeletConfiguration(plan)];
+  return [joinConfiguration(plan, node)];
+}
+
+/** Whether a node's kubeadm.yaml carries a secret (or its placeholder). */
+export function carriesSecret(plan: ClusterPlan, node: PlannedNode): boolean {
+  return !node.init || secret(plan, "bootstrapToken") !== undefined || secret(plan, "certificateKey") !== undefined;
+}

@@ -1,0 +1,27 @@
+export {
+  CONTAINER_RUNTIME_ENDPOINT_SINCE_MINOR,
+  carriesSecret,
+  clusterConfiguration,
+  controlPlaneTaints,
+  initConfiguration,
+  joinConfiguration,
+  KUBELET_API_VERSION,
+  KUBELET_PATCH_FILE,
+  KUBELET_PATCHES_SINCE_MINOR,
+  type KubeadmDocument,
+  kubeadmDocuments,
+  kubeletConfiguration,
+  kubeletFeatureGates,
+  kubeletPatch,
+  type NodeKind,
+  nodeKind,
+  PATCHES_DIRECTORY,
+} from "./documents.js";
+export { generateKubeadm, kubeadmModule, summarizeKubeadm } from "./generate.js";
+export {
+  apiServerArgs,
+  controllerManagerArgs,
+  LEASE_RENEW_SECONDS,
+  type NodeHealthTiming,
+  nodeHealthTiming,
+} from "./node-health.js";

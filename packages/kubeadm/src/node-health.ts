@@ -1,0 +1,52 @@
+// Node failure detection and eviction: which flag carries which tunable in which version, and the timing that results.
+import type { ClusterPlan } from "@clusterspec/core";
+
+/** The kubelet renews its node Lease every quarter of nodeLeaseDurationSeconds (default 40s). */
+export const LEASE_RENEW_SECONDS = 10;
+
+/** kube-controller-manager flags for the node-health tunables; `--pod-eviction-timeout` stops the controller manager from 1.27. */
+export function controllerManagerArgs(plan: ClusterPlan): Record<string, string> {
+  const k = plan.kubernetes;
+  const h = k.nodeHealth;
+  return {
+    "node-cidr-mask-size": String(k.nodeCidrMaskSize),
+    "node-monitor-grace-period": h.monitorGracePeriod,
+    "node-monitor-period": h.monitorPeriod,
+    ...(k.version.minor < 27 ? { "pod-eviction-timeout": h.evictionAfter } : {}),
+  };
+}
+
+/**
+ * kube-apiserver flags: taint-based eviction (the default since 1.18, the only mode from 1.27) evicts pods when their
+ * default not-ready/unreachable tolerations run out, so these carry evictionAfter in every supported version.
+ */
+export function apiServerArgs(plan: ClusterPlan): Record<string, string> {
+  const seconds = String(Math.ceil(plan.kubernetes.nodeHealth.seconds.evictionAfter));
+  return {
+    "default-not-ready-toleration-seconds": seconds,
+    "default-unreachable-toleration-seconds": seconds,
+  };
+}
+
+export interface NodeHealthTiming {
+  /** Longest gap between two signs of life from a healthy node (status report or lease renewal). */
+  readonly heartbeatSeconds: number;
+  /** Status updates that may be missed before the node turns NotReady. */
+  readonly toleratedMisses: number;
+  /** Worst case from a node's death to NotReady/Unknown: grace period plus one monitor period. */
+  readonly noticeSeconds: number;
+  /** Worst case from a node's death to the eviction of its pods. */
+  readonly evictSeconds: number;
+}
+
+export function nodeHealthTiming(plan: ClusterPlan): NodeHealthTiming {
+  const s = plan.kubernetes.nodeHealth.seconds;
+  const heartbeat = Math.min(s.statusUpdateFrequency, LEASE_RENEW_SECONDS);
+  const notice = s.monitorGracePeriod + s.monitorPeriod;
+  return {
+    heartbeatSeconds: heartbeat,
+    toleratedMisses: Math.floor(s.monitorGracePeriod / s.statusUpdateFrequency) - 1,
+    noticeSeconds: notice,
+    evictSeconds: notice + Math.ceil(s.evictionAfter),
+  };
+}

@@ -1,0 +1,468 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  type ClusterPlan,
+  type ClusterSpecInput,
+  generatedMarker,
+  type KubeadmApiVersion,
+  loadSpec,
+  parseYamlDocuments,
+  resolvePlan,
+  toYaml,
+} from "@clusterspec/core";
+import { arbClusterSpec, arbPlan, buildSpec, mustResolve, mustValidate } from "@clusterspec/core/testing";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  apiServerArgs,
+  controllerManagerArgs,
+  controlPlaneTaints,
+  generateKubeadm,
+  KUBELET_PATCH_FILE,
+  kubeadmDocuments,
+  kubeletConfiguration,
+  kubeletPatch,
+  nodeHealthTiming,
+  PATCHES_DIRECTORY,
+  summarizeKubeadm,
+} from "../src/index.js";
+import { allowedPaths, documentPaths, kubeadmSchema, schemaErrors } from "./schema.js";
+
+type Doc = Record<string, unknown>;
+
+const arbSmallPlan = () => arbPlan({ maxWorkers: 3, maxPool: 3 });
+
+const docsOf = (plan: ClusterPlan, name: string): Doc[] => {
+  const a = generateKubeadm(plan).find((x) => x.path === `nodes/${name}/kubeadm.yaml`);
+  if (!a) throw new Error(`no kubeadm.yaml for ${name}`);
+  return parseYamlDocuments(a.content) as Doc[];
+};
+
+const get = (value: unknown, ...path: (string | number)[]): unknown =>
+  path.reduce<unknown>((v, k) => (v === null || typeof v !== "object" ? undefined : (v as Doc)[k as string]), value);
+
+/** extraArgs / kubeletExtraArgs as a record, whatever the API version's form. */
+function argsRecord(value: unknown): Record<string, string> {
+  if (Array.isArray(value))
+    return Object.fromEntries(value.map((a: { name: string; value: string }) => [a.name, a.value]));
+  return (value ?? {}) as Record<string, string>;
+}
+
+const MAP_FIELDS = new Set(["nodeRegistration.kubeletExtraArgs", "apiServer.extraArgs", "controllerManager.extraArgs"]);
+
+function versionOf(minor: number): ClusterSpecInput {
+  return buildSpec({ controlPlanes: 3, workers: 1, poolSize: 2, cloud: false }, { minor });
+}
+
+describe("kubeadm.yaml", () => {
+  it("writes one kubeadm.yaml per node that parses back to the documents that were serialised", () => {
+    fc.assert(
+      fc.property(arbSmallPlan(), (plan) => {
+        const artifacts = generateKubeadm(plan);
+        for (const node of plan.nodes) {
+          const a = artifacts.find((x) => x.path === `nodes/${node.name}/kubeadm.yaml`);
+          expect(a?.content.startsWith(`# ${generatedMarker(plan)}\n`)).toBe(true);
+          expect(parseYamlDocuments(a?.content ?? "")).toEqual(kubeadmDocuments(plan, node));
+          expect(a?.content.endsWith("\n") && !a.content.endsWith("\n\n")).toBe(true);
+        }
+        expect(generateKubeadm(plan)).toEqual(artifacts);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it("validates every document against the strict kubeadm/kubelet schema root of its apiVersion and kind", () => {
+    fc.assert(
+      fc.property(arbSmallPlan(), (plan) => {
+        for (const node of plan.nodes) {
+          for (const doc of docsOf(plan, node.name)) expect(schemaErrors(doc)).toBe("");
+        }
+      }),
+      { numRuns: 50 },
+    );
+  });
+
+  it("chooses kubeadm.k8s.io/v1beta3 below 1.31 and v1beta4 from 1.31, for 1.22 to 1.35", () => {
+    for (let minor = 22; minor <= 35; minor++) {
+      const plan = mustResolve(versionOf(minor));
+      const expected: KubeadmApiVersion = minor < 31 ? "kubeadm.k8s.io/v1beta3" : "kubeadm.k8s.io/v1beta4";
+      for (const node of plan.nodes) {
+        for (const doc of docsOf(plan, node.name))
+          if (doc.kind !== "KubeletConfiguration") expect(doc.apiVersion, `1.${minor}`).toBe(expected);
+      }
+    }
+  });
+
+  it("never writes a field of one kubeadm API version under the other", () => {
+    const onlyIn = (a: KubeadmApiVersion, b: KubeadmApiVersion, kind: string) => {
+      const other = allowedPaths(b, kind);
+      return new Set([...allowedPaths(a, kind)].filter((p) => !other.has(p)));
+    };
+    // the schema knows fields that exist in only one version (sanity: the check below can fail)
+    expect(onlyIn("kubeadm.k8s.io/v1beta4", "kubeadm.k8s.io/v1beta3", "InitConfiguration").has("timeouts")).toBe(true);
+    expect(onlyIn("kubeadm.k8s.io/v1beta3", "kubeadm.k8s.io/v1beta4", "ClusterConfiguration")).toContain(
+      "apiServer.timeoutForControlPlane",
+    );
+    fc.assert(
+      fc.property(arbSmallPlan(), (plan) => {
+        for (const node of plan.nodes) {
+          for (const doc of docsOf(plan, node.name)) {
+            if (doc.kind === "KubeletConfiguration") continue;
+            const api = doc.apiVersion as KubeadmApiVersion;
+            const allowed = allowedPaths(api, String(doc.kind));
+            const v4 = api === "kubeadm.k8s.io/v1beta4";
+            const paths = documentPaths(doc, v4 ? new Set() : MAP_FIELDS);
+            expect(paths.filter((p) => !allowed.has(p))).toEqual([]);
+            // extraArgs are a map in v1beta3 and a list of {name, value} in v1beta4
+            const args = get(doc, "nodeRegistration", "kubeletExtraArgs");
+            if (args !== undefined) expect(Array.isArray(args)).toBe(v4);
+            expect(doc.skipPhases === undefined).toBe(v4 || doc.kind !== "InitConfiguration");
+            expect(get(doc, "proxy", "disabled")).toBe(v4 && doc.kind === "ClusterConfiguration" ? true : undefined);
+          }
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it("writes only KubeletConfiguration fields the Kubernetes version has", () => {
+    const since = kubeadmSchema["x-kubelet-field-since"];
+    for (let minor = 22; minor <= 35; minor++) {
+      const plan = mustResolve(
+        buildSpec({ controlPlanes: 3, workers: 0, poolSize: 0, cloud: false }, { minor, btrfs: [true, false, true] }),
+      );
+      const doc = kubeletConfiguration(plan);
+      for (const key of Object.keys(doc)) {
+        if (key === "apiVersion" || key === "kind") continue;
+        const first = since[key];
+        expect(first, key).toBeDefined();
+        if (first && !first.startsWith("<="))
+          expect(Number(first.split(".")[1]), `${key} in 1.${minor}`).toBeLessThanOrEqual(minor);
+      }
+      expect(doc.containerRuntimeEndpoint === undefined, `1.${minor}`).toBe(minor < 27);
+      expect(get(doc, "featureGates", "LocalStorageCapacityIsolation"), `1.${minor}`).toBe(
+        minor < 25 ? false : undefined,
+      );
+    }
+  });
+
+  it("pins node-ip and the advertise address to the internal address, never a VIP", () => {
+    fc.assert(
+      fc.property(arbSmallPlan(), (plan) => {
+        const vips = new Set(plan.vips.map((v) => v.address));
+        for (const node of plan.nodes) {
+          for (const doc of docsOf(plan, node.name)) {
+            if (doc.kind === "ClusterConfiguration" || doc.kind === "KubeletConfiguration") continue;
+            const nodeIp = argsRecord(get(doc, "nodeRegistration", "kubeletExtraArgs"))["node-ip"];
+            expect(nodeIp).toBe(node.internalAddress);
+            expect(vips.has(nodeIp ?? "")).toBe(false);
+            expect(get(doc, "nodeRegistration", "name")).toBe(node.name);
+            expect(get(doc, "nodeRegistration", "criSocket")).toMatch(/^unix:\/\//);
+            const endpoint =
+              doc.kind === "InitConfiguration"
+                ? get(doc, "localAPIEndpoint")
+                : get(doc, "controlPlane", "localAPIEndpoint");
+            if (node.controlPlane)
+              expect(endpoint).toEqual({ advertiseAddress: node.internalAddress, bindPort: plan.controlPlane.port });
+            else expect(get(doc, "controlPlane")).toBeUndefined();
+          }
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it("puts the control-plane VIP wherever the API server is named, and every join discovers through it", () => {
+    fc.assert(
+      fc.property(arbSmallPlan(), (plan) => {
+        const init = docsOf(plan, plan.initNode.name);
+        const cluster = init.find((d) => d.kind === "ClusterConfiguration");
+        expect(get(cluster, "controlPlaneEndpoint")).toBe(plan.controlPlane.endpoint);
+        expect(get(cluster, "controlPlaneEndpoint")).toBe(`${plan.controlPlane.vip.address}:${plan.controlPlane.port}`);
+        expect(get(cluster, "apiServer", "certSANs")).toContain(plan.controlPlane.vip.address);
+        for (const node of plan.nodes.filter((n) => !n.init)) {
+          const [join] = docsOf(plan, node.name);
+          expect(get(join, "discovery", "bootstrapToken", "apiServerEndpoint")).toBe(plan.controlPlane.endpoint);
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it("meets kubeadm's own semantic checks: token, certificate key, CA hash, service subnet, node mask", () => {
+    fc.assert(
+      fc.property(arbSmallPlan(), (plan) => {
+        for (const node of plan.nodes) {
+          for (const doc of docsOf(plan, node.name)) {
+            for (const t of (get(doc, "bootstrapTokens") ?? []) as { token: string }[])
+              expect(t.token).toMatch(/^[a-z0-9]{6}\.[a-z0-9]{16}$/);
+            const token = get(doc, "discovery", "bootstrapToken", "token");
+            if (token !== undefined) expect(token).toMatch(/^[a-z0-9]{6}\.[a-z0-9]{16}$/);
+            for (const key of [get(doc, "certificateKey"), get(doc, "controlPlane", "certificateKey")])
+              if (key !== undefined) expect(key).toMatch(/^[0-9a-f]{64}$/);
+            for (const h of (get(doc, "discovery", "bootstrapToken", "caCertHashes") ?? []) as string[])
+              expect(h).toMatch(/^sha256:[0-9a-f]{64}$/);
+            if (doc.kind !== "ClusterConfiguration") continue;
+            const [, svcPrefix] = String(get(doc, "networking", "serviceSubnet")).split("/");
+            expect(32 - Number(svcPrefix)).toBeLessThanOrEqual(20);
+            const [, podPrefix] = String(get(doc, "networking", "podSubnet")).split("/");
+            const mask = Number(argsRecord(get(doc, "controllerManager", "extraArgs"))["node-cidr-mask-size"]);
+            expect(mask).toBeGreaterThanOrEqual(Number(podPrefix));
+            expect(mask - Number(podPrefix)).toBeLessThanOrEqual(16);
+          }
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it("marks every file with a secret (or its placeholder) secret and 0600, and writes real values once resolved", () => {
+    const spec = mustValidate(buildSpec({ controlPlanes: 3, workers: 1, poolSize: 0, cloud: false }));
+    const placeholder = resolvePlan(spec);
+    for (const a of generateKubeadm(placeholder).filter((x) => x.path.endsWith("kubeadm.yaml")))
+      expect([a.path, a.secret, a.mode]).toEqual([a.path, true, 0o600]);
+    const secrets = {
+      bootstrapToken: "q1w2e3.r4t5y6u7i8o9p0a1",
+      certificateKey: "ab".repeat(32),
+      caCertHash: `sha256:${"cd".repeat(32)}`,
+    };
+    const real = resolvePlan(spec, { secrets });
+    const all = generateKubeadm(real)
+      .map((a) => a.content)
+      .join("");
+    for (const v of Object.values(secrets)) expect(all).toContain(v);
+    const worker = docsOf(real, "node-4")[0];
+    expect(get(worker, "discovery", "bootstrapToken")).toEqual({
+      apiServerEndpoint: real.controlPlane.endpoint,
+      token: secrets.bootstrapToken,
+      caCertHashes: [secrets.caCertHash],
+    });
+    expect(get(worker, "controlPlane")).toBeUndefined();
+  });
+
+  it("lets a single node without join secrets init alone, with no token in its file", () => {
+    const input = buildSpec({ controlPlanes: 1, workers: 0, poolSize: 0, cloud: false });
+    delete (input.kubernetes as { secrets?: unknown }).secrets;
+    const plan = mustResolve(input);
+    const [a] = generateKubeadm(plan);
+    expect(a?.secret).toBeUndefined();
+    const [init] = parseYamlDocuments(a?.content ?? "") as Doc[];
+    expect(init?.bootstrapTokens).toBeUndefined();
+    expect(init?.certificateKey).toBeUndefined();
+    expect(summarizeKubeadm(plan)).toContain("No join secrets");
+  });
+
+  it("taints control planes with the key of the version unless they run workloads", () => {
+    expect(controlPlaneTaints(22).map((t) => t.key)).toEqual(["node-role.kubernetes.io/master"]);
+    expect(controlPlaneTaints(24).map((t) => t.key)).toEqual([
+      "node-role.kubernetes.io/master",
+      "node-role.kubernetes.io/control-plane",
+    ]);
+    expect(controlPlaneTaints(25).map((t) => t.key)).toEqual(["node-role.kubernetes.io/control-plane"]);
+    fc.assert(
+      fc.property(arbSmallPlan(), (plan) => {
+        for (const node of plan.nodes) {
+          const [first] = docsOf(plan, node.name);
+          const taints = get(first, "nodeRegistration", "taints");
+          if (!node.controlPlane) expect(taints).toBeUndefined();
+          else if (plan.kubernetes.schedulableControlPlanes) expect(taints).toEqual([]);
+          else expect(taints).toEqual(controlPlaneTaints(plan.kubernetes.version.minor));
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+});
+
+describe("per-node kubelet patches", () => {
+  it("patches btrfs nodes from 1.25 and points init/join at the patch directory; only those nodes", () => {
+    fc.assert(
+      fc.property(arbSmallPlan(), (plan) => {
+        const artifacts = generateKubeadm(plan);
+        const minor = plan.kubernetes.version.minor;
+        for (const node of plan.nodes) {
+          const patchPath = `nodes/${node.name}${PATCHES_DIRECTORY}/${KUBELET_PATCH_FILE}`;
+          const patch = artifacts.find((a) => a.path === patchPath);
+          const wanted = node.rootFilesystem === "btrfs" && minor >= 25;
+          expect(patch !== undefined).toBe(wanted);
+          const [first] = docsOf(plan, node.name);
+          expect(get(first, "patches", "directory")).toBe(wanted ? PATCHES_DIRECTORY : undefined);
+          if (!patch) continue;
+          const [body] = parseYamlDocuments(patch.content) as Doc[];
+          expect(body).toEqual({ localStorageCapacityIsolation: false });
+          // the patched KubeletConfiguration is still valid
+          expect(schemaErrors({ ...kubeletConfiguration(plan), ...body })).toBe("");
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it("names the patch file as kubeadm expects: target[suffix][+patchtype].extension", () => {
+    expect(KUBELET_PATCH_FILE).toMatch(/^kubeletconfiguration[A-Za-z0-9]*(\+(strategic|merge|json))?\.(yaml|json)$/);
+    const plan = mustResolve(buildSpec({ controlPlanes: 1, workers: 0, poolSize: 0, cloud: false }, { btrfs: [true] }));
+    expect(kubeletPatch(plan, plan.initNode)).toEqual({ localStorageCapacityIsolation: false });
+  });
+});
+
+describe("node health", () => {
+  const arbHealthSpec = fc
+    .record({
+      minor: fc.integer({ min: 22, max: 35 }),
+      update: fc.integer({ min: 1, max: 20 }),
+      period: fc.integer({ min: 1, max: 10 }),
+      factor: fc.integer({ min: 2, max: 8 }),
+      eviction: fc.integer({ min: 1, max: 600 }),
+      explicitGrace: fc.boolean(),
+    })
+    .map((r) => {
+      const spec = buildSpec({ controlPlanes: 3, workers: 0, poolSize: 0, cloud: false }, { minor: r.minor });
+      return {
+        r,
+        spec: {
+          ...spec,
+          kubernetes: {
+            ...spec.kubernetes,
+            nodeHealth: {
+              statusUpdateFrequency: `${r.update}s`,
+              monitorPeriod: `${r.period}s`,
+              ...(r.explicitGrace ? { monitorGracePeriod: `${r.update * r.factor + r.period}s` } : {}),
+              evictionAfter: `${r.eviction}s`,
+            },
+          },
+        } as ClusterSpecInput,
+      };
+    })
+    .filter(({ spec }) => {
+      try {
+        mustValidate(spec);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+
+  it("passes --pod-eviction-timeout only below 1.27 and the toleration seconds to the API server always", () => {
+    fc.assert(
+      fc.property(arbHealthSpec, ({ r, spec }) => {
+        const plan = mustResolve(spec);
+        const cm = controllerManagerArgs(plan);
+        expect("pod-eviction-timeout" in cm).toBe(r.minor < 27);
+        expect(cm["node-monitor-period"]).toBe(`${r.period}s`);
+        expect(cm["node-monitor-grace-period"]).toBe(
+          r.explicitGrace ? `${r.update * r.factor + r.period}s` : r.minor >= 32 ? "50s" : "40s",
+        );
+        expect(apiServerArgs(plan)).toEqual({
+          "default-not-ready-toleration-seconds": String(r.eviction),
+          "default-unreachable-toleration-seconds": String(r.eviction),
+        });
+        const t = nodeHealthTiming(plan);
+        const h = plan.kubernetes.nodeHealth.seconds;
+        expect(t.noticeSeconds).toBe(h.monitorGracePeriod + h.monitorPeriod);
+        expect(t.evictSeconds).toBe(t.noticeSeconds + r.eviction);
+        expect(t.toleratedMisses).toBeGreaterThanOrEqual(1);
+        const cluster = kubeadmDocuments(plan, plan.initNode).find((d) => d.kind === "ClusterConfiguration");
+        expect(argsRecord(get(cluster, "controllerManager", "extraArgs"))).toEqual(cm);
+        expect(schemaErrors(cluster ?? {})).toBe("");
+      }),
+      { numRuns: 50 },
+    );
+  });
+
+  it("reports the worst-case time to notice a dead node and to evict its pods in PLAN.md", () => {
+    const spec = buildSpec({ controlPlanes: 3, workers: 0, poolSize: 0, cloud: false });
+    spec.kubernetes.nodeHealth = {
+      statusUpdateFrequency: "4s",
+      monitorPeriod: "2s",
+      monitorGracePeriod: "16s",
+      evictionAfter: "30s",
+    };
+    const md = summarizeKubeadm(mustResolve(spec));
+    expect(md.startsWith("## kubeadm\n")).toBe(true);
+    expect(md).toContain("at most **18s** after its last heartbeat");
+    expect(md).toContain("evicted at most **48s** after it died");
+    expect(md).toContain("miss 3 status updates");
+  });
+});
+
+describe("strings that YAML 1.1 would retype", () => {
+  const tricky = ["yes", "no", "on", "off", "y", "n", "true", "null", "0777", "1e3", "0x1f", "0o17", "012", "1-2"];
+
+  it("keep cluster and node names strings in kubeadm.yaml", () => {
+    for (const name of tricky) {
+      const spec = buildSpec(
+        { controlPlanes: 3, workers: 0, poolSize: 0, cloud: false },
+        { names: [name, `${name}-b`, `c-${name}`] },
+      );
+      spec.name = name;
+      const plan = mustResolve(spec);
+      const init = docsOf(plan, name);
+      expect(get(init[0], "nodeRegistration", "name")).toBe(name);
+      expect(get(init[1], "clusterName")).toBe(name);
+    }
+  });
+
+  it("round-trip any string that reaches a document, including `a: b # c`", () => {
+    const base = mustResolve(buildSpec({ controlPlanes: 1, workers: 0, poolSize: 0, cloud: false }));
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.constantFrom(...tricky, "a: b # c", "- x", "{a}", "'q'", '"d"', "~", ""), fc.string()),
+        (s) => {
+          const plan = { ...base, name: s };
+          const docs = kubeadmDocuments(plan, plan.initNode);
+          const back = parseYamlDocuments(generateKubeadm(plan)[0]?.content ?? "") as Doc[];
+          expect(back).toEqual(docs);
+          expect(get(back[1], "clusterName")).toBe(s);
+          expect(parseYamlDocuments(toYaml({ s }))).toEqual([{ s }]);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe("arbitraries", () => {
+  it("cover both API versions, btrfs and non-schedulable control planes", () => {
+    const seen = new Set<string>();
+    fc.assert(
+      fc.property(arbClusterSpec({ maxWorkers: 3, maxPool: 3 }), (s) => {
+        const plan = mustResolve(s);
+        seen.add(plan.kubernetes.kubeadmApiVersion);
+        if (plan.nodes.some((n) => n.rootFilesystem === "btrfs")) seen.add("btrfs");
+        if (!plan.kubernetes.schedulableControlPlanes) seen.add("tainted");
+      }),
+      { numRuns: 60, seed: 7 },
+    );
+    expect([...seen].sort()).toEqual(["btrfs", "kubeadm.k8s.io/v1beta3", "kubeadm.k8s.io/v1beta4", "tainted"]);
+  });
+});
+
+describe("reference clusters", () => {
+  const examples = ["bare-metal-ha", "hybrid-cloud-burst"].filter((d) =>
+    existsSync(join(import.meta.dirname, "..", "..", "..", "examples", d, "cluster.yaml")),
+  );
+
+  it.each(examples)("%s: every kubeadm document is schema-valid, v1beta4, with the VIP and btrfs patches", (name) => {
+    const text = readFileSync(join(import.meta.dirname, "..", "..", "..", "examples", name, "cluster.yaml"), "utf8");
+    const loaded = loadSpec(text);
+    if (!loaded.ok) throw new Error(`${name} is invalid`);
+    const plan = resolvePlan(loaded.value);
+    const artifacts = generateKubeadm(plan);
+    for (const node of plan.nodes) {
+      for (const doc of docsOf(plan, node.name)) {
+        expect(schemaErrors(doc)).toBe("");
+        if (doc.kind !== "KubeletConfiguration") expect(doc.apiVersion).toBe("kubeadm.k8s.io/v1beta4");
+      }
+      expect(artifacts.map((a) => a.path)).toContain(`nodes/${node.name}${PATCHES_DIRECTORY}/${KUBELET_PATCH_FILE}`);
+    }
+    const cluster = docsOf(plan, plan.initNode.name)[1];
+    expect(get(cluster, "controlPlaneEndpoint")).toBe("10.118.12.100:6443");
+    expect(get(cluster, "apiServer", "certSANs")).toEqual(["10.118.12.100"]);
+    expect(nodeHealthTiming(plan)).toEqual({
+      heartbeatSeconds: 4,
+      toleratedMisses: 3,
+      noticeSeconds: 18,
+      evictSeconds: 48,
+    });
+  });
+});

@@ -1,0 +1,148 @@
+// Every decision about /etc/conf.d/net lives here; the template only loops.
+import {
+  type ClusterPlan,
+  generatedMarker,
+  InternalError,
+  ipFamily,
+  type PlannedNode,
+  type PolicyRoute,
+  shellVar,
+} from "@clusterspec/core";
+import { commentText, token, variableName } from "./escape.js";
+
+/** One shell assignment; more than one line renders as a multi-line string, as netifrc's examples do. */
+export interface NetVariable {
+  readonly name: string;
+  readonly lines: readonly string[];
+}
+
+export interface NetifrcInterfaceView {
+  /** Interface name, for the comment above its block. */
+  readonly iface: string;
+  readonly variables: readonly NetVariable[];
+}
+
+export interface NetifrcView {
+  readonly marker: string;
+  readonly node: string;
+  readonly globals: readonly NetVariable[];
+  readonly interfaces: readonly NetifrcInterfaceView[];
+}
+
+/** Priority of `from all to <podSubnet> lookup main`; source rules follow it. */
+export const POD_RULE_PRIORITY = 1000;
+
+const line = (...words: (string | number)[]): string => words.map(token).join(" ");
+const v = (name: string, lines: readonly string[]): NetVariable => ({ name: variableName(name), lines });
+const isV6 = (cidrOrIp: string): boolean => ipFamily(cidrOrIp) === 6;
+
+/** A route line with netifrc's `-6` family prefix where the route is IPv6. */
+const route = (dest: string, ...rest: (string | number)[]): string =>
+  isV6(dest === "default" ? String(rest[1]) : dest) ? line("-6", dest, ...rest) : line(dest, ...rest);
+
+export interface PlannedRule {
+  readonly family: 4 | 6;
+  readonly text: string;
+}
+
+/**
+ * Rules for the policy routes, in priority order, with the pod-subnet exception first.
+ * Rules are global (not per interface), so the whole list is attached to the first policy route's interface.
+ */
+export function policyRules(plan: ClusterPlan): PlannedRule[] {
+  if (plan.network.policyRoutes.length === 0) return [];
+  const pod = plan.kubernetes.podSubnet;
+  const rules: PlannedRule[] = [
+    { family: ipFamily(pod), text: line("from", "all", "to", pod, "lookup", "main", "priority", POD_RULE_PRIORITY) },
+  ];
+  let priority = POD_RULE_PRIORITY;
+  for (const pr of plan.network.policyRoutes) {
+    for (const source of pr.sources) {
+      priority += 1;
+      rules.push({
+        family: ipFamily(source),
+        text: line("from", source, "table", pr.table.name, "priority", priority),
+      });
+    }
+  }
+  return rules;
+}
+
+/** Routes of one policy route: on-link networks in main, then in the table the on-link networks, the segment subnet, and the default through the gateway. */
+export function policyRouteLines(pr: PolicyRoute): string[] {
+  const dev = pr.interface;
+  const t = pr.table.name;
+  return [
+    ...pr.segment.onLink.map((net) => route(net, "dev", dev)),
+    ...pr.segment.onLink.map((net) => route(net, "dev", dev, "scope", "link", "table", t)),
+    route(pr.segment.subnet, "dev", dev, "scope", "link", "table", t),
+    route("default", "via", pr.gateway, "table", t),
+  ];
+}
+
+export function toNetifrcView(plan: ClusterPlan, node: PlannedNode): NetifrcView {
+  const names = new Map<string, string>();
+  for (const f of node.interfaces) {
+    const prior = names.get(shellVar(f.name));
+    if (prior !== undefined) throw new InternalError(`interfaces ${prior} and ${f.name} share netifrc variables`);
+    names.set(shellVar(f.name), f.name);
+  }
+  const rules = policyRules(plan);
+  const ruleIface = plan.network.policyRoutes
+    .map((p) => p.interface)
+    .find((i) => node.interfaces.some((f) => f.name === i));
+  const k8s = node.internalInterface;
+
+  const interfaces = node.interfaces.map((f): NetifrcInterfaceView => {
+    const iv = shellVar(f.name);
+    const vars: NetVariable[] = [];
+    const children = node.interfaces.filter((c) => c.vlan?.parent === f.name);
+    if (children.length > 0) {
+      vars.push(v(`vlans_${iv}`, [children.map((c) => token(c.vlan?.id ?? 0)).join(" ")]));
+      for (const c of children) {
+        const id = c.vlan?.id ?? 0;
+        // netifrc names a VLAN `<parent>.<id>` unless told otherwise.
+        if (c.name !== `${f.name}.${id}`) vars.push(v(`${iv}_vlan${id}_name`, [token(c.name)]));
+      }
+    }
+    vars.push(v(`config_${iv}`, [f.cidr === undefined ? "null" : token(f.cidr)]));
+
+    const routes: string[] = [];
+    if (f.gateway !== undefined) routes.push(route("default", "via", f.gateway));
+    for (const pr of plan.network.policyRoutes) if (pr.interface === f.name) routes.push(...policyRouteLines(pr));
+    // On-link networks of a segment without an uplink still belong in the main table.
+    for (const seg of plan.network.segments)
+      if (seg.interface === f.name && !seg.uplink) routes.push(...seg.onLink.map((net) => route(net, "dev", f.name)));
+    if (routes.length > 0) vars.push(v(`routes_${iv}`, routes));
+
+    if (f.name === ruleIface) {
+      const r4 = rules.filter((r) => r.family === 4).map((r) => r.text);
+      const r6 = rules.filter((r) => r.family === 6).map((r) => r.text);
+      if (r4.length > 0) vars.push(v(`rules_${iv}`, r4));
+      if (r6.length > 0) vars.push(v(`rules6_${iv}`, r6));
+    }
+    if (f.name === k8s) {
+      const servers = plan.network.nameservers.slice(0, 2);
+      if (servers.length > 0) vars.push(v(`dns_servers_${iv}`, [servers.map(token).join(" ")]));
+      if (plan.network.searchDomains.length > 0)
+        vars.push(v(`dns_search_${iv}`, [plan.network.searchDomains.map(token).join(" ")]));
+    }
+    return { iface: commentText(f.name), variables: vars };
+  });
+
+  return {
+    marker: commentText(generatedMarker(plan)),
+    node: commentText(node.name),
+    // Our route and rule lines use iproute2 syntax (tables, scope): never let netifrc fall back to ifconfig.
+    globals: [v("modules", ["iproute2"])],
+    interfaces,
+  };
+}
+
+/** Every variable of a view, by name, with the value the shell sees after sourcing the file. */
+export function expectedValues(view: NetifrcView): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const x of [...view.globals, ...view.interfaces.flatMap((i) => i.variables)])
+    out.set(x.name, x.lines.length === 1 ? (x.lines[0] ?? "") : `\n${x.lines.join("\n")}\n`);
+  return out;
+}

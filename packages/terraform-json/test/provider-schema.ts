@@ -1,0 +1,164 @@
+// A small checker of Terraform JSON syntax against `terraform providers schema -json` data: known
+// attributes and blocks, required ones present, value types. Strings holding `${` are expressions
+// and stand for any type, as in Terraform itself.
+
+type TfType = string | [string, unknown];
+interface Attribute {
+  type: TfType;
+  required?: boolean;
+  optional?: boolean;
+  "x-config-mode"?: string;
+}
+interface BlockType {
+  nesting_mode: "single" | "list" | "set" | "map";
+  block: Block;
+  min_items?: number;
+  max_items?: number;
+}
+export interface Block {
+  attributes?: Record<string, Attribute>;
+  block_types?: Record<string, BlockType>;
+}
+export interface ProviderSchemaFile {
+  "x-all-data-source-types": string[];
+  provider_schemas: Record<string, { provider: { block: Block }; resource_schemas: Record<string, { block: Block }> }>;
+}
+
+const META = new Set(["count", "for_each", "depends_on", "lifecycle", "provider", "provisioner", "connection", "//"]);
+const isExpr = (v: unknown): boolean => typeof v === "string" && /(^|[^$])\$\{/.test(v);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+function checkType(value: unknown, type: TfType, path: string, errors: string[]): void {
+  if (value === null || isExpr(value)) return;
+  if (typeof type === "string") {
+    const ok =
+      (type === "string" && typeof value === "string") ||
+      (type === "number" && typeof value === "number") ||
+      (type === "bool" && typeof value === "boolean") ||
+      type === "dynamic";
+    if (!ok) errors.push(`${path}: expected ${type}, got ${JSON.stringify(value)}`);
+    return;
+  }
+  const [kind, inner] = type;
+  if (kind === "list" || kind === "set") {
+    if (!Array.isArray(value)) return void errors.push(`${path}: expected a ${kind}`);
+    value.forEach((v, i) => {
+      checkType(v, inner as TfType, `${path}[${i}]`, errors);
+    });
+  } else if (kind === "map") {
+    if (!isObject(value)) return void errors.push(`${path}: expected a map`);
+    for (const [k, v] of Object.entries(value)) checkType(v, inner as TfType, `${path}.${k}`, errors);
+  } else if (kind === "object") {
+    if (!isObject(value)) return void errors.push(`${path}: expected an object`);
+    const attrs = inner as Record<string, TfType>;
+    // JSON syntax has no optional object attributes: every key is listed, null where unset
+    for (const k of Object.keys(attrs)) if (!(k in value)) errors.push(`${path}: missing object key ${k}`);
+    for (const [k, v] of Object.entries(value)) {
+      const t = attrs[k];
+      if (t === undefined) errors.push(`${path}: unknown object key ${k}`);
+      else checkType(v, t, `${path}.${k}`, errors);
+    }
+  } else errors.push(`${path}: unsupported type ${kind}`);
+}
+
+export function checkBlock(body: unknown, block: Block, path: string, errors: string[]): void {
+  if (!isObject(body)) return void errors.push(`${path}: expected an object`);
+  for (const [key, value] of Object.entries(body)) {
+    const attr = block.attributes?.[key];
+    const nested = block.block_types?.[key];
+    if (attr) checkType(value, attr.type, `${path}.${key}`, errors);
+    else if (nested) {
+      const items = Array.isArray(value) ? value : [value];
+      if (nested.max_items !== undefined && items.length > nested.max_items)
+        errors.push(`${path}.${key}: at most ${nested.max_items} block(s)`);
+      items.forEach((item, i) => {
+        checkBlock(item, nested.block, `${path}.${key}[${i}]`, errors);
+      });
+    } else if (!META.has(key)) errors.push(`${path}: unknown argument or block ${key}`);
+  }
+  for (const [key, attr] of Object.entries(block.attributes ?? {}))
+    if (attr.required && !(key in body)) errors.push(`${path}: missing required argument ${key}`);
+  for (const [key, nested] of Object.entries(block.block_types ?? {})) {
+    const v = body[key];
+    const n = v === undefined ? 0 : Array.isArray(v) ? v.length : 1;
+    if ((nested.min_items ?? 0) > n) errors.push(`${path}: needs at least ${nested.min_items} ${key} block(s)`);
+  }
+}
+
+const TOP = new Set(["//", "terraform", "provider", "resource", "data", "output", "variable", "locals", "module"]);
+
+/** Every problem of one .tf.json document, as `path: message` lines. */
+export function checkTerraformJson(doc: unknown, schema: ProviderSchemaFile): string[] {
+  const errors: string[] = [];
+  if (!isObject(doc)) return ["document is not an object"];
+  const aws = schema.provider_schemas["registry.terraform.io/hashicorp/aws"];
+  if (!aws) return ["no aws provider in the schema"];
+  for (const key of Object.keys(doc)) if (!TOP.has(key)) errors.push(`unknown top-level key ${key}`);
+  const providers = doc.provider;
+  if (isObject(providers))
+    for (const [name, body] of Object.entries(providers)) {
+      if (name !== "aws") errors.push(`provider.${name}: unknown provider`);
+      else checkBlock(body, aws.provider.block, "provider.aws", errors);
+    }
+  const resources = doc.resource;
+  if (isObject(resources))
+    for (const [type, byName] of Object.entries(resources)) {
+      const rs = aws.resource_schemas[type];
+      if (!rs) {
+        errors.push(`resource.${type}: type not in the schema subset`);
+        continue;
+      }
+      if (!isObject(byName)) continue;
+      for (const [name, body] of Object.entries(byName)) checkBlock(body, rs.block, `resource.${type}.${name}`, errors);
+    }
+  const data = doc.data;
+  if (isObject(data))
+    for (const type of Object.keys(data))
+      if (!schema["x-all-data-source-types"].includes(type)) errors.push(`data.${type}: unknown data source`);
+  return errors;
+}
+
+/** The live interpolations of a string (escaped `$${` skipped), without the `${` `}`. */
+export function interpolations(s: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < s.length; i++) {
+    if ((s[i] === "$" || s[i] === "%") && s[i + 1] === s[i] && s[i + 2] === "{") {
+      i += 2;
+      continue;
+    }
+    if ((s[i] === "$" || s[i] === "%") && s[i + 1] === "{") {
+      let depth = 0;
+      let j = i + 1;
+      for (; j < s.length; j++) {
+        if (s[j] === "{") depth++;
+        else if (s[j] === "}" && --depth === 0) break;
+      }
+      out.push(`${s[i]}${s.slice(i + 2, j)}`);
+      i = j;
+    }
+  }
+  return out;
+}
+
+/** What Terraform makes of a string without interpolations: the template escapes undone. */
+export function unescapeTemplate(s: string): string {
+  let out = "";
+  for (let i = 0; i < s.length; i++) {
+    if ((s[i] === "$" || s[i] === "%") && s[i + 1] === s[i] && s[i + 2] === "{") {
+      out += `${s[i]}{`;
+      i += 2;
+    } else out += s[i];
+  }
+  return out;
+}
+
+export function allStrings(value: unknown, out: string[] = []): string[] {
+  if (typeof value === "string") out.push(value);
+  else if (Array.isArray(value)) for (const v of value) allStrings(v, out);
+  else if (isObject(value))
+    for (const [k, v] of Object.entries(value)) {
+      out.push(k);
+      allStrings(v, out);
+    }
+  return out;
+}

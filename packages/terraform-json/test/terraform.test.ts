@@ -1,0 +1,307 @@
+import { type ClusterPlan, resolvePlan, SECRET_KINDS, stableJson } from "@clusterspec/core";
+import { arbPlan, buildSpec, mustResolve, mustValidate } from "@clusterspec/core/testing";
+import { readSchema } from "@clusterspec/testkit";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { generateTerraform, terraformModule, tfExpr, tfLiteral } from "../src/index.js";
+import {
+  allStrings,
+  checkBlock,
+  checkTerraformJson,
+  interpolations,
+  type ProviderSchemaFile,
+  unescapeTemplate,
+} from "./provider-schema.js";
+
+const schema = readSchema("aws-provider-subset.json") as unknown as ProviderSchemaFile;
+const schemaNewest = readSchema("aws-provider-subset-6.66.0.json") as unknown as ProviderSchemaFile;
+const aws = schema.provider_schemas["registry.terraform.io/hashicorp/aws"];
+
+const cloudInput = () => buildSpec({ controlPlanes: 3, workers: 0, poolSize: 3, cloud: true });
+const cloudPlan = (): ClusterPlan => mustResolve(cloudInput());
+
+function docs(plan: ClusterPlan): Record<string, Record<string, unknown>> {
+  return Object.fromEntries(generateTerraform(plan).map((a) => [a.path, JSON.parse(a.content)]));
+}
+
+/** `aws_x.name` and `data.aws_x.name` declared anywhere in the generated files. */
+function declared(all: Record<string, Record<string, unknown>>): Set<string> {
+  const out = new Set<string>();
+  for (const doc of Object.values(all)) {
+    for (const [type, byName] of Object.entries((doc.resource ?? {}) as Record<string, object>))
+      for (const name of Object.keys(byName)) out.add(`${type}.${name}`);
+    for (const [type, byName] of Object.entries((doc.data ?? {}) as Record<string, object>))
+      for (const name of Object.keys(byName)) out.add(`data.${type}.${name}`);
+  }
+  return out;
+}
+
+/** The only interpolations the generator writes on purpose: attribute references and the user-data file expression. */
+const GENERATED_EXPRESSIONS = [
+  /^(data\.)?aws_[a-z0-9_]+\.[A-Za-z0-9_-]+\.[a-z_]+$/,
+  /^fileexists\("\$\{path\.module\}\/\.\.\/[a-z0-9-]+\/user-data\.gz\.b64"\) \? trimspace\(file\("\$\{path\.module\}\/\.\.\/[a-z0-9-]+\/user-data\.gz\.b64"\)\) : filebase64\("\$\{path\.module\}\/\.\.\/[a-z0-9-]+\/user-data\.yaml"\)$/,
+];
+
+function checkAll(plan: ClusterPlan): string[] {
+  const all = docs(plan);
+  const known = declared(all);
+  const errors: string[] = [];
+  for (const [path, doc] of Object.entries(all)) {
+    for (const e of checkTerraformJson(doc, schema)) errors.push(`${path}: ${e}`);
+    for (const e of checkTerraformJson(doc, schemaNewest)) errors.push(`${path} (6.66.0): ${e}`);
+    for (const s of allStrings(doc))
+      for (const expr of interpolations(s)) {
+        if (expr.startsWith("%")) errors.push(`${path}: template directive in ${s}`);
+        else if (!GENERATED_EXPRESSIONS.some((re) => re.test(expr.slice(1))))
+          errors.push(`${path}: unexpected interpolation ${expr.slice(1)}`);
+        for (const ref of expr.match(/\b(data\.)?aws_[a-z0-9_]+\.[A-Za-z0-9_-]+/g) ?? [])
+          if (!known.has(ref)) errors.push(`${path}: ${ref} is not declared`);
+      }
+  }
+  return errors;
+}
+
+describe("terraform files", () => {
+  const plan = cloudPlan();
+  const artifacts = generateTerraform(plan);
+
+  it("are providers, events and one file per pool", () => {
+    expect(artifacts.map((a) => a.path)).toEqual([
+      "cloud/terraform/providers.tf.json",
+      "cloud/terraform/events.tf.json",
+      "cloud/terraform/pool-ci-arm64.tf.json",
+    ]);
+  });
+
+  it("match the AWS provider schema subset, and every reference is declared", () => {
+    expect(checkAll(plan)).toEqual([]);
+  });
+
+  it("hold for any cloud spec", () => {
+    fc.assert(
+      fc.property(arbPlan({ cloud: true, maxWorkers: 2, maxPool: 3 }), (p) => {
+        expect(checkAll(p)).toEqual([]);
+        expect(generateTerraform(p)).toEqual(generateTerraform(resolvePlan(p.spec)));
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it("parse back to exactly the bytes written", () => {
+    for (const a of artifacts) expect(stableJson(JSON.parse(a.content))).toBe(a.content);
+  });
+
+  it("send EC2 state changes over SNS to the provisioner over https, confirmed by the provisioner", () => {
+    const events = docs(plan)["cloud/terraform/events.tf.json"] as {
+      resource: Record<string, Record<string, Record<string, unknown>>>;
+    };
+    const rule = events.resource.aws_cloudwatch_event_rule?.ec2_state_change;
+    expect(JSON.parse(String(rule?.event_pattern))).toEqual({
+      source: ["aws.ec2"],
+      "detail-type": ["EC2 Instance State-change Notification"],
+    });
+    const sub = events.resource.aws_sns_topic_subscription?.provisioner;
+    expect(sub).toEqual({
+      topic_arn: tfExpr("aws_sns_topic.ec2_state_change.arn"),
+      protocol: "https",
+      endpoint: "https://provisioner.example.com",
+    });
+    const policy = JSON.parse(String(events.resource.aws_sns_topic_policy?.ec2_state_change?.policy));
+    expect(policy.Statement[0].Principal).toEqual({ Service: "events.amazonaws.com" });
+    expect(policy.Statement[0].Action).toBe("sns:Publish");
+  });
+
+  it("require IMDSv2 with hop limit 2 and upload the generated user data", () => {
+    const pool = docs(plan)["cloud/terraform/pool-ci-arm64.tf.json"] as {
+      resource: Record<string, Record<string, Record<string, unknown>>>;
+    };
+    const lt = pool.resource.aws_launch_template?.["ci-arm64"];
+    expect(lt?.metadata_options).toEqual([
+      { http_endpoint: "enabled", http_put_response_hop_limit: 2, http_tokens: "required" },
+    ]);
+    expect(lt?.user_data).toMatchInlineSnapshot(
+      `"\${fileexists("\${path.module}/../ci-arm64/user-data.gz.b64") ? trimspace(file("\${path.module}/../ci-arm64/user-data.gz.b64")) : filebase64("\${path.module}/../ci-arm64/user-data.yaml")}"`,
+    );
+  });
+
+  it("tag the group for Cluster Autoscaler auto-discovery and scale from zero", () => {
+    const pool = docs(plan)["cloud/terraform/pool-ci-arm64.tf.json"] as {
+      resource: Record<string, Record<string, Record<string, unknown>>>;
+    };
+    const asg = pool.resource.aws_autoscaling_group?.["ci-arm64"];
+    expect(asg?.min_size).toBe(0);
+    expect(asg?.max_size).toBe(3);
+    expect(asg?.tag).toMatchInlineSnapshot(`
+      [
+        {
+          "key": "Name",
+          "propagate_at_launch": true,
+          "value": "prop-cluster-ci-arm64",
+        },
+        {
+          "key": "k8s.io/cluster-autoscaler/enabled",
+          "propagate_at_launch": false,
+          "value": "true",
+        },
+        {
+          "key": "k8s.io/cluster-autoscaler/prop-cluster",
+          "propagate_at_launch": false,
+          "value": "owned",
+        },
+        {
+          "key": "k8s.io/cluster-autoscaler/node-template/label/node.kubernetes.io/ci",
+          "propagate_at_launch": false,
+          "value": "",
+        },
+        {
+          "key": "k8s.io/cluster-autoscaler/node-template/taint/ci",
+          "propagate_at_launch": false,
+          "value": "true:NoSchedule",
+        },
+        {
+          "key": "k8s.io/cluster-autoscaler/node-template/resources/github.com/fuse",
+          "propagate_at_launch": false,
+          "value": "1",
+        },
+      ]
+    `);
+  });
+
+  it("handle a fixed AMI, a pool name starting with a digit and a long cluster name", () => {
+    const base = cloudInput();
+    const cloud = base.cloud as { pools: Record<string, unknown>[] };
+    const p = mustResolve({
+      ...base,
+      name: `c${"x".repeat(62)}`,
+      cloud: {
+        ...cloud,
+        pools: cloud.pools.map((pool) => ({ ...pool, name: "1ci", ami: { id: "ami-0123456789abcdef0" } })),
+      },
+    });
+    expect(checkAll(p)).toEqual([]);
+    const all = docs(p);
+    const pool = all["cloud/terraform/pool-1ci.tf.json"] as {
+      data: { aws_ami: Record<string, unknown> };
+      resource: { aws_launch_template: Record<string, { image_id: string }> };
+    };
+    expect(pool.data.aws_ami).toEqual({
+      "pool-1ci": {
+        filter: [
+          { name: "image-id", values: ["ami-0123456789abcdef0"] },
+          { name: "architecture", values: ["arm64"] },
+        ],
+      },
+    });
+    expect(pool.resource.aws_launch_template["pool-1ci"]?.image_id).toBe(tfExpr("data.aws_ami.pool-1ci.id"));
+    const events = all["cloud/terraform/events.tf.json"] as {
+      resource: { aws_cloudwatch_event_rule: { ec2_state_change: { name: string } } };
+    };
+    expect(events.resource.aws_cloudwatch_event_rule.ec2_state_change.name).toHaveLength(64);
+  });
+
+  it("generate nothing without a cloud section", () => {
+    const p = mustResolve(buildSpec({ controlPlanes: 3, workers: 0, poolSize: 3, cloud: false }));
+    expect(generateTerraform(p)).toEqual([]);
+    expect(terraformModule.summarize?.(p)).toBeUndefined();
+  });
+
+  it("hold no secret, credential or state", () => {
+    const hex = fc.stringMatching(/^[0-9a-f]{64}$/);
+    fc.assert(
+      fc.property(fc.stringMatching(/^[a-z0-9]{6}\.[a-z0-9]{16}$/), hex, (token, key) => {
+        const base = cloudInput();
+        const spec = mustValidate({
+          ...base,
+          kubernetes: {
+            ...base.kubernetes,
+            secrets: { bootstrapToken: { env: "T" }, certificateKey: { env: "K" }, caCertHash: { env: "H" } },
+          },
+        });
+        const secrets = { bootstrapToken: token, certificateKey: key, caCertHash: `sha256:${key}` };
+        for (const a of generateTerraform(resolvePlan(spec, { secrets }))) {
+          for (const s of Object.values(secrets)) expect(a.content).not.toContain(s);
+          expect(a.content).not.toContain(SECRET_KINDS.bootstrapToken.placeholder);
+          expect(a.content).not.toMatch(/"(access_key|secret_key|token|password|backend|cloud)":|PRIVATE KEY/);
+          expect(a.path.endsWith(".tfstate")).toBe(false);
+        }
+      }),
+      { numRuns: 20 },
+    );
+  });
+});
+
+describe("the schema checker", () => {
+  it("finds unknown arguments, missing required ones, wrong types and incomplete attribute objects", () => {
+    const errors: string[] = [];
+    const asg = aws?.resource_schemas.aws_autoscaling_group?.block;
+    const sg = aws?.resource_schemas.aws_security_group?.block;
+    if (!asg || !sg) throw new Error("schema subset lacks aws_autoscaling_group / aws_security_group");
+    checkBlock({ max_size: "3", min_sizes: 0, tag: [{ key: "a", value: "b" }] }, asg, "asg", errors);
+    checkBlock({ ingress: [{ from_port: 443, to_port: 443, protocol: "tcp" }] }, sg, "sg", errors);
+    checkBlock(
+      {
+        ingress: [
+          {
+            cidr_blocks: ["10.0.0.0/8"],
+            description: null,
+            from_port: 443,
+            ipv6_cidr_blocks: null,
+            prefix_list_ids: null,
+            protocol: "tcp",
+            security_groups: null,
+            self: null,
+            to_port: 443,
+          },
+        ],
+      },
+      sg,
+      "sg-complete",
+      errors,
+    );
+    expect(errors).toMatchInlineSnapshot(`
+      [
+        "asg.max_size: expected number, got "3"",
+        "asg: unknown argument or block min_sizes",
+        "asg.tag[0]: missing required argument propagate_at_launch",
+        "asg: missing required argument min_size",
+        "sg.ingress[0]: missing object key cidr_blocks",
+        "sg.ingress[0]: missing object key description",
+        "sg.ingress[0]: missing object key ipv6_cidr_blocks",
+        "sg.ingress[0]: missing object key prefix_list_ids",
+        "sg.ingress[0]: missing object key security_groups",
+        "sg.ingress[0]: missing object key self",
+      ]
+    `);
+  });
+});
+
+describe("escaping", () => {
+  it("turns any string into a literal Terraform reads back unchanged, with no interpolation left", () => {
+    const text = fc.string({ unit: fc.constantFrom("$", "%", "{", "}", "a", "\\", '"'), maxLength: 30 });
+    fc.assert(
+      fc.property(fc.oneof(text, fc.string()), (s) => {
+        const escaped = tfLiteral(s);
+        expect(interpolations(escaped)).toEqual([]);
+        expect(unescapeTemplate(escaped)).toBe(s);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("escapes the known cases", () => {
+    const cases = ["$" + "{x}", "%{if}", "$$" + "{x}", "a$b%c{"];
+    expect(cases.map(tfLiteral)).toEqual(["$$" + "{x}", "%%{if}", "$$$" + "{x}", "a$b%c{"]);
+    expect(tfExpr("aws_sns_topic.t.arn")).toBe("$" + "{aws_sns_topic.t.arn}");
+  });
+
+  it("keeps spec strings that look like templates literal in the output", () => {
+    const base = cloudInput();
+    const plan = mustResolve({
+      ...base,
+      cloud: { ...base.cloud, provisioner: { url: "https://prov.example.com/%{x}/a" } },
+    });
+    const events = generateTerraform(plan).find((a) => a.path.endsWith("events.tf.json"));
+    expect(events?.content).toContain('"endpoint": "https://prov.example.com/%%{x}/a"');
+    expect(checkAll(plan)).toEqual([]);
+  });
+});
