@@ -128,3 +128,19 @@ describe("specJsonSchema", () => {
     expect(validateSpec(referenceSpec()).ok).toBe(true);
   });
 });
+
+describe("Cilium devices", () => {
+  it("adds the WireGuard interface when burst nodes exist, so every node has a device to attach to", () => {
+    fc.assert(
+      fc.property(arbClusterSpec(), (spec) => {
+        const plan = mustResolve(spec);
+        const tunnel = plan.cloud?.wireguard.interface;
+        if (tunnel) expect(plan.cilium.devices).toContain(tunnel);
+        else expect(plan.cilium.devices).toEqual(spec.cilium.devices ?? [plan.network.kubernetesSegment.interface]);
+        for (const node of plan.nodes)
+          expect(plan.cilium.devices.some((d) => node.interfaces.some((f) => f.name === d))).toBe(true);
+      }),
+      { numRuns: 60 },
+    );
+  });
+});

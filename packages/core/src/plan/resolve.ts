@@ -25,6 +25,18 @@ export function defaultMonitorGracePeriod(minor: number): string {
 }
 
 /**
+ * Devices Cilium attaches to. Burst nodes have no on-prem interface, only the WireGuard tunnel their
+ * node IP lives on, so with cloud pools the tunnel interface is listed too: every node matches one
+ * (cilium-agent refuses to start when none of the listed devices exists).
+ */
+function ciliumDevices(spec: ClusterSpec, kubernetesInterface: string): string[] {
+  const devices = [...(spec.cilium.devices ?? [kubernetesInterface])];
+  const tunnel = spec.cloud?.wireguard.interface;
+  if (tunnel !== undefined && !devices.includes(tunnel)) devices.push(tunnel);
+  return devices;
+}
+
+/**
  * Everything derived from a validated spec, once. Generators read only this.
  * Throws InternalError on a spec that did not pass validateSpec.
  */
@@ -132,7 +144,7 @@ export function resolvePlan(spec: ClusterSpec, options: ResolveOptions = {}): Cl
     vrrp: { ...spec.vrrp, healthCheckWeight: weight },
     nodes,
     initNode,
-    cilium: { ...spec.cilium, devices: spec.cilium.devices ?? [segment.interface] },
+    cilium: { ...spec.cilium, devices: ciliumDevices(spec, segment.interface) },
     cloud: spec.cloud && { ...spec.cloud, tunnelMtu: spec.cloud.wireguard.underlayMtu - 60 },
     secrets: resolveSecrets(spec, options.secrets ?? {}),
   };

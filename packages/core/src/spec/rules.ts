@@ -534,6 +534,7 @@ export const cloudPoolsValid: Rule = (spec, report) => {
 
 export const ciliumDevicesExist: Rule = (spec, report) => {
   (spec.cilium.devices ?? []).forEach((dev, j) => {
+    if (dev === spec.cloud?.wireguard.interface) return; // the burst nodes' tunnel, not an on-prem interface
     const missing = spec.nodes.filter((n) => !n.interfaces[dev]).map((n) => n.name);
     if (missing.length > 0)
       report.error(["cilium", "devices", j], `Cilium device ${dev} is missing on ${missing.join(", ")}`);
