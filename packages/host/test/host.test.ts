@@ -1,17 +1,16 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ClusterPlan, formatIssues, parseYamlDocuments, resolvePlan, validateSpec } from "@clusterspec/core";
 import { arbPlan, buildSpec, mustResolve } from "@clusterspec/core/testing";
-import { run, toolAvailable, withNetns } from "@clusterspec/testkit";
+import { exampleInput, run, toolAvailable, withNetns } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { field, generateHost, hostModule, MANAGED_SYSCTL, SYSCTL_FILE, shellValue, udevValue } from "../src/index.js";
 
 type Loose = any;
 
-const examplePath = join(import.meta.dirname, "..", "..", "..", "examples", "bare-metal-ha", "cluster.yaml");
-const referenceInput = (): Loose => parseYamlDocuments(readFileSync(examplePath, "utf8"))[0] as Loose;
+const referenceInput = (): Loose => exampleInput();
 const reference = (): ClusterPlan => mustResolve(referenceInput());
 
 function files(plan: ClusterPlan, node: string): Record<string, string> {

@@ -10,7 +10,7 @@ import {
   validateSpec,
 } from "@clusterspec/core";
 import { arbPlan, buildSpec, mustResolve } from "@clusterspec/core/testing";
-import { toolAvailable } from "@clusterspec/testkit";
+import { exampleInput, toolAvailable } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
@@ -27,8 +27,7 @@ import { netifrcArray, sourceValues, withAppliedNode } from "./helpers.js";
 
 type Loose = any;
 
-const examplePath = join(import.meta.dirname, "..", "..", "..", "examples", "bare-metal-ha", "cluster.yaml");
-const referenceInput = (): Loose => parseYamlDocuments(readFileSync(examplePath, "utf8"))[0] as Loose;
+const referenceInput = (): Loose => exampleInput();
 const reference = (): ClusterPlan => mustResolve(referenceInput());
 
 const file = (plan: ClusterPlan, path: string): string => {
