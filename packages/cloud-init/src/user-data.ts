@@ -27,7 +27,7 @@ type Cloud = NonNullable<ClusterPlan["cloud"]>;
 
 /** A comment line for a generated file: never more than one line, whatever the source name holds. */
 function comment(plan: ClusterPlan): string {
-  return `# ${generatedMarker(plan).replace(/[\r\n]+/g, " ")}\n`;
+  return `# ${generatedMarker(plan)}\n`;
 }
 
 /** Fedora's versioned packages (Fedora 41 and newer): kubernetesX.Y and cri-oX.Y share the Kubernetes minor. */
@@ -122,7 +122,7 @@ export function userDataObject(plan: ClusterPlan, pool: PoolSpec): Record<string
       ),
       file(JOIN_ENV_PATH, renderJoinEnv(plan, joinEnvFor(plan, cloud, pool))),
       file(JOIN_TEMPLATE_PATH, comment(plan) + toYaml(joinConfiguration(plan, pool))),
-      file(JOIN_SCRIPT_PATH, joinScript(generatedMarker(plan).replace(/[\r\n]+/g, " ")), "0755"),
+      file(JOIN_SCRIPT_PATH, joinScript(generatedMarker(plan)), "0755"),
     ],
     runcmd: [[JOIN_SCRIPT_PATH]],
   };
