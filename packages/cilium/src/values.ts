@@ -1,11 +1,9 @@
 // Helm values for the Cilium chart, built as an object. Only keys the chart documents, only values it documents;
 // removed keys (`tunnel`, `kubeProxyReplacement: strict|partial`) are never written.
-import { type ClusterPlan, ipFamily } from "@clusterspec/core";
+import { type ClusterPlan, ipFamily, WIREGUARD_OVERHEAD } from "@clusterspec/core";
 
 export type CiliumValues = Record<string, unknown>;
 
-/** Bytes WireGuard adds over IPv4 (IPv4 20 + UDP 8 + WireGuard 32); core's plan.cloud.tunnelMtu already subtracts it. */
-export const WIREGUARD_OVERHEAD = 60;
 /** Bytes Cilium's own overlay takes from the MTU it is given (VXLAN and Geneve over IPv4). */
 export const OVERLAY_OVERHEAD = 50;
 

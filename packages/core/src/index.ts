@@ -32,7 +32,14 @@ export {
 export { renderSpecReference, specJsonSchema } from "./json-schema.js";
 export { ASG_TAG_LIMITS, type AsgTag, autoscalerTags, kubeletMaySetLabel } from "./plan/cloud.js";
 export { type ExtraArgs, formatExtraArgs } from "./plan/kubeadm-api.js";
-export { defaultMonitorGracePeriod, kubeadmApiVersionFor, type ResolveOptions, resolvePlan } from "./plan/resolve.js";
+export {
+  defaultMonitorGracePeriod,
+  kubeadmApiVersionFor,
+  type ResolveOptions,
+  resolvePlan,
+  tunnelMtuOf,
+  WIREGUARD_OVERHEAD,
+} from "./plan/resolve.js";
 export { mdCell, mdTable, summarizeCore } from "./plan/summary.js";
 export type {
   ClusterPlan,

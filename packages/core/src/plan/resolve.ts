@@ -7,6 +7,12 @@ import { durationSeconds, formatKubernetesVersion, parseKubernetesVersion } from
 import type { ClusterPlan, KubeadmApiVersion, NodeHealthPlan, PlannedNode, PolicyRoute } from "./types.js";
 import { planVips } from "./vrrp.js";
 
+/** Bytes WireGuard adds over IPv4: outer IPv4 (20) + UDP (8) + WireGuard header and tag (32). */
+export const WIREGUARD_OVERHEAD = 60;
+
+/** MTU left inside the WireGuard tunnel. */
+export const tunnelMtuOf = (underlayMtu: number): number => underlayMtu - WIREGUARD_OVERHEAD;
+
 export interface ResolveOptions {
   /** Spec file name for the generated-file header; default `cluster.yaml`. */
   readonly sourceName?: string;
@@ -145,7 +151,7 @@ export function resolvePlan(spec: ClusterSpec, options: ResolveOptions = {}): Cl
     nodes,
     initNode,
     cilium: { ...spec.cilium, devices: ciliumDevices(spec, segment.interface) },
-    cloud: spec.cloud && { ...spec.cloud, tunnelMtu: spec.cloud.wireguard.underlayMtu - 60 },
+    cloud: spec.cloud && { ...spec.cloud, tunnelMtu: tunnelMtuOf(spec.cloud.wireguard.underlayMtu) },
     secrets: resolveSecrets(spec, options.secrets ?? {}),
   };
 }

@@ -16,7 +16,7 @@ import {
 } from "../ip.js";
 import type { IssuePath, Reporter } from "../issues.js";
 import { ASG_TAG_LIMITS, autoscalerTags, kubeletMaySetLabel } from "../plan/cloud.js";
-import { defaultMonitorGracePeriod } from "../plan/resolve.js";
+import { defaultMonitorGracePeriod, tunnelMtuOf, WIREGUARD_OVERHEAD } from "../plan/resolve.js";
 import { allocateVrids } from "../plan/vrrp.js";
 import {
   controlPlaneInterface,
@@ -607,11 +607,11 @@ export const nodeHealthConsistent: Rule = (spec, report) => {
 export const ciliumMtuFitsTunnel: Rule = (spec, report) => {
   const mtu = spec.cilium.mtu;
   if (mtu === undefined || !spec.cloud) return;
-  const tunnelMtu = spec.cloud.wireguard.underlayMtu - 60;
+  const tunnelMtu = tunnelMtuOf(spec.cloud.wireguard.underlayMtu);
   if (mtu > tunnelMtu)
     report.error(
       ["cilium", "mtu"],
-      `Cilium MTU ${mtu} exceeds ${tunnelMtu}, the MTU inside WireGuard (underlay ${spec.cloud.wireguard.underlayMtu} - 60)`,
+      `Cilium MTU ${mtu} exceeds ${tunnelMtu}, the MTU inside WireGuard (underlay ${spec.cloud.wireguard.underlayMtu} - ${WIREGUARD_OVERHEAD})`,
     );
 };
 
