@@ -1,9 +1,9 @@
 // Golden review: every example's generated/ tree must equal a fresh generation, byte for byte.
 // Update with `pnpm test:update`, then review `git diff examples/` like code.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { parseYamlDocuments, renderSpecReference, specJsonSchema } from "@clusterspec/core";
-import { generate } from "clusterspec";
+import { generate, MANIFEST, renderManifest } from "clusterspec";
 import { describe, expect, it } from "vitest";
 
 const root = import.meta.dirname;
@@ -29,9 +29,18 @@ describe.each(exampleDirs)("example %s", (name) => {
     await expect(artifact.content).toMatchFileSnapshot(join(dir, "generated", artifact.path));
   });
 
+  it("carries the manifest clusterspec generate writes, so the CLI manages the committed tree", async () => {
+    await expect(renderManifest(artifacts, "placeholders")).toMatchFileSnapshot(join(dir, "generated", MANIFEST));
+  });
+
+  it("commits scripts executable", () => {
+    for (const a of artifacts.filter((x) => ((x.mode ?? 0) & 0o111) !== 0))
+      expect(statSync(join(dir, "generated", a.path)).mode & 0o111, a.path).not.toBe(0);
+  });
+
   it("leaves no stale golden files", () => {
     const emitted = new Set(artifacts.map((a) => a.path));
-    const onDisk = listFiles(join(dir, "generated")).filter((f) => f !== ".clusterspec-manifest.json");
+    const onDisk = listFiles(join(dir, "generated")).filter((f) => f !== MANIFEST);
     expect(onDisk.filter((f) => !emitted.has(f))).toEqual([]);
   });
 
@@ -42,8 +51,17 @@ describe.each(exampleDirs)("example %s", (name) => {
     }
   });
 
-  it("keeps every secret a placeholder", () => {
-    for (const s of Object.values(result.plan.secrets)) expect(s?.isPlaceholder).toBe(true);
+  it("holds placeholders, never a real-shaped secret, in every golden secret file", () => {
+    const secretFiles = artifacts.filter((a) => a.secret);
+    expect(secretFiles.length).toBeGreaterThan(0);
+    for (const a of secretFiles) {
+      const onDisk = readFileSync(join(dir, "generated", a.path), "utf8");
+      expect(onDisk, a.path).not.toMatch(/\b[a-z0-9]{6}\.[a-z0-9]{16}\b|\b[0-9a-f]{64}\b/);
+      expect(
+        Object.values(result.plan.secrets).some((s) => s?.isPlaceholder && onDisk.includes(s.value)),
+        a.path,
+      ).toBe(true);
+    }
   });
 });
 

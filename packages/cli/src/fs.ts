@@ -8,6 +8,7 @@ export interface FileSystem {
   /** Regular files below `dir`, as posix paths relative to it, sorted. */
   listFiles(dir: string): string[];
   mode(path: string): number;
+  isSymlink(path: string): boolean;
   mkdirp(dir: string): void;
   writeFile(path: string, content: string, mode: number): void;
   copyFile(from: string, to: string): void;
@@ -31,6 +32,7 @@ export const nodeFileSystem: FileSystem = {
     return out.sort();
   },
   mode: (path) => nodeFs.statSync(path).mode & 0o7777,
+  isSymlink: (path) => nodeFs.lstatSync(path).isSymbolicLink(),
   mkdirp: (dir) => {
     nodeFs.mkdirSync(dir, { recursive: true, mode: 0o755 });
   },
@@ -39,6 +41,11 @@ export const nodeFileSystem: FileSystem = {
     nodeFs.chmodSync(path, mode); // umask may have narrowed it; secrets must not be wider than asked either
   },
   copyFile: (from, to) => {
+    // A symlink stays a symlink (to whatever it pointed at), so a foreign file is carried over as it is.
+    if (nodeFs.lstatSync(from).isSymbolicLink()) {
+      nodeFs.symlinkSync(nodeFs.readlinkSync(from), to);
+      return;
+    }
     nodeFs.copyFileSync(from, to, nodeFs.constants.COPYFILE_EXCL);
     nodeFs.chmodSync(to, nodeFs.statSync(from).mode & 0o7777);
   },

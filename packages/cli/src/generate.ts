@@ -3,6 +3,7 @@ import {
   type Artifact,
   type ClusterPlan,
   type ClusterSpec,
+  checkSecretValues,
   type GeneratorModule,
   InternalError,
   loadSpec,
@@ -61,6 +62,8 @@ export function generateFromPlan(
 export function generate(spec: string | unknown, options: GenerateOptions = {}): GenerateResult {
   const validated = typeof spec === "string" ? loadSpec(spec) : validateSpec(spec);
   if (!validated.ok) return validated;
+  const secretErrors: SpecIssue[] = checkSecretValues(options.secrets ?? {}).map((i) => ({ ...i, severity: "error" }));
+  if (secretErrors.length > 0) return { ok: false, errors: secretErrors, warnings: validated.warnings };
   const plan = resolvePlan(validated.value as ClusterSpec, {
     ...(options.sourceName === undefined ? {} : { sourceName: options.sourceName }),
     ...(options.secrets === undefined ? {} : { secrets: options.secrets }),

@@ -9,4 +9,14 @@ export {
 } from "./generate.js";
 export { generatorModules } from "./generators.js";
 export { type CliIO, runCli, USAGE } from "./run.js";
-export { type Drift, diffTree, MANIFEST, type WriteSummary, writeTree } from "./write.js";
+export {
+  type Drift,
+  diffTree,
+  MANIFEST,
+  type Manifest,
+  renderManifest,
+  type SecretsMode,
+  type WriteOptions,
+  type WriteSummary,
+  writeTree,
+} from "./write.js";

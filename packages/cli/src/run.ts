@@ -159,6 +159,11 @@ function runOnSpec(
   }
   if (values.check && values["with-secrets"])
     throw new UsageError("--check compares golden trees, which hold placeholders: drop --with-secrets");
+  // The default output folder is the one committed for review: resolved secrets must go elsewhere, on purpose.
+  if (values["with-secrets"] && !values.output)
+    throw new UsageError(
+      "--with-secrets writes real secrets: name the output folder with -o (never the committed generated/)",
+    );
   const secrets = values["with-secrets"] ? resolveSecretValues(loaded.value, specPath, io, fs, display) : {};
   const plan = resolvePlan(loaded.value, { sourceName: display, secrets });
   if (command === "plan") {
@@ -168,7 +173,7 @@ function runOnSpec(
   const artifacts = generateFromPlan(plan);
   const outDir = values.output ? resolve(io.cwd, values.output) : join(dirname(specPath), "generated");
   if (values.check) {
-    const drift = diffTree(fs, outDir, artifacts);
+    const drift = fileSystemErrors(outDir, () => diffTree(fs, outDir, artifacts));
     if (drift.length === 0) {
       io.stdout(`✔ ${outDir} is up to date (${artifacts.length} files)\n`);
       return EXIT_OK;
@@ -179,12 +184,33 @@ function runOnSpec(
     );
     return EXIT_DRIFT;
   }
-  const summary = writeTree(fs, outDir, artifacts, { force: values.force === true });
+  const resolved = values["with-secrets"] === true;
+  const summary = fileSystemErrors(outDir, () =>
+    writeTree(fs, outDir, artifacts, { force: values.force === true, secrets: resolved ? "resolved" : "placeholders" }),
+  );
   io.stdout(
     `✔ wrote ${outDir}: ${summary.written} changed, ${summary.unchanged} unchanged, ${summary.removed} removed` +
-      `${values["with-secrets"] ? " (secrets resolved, secret files 0600)" : " (secrets as placeholders)"}\n`,
+      `${resolved ? " (secrets resolved, secret files 0600)" : " (secrets as placeholders)"}\n`,
   );
+  if (!resolved && secretReferences(loaded.value).length > 0)
+    io.stderr(
+      "⚠ secrets are placeholders (kubeadm refuses them): this tree is for review; deploy one written with --with-secrets -o <dir>\n",
+    );
   return EXIT_OK;
+}
+
+/** A file-system error (permissions, a file where a folder should be, …) is the user's to fix: exit 2, no stack. */
+function fileSystemErrors<T>(outDir: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    if (typeof err.code === "string" && err.syscall !== undefined)
+      throw new CliError(
+        `clusterspec: cannot write ${outDir}: ${err.code} (${err.syscall} ${err.path ?? ""})`.trimEnd(),
+      );
+    throw e;
+  }
 }
 
 /** Reads every secret the spec references; any failure is an error at the reference's path. */

@@ -1,16 +1,6 @@
 // Runs the built binary as a user would (the test script builds first).
 import { spawnSync } from "node:child_process";
-import {
-  chmodSync,
-  cpSync,
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import Ajv2020 from "ajv/dist/2020.js";
@@ -73,8 +63,9 @@ describe("clusterspec binary", () => {
   });
 
   it("generates a tree next to the spec, with placeholders, a manifest and 0600 secret files", () => {
-    const r = cli(["generate", join(work, "cluster.yaml")]);
-    expect(r.stderr).toBe("");
+    // A secret in the environment must not leak into a tree written without --with-secrets.
+    const r = cli(["generate", join(work, "cluster.yaml")], { VRRP_AUTH_PASS: "s3cret-value" });
+    expect(r.stderr).toContain("⚠ secrets are placeholders");
     expect(r.code).toBe(0);
     const out = join(work, "generated");
     expect(readFileSync(join(out, "PLAN.md"), "utf8")).toContain("# Cluster k8s-test");
@@ -89,31 +80,41 @@ describe("clusterspec binary", () => {
     for (const [path, entry] of Object.entries(golden)) expect(tree[path]?.slice(4), path).toBe(entry.slice(4));
   });
 
-  it("resolves secrets only with --with-secrets, writing them 0600", () => {
+  it("resolves secrets only with --with-secrets and -o, writing exactly the files that hold them 0600", () => {
     const env = {
       VRRP_AUTH_PASS: "s3cret",
-      KUBEADM_TOKEN: "abcdef.0123456789abcdef",
+      KUBEADM_TOKEN: "q1w2e3.r4t5y6u7i8o9p0a1",
       KUBEADM_CERT_KEY: "a".repeat(64),
       KUBEADM_CA_HASH: `sha256:${"b".repeat(64)}`,
     };
+    const refused = cli(["generate", join(work, "cluster.yaml"), "--with-secrets"], env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("name the output folder with -o");
     const r = cli(["generate", join(work, "cluster.yaml"), "-o", join(work, "deploy"), "--with-secrets"], env);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     const tree = snapshotTree(join(work, "deploy"));
-    const holders = Object.entries(tree).filter(([, e]) => e.includes("s3cret") || e.includes("a".repeat(64)));
-    const manifestFiles: string[] = JSON.parse(
-      readFileSync(join(work, "deploy", ".clusterspec-manifest.json"), "utf8"),
-    ).files;
+    const values = Object.values(env);
+    const holders = Object.entries(tree).filter(([, e]) => values.some((v) => e.includes(v)));
+    expect(holders.map(([p]) => p).sort()).toEqual(
+      ["k8s-1", "k8s-2", "k8s-3"]
+        .flatMap((n) => [`nodes/${n}/etc/keepalived/auth.conf`, `nodes/${n}/kubeadm.yaml`])
+        .sort(),
+    );
     for (const [path, entry] of holders) expect(entry.slice(0, 3), path).toBe("600");
-    expect(manifestFiles.length).toBeGreaterThan(0);
+    const manifest = JSON.parse(readFileSync(join(work, "deploy", ".clusterspec-manifest.json"), "utf8"));
+    expect(manifest.secrets).toBe("resolved");
+    expect([...manifest.secretFiles].sort()).toEqual(holders.map(([p]) => p).sort());
   });
 
   it("fails with exit 2 and the reference path when a secret cannot be resolved", () => {
-    const r = cli(["generate", join(work, "cluster.yaml"), "--with-secrets"], { VRRP_AUTH_PASS: "waytoolongpassword" });
+    const r = cli(["generate", join(work, "cluster.yaml"), "-o", join(work, "deploy"), "--with-secrets"], {
+      VRRP_AUTH_PASS: "waytoolongpassword",
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("→ at kubernetes.secrets.bootstrapToken");
     expect(r.stderr).toContain("resolved VRRP auth_pass is invalid");
-    expect(existsSync(join(work, "generated"))).toBe(false);
+    expect(existsSync(join(work, "deploy"))).toBe(false);
   });
 
   it("exits 2 on an invalid spec, names the path and line, and leaves the output folder untouched", () => {
@@ -154,7 +155,7 @@ describe("clusterspec binary", () => {
     expect(r.stdout).toContain("--- a/PLAN.md");
     expect(r.stdout).toContain("-# Cluster hand-edited");
     expect(r.stdout).toContain("+# Cluster k8s-test");
-    if (victim) expect(r.stdout).toContain(`b/${relative(out, victim)}`);
+    if (victim) expect(r.stdout).toContain(relative(out, victim)); // named (secret files without their content)
     expect(r.stdout).toContain("--- a/old/removed.conf");
     expect(r.stdout).not.toContain("old-removed.tmp"); // not ours: never reported, never touched
     expect(snapshotTree(out)).toEqual(before); // --check writes nothing
@@ -205,17 +206,37 @@ describe("clusterspec binary", () => {
     expect(readFileSync(join(repo, "examples", "cluster.schema.json"), "utf8")).toBe(r.stdout);
   });
 
-  it("does not write output that would make a read-only target unusable: permissions of secrets survive umask", () => {
+  it("writes secret files exactly 0600 even under umask 0", () => {
     const env = {
       VRRP_AUTH_PASS: "s3cret",
-      KUBEADM_TOKEN: "abcdef.0123456789abcdef",
+      KUBEADM_TOKEN: "q1w2e3.r4t5y6u7i8o9p0a1",
       KUBEADM_CERT_KEY: "a".repeat(64),
       KUBEADM_CA_HASH: `sha256:${"b".repeat(64)}`,
     };
-    chmodSync(work, 0o755);
-    const r = cli(["generate", join(work, "cluster.yaml"), "--with-secrets"], env);
-    expect(r.code).toBe(0);
-    const modes = Object.values(snapshotTree(join(work, "generated"))).map((e) => e.slice(0, 3));
-    expect(modes.every((m) => m === "644" || m === "600" || m === "755")).toBe(true);
+    const out = join(work, "deploy");
+    const r = spawnSync(
+      "sh",
+      [
+        "-c",
+        `umask 0 && exec "$0" "$@"`,
+        process.execPath,
+        bin,
+        "generate",
+        join(work, "cluster.yaml"),
+        "-o",
+        out,
+        "--with-secrets",
+      ],
+      {
+        encoding: "utf8",
+        env: { PATH: process.env.PATH ?? "", ...env },
+      },
+    );
+    expect(r.status).toBe(0);
+    const manifest = JSON.parse(readFileSync(join(out, ".clusterspec-manifest.json"), "utf8"));
+    const tree = snapshotTree(out);
+    for (const path of manifest.secretFiles) expect(tree[path]?.slice(0, 3), path).toBe("600");
+    for (const [path, entry] of Object.entries(tree))
+      if (!manifest.secretFiles.includes(path)) expect(["644", "755"], path).toContain(entry.slice(0, 3));
   });
 });

@@ -60,6 +60,14 @@ describe("generate", () => {
     );
   });
 
+  it("returns errors, not exceptions, for secret values of the wrong shape", () => {
+    const r = generate(structuredClone(fc.sample(arbClusterSpec({ maxWorkers: 1, maxPool: 1 }), 1)[0]), {
+      secrets: { bootstrapToken: "not-a-token\nkind: Evil" },
+    });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.errors.map((e) => e.path.join("."))).toEqual(["kubernetes.secrets.bootstrapToken"]);
+  });
+
   it("returns errors, not exceptions, for invalid input", () => {
     const r = generate("apiVersion: clusterspec/v1alpha1\nkind: Cluster\n");
     expect(r.ok).toBe(false);

@@ -1,8 +1,19 @@
 // All-or-nothing writes, with a file system that fails on purpose.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { type FileSystem, nodeFileSystem, writeTree } from "clusterspec";
+import { diffTree, type FileSystem, nodeFileSystem, writeTree } from "clusterspec";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
@@ -42,6 +53,8 @@ function failingAfter(n: number): FileSystem {
   };
 }
 
+const OPTS = { force: false, secrets: "placeholders" } as const;
+
 let dir: string;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), "clusterspec-write-"));
@@ -64,9 +77,9 @@ const v2 = [
 describe("writeTree", () => {
   it("writes modes, removes stale generated files and keeps foreign ones", () => {
     const out = join(dir, "out");
-    writeTree(nodeFileSystem, out, v1, { force: false });
+    writeTree(nodeFileSystem, out, v1, OPTS);
     nodeFileSystem.writeFile(join(out, "mine.txt"), "user\n", 0o640);
-    const summary = writeTree(nodeFileSystem, out, v2, { force: false });
+    const summary = writeTree(nodeFileSystem, out, v2, OPTS);
     expect(summary).toEqual({ written: 3, unchanged: 0, removed: 1 });
     const t = tree(out);
     expect(t["gone.txt"]).toBeUndefined();
@@ -77,24 +90,73 @@ describe("writeTree", () => {
 
   it("leaves the previous tree byte-for-byte intact whenever any step fails", () => {
     const out = join(dir, "out");
-    writeTree(nodeFileSystem, out, v1, { force: false });
+    writeTree(nodeFileSystem, out, v1, OPTS);
     const before = tree(out);
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 6 }), (n) => {
         let failed = false;
         try {
-          writeTree(failingAfter(n), out, v2, { force: false });
+          writeTree(failingAfter(n), out, v2, OPTS);
         } catch {
           failed = true;
         }
         if (failed) expect(tree(out)).toEqual(before);
         else {
           // Succeeded: put v1 back for the next run.
-          writeTree(nodeFileSystem, out, v1, { force: false });
+          writeTree(nodeFileSystem, out, v1, OPTS);
         }
         expect(readdirSync(dir)).toEqual(["out"]); // no temp folders left behind
       }),
       { numRuns: 20 },
     );
+  });
+
+  it("finishes a swap that an earlier run left half done instead of deleting the old tree", () => {
+    const out = join(dir, "out");
+    writeTree(nodeFileSystem, out, v1, OPTS);
+    writeFileSync(join(out, "mine.txt"), "user\n");
+    renameSync(out, join(dir, ".out.clusterspec-old")); // killed between the two renames
+    writeTree(nodeFileSystem, out, v2, OPTS);
+    expect(tree(out)["mine.txt"]).toBe("644:user\n");
+    expect(readdirSync(dir)).toEqual(["out"]);
+  });
+
+  it("keeps a foreign symlink a symlink", () => {
+    const out = join(dir, "out");
+    writeTree(nodeFileSystem, out, v1, OPTS);
+    symlinkSync("/etc/hostname", join(out, "link"));
+    writeTree(nodeFileSystem, out, v2, OPTS);
+    expect(lstatSync(join(out, "link")).isSymbolicLink()).toBe(true);
+  });
+
+  it("refuses a folder it never wrote that holds other files, unless --force", () => {
+    const out = join(dir, "out");
+    nodeFileSystem.mkdirp(out);
+    writeFileSync(join(out, "notes.txt"), "mine\n");
+    expect(() => writeTree(nodeFileSystem, out, v1, OPTS)).toThrow(
+      /holds 1 file\(s\) clusterspec did not write \(notes.txt\)/,
+    );
+    expect(existsSync(join(out, "a.txt"))).toBe(false);
+    writeTree(nodeFileSystem, out, v1, { ...OPTS, force: true });
+    expect(tree(out)["notes.txt"]).toBe("644:mine\n");
+  });
+
+  it("refuses to write resolved secrets over a review tree of placeholders", () => {
+    const out = join(dir, "out");
+    writeTree(nodeFileSystem, out, v1, OPTS);
+    expect(() => writeTree(nodeFileSystem, out, v2, { force: false, secrets: "resolved" })).toThrow(
+      /placeholder secrets/,
+    );
+    expect(tree(out)["nodes/x/secret.conf"]).toBe("600:pw\n");
+  });
+
+  it("names drifted secret files without printing them", () => {
+    const out = join(dir, "out");
+    writeTree(nodeFileSystem, out, v1, OPTS);
+    const drift = diffTree(nodeFileSystem, out, v2);
+    const text = drift.map((d) => d.patch).join("");
+    expect(text).toContain("Secret file nodes/x/secret.conf differs (content not shown)");
+    expect(text).not.toContain("pw");
+    expect(text).toContain("-one");
   });
 });

@@ -1,5 +1,7 @@
 // Secrets are references in the spec; the CLI resolves them (IO). Generators see a value that is either
-// the real secret or a stable placeholder of the same shape, so golden files never hold a secret.
+// the real secret or a stable placeholder, so golden files never hold a secret. The kubeadm placeholders
+// are deliberately of the wrong shape: kubeadm refuses them, so a review tree cannot be deployed by
+// mistake with a token and certificate key that everyone who can read the repository knows.
 import type { IssuePath } from "./issues.js";
 import type { ClusterSpec, SecretRef } from "./spec/schema.js";
 
@@ -8,7 +10,7 @@ export type SecretId = "vrrpPassword" | "bootstrapToken" | "certificateKey" | "c
 interface SecretKind {
   readonly path: IssuePath;
   readonly describe: string;
-  /** Same syntax as a real value, so schemas and kubeadm's own checks accept golden files. */
+  /** Rendered when the secret is not resolved; rejected by `check` where the consuming tool can refuse it. */
   readonly placeholder: string;
   readonly check: (value: string) => string | undefined;
 }
@@ -26,20 +28,20 @@ export const SECRET_KINDS: Readonly<Record<SecretId, SecretKind>> = {
   bootstrapToken: {
     path: ["kubernetes", "secrets", "bootstrapToken"],
     describe: "kubeadm bootstrap token",
-    placeholder: "abcdef.0123456789abcdef",
+    placeholder: "UNSET.resolve-with-secrets",
     check: (v) =>
       /^[a-z0-9]{6}\.[a-z0-9]{16}$/.test(v) ? undefined : "a bootstrap token matches [a-z0-9]{6}.[a-z0-9]{16}",
   },
   certificateKey: {
     path: ["kubernetes", "secrets", "certificateKey"],
     describe: "kubeadm certificate key",
-    placeholder: "0".repeat(64),
+    placeholder: "UNSET-resolve-with-secrets",
     check: (v) => (/^[0-9a-f]{64}$/.test(v) ? undefined : "a certificate key is 64 lowercase hex characters"),
   },
   caCertHash: {
     path: ["kubernetes", "secrets", "caCertHash"],
     describe: "discovery CA certificate hash",
-    placeholder: `sha256:${"0".repeat(64)}`,
+    placeholder: "sha256:UNSET-resolve-with-secrets",
     check: (v) => (/^sha256:[0-9a-f]{64}$/.test(v) ? undefined : "a CA certificate hash is sha256:<64 lowercase hex>"),
   },
 };

@@ -4,6 +4,7 @@ import fc from "fast-check";
 import { formatIssues } from "./issues.js";
 import { resolvePlan } from "./plan/resolve.js";
 import type { ClusterPlan } from "./plan/types.js";
+import type { SecretValues } from "./secrets.js";
 import type { ClusterSpec, ClusterSpecInput } from "./spec/schema.js";
 import { validateSpec } from "./spec/validate.js";
 
@@ -181,9 +182,17 @@ export const arbClusterSpec = (
     .filter((spec) => validateSpec(spec).ok);
 
 /** Validates and resolves, throwing with the formatted issues: for tests whose input must be valid. */
-export function mustResolve(input: unknown, sourceName = "cluster.yaml"): ClusterPlan {
-  return resolvePlan(mustValidate(input), { sourceName });
+export function mustResolve(input: unknown, sourceName = "cluster.yaml", secrets?: SecretValues): ClusterPlan {
+  return resolvePlan(mustValidate(input), { sourceName, ...(secrets ? { secrets } : {}) });
 }
+
+/** Sample secret values of the real shape (never used anywhere real): for checking output as it is deployed. */
+export const TEST_SECRETS: Required<SecretValues> = {
+  vrrpPassword: "t3st-pw",
+  bootstrapToken: "t3stt0.k3n0000000000000",
+  certificateKey: "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+  caCertHash: "sha256:fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210",
+};
 
 export function mustValidate(input: unknown): ClusterSpec {
   const result = validateSpec(input);

@@ -8,7 +8,7 @@ import {
   specJsonSchema,
   validateSpec,
 } from "@clusterspec/core";
-import { arbClusterSpec, mustResolve, mustValidate } from "@clusterspec/core/testing";
+import { arbClusterSpec, mustResolve, mustValidate, TEST_SECRETS } from "@clusterspec/core/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { referenceSpec } from "./helpers.js";
@@ -66,11 +66,11 @@ describe("resolvePlan", () => {
 });
 
 describe("secrets", () => {
-  it("renders placeholders of the right shape when no value is given", () => {
+  it("renders placeholders when no value is given", () => {
     const plan = mustResolve(referenceSpec());
     for (const s of Object.values(plan.secrets)) {
       expect(s?.isPlaceholder).toBe(true);
-      expect(checkSecretValues({ [s?.id ?? "vrrpPassword"]: s?.value })).toEqual([]);
+      expect(s?.value).toBe(SECRET_KINDS[s?.id ?? "vrrpPassword"].placeholder);
     }
   });
 
@@ -99,8 +99,15 @@ describe("secrets", () => {
     `);
   });
 
-  it("every placeholder passes its own check", () => {
-    for (const kind of Object.values(SECRET_KINDS)) expect(kind.check(kind.placeholder)).toBeUndefined();
+  it("gives kubeadm placeholders it refuses, so an unresolved tree cannot join nodes with a public token", () => {
+    for (const id of ["bootstrapToken", "certificateKey", "caCertHash"] as const)
+      expect(SECRET_KINDS[id].check(SECRET_KINDS[id].placeholder), id).toBeDefined();
+    // keepalived cannot be made to refuse a password; its placeholder is at least a valid one.
+    expect(SECRET_KINDS.vrrpPassword.check(SECRET_KINDS.vrrpPassword.placeholder)).toBeUndefined();
+  });
+
+  it("accepts the sample secrets the tests deploy with", () => {
+    expect(checkSecretValues(TEST_SECRETS)).toEqual([]);
   });
 });
 
@@ -127,6 +134,21 @@ describe("specJsonSchema", () => {
     for (const [key, prop] of Object.entries(schema.properties)) expect(prop.description, key).toBeTruthy();
     expect(schema.additionalProperties).toBe(false);
     expect(validateSpec(referenceSpec()).ok).toBe(true);
+  });
+});
+
+describe("cloud burst routing", () => {
+  it("runs Cilium in tunnel mode whenever burst nodes exist (pod traffic to them can only cross WireGuard)", () => {
+    fc.assert(
+      fc.property(arbClusterSpec({ cloud: true }), fc.constantFrom("native", "tunnel"), (spec, mode) => {
+        const s = structuredClone(spec) as any;
+        s.cilium.routingMode = mode;
+        const r = validateSpec(s);
+        if (r.ok) expect(mustResolve(s).cilium.routingMode).toBe("tunnel");
+        else expect(mode).toBe("native");
+      }),
+      { numRuns: 60 },
+    );
   });
 });
 

@@ -466,8 +466,8 @@ describe("cross-field rules", () => {
     spec.cilium.autoDirectNodeRoutes = true;
     const r = validateSpec(spec);
     expect(r.ok ? "(valid)" : formatIssues(r.errors)).toMatchInlineSnapshot(`
-      "✖ autoDirectNodeRoutes only works among nodes on one L2 segment; burst nodes reach on-prem only through WireGuard, so use routingMode tunnel
-        → at cilium.autoDirectNodeRoutes"
+      "✖ burst nodes reach on-prem pods only through WireGuard, with pod CIDRs assigned at run time: use routingMode tunnel with cloud pools
+        → at cilium.routingMode"
     `);
   });
 });

@@ -1,10 +1,10 @@
 import { type Artifact, type ClusterPlan, type GeneratorModule, mdTable, toYaml } from "@clusterspec/core";
 import {
+  renderAcceptKeywords,
   renderFstabLine,
   renderHosts,
   renderKubeletConfd,
   renderModules,
-  renderPackageUse,
   renderRcConf,
   renderResolvConf,
   renderSysctl,
@@ -33,7 +33,9 @@ export function generateHost(plan: ClusterPlan): Artifact[] {
       at("etc/udev/rules.d/70-persistent-net.rules", renderUdevRules(v)),
       at("etc/fstab.clusterspec", renderFstabLine(v)),
       at("etc/rc.conf.clusterspec", renderRcConf(v)),
-      ...(plan.spec.host.gentooPackages ? [at("etc/portage/package.use/kubernetes", renderPackageUse(v))] : []),
+      ...(plan.spec.host.gentooPackages
+        ? [at("etc/portage/package.accept_keywords/kubernetes", renderAcceptKeywords(v))]
+        : []),
     ];
   });
 }
@@ -57,8 +59,8 @@ export function summarizeHost(plan: ClusterPlan): string {
   ];
   if (plan.spec.host.gentooPackages)
     files.push([
-      "etc/portage/package.use/kubernetes",
-      "USE flags for sys-cluster/kubernetes (kubeadm, kubectl, kubelet)",
+      "etc/portage/package.accept_keywords/kubernetes",
+      `keywords for sys-cluster/kubeadm, kubelet and kubectl ${plan.kubernetes.version.major}.${plan.kubernetes.version.minor} (\`emerge sys-cluster/kubeadm sys-cluster/kubelet sys-cluster/kubectl\`)`,
     ]);
   const out = [
     "## Host files (Gentoo/OpenRC)",
@@ -76,7 +78,7 @@ export function summarizeHost(plan: ClusterPlan): string {
       "",
       gate.length > 0
         ? `Local storage isolation is off on btrfs roots (${gate.join(", ")}) with the kubelet flag \`--feature-gates=LocalStorageCapacityIsolation=false\` (Kubernetes ${plan.kubernetes.versionText}).`
-        : `btrfs roots (${btrfs.join(", ")}): from Kubernetes 1.25 local storage isolation is switched off in the KubeletConfiguration (kubeadm.yaml), not here.`,
+        : `btrfs roots (${btrfs.join(", ")}): from Kubernetes 1.25 local storage isolation is switched off by the kubeadm patch \`etc/kubernetes/patches/kubeletconfiguration+strategic.yaml\`, not here.`,
     );
   return out.join("\n");
 }

@@ -1,11 +1,11 @@
 export { field, lineText, shellValue, sysctlValue, udevValue } from "./escape.js";
 export { generateHost, hostModule, renderCrictlYaml, SYSCTL_FILE, summarizeHost } from "./generate.js";
 export {
+  renderAcceptKeywords,
   renderFstabLine,
   renderHosts,
   renderKubeletConfd,
   renderModules,
-  renderPackageUse,
   renderRcConf,
   renderResolvConf,
   renderSysctl,
@@ -15,7 +15,7 @@ export {
   BPF_FSTAB_LINE,
   type HostView,
   KERNEL_MODULES,
-  KUBERNETES_USE,
+  KUBERNETES_PACKAGES,
   MANAGED_SYSCTL,
   needsStorageIsolationGate,
   toHostView,

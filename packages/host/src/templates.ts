@@ -41,6 +41,8 @@ const kubelet = compile(
 if [ -e /var/lib/kubelet/kubeadm-flags.env ]; then
 	. /var/lib/kubelet/kubeadm-flags.env
 fi
+# the kubelet cannot run before the container runtime's socket exists
+rc_need="containerd"
 command_args="<%= v.kubeletArgs.join(" ") %> \${KUBELET_KUBEADM_ARGS-}<% for (const a of v.kubeletExtraArgs) { %> <%= a %><% } %>"
 `,
   shellValue,
@@ -80,9 +82,10 @@ const fstab = compile(
   field,
 );
 
-const packageUse = compile(
-  `${header}sys-cluster/kubernetes<% for (const u of v.kubernetesUse) { %> <%= u %><% } %>
-`,
+const acceptKeywords = compile(
+  `${header}# kubeadm, kubelet and kubectl are keyworded ~arch in ::gentoo; pinned to the cluster's minor version.
+<% for (const p of v.kubernetesPackages) { %><%= p %>
+<% } %>`,
   field,
 );
 
@@ -94,5 +97,5 @@ rc_cgroup_memory_use_hierarchy="<%= v.rcCgroupMemoryUseHierarchy %>"
 );
 
 export const renderFstabLine = (v: HostView): string => fstab(v);
-export const renderPackageUse = (v: HostView): string => packageUse(v);
+export const renderAcceptKeywords = (v: HostView): string => acceptKeywords(v);
 export const renderRcConf = (v: HostView): string => rcConf(v);

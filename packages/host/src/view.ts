@@ -11,18 +11,26 @@ export const MANAGED_SYSCTL: readonly (readonly [string, string])[] = [
 
 export const KERNEL_MODULES: readonly string[] = ["overlay", "br_netfilter"];
 
-/** What sys-cluster/kubernetes builds: kubeadm runs the control plane as static pods, Cilium replaces kube-proxy. */
-export const KUBERNETES_USE: readonly string[] = [
-  "kubeadm",
-  "kubectl",
-  "kubelet",
-  "-kube-apiserver",
-  "-kube-controller-manager",
-  "-kube-proxy",
-  "-kube-scheduler",
+/**
+ * Gentoo packages kubeadm nodes need. sys-cluster/kubernetes is gone from ::gentoo since 1.19; kubeadm,
+ * kubelet and kubectl are packaged on their own and only in ~arch, so they are keyworded, pinned to the minor.
+ */
+export const KUBERNETES_PACKAGES: readonly string[] = [
+  "sys-cluster/kubeadm",
+  "sys-cluster/kubelet",
+  "sys-cluster/kubectl",
 ];
 
-export const BPF_FSTAB_LINE = ["bpffs", "/sys/fs/bpf", "bpf", "defaults", "0", "0"] as const;
+// shared: OpenRC, unlike systemd, leaves mounts private, and Cilium's mount-bpf-fs init container mounts
+// /sys/fs/bpf with Bidirectional propagation, which containerd refuses on a private mount.
+export const BPF_FSTAB_LINE = [
+  "bpffs",
+  "/sys/fs/bpf",
+  "bpf",
+  "rw,nosuid,nodev,noexec,relatime,shared",
+  "0",
+  "0",
+] as const;
 
 export interface HostView {
   readonly marker: string;
@@ -37,7 +45,8 @@ export interface HostView {
   readonly nameservers: readonly string[];
   readonly searchDomains: readonly string[];
   readonly fstab: readonly string[];
-  readonly kubernetesUse: readonly string[];
+  /** package.accept_keywords atoms, e.g. `=sys-cluster/kubeadm-1.34*` */
+  readonly kubernetesPackages: readonly string[];
   readonly rcCgroupMemoryUseHierarchy: "yes";
 }
 
@@ -73,7 +82,9 @@ export function toHostView(plan: ClusterPlan, node: PlannedNode): HostView {
     nameservers: plan.network.nameservers.slice(0, 2),
     searchDomains: plan.network.searchDomains,
     fstab: BPF_FSTAB_LINE,
-    kubernetesUse: KUBERNETES_USE,
+    kubernetesPackages: KUBERNETES_PACKAGES.map(
+      (p) => `=${p}-${plan.kubernetes.version.major}.${plan.kubernetes.version.minor}*`,
+    ),
     rcCgroupMemoryUseHierarchy: "yes",
   };
 }

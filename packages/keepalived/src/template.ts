@@ -15,7 +15,7 @@ global_defs {
 
 # <%- v.healthCheck.comment %>
 vrrp_script <%= v.healthCheck.name %> {
-    script "<%= v.healthCheck.path %>"
+    script "/bin/sh <%= v.healthCheck.path %>"
     interval <%= v.healthCheck.interval %>
     timeout <%= v.healthCheck.timeout %>
     fall <%= v.healthCheck.fall %>

@@ -10,7 +10,7 @@ import {
   resolvePlan,
   toYaml,
 } from "@clusterspec/core";
-import { arbClusterSpec, arbPlan, buildSpec, mustResolve, mustValidate } from "@clusterspec/core/testing";
+import { arbClusterSpec, buildSpec, mustResolve, mustValidate, TEST_SECRETS } from "@clusterspec/core/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
@@ -30,7 +30,9 @@ import { allowedPaths, documentPaths, kubeadmSchema, schemaErrors } from "./sche
 
 type Doc = Record<string, unknown>;
 
-const arbSmallPlan = () => arbPlan({ maxWorkers: 3, maxPool: 3 });
+// Plans with sample secrets of the real shape: the placeholders are rejected by kubeadm (and its schema) on purpose.
+const arbSmallPlan = () =>
+  arbClusterSpec({ maxWorkers: 3, maxPool: 3 }).map((s) => mustResolve(s, "cluster.yaml", TEST_SECRETS));
 
 const docsOf = (plan: ClusterPlan, name: string): Doc[] => {
   const a = generateKubeadm(plan).find((x) => x.path === `nodes/${name}/kubeadm.yaml`);
@@ -446,7 +448,7 @@ describe("reference clusters", () => {
     const text = readFileSync(join(import.meta.dirname, "..", "..", "..", "examples", name, "cluster.yaml"), "utf8");
     const loaded = loadSpec(text);
     if (!loaded.ok) throw new Error(`${name} is invalid`);
-    const plan = resolvePlan(loaded.value);
+    const plan = resolvePlan(loaded.value, { secrets: TEST_SECRETS });
     const artifacts = generateKubeadm(plan);
     for (const node of plan.nodes) {
       for (const doc of docsOf(plan, node.name)) {

@@ -1,4 +1,4 @@
-import { type ClusterPlan, resolvePlan, SECRET_KINDS, stableJson } from "@clusterspec/core";
+import { type ClusterPlan, resolvePlan, SECRET_KINDS, stableJson, validateSpec } from "@clusterspec/core";
 import { arbPlan, buildSpec, mustResolve, mustValidate } from "@clusterspec/core/testing";
 import { readSchema } from "@clusterspec/testkit";
 import fc from "fast-check";
@@ -294,14 +294,15 @@ describe("escaping", () => {
     expect(tfExpr("aws_sns_topic.t.arn")).toBe("$" + "{aws_sns_topic.t.arn}");
   });
 
-  it("keeps spec strings that look like templates literal in the output", () => {
+  it("never lets a template sequence from the spec reach Terraform: the URL rejects braces, tfLiteral escapes the rest", () => {
     const base = cloudInput();
-    const plan = mustResolve({
+    const r = validateSpec({
       ...base,
       cloud: { ...base.cloud, provisioner: { url: "https://prov.example.com/%{x}/a" } },
     });
-    const events = generateTerraform(plan).find((a) => a.path.endsWith("events.tf.json"));
-    expect(events?.content).toContain('"endpoint": "https://prov.example.com/%%{x}/a"');
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.errors.map((e) => e.path.join("."))).toContain("cloud.provisioner.url");
+    const plan = mustResolve(base);
     expect(checkAll(plan)).toEqual([]);
   });
 });

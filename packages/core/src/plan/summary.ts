@@ -25,9 +25,18 @@ export function summarizeCore(plan: ClusterPlan): string {
       n.rootFilesystem,
     ]),
   );
+  const placeholders = Object.values(plan.secrets).filter((s) => s?.isPlaceholder);
+  const warning =
+    placeholders.length === 0
+      ? []
+      : [
+          `> **Review tree, not for deployment:** ${placeholders.length} secret(s) are placeholders (${placeholders.map((s) => s?.id).join(", ")}); kubeadm refuses its placeholders. Deploy a tree written with \`clusterspec generate --with-secrets -o <dir>\`.`,
+          "",
+        ];
   return [
     `# Cluster ${plan.name}`,
     "",
+    ...warning,
     `- Kubernetes ${k.versionText}, kubeadm API \`${k.kubeadmApiVersion}\``,
     `- Control-plane endpoint \`${plan.controlPlane.endpoint}\` (VIP ${plan.controlPlane.vip.address}/${plan.controlPlane.vip.prefixLength} on ${plan.controlPlane.vip.interface})`,
     `- Pod subnet ${k.podSubnet} (/${k.nodeCidrMaskSize} per node), service subnet ${k.serviceSubnet}, DNS domain ${k.dnsDomain}`,

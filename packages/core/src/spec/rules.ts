@@ -539,10 +539,12 @@ export const ciliumDevicesExist: Rule = (spec, report) => {
     if (missing.length > 0)
       report.error(["cilium", "devices", j], `Cilium device ${dev} is missing on ${missing.join(", ")}`);
   });
-  if (spec.cilium.autoDirectNodeRoutes && spec.cilium.routingMode === "native" && spec.cloud)
+  // Burst nodes get their pod CIDRs at run time and reach on-prem only through WireGuard: no static route
+  // can carry native-routed pod traffic to them, and autoDirectNodeRoutes needs a shared L2 segment.
+  if (spec.cloud && spec.cilium.routingMode === "native")
     report.error(
-      ["cilium", "autoDirectNodeRoutes"],
-      "autoDirectNodeRoutes only works among nodes on one L2 segment; burst nodes reach on-prem only through WireGuard, so use routingMode tunnel",
+      ["cilium", "routingMode"],
+      "burst nodes reach on-prem pods only through WireGuard, with pod CIDRs assigned at run time: use routingMode tunnel with cloud pools",
     );
 };
 

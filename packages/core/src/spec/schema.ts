@@ -235,9 +235,21 @@ const HealthCheckSchema = z
 
 const NotifySchema = z
   .strictObject({
-    master: z.string().regex(ABS_PATH, { message: "notify scripts are absolute paths" }).optional(),
-    backup: z.string().regex(ABS_PATH, { message: "notify scripts are absolute paths" }).optional(),
-    fault: z.string().regex(ABS_PATH, { message: "notify scripts are absolute paths" }).optional(),
+    master: z
+      .string()
+      .regex(ABS_PATH, { message: "notify scripts are absolute paths" })
+      .optional()
+      .describe("Script run when this node becomes master of a VIP"),
+    backup: z
+      .string()
+      .regex(ABS_PATH, { message: "notify scripts are absolute paths" })
+      .optional()
+      .describe("Script run when this node becomes backup"),
+    fault: z
+      .string()
+      .regex(ABS_PATH, { message: "notify scripts are absolute paths" })
+      .optional()
+      .describe("Script run when an instance enters FAULT"),
   })
   .describe("Scripts keepalived runs on state changes");
 
@@ -346,7 +358,10 @@ const NodeSchema = z
 
 const HostSchema = z
   .strictObject({
-    gentooPackages: z.boolean().default(false).describe("Write etc/portage/package.use for sys-cluster/kubernetes"),
+    gentooPackages: z
+      .boolean()
+      .default(false)
+      .describe("Write etc/portage/package.accept_keywords for sys-cluster/kubeadm, kubelet and kubectl"),
     sysctl: z
       .record(
         z.string().regex(/^[a-z0-9_]+(\.[a-z0-9_-]+)+$/, { message: "expected a sysctl key such as vm.swappiness" }),
@@ -412,18 +427,20 @@ const AmiSchema = z.union([
       .describe("Fixed AMI id"),
   }),
   z.strictObject({
-    lookup: z.strictObject({
-      owners: z
-        .array(z.string().regex(/^(\d{12}|amazon|aws-marketplace|self)$/))
-        .min(1)
-        .describe("AMI owners (required by AWS)"),
-      name: z
-        .string()
-        .min(1)
-        .max(128)
-        .regex(/^[A-Za-z0-9 ()[\]./_*?,-]+$/)
-        .describe("AMI name filter, wildcards allowed"),
-    }),
+    lookup: z
+      .strictObject({
+        owners: z
+          .array(z.string().regex(/^(\d{12}|amazon|aws-marketplace|self)$/))
+          .min(1)
+          .describe("AMI owners (required by AWS)"),
+        name: z
+          .string()
+          .min(1)
+          .max(128)
+          .regex(/^[A-Za-z0-9 ()[\]./_*?,-]+$/)
+          .describe("AMI name filter, wildcards allowed"),
+      })
+      .describe("Newest AMI matching a name filter, looked up by Terraform"),
   }),
 ]);
 
@@ -496,8 +513,9 @@ const CloudSchema = z
             protocol: /^https$/,
             message: "the provisioner URL must be https:// (SNS delivers only to HTTPS here)",
           })
-          .refine((u) => !/[\s"'`$\\]/.test(u), {
-            message: "the provisioner URL may not contain quotes, spaces, '$' or '\\'",
+          // curl reads {} and [] as globs; quotes, '$' and '\' have no place in a URL handed to a shell script
+          .refine((u) => !/[\s"'`$\\{}[\]]/.test(u), {
+            message: "the provisioner URL may not contain quotes, spaces, '$', '\\', braces or brackets",
           })
           .describe("Base URL of the provisioner service"),
       })
