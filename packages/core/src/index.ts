@@ -33,6 +33,7 @@ export { renderSpecReference, specJsonSchema } from "./json-schema.js";
 export { ASG_TAG_LIMITS, type AsgTag, autoscalerTags, kubeletMaySetLabel } from "./plan/cloud.js";
 export { type ExtraArgs, formatExtraArgs } from "./plan/kubeadm-api.js";
 export {
+  CLOUD_NODE_DEVICES,
   defaultMonitorGracePeriod,
   kubeadmApiVersionFor,
   type ResolveOptions,

@@ -1,4 +1,5 @@
 import {
+  CLOUD_NODE_DEVICES,
   checkSecretValues,
   defaultMonitorGracePeriod,
   generatedMarker,
@@ -153,15 +154,18 @@ describe("cloud burst routing", () => {
 });
 
 describe("Cilium devices", () => {
-  it("adds the WireGuard interface when burst nodes exist, so every node has a device to attach to", () => {
+  it("covers the Kubernetes interface, every default-route interface and, with burst nodes, the tunnel and the EC2 interface", () => {
     fc.assert(
       fc.property(arbClusterSpec(), (spec) => {
         const plan = mustResolve(spec);
-        const tunnel = plan.cloud?.wireguard.interface;
-        if (tunnel) expect(plan.cilium.devices).toContain(tunnel);
-        else expect(plan.cilium.devices).toEqual(spec.cilium.devices ?? [plan.network.kubernetesSegment.interface]);
+        const devices = plan.cilium.devices;
+        expect(new Set(devices).size).toBe(devices.length);
+        expect(devices).toContain(plan.network.kubernetesSegment.interface);
         for (const node of plan.nodes)
-          expect(plan.cilium.devices.some((d) => node.interfaces.some((f) => f.name === d))).toBe(true);
+          for (const f of node.interfaces) if (f.gateway) expect(devices, `${node.name} ${f.name}`).toContain(f.name);
+        if (plan.cloud)
+          expect(devices).toEqual(expect.arrayContaining([plan.cloud.wireguard.interface, ...CLOUD_NODE_DEVICES]));
+        else for (const d of CLOUD_NODE_DEVICES) expect(devices).not.toContain(d);
       }),
       { numRuns: 60 },
     );

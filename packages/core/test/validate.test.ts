@@ -458,7 +458,9 @@ describe("cross-field rules", () => {
         s.cilium.devices = ["wan1", "bond0"];
       }),
     ).toMatchInlineSnapshot(`
-      "✖ Cilium device bond0 is missing on k8s-1, k8s-2, k8s-3
+      "✖ k8s-1, k8s-2, k8s-3 route to the internet through wan0, which is not a Cilium device: with bpfMasquerade their pods' traffic would leave unmasqueraded; add wan0
+        → at cilium.devices
+      ✖ Cilium device bond0 is missing on k8s-1, k8s-2, k8s-3
         → at cilium.devices[1]"
     `);
     const spec = buildSpec({ controlPlanes: 3, workers: 0, poolSize: 0, cloud: true }) as any;

@@ -1,7 +1,13 @@
 import { hostPart, ipFamily } from "../ip.js";
 import { InternalError } from "../issues.js";
 import { resolveSecrets, type SecretValues } from "../secrets.js";
-import { isControlPlane, isWorker, kubernetesSegment, segmentOfInterface } from "../spec/derive.js";
+import {
+  defaultRouteInterface,
+  isControlPlane,
+  isWorker,
+  kubernetesSegment,
+  segmentOfInterface,
+} from "../spec/derive.js";
 import type { ClusterSpec } from "../spec/schema.js";
 import { durationSeconds, formatKubernetesVersion, parseKubernetesVersion } from "../spec/version.js";
 import type { ClusterPlan, KubeadmApiVersion, NodeHealthPlan, PlannedNode, PolicyRoute } from "./types.js";
@@ -30,16 +36,25 @@ export function defaultMonitorGracePeriod(minor: number): string {
   return minor >= 32 ? "50s" : "40s";
 }
 
+/** The network interface of an EC2 instance on Fedora: ens5 on Nitro instances, eth0 on older ones. */
+export const CLOUD_NODE_DEVICES: readonly string[] = ["ens+", "eth+"];
+
 /**
- * Devices Cilium attaches to. Burst nodes have no on-prem interface, only the WireGuard tunnel their
- * node IP lives on, so with cloud pools the tunnel interface is listed too: every node matches one
- * (cilium-agent refuses to start when none of the listed devices exists).
+ * Devices Cilium attaches to. eBPF masquerading only happens on these, so by default they are the
+ * Kubernetes interface plus every interface a default route leaves through. Burst nodes have neither:
+ * their node IP is on the WireGuard tunnel and their egress is the EC2 interface, so with cloud pools
+ * both are listed too (a name that matches nothing on a node is ignored; cilium-agent only refuses to
+ * start when nothing matches at all).
  */
 function ciliumDevices(spec: ClusterSpec, kubernetesInterface: string): string[] {
-  const devices = [...(spec.cilium.devices ?? [kubernetesInterface])];
-  const tunnel = spec.cloud?.wireguard.interface;
-  if (tunnel !== undefined && !devices.includes(tunnel)) devices.push(tunnel);
-  return devices;
+  const devices = [
+    ...(spec.cilium.devices ?? [
+      kubernetesInterface,
+      ...spec.nodes.map(defaultRouteInterface).filter((d): d is string => d !== undefined),
+    ]),
+  ];
+  if (spec.cloud) devices.push(spec.cloud.wireguard.interface, ...CLOUD_NODE_DEVICES);
+  return [...new Set(devices)];
 }
 
 /**

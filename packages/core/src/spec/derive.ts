@@ -41,6 +41,11 @@ export function externalVipEntries(spec: ClusterSpec): ExternalVipEntry[] {
 export const isControlPlane = (node: NodeSpec): boolean => node.roles.includes("control-plane");
 export const isWorker = (node: NodeSpec): boolean => node.roles.includes("worker");
 
+/** The interface a node's default route leaves through (the one with a gateway), if any. */
+export function defaultRouteInterface(node: NodeSpec): string | undefined {
+  return Object.entries(node.interfaces).find(([, f]) => f.gateway !== undefined)?.[0];
+}
+
 export function nodeInterfaces(node: NodeSpec): [string, InterfaceSpec][] {
   return Object.entries(node.interfaces);
 }

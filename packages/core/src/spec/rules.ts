@@ -20,6 +20,7 @@ import { defaultMonitorGracePeriod, tunnelMtuOf, WIREGUARD_OVERHEAD } from "../p
 import { allocateVrids } from "../plan/vrrp.js";
 import {
   controlPlaneInterface,
+  defaultRouteInterface,
   externalVipEntries,
   externalVipInterface,
   isControlPlane,
@@ -539,6 +540,20 @@ export const ciliumDevicesExist: Rule = (spec, report) => {
     if (missing.length > 0)
       report.error(["cilium", "devices", j], `Cilium device ${dev} is missing on ${missing.join(", ")}`);
   });
+  // eBPF masquerading runs only on Cilium's devices: pod traffic leaving by another interface keeps its pod address.
+  const devices = spec.cilium.devices;
+  if (devices && spec.cilium.bpfMasquerade) {
+    const byEgress = new Map<string, string[]>();
+    for (const node of spec.nodes) {
+      const egress = defaultRouteInterface(node);
+      if (egress && !devices.includes(egress)) byEgress.set(egress, [...(byEgress.get(egress) ?? []), node.name]);
+    }
+    for (const [egress, nodes] of byEgress)
+      report.error(
+        ["cilium", "devices"],
+        `${nodes.join(", ")} route to the internet through ${egress}, which is not a Cilium device: with bpfMasquerade their pods' traffic would leave unmasqueraded; add ${egress}`,
+      );
+  }
   // Burst nodes get their pod CIDRs at run time and reach on-prem only through WireGuard: no static route
   // can carry native-routed pod traffic to them, and autoDirectNodeRoutes needs a shared L2 segment.
   if (spec.cloud && spec.cilium.routingMode === "native")
