@@ -1,5 +1,5 @@
 // Each cross-field rule, broken on purpose in any valid spec, is reported at the path of the broken value.
-import { validateSpec } from "@clusterspec/core";
+import { rules, validateSpec } from "@clusterspec/core";
 import { arbClusterSpec } from "@clusterspec/core/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -152,9 +152,122 @@ const mutations: Mutation[] = [
       return "kubernetes.serviceSubnet";
     },
   },
+  {
+    rule: "uniqueNodeAddresses",
+    apply: (s, k) => {
+      if (s.nodes.length < 2) return undefined;
+      const j = other(s, k);
+      s.nodes[j].interfaces.wan1.address = s.nodes[0].interfaces.wan1.address;
+      return `nodes.${j}.interfaces.wan1.address`;
+    },
+  },
+  {
+    rule: "segmentsWellFormed",
+    apply: (s) => {
+      s.network.segments.push({ name: s.network.segments[0].name, interface: "wan9", subnet: "192.0.2.0/24" });
+      return "network.segments.1.name";
+    },
+  },
+  {
+    rule: "nodeAddressesMatchSegments",
+    apply: (s, k) => {
+      const i = k % s.nodes.length;
+      s.nodes[i].interfaces.wan1.address = s.nodes[i].interfaces.wan1.address.replace(/\/24$/, "/25");
+      if (!s.nodes[i].interfaces.wan1.address.endsWith("/25")) return undefined;
+      return `nodes.${i}.interfaces.wan1.address`;
+    },
+  },
+  {
+    rule: "vipInterfacesOnNodes",
+    apply: (s) => {
+      const carrier = s.nodes.findIndex((n: any) => n.carriesExternalVips);
+      if (!s.externalVips || carrier < 0) return undefined;
+      s.network.segments.push({ name: "ext", interface: "wan2", subnet: "192.0.2.0/24" });
+      s.externalVips = { interface: "wan2", addresses: ["192.0.2.10"] };
+      return `nodes.${carrier}.interfaces`;
+    },
+  },
+  {
+    rule: "vrrpFamiliesAndUnicast",
+    apply: (s) => {
+      s.network.segments[0].onLink.push("fd00:1::/64");
+      s.externalVips = { addresses: ["fd00:1::10"] };
+      s.nodes[0].carriesExternalVips = true;
+      s.vrrp.auth = { type: "PASS", password: { env: "VRRP_AUTH_PASS" } };
+      return "vrrp.auth";
+    },
+  },
+  {
+    rule: "vridsAllocatable",
+    apply: (s) => {
+      s.network.segments[0].reservedVrids = Array.from({ length: 255 }, (_, i) => i + 1);
+      return "controlPlane.vrid";
+    },
+  },
+  {
+    rule: "podSubnetNodeMaskDiff",
+    apply: (s) => {
+      s.kubernetes.podSubnet = "100.64.0.0/10";
+      s.kubernetes.nodeCidrMaskSize = 27;
+      return "kubernetes.nodeCidrMaskSize";
+    },
+  },
+  {
+    rule: "nodeHealthConsistent",
+    apply: (s) => {
+      s.kubernetes.nodeHealth = { statusUpdateFrequency: "10s", monitorGracePeriod: "15s" };
+      return "kubernetes.nodeHealth.monitorGracePeriod";
+    },
+  },
+  {
+    rule: "ciliumMtuFitsTunnel",
+    apply: (s) => {
+      if (!s.cloud) return undefined;
+      s.cilium.mtu = 1500;
+      return "cilium.mtu";
+    },
+  },
+  {
+    rule: "ciliumDsrDispatch",
+    apply: (s) => {
+      s.cilium.routingMode = "tunnel";
+      s.cilium.autoDirectNodeRoutes = false;
+      s.cilium.tunnelProtocol = "vxlan";
+      s.cilium.loadBalancerMode = "dsr";
+      return "cilium.loadBalancerMode";
+    },
+  },
+  {
+    rule: "cloudPoolTagsFit",
+    apply: (s) => {
+      if (!s.cloud) return undefined;
+      s.cloud.pools[0].labels = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`example.com/l${i}`, "x"]));
+      return "cloud.pools.0";
+    },
+  },
+  {
+    rule: "cloudPoolLabelsSelfSettable",
+    apply: (s) => {
+      if (!s.cloud) return undefined;
+      s.cloud.pools[0].labels = { "node-role.kubernetes.io/ci": "" };
+      return "cloud.pools.0.labels.node-role.kubernetes.io/ci";
+    },
+  },
+  {
+    rule: "provisionerUrlIsBase",
+    apply: (s) => {
+      if (!s.cloud) return undefined;
+      s.cloud.provisioner.url = "https://provisioner.example.com/?token=x";
+      return "cloud.provisioner.url";
+    },
+  },
 ];
 
 describe("every rule, broken on purpose, is reported at its path", () => {
+  it("covers every rule of the rule list", () => {
+    expect(mutations.map((m) => m.rule).sort()).toEqual(rules.map((r) => r.name).sort());
+  });
+
   it.each(mutations.map((m) => [m.rule, m] as const))("%s", (_rule, m) => {
     let applied = 0;
     fc.assert(

@@ -737,3 +737,149 @@ describe("invariants hold for every spec validateSpec accepts", () => {
     );
   });
 });
+
+describe("further rule messages", () => {
+  const cloudErrors = (mutate: (s: any) => void): string => {
+    const spec = buildSpec({ controlPlanes: 3, workers: 0, poolSize: 0, cloud: true }) as any;
+    mutate(spec);
+    const r = validateSpec(spec);
+    return r.ok ? "(valid)" : formatIssues(r.errors);
+  };
+
+  it("segments: duplicate name, shared interface, duplicate routing table name", () => {
+    expect(
+      errorsAfter((s) => {
+        s.network.segments.push({
+          name: "internal",
+          interface: "wan1",
+          subnet: "192.0.2.0/24",
+          uplink: { gateway: "192.0.2.1", routingTable: { id: 2, name: "vswitch" } },
+        });
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ duplicate segment name internal (also used by network.segments[0].name)
+        → at network.segments[1].name
+      ✖ interface wan1 already attaches segment network.segments[0].interface; one segment per interface
+        → at network.segments[1].interface
+      ✖ routing table name vswitch is already used by network.segments[0].uplink.routingTable.name
+        → at network.segments[1].uplink.routingTable.name"
+    `);
+  });
+
+  it("cloud pools: duplicate name, a node's name, a tunnel too small", () => {
+    expect(
+      cloudErrors((s) => {
+        s.cloud.pools.push({ ...s.cloud.pools[0] }, { ...s.cloud.pools[0], name: "node-1" });
+        s.cloud.pools[0].maxSize = 300;
+        s.cloud.wireguard.tunnelSubnet = "172.30.99.0/26";
+        s.kubernetes.podSubnet = "10.240.0.0/12";
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ tunnel subnet 172.30.99.0/26 has room for fewer than 311 peers
+        → at cloud.wireguard.tunnelSubnet
+      ✖ duplicate pool name ci-arm64 (also used by cloud.pools[0].name)
+        → at cloud.pools[1].name
+      ✖ pool name node-1 is also a node name
+        → at cloud.pools[2].name"
+    `);
+  });
+
+  it("no control-plane node, and a zero duration", () => {
+    expect(
+      errorsAfter((s) => {
+        for (const n of s.nodes) n.roles = ["worker"];
+        s.kubernetes.nodeHealth.statusUpdateFrequency = "0s";
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ no node has the control-plane role
+        → at nodes
+      ✖ statusUpdateFrequency must be positive
+        → at kubernetes.nodeHealth.statusUpdateFrequency"
+    `);
+  });
+
+  it("an address outside its segment", () => {
+    expect(
+      errorsAfter((s) => {
+        s.nodes[1].interfaces.wan1.address = "10.118.13.21/24";
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ address 10.118.13.21/24 of wan1 is outside segment internal (10.118.12.0/24)
+        → at nodes[1].interfaces.wan1.address"
+    `);
+  });
+
+  it("VIP interfaces missing on the nodes that hold them", () => {
+    expect(
+      errorsAfter((s) => {
+        s.network.segments.push({ name: "ext", interface: "wan2", subnet: "192.0.2.0/24" });
+        s.externalVips = { interface: "wan2", addresses: ["192.0.2.10"] };
+        s.controlPlane = { vip: "192.0.2.100/24", interface: "wan2" };
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ control-plane node k8s-1 has no interface wan2 for the control-plane VIP
+        → at nodes[0].interfaces
+      ✖ node k8s-1 carries external VIPs but has no interface wan2
+        → at nodes[0].interfaces
+      ✖ control-plane node k8s-2 has no interface wan2 for the control-plane VIP
+        → at nodes[1].interfaces
+      ✖ node k8s-2 carries external VIPs but has no interface wan2
+        → at nodes[1].interfaces
+      ✖ control-plane node k8s-3 has no interface wan2 for the control-plane VIP
+        → at nodes[2].interfaces
+      ✖ node k8s-3 carries external VIPs but has no interface wan2
+        → at nodes[2].interfaces"
+    `);
+  });
+
+  it("a pool nobody carries, and carriers without a pool", () => {
+    expect(
+      errorsAfter((s) => {
+        for (const n of s.nodes) n.carriesExternalVips = false;
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ no node has carriesExternalVips: true, so nothing would hold the external VIPs
+        → at externalVips"
+    `);
+    expect(
+      warningsOf((s) => {
+        delete s.externalVips;
+      }),
+    ).toMatchInlineSnapshot(`
+      "⚠ node k8s-1 carries external VIPs but no externalVips pool is declared
+        → at nodes[0].carriesExternalVips
+      ⚠ node k8s-2 carries external VIPs but no externalVips pool is declared
+        → at nodes[1].carriesExternalVips
+      ⚠ node k8s-3 carries external VIPs but no externalVips pool is declared
+        → at nodes[2].carriesExternalVips"
+    `);
+  });
+
+  it("a base priority too low for the nodes", () => {
+    expect(
+      errorsAfter((s) => {
+        s.vrrp.basePriority = 2;
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ basePriority 2 leaves no distinct priority for 3 nodes
+        → at vrrp.basePriority
+      ✖ basePriority 2 is too low for the apiserver health check: a failed master is clamped to priority 1, which the lowest of 3 control-plane nodes also has; use at least 4 or weight 0 for FAULT
+        → at vrrp.basePriority"
+    `);
+  });
+
+  it("a VLAN on a VLAN, and two default gateways", () => {
+    expect(
+      errorsAfter((s) => {
+        s.nodes[0].interfaces["wan0.7"] = { vlan: { parent: "wan0", id: 7 } };
+        s.nodes[0].interfaces["wan0.8"] = { vlan: { parent: "wan0.7", id: 8 } };
+        s.nodes[0].interfaces.wan1.gateway = "10.118.12.1";
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ node k8s-1 has more than one default gateway (wan0, wan1)
+        → at nodes[0].interfaces.wan1.gateway
+      ✖ VLAN parent wan0.7 is itself a VLAN; nest VLANs on a physical interface
+        → at nodes[0].interfaces["wan0.8"].vlan.parent"
+    `);
+  });
+});
