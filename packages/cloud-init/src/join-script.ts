@@ -22,6 +22,7 @@ export const JOIN_ENV_KEYS = [
   "PROVISIONER_URL",
   "WG_INTERFACE",
   "TUNNEL_FAMILY",
+  "TUNNEL_MTU",
   "NAMESERVERS",
 ] as const;
 export type JoinEnv = Record<(typeof JOIN_ENV_KEYS)[number], string>;
@@ -127,6 +128,9 @@ main() {
 
   log "bringing up WireGuard interface $WG_INTERFACE"
   systemctl enable --now "wg-quick@$WG_INTERFACE.service"
+  # wg-quick would size the tunnel from the EC2 interface (MTU 9001); outside the VPC only 1500 gets through,
+  # and Cilium is told the tunnel MTU the plan computed: set it whatever the provisioner's config says.
+  ip link set dev "$WG_INTERFACE" mtu "$TUNNEL_MTU" || die "cannot set the MTU of $WG_INTERFACE to $TUNNEL_MTU"
   NODE_IP=$(retry 10 3 tunnel_address) || die "no IPv$TUNNEL_FAMILY address on $WG_INTERFACE"
   [[ $NODE_IP =~ ^[0-9a-f.:]+$ ]] || die "unexpected tunnel address $NODE_IP"
   log "tunnel address $NODE_IP"

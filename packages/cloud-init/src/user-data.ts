@@ -48,6 +48,7 @@ export function joinEnvFor(plan: ClusterPlan, cloud: Cloud, pool: PoolSpec): Joi
     PROVISIONER_URL: cloud.provisioner.url.replace(/\/+$/, ""),
     WG_INTERFACE: cloud.wireguard.interface,
     TUNNEL_FAMILY: String(ipFamily(cloud.wireguard.tunnelSubnet)),
+    TUNNEL_MTU: String(cloud.tunnelMtu),
     NAMESERVERS: plan.network.nameservers.join(" "),
   };
 }

@@ -117,11 +117,12 @@ describe("join script", () => {
     ]);
     const steps = r.log
       .split("\n")
-      .filter((l) => /^(curl https|systemctl (enable|restart systemd-resolved)|kubeadm join)/.test(l));
+      .filter((l) => /^(curl https|systemctl (enable|restart systemd-resolved)|kubeadm join|ip link set)/.test(l));
     expect(steps).toEqual([
       "curl https://provisioner.example.com/wireguard/config/i-0123456789abcdef0",
       "curl https://provisioner.example.com/kubeadm/kubeconfig/i-0123456789abcdef0",
       "systemctl enable --now wg-quick@wg0.service",
+      "ip link set dev wg0 mtu 1440",
       "systemctl restart systemd-resolved.service",
       "systemctl enable --now crio.service",
       "systemctl enable kubelet.service",
