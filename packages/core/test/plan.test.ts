@@ -188,3 +188,23 @@ describe("generatedMarker", () => {
     );
   });
 });
+
+describe("local storage isolation on btrfs", () => {
+  it("is switched off on btrfs nodes only: by the kubelet feature gate up to 1.24, by a kubelet-config patch from 1.25", () => {
+    fc.assert(
+      fc.property(arbClusterSpec(), (spec) => {
+        const plan = mustResolve(spec);
+        for (const n of plan.nodes) {
+          const expected =
+            n.rootFilesystem !== "btrfs"
+              ? undefined
+              : plan.kubernetes.version.minor <= 24
+                ? "kubelet-feature-gate"
+                : "kubelet-config-patch";
+          expect(n.localStorageIsolationOff, n.name).toBe(expected);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+});

@@ -41,7 +41,7 @@ export function generateHost(plan: ClusterPlan): Artifact[] {
 }
 
 export function summarizeHost(plan: ClusterPlan): string {
-  const gate = plan.nodes.filter((n) => needsStorageIsolationGate(plan, n)).map((n) => n.name);
+  const gate = plan.nodes.filter((n) => needsStorageIsolationGate(n)).map((n) => n.name);
   const btrfs = plan.nodes.filter((n) => n.rootFilesystem === "btrfs").map((n) => n.name);
   const files: [string, string][] = [
     [SYSCTL_FILE, "ip_forward, ip_nonlocal_bind (IPv4 and IPv6) and spec.host.sysctl; ip_local_port_range untouched"],

@@ -50,9 +50,9 @@ export interface HostView {
   readonly rcCgroupMemoryUseHierarchy: "yes";
 }
 
-/** The feature gate exists up to 1.24; from 1.25 it is locked and the KubeletConfiguration field does it (kubeadm). */
-export function needsStorageIsolationGate(plan: ClusterPlan, node: PlannedNode): boolean {
-  return node.rootFilesystem === "btrfs" && plan.kubernetes.version.major === 1 && plan.kubernetes.version.minor <= 24;
+/** The plan decides: the feature gate up to 1.24; from 1.25 it is locked and a kubeadm patch sets the field. */
+export function needsStorageIsolationGate(node: PlannedNode): boolean {
+  return node.localStorageIsolationOff === "kubelet-feature-gate";
 }
 
 export function toHostView(plan: ClusterPlan, node: PlannedNode): HostView {
@@ -75,9 +75,7 @@ export function toHostView(plan: ClusterPlan, node: PlannedNode): HostView {
       "--kubeconfig=/etc/kubernetes/kubelet.conf",
       "--bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.conf",
     ],
-    kubeletExtraArgs: needsStorageIsolationGate(plan, node)
-      ? ["--feature-gates=LocalStorageCapacityIsolation=false"]
-      : [],
+    kubeletExtraArgs: needsStorageIsolationGate(node) ? ["--feature-gates=LocalStorageCapacityIsolation=false"] : [],
     udev: node.interfaces.flatMap((f) => (f.vlan || f.mac === undefined ? [] : [{ mac: f.mac, name: f.name }])),
     nameservers: plan.network.nameservers.slice(0, 2),
     searchDomains: plan.network.searchDomains,

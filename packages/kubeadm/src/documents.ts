@@ -15,8 +15,6 @@ export const PATCHES_DIRECTORY = "/etc/kubernetes/patches";
 export const KUBELET_PATCH_FILE = "kubeletconfiguration+strategic.yaml";
 /** kubeadm applies kubeletconfiguration patches from 1.25 (kubernetes/kubernetes#110405). */
 export const KUBELET_PATCHES_SINCE_MINOR = 25;
-/** KubeletConfiguration.localStorageCapacityIsolation exists from 1.25, when the feature gate was locked on. */
-export const LOCAL_STORAGE_FIELD_SINCE_MINOR = 25;
 /** KubeletConfiguration.containerRuntimeEndpoint exists from 1.27. */
 export const CONTAINER_RUNTIME_ENDPOINT_SINCE_MINOR = 27;
 
@@ -40,18 +38,14 @@ export function controlPlaneTaints(minor: number): { key: string; effect: "NoSch
   return keys.map((key) => ({ key, effect: "NoSchedule" }));
 }
 
-/** Per-node KubeletConfiguration differences, applied by kubeadm as a patch on init and join. */
-export function kubeletPatch(plan: ClusterPlan, node: PlannedNode): KubeadmDocument | undefined {
-  const minor = plan.kubernetes.version.minor;
-  if (node.rootFilesystem === "btrfs" && minor >= KUBELET_PATCHES_SINCE_MINOR)
-    return { localStorageCapacityIsolation: false };
-  return undefined;
-}
-
-/** Below 1.25 (no kubeletconfiguration patches, no field) btrfs needs the feature gate off; it is cluster-wide. */
-export function kubeletFeatureGates(plan: ClusterPlan): Record<string, boolean> | undefined {
-  if (plan.kubernetes.version.minor >= LOCAL_STORAGE_FIELD_SINCE_MINOR) return undefined;
-  return plan.nodes.some((n) => n.rootFilesystem === "btrfs") ? { LocalStorageCapacityIsolation: false } : undefined;
+/**
+ * Per-node KubeletConfiguration differences, applied by kubeadm as a patch on init and join. Below 1.25 the
+ * plan switches local storage isolation off with the kubelet's feature-gate flag instead (host conf.d).
+ */
+export function kubeletPatch(_plan: ClusterPlan, node: PlannedNode): KubeadmDocument | undefined {
+  return node.localStorageIsolationOff === "kubelet-config-patch"
+    ? { localStorageCapacityIsolation: false }
+    : undefined;
 }
 
 function secret(plan: ClusterPlan, id: "bootstrapToken" | "certificateKey" | "caCertHash"): string | undefined {
@@ -125,7 +119,6 @@ export function clusterConfiguration(plan: ClusterPlan): KubeadmDocument {
 /** Cluster-wide: kubeadm init uploads it to the kubelet-config ConfigMap, which every join downloads. */
 export function kubeletConfiguration(plan: ClusterPlan): KubeadmDocument {
   const k = plan.kubernetes;
-  const gates = kubeletFeatureGates(plan);
   return {
     apiVersion: KUBELET_API_VERSION,
     kind: "KubeletConfiguration",
@@ -134,7 +127,6 @@ export function kubeletConfiguration(plan: ClusterPlan): KubeadmDocument {
     nodeStatusUpdateFrequency: k.nodeHealth.statusUpdateFrequency,
     // Set explicitly: the full status is what keeps a node Ready within the grace period, not only the 10s lease.
     nodeStatusReportFrequency: k.nodeHealth.statusUpdateFrequency,
-    ...(gates ? { featureGates: gates } : {}),
   };
 }
 

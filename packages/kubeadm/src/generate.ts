@@ -11,7 +11,6 @@ import {
   carriesSecret,
   KUBELET_PATCH_FILE,
   kubeadmDocuments,
-  kubeletFeatureGates,
   kubeletPatch,
   nodeKind,
   PATCHES_DIRECTORY,
@@ -64,7 +63,6 @@ export function summarizeKubeadm(plan: ClusterPlan): string {
       ];
     }),
   );
-  const gates = kubeletFeatureGates(plan);
   const secrets = plan.secrets.bootstrapToken
     ? [
         "- Join secrets come from `kubernetes.secrets`. The CA hash must match `/etc/kubernetes/pki/ca.crt` of the init node: create the CA before `kubeadm init`, or fill the hash in after it and regenerate. The uploaded certificates expire 2 hours after `--upload-certs` and the bootstrap token after 24 hours (`kubeadm init phase upload-certs --upload-certs`, `kubeadm token create` renew them).",
@@ -105,9 +103,9 @@ export function summarizeKubeadm(plan: ClusterPlan): string {
           `- Keep \`${PATCHES_DIRECTORY}\` on the nodes and pass \`--patches ${PATCHES_DIRECTORY}\` to \`kubeadm upgrade apply\` / \`kubeadm upgrade node\`, or an upgrade rewrites the kubelet configuration without the patch.`,
         ]
       : []),
-    ...(gates
+    ...(plan.nodes.some((n) => n.localStorageIsolationOff === "kubelet-feature-gate")
       ? [
-          "- Kubernetes below 1.25 has no kubeletconfiguration patches: the `LocalStorageCapacityIsolation=false` feature gate for btrfs is set in the cluster-wide KubeletConfiguration, so it applies to every node.",
+          "- Kubernetes below 1.25 has no kubeletconfiguration patches: btrfs nodes get `--feature-gates=LocalStorageCapacityIsolation=false` in their `etc/conf.d/kubelet` instead.",
         ]
       : []),
     "",

@@ -11,7 +11,6 @@ export {
   type KubeadmDocument,
   kubeadmDocuments,
   kubeletConfiguration,
-  kubeletFeatureGates,
   kubeletPatch,
   type NodeKind,
   nodeKind,

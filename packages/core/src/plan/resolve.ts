@@ -77,6 +77,12 @@ export function resolvePlan(spec: ClusterSpec, options: ResolveOptions = {}): Cl
       init: n.name === cpNames[0],
       carriesExternalVips: n.carriesExternalVips,
       rootFilesystem: n.rootFilesystem,
+      localStorageIsolationOff:
+        n.rootFilesystem !== "btrfs"
+          ? undefined
+          : version.minor <= 24
+            ? "kubelet-feature-gate"
+            : "kubelet-config-patch",
       disk: n.disk,
       internalInterface: segment.interface,
       internalAddress: hostPart(internal),

@@ -27,6 +27,12 @@ export interface PlannedNode {
   readonly init: boolean;
   readonly carriesExternalVips: boolean;
   readonly rootFilesystem: "ext4" | "xfs" | "btrfs" | "zfs";
+  /**
+   * How the kubelet's local storage capacity isolation is switched off (it cannot measure btrfs):
+   * the `LocalStorageCapacityIsolation=false` kubelet flag up to 1.24 (host conf.d), the
+   * KubeletConfiguration field through a kubeadm patch from 1.25 (the gate is locked then); undefined: left on.
+   */
+  readonly localStorageIsolationOff: "kubelet-feature-gate" | "kubelet-config-patch" | undefined;
   readonly disk: string | undefined;
   /** Interface and address on the Kubernetes segment: the node's InternalIP. */
   readonly internalInterface: string;
