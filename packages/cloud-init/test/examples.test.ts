@@ -33,15 +33,18 @@ describe.each(withCloud)("example %s", (name) => {
     }
   });
 
-  it.each(artifacts.map((a) => [a.path, a.content] as const))("%s passes cloud-init schema", (_p, text) => {
-    if (!toolAvailable("cloud-init")) return;
-    const dir = mkdtempSync(join(tmpdir(), "cs-cloud-init-"));
-    try {
-      writeFileSync(join(dir, "user-data"), text);
-      const r = run("cloud-init", ["schema", "--config-file", join(dir, "user-data")]);
-      expect(`${r.status} ${r.stdout}${r.stderr}`).toMatch(/^0 Valid cloud-config/);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+  // toolAvailable throws under CI when cloud-init is missing, so CI can never skip this.
+  it.skipIf(!toolAvailable("cloud-init")).each(artifacts.map((a) => [a.path, a.content] as const))(
+    "%s passes cloud-init schema",
+    (_p, text) => {
+      const dir = mkdtempSync(join(tmpdir(), "cs-cloud-init-"));
+      try {
+        writeFileSync(join(dir, "user-data"), text);
+        const r = run("cloud-init", ["schema", "--config-file", join(dir, "user-data")]);
+        expect(`${r.status} ${r.stdout}${r.stderr}`).toMatch(/^0 Valid cloud-config/);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });

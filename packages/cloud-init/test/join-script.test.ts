@@ -102,8 +102,8 @@ function runJoin(env: Record<string, string> = {}) {
 }
 
 describe("join script", () => {
-  it("fetches the tunnel config and kubeconfig 0600, drops the crio bridge and joins with the runtime values", () => {
-    if (!toolAvailable("unshare", { root: true })) return;
+  it("fetches the tunnel config and kubeconfig 0600, drops the crio bridge and joins with the runtime values", (ctx) => {
+    if (!toolAvailable("unshare", { root: true })) return ctx.skip("needs the real tool (installed by .ci/run)");
     const r = runJoin();
     expect(r.stderr).toContain("clusterspec-join: joined the cluster as 172.30.99.7");
     expect(r.status).toBe(0);
@@ -130,8 +130,8 @@ describe("join script", () => {
     ]);
   });
 
-  it("retries a failing provisioner a bounded number of times, then stops with a clear message", () => {
-    if (!toolAvailable("unshare", { root: true })) return;
+  it("retries a failing provisioner a bounded number of times, then stops with a clear message", (ctx) => {
+    if (!toolAvailable("unshare", { root: true })) return ctx.skip("needs the real tool (installed by .ci/run)");
     const r = runJoin({ FAIL_PROVISIONER: "1" });
     expect(r.status).toBe(1);
     expect(r.log.split("\n").filter((l) => l.startsWith("sleep 10"))).toHaveLength(29);
