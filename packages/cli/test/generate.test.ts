@@ -1,5 +1,6 @@
 // Whole-pipeline properties over every registered generator.
-import { parseYamlDocuments, resolvePlan } from "@clusterspec/core";
+import { posix } from "node:path";
+import { parseYamlDocuments, resolvePlan, TERRAFORM_DIR } from "@clusterspec/core";
 import { arbClusterSpec, mustValidate } from "@clusterspec/core/testing";
 import { generate, generateFromPlan, generatorModules } from "clusterspec";
 import fc from "fast-check";
@@ -66,6 +67,22 @@ describe("generate", () => {
     });
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.errors.map((e) => e.path.join("."))).toEqual(["kubernetes.secrets.bootstrapToken"]);
+  });
+
+  it("gives Terraform a user-data file that cloud-init actually generates, for every pool", () => {
+    fc.assert(
+      fc.property(arbClusterSpec({ cloud: true, maxWorkers: 1, maxPool: 2 }), (spec) => {
+        const r = generate(spec);
+        expect(r.ok).toBe(true);
+        if (!r.ok) return;
+        const paths = new Set(r.artifacts.map((a) => a.path));
+        const tf = r.artifacts.filter((a) => a.path.startsWith(`${TERRAFORM_DIR}/`));
+        const reads = tf.flatMap((a) => [...a.content.matchAll(/filebase64\(\\"\$\{path\.module\}\/([^"\\]+)\\"\)/g)]);
+        expect(reads.length).toBe(r.plan.cloud?.pools.length);
+        for (const m of reads) expect(paths).toContain(posix.normalize(`${TERRAFORM_DIR}/${m[1]}`));
+      }),
+      { numRuns: 10 },
+    );
   });
 
   it("returns errors, not exceptions, for invalid input", () => {

@@ -1,4 +1,4 @@
-import { type Artifact, type ClusterPlan, mdTable, type PoolSpec } from "@clusterspec/core";
+import { type Artifact, type ClusterPlan, mdTable, type PoolSpec, userDataPaths } from "@clusterspec/core";
 import { base64, byteLength, gzipText } from "./encode.js";
 import { fedoraPackages, renderUserData } from "./user-data.js";
 
@@ -33,8 +33,9 @@ export function generateCloudInit(plan: ClusterPlan): Artifact[] {
   if (!plan.cloud) return [];
   return plan.cloud.pools.flatMap((pool) => {
     const u = planUserData(plan, pool);
-    const out: Artifact[] = [{ path: `cloud/${pool.name}/user-data.yaml`, content: u.yaml }];
-    if (u.gzipBase64 !== undefined) out.push({ path: `cloud/${pool.name}/user-data.gz.b64`, content: u.gzipBase64 });
+    const paths = userDataPaths(pool.name);
+    const out: Artifact[] = [{ path: paths.yaml, content: u.yaml }];
+    if (u.gzipBase64 !== undefined) out.push({ path: paths.gzipBase64, content: u.gzipBase64 });
     return out;
   });
 }

@@ -32,6 +32,7 @@ export {
 export { renderSpecReference, specJsonSchema } from "./json-schema.js";
 export { ASG_TAG_LIMITS, type AsgTag, autoscalerTags, kubeletMaySetLabel } from "./plan/cloud.js";
 export { type ExtraArgs, formatExtraArgs } from "./plan/kubeadm-api.js";
+export { TERRAFORM_DIR, userDataPaths } from "./plan/paths.js";
 export {
   CLOUD_NODE_DEVICES,
   defaultMonitorGracePeriod,

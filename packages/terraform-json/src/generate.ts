@@ -7,13 +7,14 @@ import {
   mdTable,
   type PoolSpec,
   stableJson,
+  TERRAFORM_DIR,
+  userDataPaths,
 } from "@clusterspec/core";
 import { tfExpr, tfLiteral } from "./escape.js";
 
 type Json = Record<string, unknown>;
 type Cloud = NonNullable<ClusterPlan["cloud"]>;
 
-export const TERRAFORM_DIR = "cloud/terraform";
 const EVENTS = "ec2_state_change";
 
 /** Terraform identifiers start with a letter or underscore; pool names may start with a digit. */
@@ -80,12 +81,20 @@ function events(plan: ClusterPlan, cloud: Cloud): Json {
   };
 }
 
+/** `${path.module}` is the Terraform folder: the relative path from there to another generated file. */
+function fromTerraform(artifactPath: string): string {
+  const from = TERRAFORM_DIR.split("/");
+  const to = artifactPath.split("/");
+  let common = 0;
+  while (common < from.length && from[common] === to[common]) common++;
+  return `\${path.module}/${"../".repeat(from.length - common)}${to.slice(common).join("/")}`;
+}
+
 function userDataExpr(pool: PoolSpec): string {
-  const dir = `\${path.module}/../${pool.name}`;
+  const paths = userDataPaths(pool.name);
+  const gz = fromTerraform(paths.gzipBase64);
   // cloud-init writes user-data.gz.b64 only when the YAML is over EC2's 16 KiB; the review diff stays on the YAML
-  return tfExpr(
-    `fileexists("${dir}/user-data.gz.b64") ? trimspace(file("${dir}/user-data.gz.b64")) : filebase64("${dir}/user-data.yaml")`,
-  );
+  return tfExpr(`fileexists("${gz}") ? trimspace(file("${gz}")) : filebase64("${fromTerraform(paths.yaml)}")`);
 }
 
 function poolResources(plan: ClusterPlan, pool: PoolSpec): Json {

@@ -2,7 +2,7 @@ import type { GeneratorModule } from "@clusterspec/core";
 import { generateTerraform, summarizeTerraform } from "./generate.js";
 
 export { tfExpr, tfLiteral } from "./escape.js";
-export { generateTerraform, poolResourceName, summarizeTerraform, TERRAFORM_DIR } from "./generate.js";
+export { generateTerraform, poolResourceName, summarizeTerraform } from "./generate.js";
 
 export const terraformModule: GeneratorModule = {
   name: "terraform-json",
