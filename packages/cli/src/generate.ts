@@ -7,6 +7,7 @@ import {
   type GeneratorModule,
   InternalError,
   loadSpec,
+  OutputLimitError,
   resolvePlan,
   type SecretValues,
   type SpecIssue,
@@ -68,6 +69,15 @@ export function generate(spec: string | unknown, options: GenerateOptions = {}):
     ...(options.sourceName === undefined ? {} : { sourceName: options.sourceName }),
     ...(options.secrets === undefined ? {} : { secrets: options.secrets }),
   });
-  const artifacts = generateFromPlan(plan, options.modules ?? generatorModules);
-  return { ok: true, plan, artifacts, warnings: validated.warnings };
+  try {
+    const artifacts = generateFromPlan(plan, options.modules ?? generatorModules);
+    return { ok: true, plan, artifacts, warnings: validated.warnings };
+  } catch (e) {
+    if (!(e instanceof OutputLimitError)) throw e;
+    return {
+      ok: false,
+      errors: [{ path: e.path, message: e.message, severity: "error" }],
+      warnings: validated.warnings,
+    };
+  }
 }

@@ -6,6 +6,7 @@ import {
   formatIssues,
   type IssuePath,
   loadSpec,
+  OutputLimitError,
   resolvePlan,
   SECRET_KINDS,
   type SecretValues,
@@ -170,7 +171,14 @@ function runOnSpec(
     io.stdout(renderPlanMarkdown(plan));
     return EXIT_OK;
   }
-  const artifacts = generateFromPlan(plan);
+  let artifacts: ReturnType<typeof generateFromPlan>;
+  try {
+    artifacts = generateFromPlan(plan);
+  } catch (e) {
+    if (!(e instanceof OutputLimitError)) throw e;
+    io.stderr(`${formatIssues([{ path: e.path, message: e.message, severity: "error" }], display)}\n`);
+    return EXIT_INVALID;
+  }
   const outDir = values.output ? resolve(io.cwd, values.output) : join(dirname(specPath), "generated");
   if (values.check) {
     const drift = fileSystemErrors(outDir, () => diffTree(fs, outDir, artifacts));

@@ -1,6 +1,6 @@
 // Whole-pipeline properties over every registered generator.
 import { posix } from "node:path";
-import { parseYamlDocuments, resolvePlan, TERRAFORM_DIR } from "@clusterspec/core";
+import { OutputLimitError, parseYamlDocuments, resolvePlan, TERRAFORM_DIR } from "@clusterspec/core";
 import { arbClusterSpec, mustValidate } from "@clusterspec/core/testing";
 import { generate, generateFromPlan, generatorModules } from "clusterspec";
 import fc from "fast-check";
@@ -83,6 +83,21 @@ describe("generate", () => {
       }),
       { numRuns: 10 },
     );
+  });
+
+  it("reports a target's limit met while generating as an error at its path, not a crash", () => {
+    const tooBig = {
+      name: "too-big",
+      generate: () => {
+        throw new OutputLimitError(["cloud", "pools", 0], "user data of pool ci is 20000 bytes; EC2 accepts 16384");
+      },
+    };
+    const r = generate(fc.sample(arbClusterSpec({ maxWorkers: 0, maxPool: 0 }), 1)[0], { modules: [tooBig] });
+    expect(r.ok).toBe(false);
+    if (!r.ok)
+      expect(r.errors).toEqual([
+        { path: ["cloud", "pools", 0], message: expect.stringContaining("EC2 accepts"), severity: "error" },
+      ]);
   });
 
   it("returns errors, not exceptions, for invalid input", () => {

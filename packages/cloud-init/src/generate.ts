@@ -1,4 +1,11 @@
-import { type Artifact, type ClusterPlan, mdTable, type PoolSpec, userDataPaths } from "@clusterspec/core";
+import {
+  type Artifact,
+  type ClusterPlan,
+  mdTable,
+  OutputLimitError,
+  type PoolSpec,
+  userDataPaths,
+} from "@clusterspec/core";
 import { base64, byteLength, gzipText } from "./encode.js";
 import { fedoraPackages, renderUserData } from "./user-data.js";
 
@@ -14,7 +21,7 @@ export interface UserDataPlan {
   readonly gzipBytes: number | undefined;
 }
 
-export class UserDataTooLargeError extends Error {}
+export class UserDataTooLargeError extends OutputLimitError {}
 
 export function planUserData(plan: ClusterPlan, pool: PoolSpec, limit = USER_DATA_LIMIT): UserDataPlan {
   const yaml = renderUserData(plan, pool);
@@ -23,6 +30,7 @@ export function planUserData(plan: ClusterPlan, pool: PoolSpec, limit = USER_DAT
   const gz = gzipText(yaml);
   if (gz.length > limit)
     throw new UserDataTooLargeError(
+      ["cloud", "pools", plan.cloud?.pools.indexOf(pool) ?? 0],
       `user data of pool ${pool.name} is ${bytes} bytes, ${gz.length} gzipped; EC2 accepts ${limit}: drop labels, taints or resources`,
     );
   return { pool, yaml, bytes, gzipBase64: `${base64(gz)}\n`, gzipBytes: gz.length };

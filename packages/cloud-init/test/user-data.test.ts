@@ -351,7 +351,7 @@ describe("size", () => {
 
   it("fails with a clear error when even the gzip is too large", () => {
     expect(() => planUserData(plan, pool(plan), 1000)).toThrowErrorMatchingInlineSnapshot(
-      `[Error: user data of pool ci-arm64 is 8866 bytes, 3130 gzipped; EC2 accepts 1000: drop labels, taints or resources]`,
+      `[OutputLimitError: user data of pool ci-arm64 is 8866 bytes, 3130 gzipped; EC2 accepts 1000: drop labels, taints or resources]`,
     );
   });
 });

@@ -24,6 +24,7 @@ export {
   formatIssues,
   InternalError,
   type IssuePath,
+  OutputLimitError,
   Reporter,
   type SpecIssue,
   toDotPath,

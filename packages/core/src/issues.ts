@@ -52,6 +52,20 @@ export function formatIssues(issues: readonly SpecIssue[], fileName?: string): s
   return lines.join("\n");
 }
 
+/**
+ * A limit of a target that only shows once the output exists (e.g. EC2's 16 KiB of user data):
+ * the user's to fix, reported like a spec error at `path`, not as a bug.
+ */
+export class OutputLimitError extends Error {
+  override readonly name = "OutputLimitError";
+  constructor(
+    readonly path: IssuePath,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /** A broken invariant inside clusterspec (a bug), as opposed to bad user input. */
 export class InternalError extends Error {
   override readonly name = "InternalError";
