@@ -187,6 +187,14 @@ describe("clusterspec binary", () => {
     expect(p.stdout).toBe(readFileSync(join(repo, "examples", "bare-metal-ha", "generated", "PLAN.md"), "utf8"));
   });
 
+  it("exits 2, without a stack trace, when the output folder cannot be written", () => {
+    writeFileSync(join(work, "a-file"), "x\n");
+    const r = cli(["generate", join(work, "cluster.yaml"), "-o", join(work, "a-file", "out")]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^clusterspec: cannot write .*a-file\/out: (ENOTDIR|EEXIST)/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
   it("exits 2 on a missing spec file", () => {
     const r = cli(["validate", join(work, "missing.yaml")]);
     expect(r.code).toBe(2);
