@@ -1,4 +1,5 @@
 import {
+  addressAt,
   CLOUD_NODE_DEVICES,
   checkSecretValues,
   defaultMonitorGracePeriod,
@@ -206,5 +207,37 @@ describe("local storage isolation on btrfs", () => {
       }),
       { numRuns: 60 },
     );
+  });
+});
+
+describe("tunnel route to burst nodes", () => {
+  it("routes the tunnel subnet through the hub on every on-prem node but the hub itself", () => {
+    fc.assert(
+      fc.property(arbClusterSpec({ cloud: true }), fc.nat(), fc.boolean(), (spec, k, onNode) => {
+        const s = structuredClone(spec) as any;
+        const seg = s.network.segments[0].subnet;
+        const nodeAddr = s.nodes[k % s.nodes.length].interfaces.wan1.address.split("/")[0];
+        s.cloud.wireguard.hub = onNode ? nodeAddr : addressAt(seg, 250);
+        const plan = mustResolve(s);
+        for (const n of plan.nodes) {
+          if (onNode && n.internalAddress === nodeAddr) expect(n.tunnelRoute).toBeUndefined();
+          else
+            expect(n.tunnelRoute).toEqual({
+              subnet: s.cloud.wireguard.tunnelSubnet,
+              via: s.cloud.wireguard.hub,
+              interface: n.internalInterface,
+            });
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it("rejects a hub outside the Kubernetes segment", () => {
+    const spec = structuredClone(fc.sample(arbClusterSpec({ cloud: true }), 1)[0]) as any;
+    spec.cloud.wireguard.hub = "203.0.113.9";
+    const r = validateSpec(spec);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.errors.map((e) => e.path.join("."))).toContain("cloud.wireguard.hub");
   });
 });

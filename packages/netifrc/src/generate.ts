@@ -18,6 +18,15 @@ export function summarizeNetifrc(plan: ClusterPlan): string {
     "Manual steps: `ln -s net.lo /etc/init.d/net.<interface>` and `rc-update add net.<interface> default` for each physical interface (VLAN interfaces are started by their parent).",
     "",
   );
+  if (plan.cloud) {
+    const hub = plan.cloud.wireguard.hub;
+    out.push(
+      hub === undefined
+        ? `**Burst nodes:** no \`cloud.wireguard.hub\` is declared, so no node routes the tunnel subnet ${plan.cloud.wireguard.tunnelSubnet}; on-prem nodes reach burst nodes only once such a route exists.`
+        : `**Burst nodes:** the tunnel subnet ${plan.cloud.wireguard.tunnelSubnet} is routed through the WireGuard hub ${hub} on ${plan.network.kubernetesSegment.interface} (${plan.nodes.filter((n) => n.tunnelRoute).length} of ${plan.nodes.length} nodes; the hub itself holds the tunnel).`,
+      "",
+    );
+  }
   if (plan.network.policyRoutes.length === 0) {
     out.push("No uplink is declared: every reply leaves through the main table.");
     return out.join("\n");

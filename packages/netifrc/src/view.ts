@@ -110,6 +110,9 @@ export function toNetifrcView(plan: ClusterPlan, node: PlannedNode): NetifrcView
     const routes: string[] = [];
     if (f.gateway !== undefined) routes.push(route("default", "via", f.gateway));
     for (const pr of plan.network.policyRoutes) if (pr.interface === f.name) routes.push(...policyRouteLines(pr));
+    // Burst nodes' tunnel addresses are reached through the on-prem WireGuard hub.
+    if (node.tunnelRoute?.interface === f.name)
+      routes.push(route(node.tunnelRoute.subnet, "via", node.tunnelRoute.via));
     // On-link networks of a segment without an uplink still belong in the main table.
     for (const seg of plan.network.segments)
       if (seg.interface === f.name && !seg.uplink) routes.push(...seg.onLink.map((net) => route(net, "dev", f.name)));

@@ -218,6 +218,13 @@ describe("conf.d/net applied with iproute2 in a network namespace", () => {
           }
         }
         expect(internal?.address).toBeDefined();
+        if (node.tunnelRoute) {
+          // A burst node's tunnel address goes to the on-prem WireGuard hub.
+          const burst = node.tunnelRoute.subnet.replace(/0\/\d+$/, "7");
+          const out = applied.ip(["route", "get", burst]);
+          expect(out.stderr).toBe("");
+          expect(out.stdout).toContain(`via ${node.tunnelRoute.via} dev ${node.tunnelRoute.interface}`);
+        }
         const rules = applied.ip(["rule", "show"]).stdout;
         expect(rules).toMatch(
           new RegExp(`^1000:\\s+from all to ${plan.kubernetes.podSubnet.replace(/\./g, "\\.")} lookup main`, "m"),

@@ -1,4 +1,4 @@
-import { hostPart, ipFamily } from "../ip.js";
+import { hostPart, ipEquals, ipFamily } from "../ip.js";
 import { InternalError } from "../issues.js";
 import { resolveSecrets, type SecretValues } from "../secrets.js";
 import {
@@ -67,6 +67,7 @@ export function resolvePlan(spec: ClusterSpec, options: ResolveOptions = {}): Cl
   if (!version || !segment) throw new InternalError("resolvePlan needs a validated spec");
 
   const cpNames = spec.nodes.filter(isControlPlane).map((n) => n.name);
+  const hub = spec.cloud?.wireguard.hub;
   const nodes: PlannedNode[] = spec.nodes.map((n) => {
     const internal = n.interfaces[segment.interface]?.address;
     if (!internal) throw new InternalError(`node ${n.name} has no address on ${segment.interface}`);
@@ -86,6 +87,10 @@ export function resolvePlan(spec: ClusterSpec, options: ResolveOptions = {}): Cl
       disk: n.disk,
       internalInterface: segment.interface,
       internalAddress: hostPart(internal),
+      tunnelRoute:
+        hub === undefined || spec.cloud === undefined || ipEquals(hub, hostPart(internal))
+          ? undefined
+          : { subnet: spec.cloud.wireguard.tunnelSubnet, via: hub, interface: segment.interface },
       interfaces: Object.entries(n.interfaces).map(([name, f]) => ({
         name,
         mac: f.mac?.toLowerCase(),

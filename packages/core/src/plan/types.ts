@@ -38,6 +38,8 @@ export interface PlannedNode {
   readonly internalInterface: string;
   readonly internalAddress: string;
   readonly interfaces: readonly PlannedInterface[];
+  /** Route to the burst nodes' tunnel addresses through the on-prem WireGuard hub (absent on the hub itself). */
+  readonly tunnelRoute: { readonly subnet: string; readonly via: string; readonly interface: string } | undefined;
 }
 
 /** A policy routing table: replies from `sources` leave through `gateway` on `interface`. */

@@ -524,6 +524,13 @@ export const cloudPoolsValid: Rule = (spec, report) => {
     if (spec.nodes.some((n) => pool.name === n.name))
       report.error(["cloud", "pools", i, "name"], `pool name ${pool.name} is also a node name`);
   });
+  const hub = spec.cloud.wireguard.hub;
+  const k8s = kubernetesSegment(spec);
+  if (hub !== undefined && k8s && !cidrContains(k8s.subnet, hub))
+    report.error(
+      ["cloud", "wireguard", "hub"],
+      `WireGuard hub ${hub} is outside ${k8s.subnet}, the Kubernetes segment the on-prem nodes route the tunnel through`,
+    );
   const tunnel = parseCidr(spec.cloud.wireguard.tunnelSubnet);
   const needed = spec.cloud.pools.reduce((n, p) => n + p.maxSize, 0) + spec.nodes.length + 2;
   if (tunnel.family === 4 && addressCount(spec.cloud.wireguard.tunnelSubnet) < BigInt(needed))

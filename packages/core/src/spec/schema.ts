@@ -524,6 +524,11 @@ const CloudSchema = z
       .strictObject({
         tunnelSubnet: networkCidr().describe("Addresses of the WireGuard tunnel"),
         interface: InterfaceNameSchema.default("wg0").describe("wg-quick interface name"),
+        hub: ipAddress()
+          .optional()
+          .describe(
+            "On-prem WireGuard endpoint on the Kubernetes segment: the other on-prem nodes route the tunnel subnet through it",
+          ),
         underlayMtu: z
           .number()
           .int()
