@@ -6,6 +6,7 @@ import {
   formatIssues,
   type IssuePath,
   loadSpec,
+  locateIssues,
   OutputLimitError,
   resolvePlan,
   SECRET_KINDS,
@@ -165,7 +166,7 @@ function runOnSpec(
     throw new UsageError(
       "--with-secrets writes real secrets: name the output folder with -o (never the committed generated/)",
     );
-  const secrets = values["with-secrets"] ? resolveSecretValues(loaded.value, specPath, io, fs, display) : {};
+  const secrets = values["with-secrets"] ? resolveSecretValues(loaded.value, text, specPath, io, fs, display) : {};
   const plan = resolvePlan(loaded.value, { sourceName: display, secrets });
   if (command === "plan") {
     io.stdout(renderPlanMarkdown(plan));
@@ -224,6 +225,7 @@ function fileSystemErrors<T>(outDir: string, fn: () => T): T {
 /** Reads every secret the spec references; any failure is an error at the reference's path. */
 function resolveSecretValues(
   spec: Parameters<typeof secretReferences>[0],
+  specText: string,
   specPath: string,
   io: CliIO,
   fs: FileSystem,
@@ -250,6 +252,6 @@ function resolveSecretValues(
     }
   }
   for (const issue of checkSecretValues(values)) fail(issue.path, issue.message);
-  if (issues.length > 0) throw new CliError(formatIssues(issues, display));
+  if (issues.length > 0) throw new CliError(formatIssues(locateIssues(specText, issues), display));
   return values;
 }

@@ -112,7 +112,7 @@ describe("clusterspec binary", () => {
       VRRP_AUTH_PASS: "waytoolongpassword",
     });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("→ at kubernetes.secrets.bootstrapToken");
+    expect(r.stderr).toMatch(/→ at kubernetes\.secrets\.bootstrapToken \(cluster\.yaml:\d+:\d+\)/);
     expect(r.stderr).toContain("resolved VRRP auth_pass is invalid");
     expect(existsSync(join(work, "deploy"))).toBe(false);
   });

@@ -77,5 +77,5 @@ export {
   type SecretRef,
   type SegmentSpec,
 } from "./spec/schema.js";
-export { loadSpec, validateSpec } from "./spec/validate.js";
+export { loadSpec, locateIssues, validateSpec } from "./spec/validate.js";
 export { durationSeconds, parseKubernetesVersion, parseSemver, type Semver } from "./spec/version.js";

@@ -53,15 +53,26 @@ export function loadSpec(text: string): Validated<ClusterSpec> {
     };
   }
   const result = validateSpec(value);
-  const locate = (issue: SpecIssue): SpecIssue => {
-    const offset = offsetOf(doc.contents, issue.path);
+  const locate = locator(doc.contents, lineCounter);
+  return result.ok
+    ? { ok: true, value: result.value, warnings: result.warnings.map(locate) }
+    : { ok: false, errors: result.errors.map(locate), warnings: result.warnings.map(locate) };
+}
+
+function locator(root: unknown, lineCounter: LineCounter): (issue: SpecIssue) => SpecIssue {
+  return (issue) => {
+    const offset = offsetOf(root, issue.path);
     if (offset === undefined) return issue;
     const pos = lineCounter.linePos(offset);
     return { ...issue, line: pos.line, column: pos.col };
   };
-  return result.ok
-    ? { ok: true, value: result.value, warnings: result.warnings.map(locate) }
-    : { ok: false, errors: result.errors.map(locate), warnings: result.warnings.map(locate) };
+}
+
+/** Adds `line`/`column` from the spec text to issues found later (e.g. while the CLI resolves secrets). */
+export function locateIssues(text: string, issues: readonly SpecIssue[]): SpecIssue[] {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  return issues.map(locator(doc.contents, lineCounter));
 }
 
 /** Source offset of the deepest node on `path` (the key for a missing value, the parent for a missing key). */
