@@ -485,16 +485,24 @@ describe("injection", () => {
   it("a resolved VRRP password is either rejected or stays one token of auth.conf", () => {
     const spec = mustValidate(buildSpec({ controlPlanes: 3, workers: 0, poolSize: 0, cloud: false }, { auth: "PASS" }));
     fc.assert(
-      fc.property(fc.oneof(arbNasty(), fc.string({ minLength: 1, maxLength: 8 })), (pw) => {
-        if (checkSecretValues({ vrrpPassword: pw }).length > 0) return;
-        const plan = resolvePlan(spec, { secrets: { vrrpPassword: pw } });
-        const auth = generateKeepalived(plan).find((a) => a.path.endsWith("auth.conf"));
-        const tokens = (auth?.content ?? "")
-          .split("\n")
-          .map(tokenizeLine)
-          .filter((t) => t.length > 0);
-        expect(tokens).toEqual([["auth_pass", pw]]);
-      }),
+      // Half the samples are passwords of the allowed alphabet, so the round trip is exercised, not only the rejection.
+      fc.property(
+        fc.oneof(
+          arbNasty(),
+          fc.string({ minLength: 1, maxLength: 8 }),
+          fc.stringMatching(/^[A-Za-z0-9_.:/+=,%-]{1,8}$/),
+        ),
+        (pw) => {
+          if (checkSecretValues({ vrrpPassword: pw }).length > 0) return;
+          const plan = resolvePlan(spec, { secrets: { vrrpPassword: pw } });
+          const auth = generateKeepalived(plan).find((a) => a.path.endsWith("auth.conf"));
+          const tokens = (auth?.content ?? "")
+            .split("\n")
+            .map(tokenizeLine)
+            .filter((t) => t.length > 0);
+          expect(tokens).toEqual([["auth_pass", pw]]);
+        },
+      ),
       { numRuns: 500 },
     );
     expect(() =>
