@@ -883,3 +883,106 @@ describe("further rule messages", () => {
     `);
   });
 });
+
+describe("schema messages", () => {
+  const cloudSpec = (): any => buildSpec({ controlPlanes: 3, workers: 0, poolSize: 0, cloud: true });
+  const errorsOf = (spec: any): string => {
+    const r = validateSpec(spec);
+    return r.ok ? "(valid)" : formatIssues(r.errors);
+  };
+
+  it("addresses, networks and durations", () => {
+    expect(
+      errorsAfter((s) => {
+        s.network.nameservers = ["1.1.1"];
+        s.nodes[0].interfaces.wan1.address = "10.118.12.20";
+        s.kubernetes.podSubnet = "10.244.0.0";
+        s.kubernetes.serviceSubnet = "10.96.0.1/12";
+        s.kubernetes.nodeHealth.monitorPeriod = "2 seconds";
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ expected a network such as 10.0.0.0/24
+        → at kubernetes.podSubnet
+      ✖ expected the network address, without host bits (e.g. 10.0.0.0/24)
+        → at kubernetes.serviceSubnet
+      ✖ expected a Go duration such as 4s, 500ms or 1m30s
+        → at kubernetes.nodeHealth.monitorPeriod
+      ✖ expected an IP address such as 10.0.0.1 or fd00::1
+        → at network.nameservers[0]
+      ✖ expected an address with prefix length such as 10.0.0.20/24
+        → at nodes[0].interfaces.wan1.address"
+    `);
+  });
+
+  it("names, sockets, tables, paths and MACs", () => {
+    expect(
+      errorsAfter((s) => {
+        s.vrrp.auth.password = { env: "1BAD" };
+        s.kubernetes.secrets.bootstrapToken = { file: "a\nb" };
+        s.kubernetes.dnsDomain = "Cluster.Local";
+        s.kubernetes.criSocket = "/run/containerd/containerd.sock";
+        s.network.segments[0].uplink.routingTable.name = "1table";
+        s.vrrp.notify = { master: "notify.sh" };
+        s.nodes[1].interfaces.wan0.mac = "52-54-00-12-34-57";
+        s.nodes[1].roles = ["worker", "worker"];
+        s.nodes[2].interfaces.wan2 = { mac: "52:54:00:00:00:09", gateway: "10.118.12.1" };
+        s.host.sysctl = { swappiness: 1 };
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ DNS domain must be dot-separated RFC 1123 labels
+        → at kubernetes.dnsDomain
+      ✖ CRI socket must be a unix:/// URL
+        → at kubernetes.criSocket
+      ✖ notify scripts are absolute paths
+        → at vrrp.notify.master
+      ✖ roles are listed once each
+        → at nodes[1].roles
+      ✖ invalid key: expected a sysctl key such as vm.swappiness
+        → at host.sysctl.swappiness
+      ✖ expected a file path
+        → at kubernetes.secrets.bootstrapToken.file
+      ✖ expected an environment variable name
+        → at vrrp.auth.password.env
+      ✖ expected a MAC address such as 52:54:00:12:34:56
+        → at nodes[1].interfaces.wan0.mac
+      ✖ a gateway needs an address on the same interface
+        → at nodes[2].interfaces.wan2.gateway
+      ✖ routing table names use letters, digits, '_' and '-', starting with a letter
+        → at network.segments[0].uplink.routingTable.name"
+    `);
+  });
+
+  it("cloud fields", () => {
+    const s = cloudSpec();
+    s.cloud.aws.region = "eu-central";
+    s.cloud.provisioner.url = "https://provisioner.example.com/$x";
+    const pool = s.cloud.pools[0];
+    pool.instanceType = "large";
+    pool.ami = { id: "ami-xyz" };
+    pool.taints = [{ key: "-bad", value: "no good", effect: "NoSchedule" }];
+    pool.labels = { "-bad": "ok", ok: "not ok" };
+    pool.resources = { "-fuse": "1", "github.com/fuse": "one" };
+    expect(errorsOf(s)).toMatchInlineSnapshot(`
+      "✖ expected an AWS region such as eu-central-1
+        → at cloud.aws.region
+      ✖ the provisioner URL may not contain quotes, spaces, '$', '\\', braces or brackets
+        → at cloud.provisioner.url
+      ✖ expected an EC2 instance type such as t4g.xlarge
+        → at cloud.pools[0].instanceType
+      ✖ expected an AMI id such as ami-0123456789abcdef0
+        → at cloud.pools[0].ami.id
+      ✖ invalid key: expected a Kubernetes label key
+        → at cloud.pools[0].labels["-bad"]
+      ✖ expected a Kubernetes label value
+        → at cloud.pools[0].labels.ok
+      ✖ invalid key: expected an extended resource name such as github.com/fuse
+        → at cloud.pools[0].resources["-fuse"]
+      ✖ expected a quantity such as 1 or 500m
+        → at cloud.pools[0].resources["github.com/fuse"]
+      ✖ taint keys follow label-key syntax
+        → at cloud.pools[0].taints[0].key
+      ✖ taint values follow label-value syntax
+        → at cloud.pools[0].taints[0].value"
+    `);
+  });
+});

@@ -28,7 +28,7 @@ export const cidr = () =>
 export const networkCidr = () =>
   z
     .string()
-    .refine(isCidr, { message: "expected a network such as 10.0.0.0/24" })
+    .refine(isCidr, { message: "expected a network such as 10.0.0.0/24", abort: true })
     .refine(isNetworkCidr, { message: "expected the network address, without host bits (e.g. 10.0.0.0/24)" });
 const duration = () => z.string().regex(GO_DURATION, { message: "expected a Go duration such as 4s, 500ms or 1m30s" });
 const rfc1123Label = (what: string) =>
