@@ -1,6 +1,7 @@
 import {
   type Artifact,
   type ClusterPlan,
+  type GeneratorModule,
   mdTable,
   OutputLimitError,
   type PoolSpec,
@@ -68,3 +69,9 @@ export function summarizeCloudInit(plan: ClusterPlan): string | undefined {
     mdTable(["pool", "packages", "user data", "gzipped"], rows),
   ].join("\n");
 }
+
+export const cloudInitModule: GeneratorModule = {
+  name: "cloud-init",
+  generate: generateCloudInit,
+  summarize: summarizeCloudInit,
+};

@@ -1,5 +1,12 @@
 export { base64, byteLength, gzipText } from "./encode.js";
-export { generateCloudInit, planUserData, USER_DATA_LIMIT, type UserDataPlan } from "./generate.js";
+export {
+  cloudInitModule,
+  generateCloudInit,
+  planUserData,
+  summarizeCloudInit,
+  USER_DATA_LIMIT,
+  type UserDataPlan,
+} from "./generate.js";
 export {
   CRIO_DEFAULT_CNI_CONFIGS,
   DISCOVERY_KUBECONFIG_PATH,
@@ -21,12 +28,3 @@ export {
   renderUserData,
   userDataObject,
 } from "./user-data.js";
-
-import type { GeneratorModule } from "@clusterspec/core";
-import { generateCloudInit, summarizeCloudInit } from "./generate.js";
-
-export const cloudInitModule: GeneratorModule = {
-  name: "cloud-init",
-  generate: generateCloudInit,
-  summarize: summarizeCloudInit,
-};

@@ -1,4 +1,5 @@
-import type { Artifact, ClusterPlan } from "@clusterspec/core";
+import type { Artifact, ClusterPlan, GeneratorModule } from "@clusterspec/core";
+import { summarizeKeepalived } from "./summary.js";
 import { renderAuthConf, renderCheckScript, renderKeepalivedConf } from "./template.js";
 import { AUTH_FILE, CHECK_SCRIPT, toAuthView, toCheckScriptView, toKeepalivedView, vipsOf } from "./view.js";
 
@@ -23,3 +24,9 @@ export function generateKeepalived(plan: ClusterPlan): Artifact[] {
     return out;
   });
 }
+
+export const keepalivedModule: GeneratorModule = {
+  name: "keepalived",
+  generate: generateKeepalived,
+  summarize: summarizeKeepalived,
+};

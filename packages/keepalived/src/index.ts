@@ -1,9 +1,5 @@
-import type { GeneratorModule } from "@clusterspec/core";
-import { generateKeepalived } from "./generate.js";
-import { summarizeKeepalived } from "./summary.js";
-
 export { KEEPALIVED_TOKEN, keepalivedComment, keepalivedSecretToken, keepalivedToken, shellWord } from "./escape.js";
-export { generateKeepalived } from "./generate.js";
+export { generateKeepalived, keepalivedModule } from "./generate.js";
 export { poolLoads, summarizeKeepalived } from "./summary.js";
 export { authConfSource, checkScriptSource, keepalivedConfSource, renderKeepalivedConf } from "./template.js";
 export {
@@ -16,9 +12,3 @@ export {
   toKeepalivedView,
   vipsOf,
 } from "./view.js";
-
-export const keepalivedModule: GeneratorModule = {
-  name: "keepalived",
-  generate: generateKeepalived,
-  summarize: summarizeKeepalived,
-};

@@ -3,6 +3,7 @@ import {
   type Artifact,
   autoscalerTags,
   type ClusterPlan,
+  type GeneratorModule,
   generatedMarker,
   mdTable,
   type PoolSpec,
@@ -194,3 +195,9 @@ export function summarizeTerraform(plan: ClusterPlan): string | undefined {
     mdTable(["pool", "instance type", "AMI", "size", "taints", "ASG tags"], rows),
   ].join("\n");
 }
+
+export const terraformModule: GeneratorModule = {
+  name: "terraform-json",
+  generate: generateTerraform,
+  summarize: summarizeTerraform,
+};
