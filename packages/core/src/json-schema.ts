@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { mdCell } from "./plan/summary.js";
 import { ClusterSpecSchema } from "./spec/schema.js";
 
 /** JSON Schema of the spec as users write it, for yaml-language-server (`# yaml-language-server: $schema=…`). */
@@ -43,12 +44,11 @@ function typeOf(s: JsonSchema): string {
 /** Markdown reference of every spec field: path, type, default, required, description — from the zod `.describe()` texts. */
 export function renderSpecReference(): string {
   const rows: string[] = [];
-  const cell = (t: string) => t.replace(/\|/g, "\\|").replace(/\n/g, " ");
   const walk = (s: JsonSchema, path: string, required: boolean) => {
     if (path !== "") {
       const def = s.default === undefined ? "" : `\`${JSON.stringify(s.default)}\``;
       rows.push(
-        `| \`${path}\` | ${cell(typeOf(s))} | ${required ? "yes" : ""} | ${cell(def)} | ${cell(s.description ?? "")} |`,
+        `| \`${path}\` | ${mdCell(typeOf(s))} | ${required ? "yes" : ""} | ${mdCell(def)} | ${mdCell(s.description ?? "")} |`,
       );
     }
     if (s.properties)

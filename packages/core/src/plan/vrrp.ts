@@ -1,6 +1,6 @@
 // VRRP facts every generator and PLAN.md share: which VRID each VIP gets and each node's priority for it.
 import { hostPart, parseCidr } from "../ip.js";
-import type { IssuePath } from "../issues.js";
+import { type IssuePath, toDotPath } from "../issues.js";
 import { controlPlaneInterface, externalVipEntries, externalVipInterface, isControlPlane } from "../spec/derive.js";
 import type { ClusterSpec } from "../spec/schema.js";
 
@@ -16,9 +16,6 @@ export interface VridAllocation {
   readonly vrids: ReadonlyMap<string, number>;
   readonly issues: readonly { path: IssuePath; message: string }[];
 }
-
-const show = (path: IssuePath): string =>
-  path.map((s, i) => (typeof s === "number" ? `[${s}]` : i === 0 ? s : `.${s}`)).join("");
 
 export function vridRequests(spec: ClusterSpec): VridRequest[] {
   const cpIface = controlPlaneInterface(spec) ?? "";
@@ -66,8 +63,8 @@ export function allocateVrids(spec: ClusterSpec): VridAllocation {
         issues.push({
           path: req.path,
           message: prior.explicit
-            ? `VRID ${req.explicit} on ${req.iface} is already used by ${show(prior.path)}`
-            : `VRID ${req.explicit} on ${req.iface} is already allocated to ${show(prior.path)} (listed earlier); choose another or give that one a VRID explicitly`,
+            ? `VRID ${req.explicit} on ${req.iface} is already used by ${toDotPath(prior.path)}`
+            : `VRID ${req.explicit} on ${req.iface} is already allocated to ${toDotPath(prior.path)} (listed earlier); choose another or give that one a VRID explicitly`,
         });
       else if (avoid.has(req.explicit))
         issues.push({

@@ -14,7 +14,7 @@ import {
   networkOf,
   parseCidr,
 } from "../ip.js";
-import type { IssuePath, Reporter } from "../issues.js";
+import { type IssuePath, type Reporter, toDotPath } from "../issues.js";
 import { ASG_TAG_LIMITS, autoscalerTags, kubeletMaySetLabel } from "../plan/cloud.js";
 import { defaultMonitorGracePeriod, tunnelMtuOf, WIREGUARD_OVERHEAD } from "../plan/resolve.js";
 import { allocateVrids } from "../plan/vrrp.js";
@@ -44,17 +44,12 @@ function firstSeen<K>(): (key: K, path: IssuePath) => IssuePath | undefined {
   };
 }
 
-const at = (path: IssuePath): string => {
-  let out = "";
-  for (const seg of path) out += typeof seg === "number" ? `[${seg}]` : out === "" ? seg : `.${seg}`;
-  return out;
-};
-
 export const uniqueNodeNames: Rule = (spec, report) => {
   const seen = firstSeen<string>();
   spec.nodes.forEach((node, i) => {
     const prior = seen(node.name, ["nodes", i, "name"]);
-    if (prior) report.error(["nodes", i, "name"], `duplicate node name ${node.name} (also used by ${at(prior)})`);
+    if (prior)
+      report.error(["nodes", i, "name"], `duplicate node name ${node.name} (also used by ${toDotPath(prior)})`);
   });
 };
 
@@ -65,7 +60,7 @@ export const uniqueNodeAddresses: Rule = (spec, report) => {
       if (!iface.address) continue;
       const path = ["nodes", i, "interfaces", name, "address"];
       const prior = seen(hostPart(iface.address), path);
-      if (prior) report.error(path, `duplicate address ${hostPart(iface.address)} (also used by ${at(prior)})`);
+      if (prior) report.error(path, `duplicate address ${hostPart(iface.address)} (also used by ${toDotPath(prior)})`);
     }
   });
 };
@@ -77,7 +72,7 @@ export const uniqueMacs: Rule = (spec, report) => {
       if (!iface.mac) continue;
       const path = ["nodes", i, "interfaces", name, "mac"];
       const prior = seen(iface.mac.toLowerCase(), path);
-      if (prior) report.error(path, `duplicate MAC ${iface.mac.toLowerCase()} (also used by ${at(prior)})`);
+      if (prior) report.error(path, `duplicate MAC ${iface.mac.toLowerCase()} (also used by ${toDotPath(prior)})`);
     }
   });
 };
@@ -118,12 +113,15 @@ export const segmentsWellFormed: Rule = (spec, report) => {
   spec.network.segments.forEach((seg, i) => {
     const p1 = names(seg.name, ["network", "segments", i, "name"]);
     if (p1)
-      report.error(["network", "segments", i, "name"], `duplicate segment name ${seg.name} (also used by ${at(p1)})`);
+      report.error(
+        ["network", "segments", i, "name"],
+        `duplicate segment name ${seg.name} (also used by ${toDotPath(p1)})`,
+      );
     const p2 = ifaces(seg.interface, ["network", "segments", i, "interface"]);
     if (p2)
       report.error(
         ["network", "segments", i, "interface"],
-        `interface ${seg.interface} already attaches segment ${at(p2)}; one segment per interface`,
+        `interface ${seg.interface} already attaches segment ${toDotPath(p2)}; one segment per interface`,
       );
     if (seg.uplink) {
       const gw = seg.uplink.gateway;
@@ -212,17 +210,17 @@ export const vipsPlacedSafely: Rule = (spec, report) => {
       if (iface.address)
         taken.set(
           hostPart(iface.address),
-          `the address of ${node.name} (${at(["nodes", i, "interfaces", name, "address"])})`,
+          `the address of ${node.name} (${toDotPath(["nodes", i, "interfaces", name, "address"])})`,
         );
       if (iface.gateway)
-        taken.set(hostPart(iface.gateway), `a gateway (${at(["nodes", i, "interfaces", name, "gateway"])})`);
+        taken.set(hostPart(iface.gateway), `a gateway (${toDotPath(["nodes", i, "interfaces", name, "gateway"])})`);
     }
   });
   spec.network.segments.forEach((seg, i) => {
     if (seg.uplink)
       taken.set(
         hostPart(seg.uplink.gateway),
-        `the uplink gateway (${at(["network", "segments", i, "uplink", "gateway"])})`,
+        `the uplink gateway (${toDotPath(["network", "segments", i, "uplink", "gateway"])})`,
       );
   });
   for (const ns of spec.network.nameservers) taken.set(hostPart(ns), "a nameserver");
@@ -254,7 +252,7 @@ export const vipsPlacedSafely: Rule = (spec, report) => {
     const clash = taken.get(vip.address);
     if (clash) report.error(vip.path, `VIP ${vip.address} is already ${clash}`);
     const prior = seenVip(vip.address, vip.path);
-    if (prior) report.error(vip.path, `VIP ${vip.address} is listed twice (also at ${at(prior)})`);
+    if (prior) report.error(vip.path, `VIP ${vip.address} is listed twice (also at ${toDotPath(prior)})`);
   }
   if (isCidr(spec.controlPlane.vip)) {
     const seg = segmentOfInterface(spec, controlPlaneInterface(spec) ?? "");
@@ -306,7 +304,7 @@ export const networksDisjoint: Rule = (spec, report) => {
       // Node networks of different nodes may be the same network (wan0 of each server): only report cross-kind overlaps.
       if (x.what.startsWith("network of ") && y.what.startsWith("network of ") && networkOf(x.net) === networkOf(y.net))
         continue;
-      report.error(y.path, `${y.what} ${y.net} overlaps the ${x.what} ${x.net} (${at(x.path)})`);
+      report.error(y.path, `${y.what} ${y.net} overlaps the ${x.what} ${x.net} (${toDotPath(x.path)})`);
     }
   }
 };
@@ -390,9 +388,9 @@ export const routingTablesValid: Rule = (spec, report) => {
     if (["unspec", "default", "main", "local", "compat"].includes(t.name))
       report.error([...base, "name"], `routing table name ${t.name} is reserved by iproute2`);
     const p1 = ids(t.id, [...base, "id"]);
-    if (p1) report.error([...base, "id"], `routing table id ${t.id} is already used by ${at(p1)}`);
+    if (p1) report.error([...base, "id"], `routing table id ${t.id} is already used by ${toDotPath(p1)}`);
     const p2 = names(t.name, [...base, "name"]);
-    if (p2) report.error([...base, "name"], `routing table name ${t.name} is already used by ${at(p2)}`);
+    if (p2) report.error([...base, "name"], `routing table name ${t.name} is already used by ${toDotPath(p2)}`);
   });
 };
 
@@ -518,7 +516,10 @@ export const cloudPoolsValid: Rule = (spec, report) => {
   spec.cloud.pools.forEach((pool, i) => {
     const prior = names(pool.name, ["cloud", "pools", i, "name"]);
     if (prior)
-      report.error(["cloud", "pools", i, "name"], `duplicate pool name ${pool.name} (also used by ${at(prior)})`);
+      report.error(
+        ["cloud", "pools", i, "name"],
+        `duplicate pool name ${pool.name} (also used by ${toDotPath(prior)})`,
+      );
     if (pool.minSize > pool.maxSize)
       report.error(["cloud", "pools", i, "minSize"], `minSize ${pool.minSize} is larger than maxSize ${pool.maxSize}`);
     if (spec.nodes.some((n) => pool.name === n.name))
