@@ -1,23 +1,13 @@
 // Golden review: every example's generated/ tree must equal a fresh generation, byte for byte.
 // Update with `pnpm test:update`, then review `git diff examples/` like code.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { parseYamlDocuments, renderSpecReference, specJsonSchema } from "@clusterspec/core";
-import { generate, MANIFEST, renderManifest } from "clusterspec";
+import { generate, MANIFEST, nodeFileSystem, renderManifest } from "clusterspec";
 import { describe, expect, it } from "vitest";
 
 const root = import.meta.dirname;
 const exampleDirs = readdirSync(root).filter((d) => existsSync(join(root, d, "cluster.yaml")));
-
-function listFiles(dir: string, root = dir): string[] {
-  let out: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const full = join(dir, entry.name);
-    if (entry.isDirectory()) out = out.concat(listFiles(full, root));
-    else out.push(relative(root, full).split("\\").join("/"));
-  }
-  return out;
-}
 
 describe.each(exampleDirs)("example %s", (name) => {
   const dir = join(root, name);
@@ -40,7 +30,7 @@ describe.each(exampleDirs)("example %s", (name) => {
 
   it("leaves no stale golden files", () => {
     const emitted = new Set(artifacts.map((a) => a.path));
-    const onDisk = listFiles(join(dir, "generated")).filter((f) => f !== MANIFEST);
+    const onDisk = nodeFileSystem.listFiles(join(dir, "generated")).filter((f) => f !== MANIFEST);
     expect(onDisk.filter((f) => !emitted.has(f))).toEqual([]);
   });
 

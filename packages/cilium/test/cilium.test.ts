@@ -1,5 +1,3 @@
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import {
   type ClusterPlan,
   type ClusterSpecInput,
@@ -10,6 +8,7 @@ import {
   validateSpec,
 } from "@clusterspec/core";
 import { arbClusterSpec, buildSpec, mustResolve } from "@clusterspec/core/testing";
+import { exampleNames, exampleText } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ciliumValues, generateCilium, podMtu, summarizeCilium, VALUES_PATH } from "../src/index.js";
@@ -254,13 +253,12 @@ describe("cluster/cilium-values.yaml", () => {
 });
 
 describe("reference clusters", () => {
-  const dir = join(import.meta.dirname, "..", "..", "..", "examples");
-  const examples = ["bare-metal-ha", "hybrid-cloud-burst"].filter((d) => existsSync(join(dir, d, "cluster.yaml")));
+  const examples = exampleNames();
 
   it.each(examples)(
     "%s: values validate against the chart and the overlay, with the VIP and legacy host routing",
     (name) => {
-      const loaded = loadSpec(readFileSync(join(dir, name, "cluster.yaml"), "utf8"));
+      const loaded = loadSpec(exampleText(name));
       if (!loaded.ok) throw new Error(`${name} is invalid`);
       const plan = resolvePlan(loaded.value);
       const values = valuesOf(plan);

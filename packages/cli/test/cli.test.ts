@@ -1,8 +1,9 @@
 // Runs the built binary as a user would (the test script builds first).
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
+import { readTree } from "@clusterspec/testkit";
 import Ajv2020 from "ajv/dist/2020.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
@@ -18,19 +19,6 @@ function cli(args: string[], env: Record<string, string> = {}) {
     timeout: 60_000,
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-function snapshotTree(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const full = join(d, e.name);
-      if (e.isDirectory()) walk(full);
-      else out[relative(dir, full)] = `${(statSync(full).mode & 0o777).toString(8)} ${readFileSync(full, "utf8")}`;
-    }
-  };
-  walk(dir);
-  return out;
 }
 
 let work: string;
@@ -71,12 +59,12 @@ describe("clusterspec binary", () => {
     expect(readFileSync(join(out, "PLAN.md"), "utf8")).toContain("# Cluster k8s-test");
     const manifest = JSON.parse(readFileSync(join(out, ".clusterspec-manifest.json"), "utf8"));
     expect(manifest.files).toContain("PLAN.md");
-    const tree = snapshotTree(out);
+    const tree = readTree(out);
     for (const [path, entry] of Object.entries(tree)) {
       expect(entry, path).not.toMatch(/s3cret-value/);
     }
     // Byte-identical to the committed golden tree.
-    const golden = snapshotTree(join(repo, "examples", "bare-metal-ha", "generated"));
+    const golden = readTree(join(repo, "examples", "bare-metal-ha", "generated"));
     for (const [path, entry] of Object.entries(golden)) expect(tree[path]?.slice(4), path).toBe(entry.slice(4));
   });
 
@@ -93,7 +81,7 @@ describe("clusterspec binary", () => {
     const r = cli(["generate", join(work, "cluster.yaml"), "-o", join(work, "deploy"), "--with-secrets"], env);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
-    const tree = snapshotTree(join(work, "deploy"));
+    const tree = readTree(join(work, "deploy"));
     const values = Object.values(env);
     const holders = Object.entries(tree).filter(([, e]) => values.some((v) => e.includes(v)));
     expect(holders.map(([p]) => p).sort()).toEqual(
@@ -119,14 +107,14 @@ describe("clusterspec binary", () => {
 
   it("exits 2 on an invalid spec, names the path and line, and leaves the output folder untouched", () => {
     expect(cli(["generate", join(work, "cluster.yaml")]).code).toBe(0);
-    const before = snapshotTree(join(work, "generated"));
+    const before = readTree(join(work, "generated"));
     const text = readFileSync(join(work, "cluster.yaml"), "utf8").replace("10.118.12.21/24", "10.118.12.300/24");
     writeFileSync(join(work, "cluster.yaml"), text);
     const r = cli(["generate", join(work, "cluster.yaml")]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/→ at nodes\[1\]\.interfaces\.wan1\.address \(cluster\.yaml:\d+:\d+\)/);
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
-    expect(snapshotTree(join(work, "generated"))).toEqual(before);
+    expect(readTree(join(work, "generated"))).toEqual(before);
   });
 
   it("--check exits 0 on a fresh tree and 1 with a unified diff after a hand edit, a deletion and a stale file", () => {
@@ -149,7 +137,7 @@ describe("clusterspec binary", () => {
     cpSync(plan, join(out, "old-removed.tmp"));
     writeFileSync(join(work, "stale.conf"), "x\n");
     cpSync(join(work, "stale.conf"), join(out, "old", "removed.conf"), { recursive: true });
-    const before = snapshotTree(out);
+    const before = readTree(out);
     const r = cli(["generate", spec, "--check"]);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("--- a/PLAN.md");
@@ -158,7 +146,7 @@ describe("clusterspec binary", () => {
     if (victim) expect(r.stdout).toContain(relative(out, victim)); // named (secret files without their content)
     expect(r.stdout).toContain("--- a/old/removed.conf");
     expect(r.stdout).not.toContain("old-removed.tmp"); // not ours: never reported, never touched
-    expect(snapshotTree(out)).toEqual(before); // --check writes nothing
+    expect(readTree(out)).toEqual(before); // --check writes nothing
 
     // A regeneration restores the tree, removes the stale managed file and keeps the foreign one.
     expect(cli(["generate", spec]).code).toBe(0);
@@ -242,7 +230,7 @@ describe("clusterspec binary", () => {
     );
     expect(r.status).toBe(0);
     const manifest = JSON.parse(readFileSync(join(out, ".clusterspec-manifest.json"), "utf8"));
-    const tree = snapshotTree(out);
+    const tree = readTree(out);
     for (const path of manifest.secretFiles) expect(tree[path]?.slice(0, 3), path).toBe("600");
     for (const [path, entry] of Object.entries(tree))
       if (!manifest.secretFiles.includes(path)) expect(["644", "755"], path).toContain(entry.slice(0, 3));

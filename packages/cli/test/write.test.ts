@@ -4,31 +4,17 @@ import {
   lstatSync,
   mkdtempSync,
   readdirSync,
-  readFileSync,
   renameSync,
   rmSync,
-  statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { join } from "node:path";
+import { readTree } from "@clusterspec/testkit";
 import { diffTree, type FileSystem, nodeFileSystem, writeTree } from "clusterspec";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-
-function tree(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const full = join(d, e.name);
-      if (e.isDirectory()) walk(full);
-      else out[relative(dir, full)] = `${(statSync(full).mode & 0o777).toString(8)}:${readFileSync(full, "utf8")}`;
-    }
-  };
-  walk(dir);
-  return out;
-}
 
 /** Fails the (n+1)-th mutating call once, like a transient disk or permission error. */
 function failingAfter(n: number): FileSystem {
@@ -81,7 +67,7 @@ describe("writeTree", () => {
     nodeFileSystem.writeFile(join(out, "mine.txt"), "user\n", 0o640);
     const summary = writeTree(nodeFileSystem, out, v2, OPTS);
     expect(summary).toEqual({ written: 3, unchanged: 0, removed: 1 });
-    const t = tree(out);
+    const t = readTree(out);
     expect(t["gone.txt"]).toBeUndefined();
     expect(t["mine.txt"]).toBe("640:user\n");
     expect(t["nodes/x/secret.conf"]).toBe("600:pw2\n");
@@ -91,7 +77,7 @@ describe("writeTree", () => {
   it("leaves the previous tree byte-for-byte intact whenever any step fails", () => {
     const out = join(dir, "out");
     writeTree(nodeFileSystem, out, v1, OPTS);
-    const before = tree(out);
+    const before = readTree(out);
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 6 }), (n) => {
         let failed = false;
@@ -100,7 +86,7 @@ describe("writeTree", () => {
         } catch {
           failed = true;
         }
-        if (failed) expect(tree(out)).toEqual(before);
+        if (failed) expect(readTree(out)).toEqual(before);
         else {
           // Succeeded: put v1 back for the next run.
           writeTree(nodeFileSystem, out, v1, OPTS);
@@ -117,7 +103,7 @@ describe("writeTree", () => {
     writeFileSync(join(out, "mine.txt"), "user\n");
     renameSync(out, join(dir, ".out.clusterspec-old")); // killed between the two renames
     writeTree(nodeFileSystem, out, v2, OPTS);
-    expect(tree(out)["mine.txt"]).toBe("644:user\n");
+    expect(readTree(out)["mine.txt"]).toBe("644:user\n");
     expect(readdirSync(dir)).toEqual(["out"]);
   });
 
@@ -138,7 +124,7 @@ describe("writeTree", () => {
     );
     expect(existsSync(join(out, "a.txt"))).toBe(false);
     writeTree(nodeFileSystem, out, v1, { ...OPTS, force: true });
-    expect(tree(out)["notes.txt"]).toBe("644:mine\n");
+    expect(readTree(out)["notes.txt"]).toBe("644:mine\n");
   });
 
   it("refuses to write resolved secrets over a review tree of placeholders", () => {
@@ -147,7 +133,7 @@ describe("writeTree", () => {
     expect(() => writeTree(nodeFileSystem, out, v2, { force: false, secrets: "resolved" })).toThrow(
       /placeholder secrets/,
     );
-    expect(tree(out)["nodes/x/secret.conf"]).toBe("600:pw\n");
+    expect(readTree(out)["nodes/x/secret.conf"]).toBe("600:pw\n");
   });
 
   it("names drifted secret files without printing them", () => {

@@ -1,24 +1,28 @@
 // Every example with a cloud section: its user data passes both cloud-init schemas and the real tool.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadSpec, parseYamlDocuments, resolvePlan } from "@clusterspec/core";
-import { ajv04, formatAjvErrors, readSchema, run, toolAvailable } from "@clusterspec/testkit";
+import {
+  ajv04,
+  exampleNames,
+  exampleText,
+  formatAjvErrors,
+  readSchema,
+  run,
+  toolAvailable,
+} from "@clusterspec/testkit";
 import { describe, expect, it } from "vitest";
 import { generateCloudInit } from "../src/index.js";
 
-const examples = join(import.meta.dirname, "..", "..", "..", "examples");
-const withCloud = readdirSync(examples).filter((d) => {
-  const file = join(examples, d, "cluster.yaml");
-  return existsSync(file) && /^cloud:/m.test(readFileSync(file, "utf8"));
-});
+const withCloud = exampleNames().filter((d) => /^cloud:/m.test(exampleText(d)));
 
 const schemas = ["cloud-init/schema-cloud-config-v1.json", "cloud-init/debian-22.4.2/schema-cloud-config-v1.json"].map(
   (path) => [path, ajv04().compile(readSchema(path))] as const,
 );
 
 describe.each(withCloud)("example %s", (name) => {
-  const loaded = loadSpec(readFileSync(join(examples, name, "cluster.yaml"), "utf8"));
+  const loaded = loadSpec(exampleText(name));
   if (!loaded.ok) throw new Error(`example ${name} is invalid`);
   const artifacts = generateCloudInit(resolvePlan(loaded.value)).filter((a) => a.path.endsWith(".yaml"));
 

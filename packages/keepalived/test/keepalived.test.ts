@@ -1,15 +1,6 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import {
-  type Artifact,
-  type ClusterPlan,
-  checkSecretValues,
-  parseYamlDocuments,
-  resolvePlan,
-  validateSpec,
-} from "@clusterspec/core";
+import { type Artifact, type ClusterPlan, checkSecretValues, resolvePlan, validateSpec } from "@clusterspec/core";
 import { arbPlan, buildSpec, mustResolve, mustValidate } from "@clusterspec/core/testing";
-import { exampleInput, run, toolAvailable } from "@clusterspec/testkit";
+import { exampleInput, exampleNames, run, toolAvailable } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
@@ -127,11 +118,10 @@ describe("reference cluster 1", () => {
 
   it("passes keepalived -t on every node of every example, printing nothing", async (ctx) => {
     if (!keepalivedAvailable()) return ctx.skip("needs the real tool (installed by .ci/run)");
-    const examples = join(import.meta.dirname, "..", "..", "..", "examples");
-    const specs = readdirSync(examples).filter((d) => existsSync(join(examples, d, "cluster.yaml")));
+    const specs = exampleNames();
     expect(specs).toContain("bare-metal-ha");
     for (const name of specs) {
-      const input = parseYamlDocuments(readFileSync(join(examples, name, "cluster.yaml"), "utf8"))[0];
+      const input = exampleInput(name);
       const plan = mustResolve(input);
       const artifacts = generateKeepalived(plan);
       for (const node of plan.nodes.filter((n) => vipsOf(plan, n.name).length > 0))

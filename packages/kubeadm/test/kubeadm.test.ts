@@ -1,5 +1,3 @@
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import {
   type ClusterPlan,
   type ClusterSpecInput,
@@ -11,6 +9,7 @@ import {
   toYaml,
 } from "@clusterspec/core";
 import { arbClusterSpec, buildSpec, mustResolve, mustValidate, TEST_SECRETS } from "@clusterspec/core/testing";
+import { exampleNames, exampleText } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
@@ -439,12 +438,10 @@ describe("arbitraries", () => {
 });
 
 describe("reference clusters", () => {
-  const examples = ["bare-metal-ha", "hybrid-cloud-burst"].filter((d) =>
-    existsSync(join(import.meta.dirname, "..", "..", "..", "examples", d, "cluster.yaml")),
-  );
+  const examples = exampleNames();
 
   it.each(examples)("%s: every kubeadm document is schema-valid, v1beta4, with the VIP and btrfs patches", (name) => {
-    const text = readFileSync(join(import.meta.dirname, "..", "..", "..", "examples", name, "cluster.yaml"), "utf8");
+    const text = exampleText(name);
     const loaded = loadSpec(text);
     if (!loaded.ok) throw new Error(`${name} is invalid`);
     const plan = resolvePlan(loaded.value, { secrets: TEST_SECRETS });

@@ -1,16 +1,6 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import {
-  type ClusterPlan,
-  cidrContains,
-  formatIssues,
-  parseYamlDocuments,
-  resolvePlan,
-  shellVar,
-  validateSpec,
-} from "@clusterspec/core";
+import { type ClusterPlan, cidrContains, formatIssues, resolvePlan, shellVar, validateSpec } from "@clusterspec/core";
 import { arbPlan, buildSpec, mustResolve } from "@clusterspec/core/testing";
-import { exampleInput, toolAvailable } from "@clusterspec/testkit";
+import { exampleInput, exampleNames, toolAvailable } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
@@ -233,14 +223,13 @@ describe("conf.d/net applied with iproute2 in a network namespace", () => {
     }
   }
 
-  const examplesDir = join(import.meta.dirname, "..", "..", "..", "examples");
-  const examples = readdirSync(examplesDir).filter((d) => existsSync(join(examplesDir, d, "cluster.yaml")));
+  const examples = exampleNames();
 
   // ipAvailable throws under CI when ip/unshare are missing, so CI can never skip this.
   it.skipIf(!ipAvailable()).each(examples)(
     "accepts every route and rule of example %s, and routes replies from external VIPs through the uplink",
     async (name) => {
-      await check(mustResolve(parseYamlDocuments(readFileSync(join(examplesDir, name, "cluster.yaml"), "utf8"))[0]));
+      await check(mustResolve(exampleInput(name)));
     },
   );
 

@@ -1,20 +1,13 @@
-// Every example with a cloud section: its Terraform files pass the provider schema subsets.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { loadSpec, resolvePlan } from "@clusterspec/core";
-import { readSchema } from "@clusterspec/testkit";
+import { exampleNames, exampleText, readSchema } from "@clusterspec/testkit";
 import { describe, expect, it } from "vitest";
 import { generateTerraform } from "../src/index.js";
 import { checkTerraformJson, type ProviderSchemaFile } from "./provider-schema.js";
 
-const examples = join(import.meta.dirname, "..", "..", "..", "examples");
-const withCloud = readdirSync(examples).filter((d) => {
-  const file = join(examples, d, "cluster.yaml");
-  return existsSync(file) && /^cloud:/m.test(readFileSync(file, "utf8"));
-});
+const withCloud = exampleNames().filter((d) => /^cloud:/m.test(exampleText(d)));
 
 describe.each(withCloud)("example %s", (name) => {
-  const loaded = loadSpec(readFileSync(join(examples, name, "cluster.yaml"), "utf8"));
+  const loaded = loadSpec(exampleText(name));
   if (!loaded.ok) throw new Error(`example ${name} is invalid`);
   const artifacts = generateTerraform(resolvePlan(loaded.value));
 

@@ -2,3 +2,4 @@ export { exampleInput, exampleNames, examplesDir, exampleText } from "./examples
 export { type Netns, withNetns } from "./netns.js";
 export { ajv04, ajv07, formatAjvErrors, readSchema, schemaDir, type ValidateFunction } from "./schemas.js";
 export { hasTool, run, sh, type ToolResult, toolAvailable } from "./tools.js";
+export { readTree } from "./tree.js";
