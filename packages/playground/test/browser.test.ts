@@ -192,6 +192,33 @@ describe("the playground in Chromium", () => {
     await expect.poll(() => page.locator("#issues li").count()).toBe(0);
   });
 
+  it("explains and completes keys from the spec's JSON Schema", async (ctx) => {
+    skipUnlessBrowser(ctx);
+    await loadExample("bare-metal-ha");
+    const line = page.locator(".cm-line", { hasText: /^ {2}vrid: 5$/ });
+    await line.getByText("vrid").hover();
+    await expect.poll(() => page.locator(".schema-hover").textContent()).toContain("VRRP router id");
+    await screenshot("schema-hover");
+
+    await line.click();
+    await page.keyboard.press("End");
+    await page.keyboard.press("Enter");
+    await page.keyboard.type("inter");
+    const option = page.locator(".cm-tooltip-autocomplete li", { hasText: "interface" });
+    await option.waitFor();
+    await screenshot("schema-completion");
+    await page.keyboard.press("Enter");
+    await page.keyboard.type("wan1");
+    expect(await page.locator(".cm-line", { hasText: /^ {2}interface: wan1$/ }).count()).toBe(1);
+    await page.waitForTimeout(400);
+    await settled();
+    expect(await page.locator("#status").getAttribute("data-ok")).toBe("true");
+
+    // Choosing the example again restores its text.
+    await loadExample("bare-metal-ha");
+    expect(await page.locator(".cm-line", { hasText: /^ {2}interface: wan1$/ }).count()).toBe(0);
+  });
+
   it("fails a node and shows who then holds each VIP", async (ctx) => {
     skipUnlessBrowser(ctx);
     await loadExample("bare-metal-ha");
