@@ -1,5 +1,16 @@
 export { type Artifact, type Generator, type GeneratorModule, generatedMarker } from "./artifact.js";
 export { shellDoubleQuoted, shellQuote } from "./escape.js";
+export { ASG_TAG_LIMITS, type AsgTag, autoscalerTags, kubeletMaySetLabel } from "./facts/cloud.js";
+export {
+  defaultMonitorGracePeriod,
+  KUBELET_PATCHES_SINCE_MINOR,
+  type KubeadmApiVersion,
+  kubeadmApiVersionFor,
+  type StorageIsolationOff,
+} from "./facts/kubernetes.js";
+export { shellVar } from "./facts/spec.js";
+export { allocateVrids, priorityOrders, type VipId, type VipKey, vipKey } from "./facts/vrrp.js";
+export { tunnelMtuOf, WIREGUARD_OVERHEAD } from "./facts/wireguard.js";
 export {
   addressAt,
   addressCount,
@@ -31,28 +42,18 @@ export {
   type Validated,
 } from "./issues.js";
 export { renderSpecReference, specJsonSchema } from "./json-schema.js";
-export { ASG_TAG_LIMITS, type AsgTag, autoscalerTags, kubeletMaySetLabel } from "./plan/cloud.js";
 export { type ExtraArgs, formatExtraArgs } from "./plan/kubeadm-api.js";
 export { TERRAFORM_DIR, userDataPaths } from "./plan/paths.js";
-export {
-  CLOUD_NODE_DEVICES,
-  defaultMonitorGracePeriod,
-  kubeadmApiVersionFor,
-  type ResolveOptions,
-  resolvePlan,
-  tunnelMtuOf,
-  WIREGUARD_OVERHEAD,
-} from "./plan/resolve.js";
+export { CLOUD_NODE_DEVICES, type ResolveOptions, resolvePlan } from "./plan/resolve.js";
 export { mdCell, mdTable, summarizeCore } from "./plan/summary.js";
 export type {
   ClusterPlan,
-  KubeadmApiVersion,
   NodeHealthPlan,
   PlannedInterface,
   PlannedNode,
   PolicyRoute,
 } from "./plan/types.js";
-export { allocateVrids, mastersWith, type PlannedVip, planVips, priorityOrders, type VipKind } from "./plan/vrrp.js";
+export { mastersWith, type PlannedVip, planVips, type VipKind } from "./plan/vrrp.js";
 export {
   checkSecretValues,
   type ResolvedSecret,
@@ -64,8 +65,7 @@ export {
 } from "./secrets.js";
 export { stableJson } from "./serialize/json.js";
 export { parseYamlDocuments, toYaml, toYamlDocuments } from "./serialize/yaml.js";
-export { shellVar } from "./spec/derive.js";
-export { type Rule, rules } from "./spec/rules.js";
+export { type Rule, rules } from "./spec/rules/index.js";
 export {
   type ClusterSpec,
   type ClusterSpecInput,

@@ -7,7 +7,6 @@ export {
   joinConfiguration,
   KUBELET_API_VERSION,
   KUBELET_PATCH_FILE,
-  KUBELET_PATCHES_SINCE_MINOR,
   type KubeadmDocument,
   kubeadmDocuments,
   kubeletConfiguration,

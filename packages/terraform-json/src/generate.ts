@@ -153,7 +153,7 @@ function poolResources(plan: ClusterPlan, pool: PoolSpec): Json {
           launch_template: [
             { id: tfExpr(`aws_launch_template.${r}.id`), version: tfExpr(`aws_launch_template.${r}.latest_version`) },
           ],
-          tag: autoscalerTags(plan.name, pool).map((t) => ({
+          tag: autoscalerTags(plan.name, pool, ["cloud", "pools", 0]).map((t) => ({
             key: tfLiteral(t.key),
             value: tfLiteral(t.value),
             propagate_at_launch: t.propagateAtLaunch,
@@ -185,7 +185,7 @@ export function summarizeTerraform(plan: ClusterPlan): string | undefined {
     "id" in p.ami ? p.ami.id : `${p.ami.lookup.name} from ${p.ami.lookup.owners.join(", ")}`,
     `${p.minSize}..${p.maxSize}`,
     p.taints.map((t) => `${t.key}=${t.value}:${t.effect}`).join(", ") || "none",
-    `${autoscalerTags(plan.name, p).length} of 50`,
+    `${autoscalerTags(plan.name, p, ["cloud", "pools", 0]).length} of 50`,
   ]);
   return [
     "## AWS (Terraform)",

@@ -1,39 +1,25 @@
-import { hostPart, ipEquals, ipFamily } from "../ip.js";
-import { InternalError } from "../issues.js";
-import { resolveSecrets, type SecretValues } from "../secrets.js";
+import { defaultMonitorGracePeriod, kubeadmApiVersionFor, storageIsolationOff } from "../facts/kubernetes.js";
 import {
   defaultRouteInterface,
   isControlPlane,
   isWorker,
   kubernetesSegment,
   segmentOfInterface,
-} from "../spec/derive.js";
+} from "../facts/spec.js";
+import { tunnelMtuOf } from "../facts/wireguard.js";
+import { hostPart, ipEquals, ipFamily } from "../ip.js";
+import { InternalError } from "../issues.js";
+import { resolveSecrets, type SecretValues } from "../secrets.js";
 import type { ClusterSpec } from "../spec/schema.js";
 import { durationSeconds, formatKubernetesVersion, parseKubernetesVersion } from "../spec/version.js";
-import type { ClusterPlan, KubeadmApiVersion, NodeHealthPlan, PlannedNode, PolicyRoute } from "./types.js";
+import type { ClusterPlan, NodeHealthPlan, PlannedNode, PolicyRoute } from "./types.js";
 import { planVips } from "./vrrp.js";
-
-/** Bytes WireGuard adds over IPv4: outer IPv4 (20) + UDP (8) + WireGuard header and tag (32). */
-export const WIREGUARD_OVERHEAD = 60;
-
-/** MTU left inside the WireGuard tunnel. */
-export const tunnelMtuOf = (underlayMtu: number): number => underlayMtu - WIREGUARD_OVERHEAD;
 
 export interface ResolveOptions {
   /** Spec file name for the generated-file header; default `cluster.yaml`. */
   readonly sourceName?: string;
   /** Resolved secret values; absent ones become placeholders. */
   readonly secrets?: SecretValues;
-}
-
-/** kubeadm v1beta4 is served from 1.31; v1beta3 is the newest version before that. */
-export function kubeadmApiVersionFor(minor: number): KubeadmApiVersion {
-  return minor >= 31 ? "kubeadm.k8s.io/v1beta4" : "kubeadm.k8s.io/v1beta3";
-}
-
-/** The controller-manager default --node-monitor-grace-period: 40s, 50s from 1.32. */
-export function defaultMonitorGracePeriod(minor: number): string {
-  return minor >= 32 ? "50s" : "40s";
 }
 
 /** The network interface of an EC2 instance on Fedora: ens5 on Nitro instances, eth0 on older ones. */
@@ -78,12 +64,7 @@ export function resolvePlan(spec: ClusterSpec, options: ResolveOptions = {}): Cl
       init: n.name === cpNames[0],
       carriesExternalVips: n.carriesExternalVips,
       rootFilesystem: n.rootFilesystem,
-      localStorageIsolationOff:
-        n.rootFilesystem !== "btrfs"
-          ? undefined
-          : version.minor <= 24
-            ? "kubelet-feature-gate"
-            : "kubelet-config-patch",
+      localStorageIsolationOff: storageIsolationOff(n.rootFilesystem, version.minor),
       disk: n.disk,
       internalInterface: segment.interface,
       internalAddress: hostPart(internal),

@@ -1,9 +1,10 @@
+import type { KubeadmApiVersion, StorageIsolationOff } from "../facts/kubernetes.js";
 import type { ResolvedSecret, SecretId } from "../secrets.js";
 import type { ClusterSpec, PoolSpec, SegmentSpec } from "../spec/schema.js";
 import type { Semver } from "../spec/version.js";
 import type { PlannedVip } from "./vrrp.js";
 
-export type KubeadmApiVersion = "kubeadm.k8s.io/v1beta3" | "kubeadm.k8s.io/v1beta4";
+export type { KubeadmApiVersion } from "../facts/kubernetes.js";
 
 export interface PlannedInterface {
   readonly name: string;
@@ -32,7 +33,7 @@ export interface PlannedNode {
    * the `LocalStorageCapacityIsolation=false` kubelet flag up to 1.24 (host conf.d), the
    * KubeletConfiguration field through a kubeadm patch from 1.25 (the gate is locked then); undefined: left on.
    */
-  readonly localStorageIsolationOff: "kubelet-feature-gate" | "kubelet-config-patch" | undefined;
+  readonly localStorageIsolationOff: StorageIsolationOff | undefined;
   readonly disk: string | undefined;
   /** Interface and address on the Kubernetes segment: the node's InternalIP. */
   readonly internalInterface: string;
