@@ -51,7 +51,7 @@ export function summarizeCilium(plan: ClusterPlan): string {
       "MTU",
       mtu === undefined
         ? "auto-detected"
-        : `${mtu}${plan.cloud && c.mtu === undefined ? " (inside WireGuard: underlay - 60)" : ""}; pods get ${pod}`,
+        : `${mtu}${c.mtuSource === "wireguard-tunnel" ? " (inside WireGuard: underlay - 60)" : ""}; pods get ${pod}`,
     ],
   ];
   return [

@@ -4,7 +4,7 @@ import {
   type GeneratorModule,
   mdTable,
   OutputLimitError,
-  type PoolSpec,
+  type PlannedPool,
   userDataPaths,
 } from "@clusterspec/core";
 import { base64, byteLength, gzipText } from "./encode.js";
@@ -14,7 +14,7 @@ import { fedoraPackages, renderUserData } from "./user-data.js";
 export const USER_DATA_LIMIT = 16384;
 
 export interface UserDataPlan {
-  readonly pool: PoolSpec;
+  readonly pool: PlannedPool;
   readonly yaml: string;
   readonly bytes: number;
   /** Set when the YAML is over the limit: base64 of its gzip, which cloud-init unpacks. */
@@ -24,14 +24,14 @@ export interface UserDataPlan {
 
 export class UserDataTooLargeError extends OutputLimitError {}
 
-export function planUserData(plan: ClusterPlan, pool: PoolSpec, limit = USER_DATA_LIMIT): UserDataPlan {
+export function planUserData(plan: ClusterPlan, pool: PlannedPool, limit = USER_DATA_LIMIT): UserDataPlan {
   const yaml = renderUserData(plan, pool);
   const bytes = byteLength(yaml);
   if (bytes <= limit) return { pool, yaml, bytes, gzipBase64: undefined, gzipBytes: undefined };
   const gz = gzipText(yaml);
   if (gz.length > limit)
     throw new UserDataTooLargeError(
-      ["cloud", "pools", plan.cloud?.pools.indexOf(pool) ?? 0],
+      pool.specPath,
       `user data of pool ${pool.name} is ${bytes} bytes, ${gz.length} gzipped; EC2 accepts ${limit}: drop labels, taints or resources`,
     );
   return { pool, yaml, bytes, gzipBase64: `${base64(gz)}\n`, gzipBytes: gz.length };

@@ -47,11 +47,16 @@ export { TERRAFORM_DIR, userDataPaths } from "./plan/paths.js";
 export { CLOUD_NODE_DEVICES, type ResolveOptions, resolvePlan } from "./plan/resolve.js";
 export { mdCell, mdTable, summarizeCore } from "./plan/summary.js";
 export type {
+  CiliumPlan,
+  CloudPlan,
   ClusterPlan,
+  HostPlan,
   NodeHealthPlan,
   PlannedInterface,
   PlannedNode,
+  PlannedPool,
   PolicyRoute,
+  VrrpPlan,
 } from "./plan/types.js";
 export { mastersWith, type PlannedVip, planVips, type VipKind } from "./plan/vrrp.js";
 export {

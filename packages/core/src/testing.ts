@@ -200,5 +200,14 @@ export function mustValidate(input: unknown): ClusterSpec {
   return result.value;
 }
 
+/** A valid spec with its plan, for properties that resolve the spec again. */
+export const arbSpecAndPlan = (
+  options?: Parameters<typeof arbClusterSpec>[0],
+): fc.Arbitrary<{ spec: ClusterSpec; plan: ClusterPlan }> =>
+  arbClusterSpec(options).map((s) => {
+    const spec = mustValidate(s);
+    return { spec, plan: resolvePlan(spec) };
+  });
+
 export const arbPlan = (options?: Parameters<typeof arbClusterSpec>[0]): fc.Arbitrary<ClusterPlan> =>
   arbClusterSpec(options).map((s) => mustResolve(s));

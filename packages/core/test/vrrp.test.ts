@@ -358,7 +358,7 @@ describe("planVips", () => {
           const result = validateSpec(spec);
           if (!result.ok) return;
           const plan = mustResolve(spec);
-          const w = plan.vrrp.healthCheckWeight;
+          const w = plan.vrrp.healthCheck.weight;
           if (w === 0) return; // FAULT: the failed node leaves the election altogether
           const ps = plan.controlPlane.vip.priorities;
           // keepalived clamps an effective priority to 1..254 (vrrp_set_effective_priority).
@@ -373,7 +373,7 @@ describe("planVips", () => {
 
   it("defaults the health-check weight to minus the number of control-plane nodes", () => {
     const plan = mustResolve(buildSpec({ controlPlanes: 5, workers: 0, poolSize: 0, cloud: false }));
-    expect(plan.vrrp.healthCheckWeight).toBe(-5);
+    expect(plan.vrrp.healthCheck.weight).toBe(-5);
   });
 });
 

@@ -33,7 +33,7 @@ export function generateHost(plan: ClusterPlan): Artifact[] {
       at("etc/udev/rules.d/70-persistent-net.rules", renderUdevRules(v)),
       at("etc/fstab.clusterspec", renderFstabLine(v)),
       at("etc/rc.conf.clusterspec", renderRcConf(v)),
-      ...(plan.spec.host.gentooPackages
+      ...(plan.host.gentooPackages
         ? [at("etc/portage/package.accept_keywords/kubernetes", renderAcceptKeywords(v))]
         : []),
     ];
@@ -57,7 +57,7 @@ export function summarizeHost(plan: ClusterPlan): string {
     ["etc/fstab.clusterspec", "**append to /etc/fstab**: mounts /sys/fs/bpf"],
     ["etc/rc.conf.clusterspec", '**append to /etc/rc.conf**: `rc_cgroup_memory_use_hierarchy="yes"`'],
   ];
-  if (plan.spec.host.gentooPackages)
+  if (plan.host.gentooPackages)
     files.push([
       "etc/portage/package.accept_keywords/kubernetes",
       `keywords for sys-cluster/kubeadm, kubelet and kubectl ${plan.kubernetes.version.major}.${plan.kubernetes.version.minor} (\`emerge sys-cluster/kubeadm sys-cluster/kubelet sys-cluster/kubectl\`)`,

@@ -1,5 +1,5 @@
 import { type ClusterPlan, cidrContains, formatIssues, resolvePlan, shellVar, validateSpec } from "@clusterspec/core";
-import { arbPlan, buildSpec, mustResolve } from "@clusterspec/core/testing";
+import { arbPlan, arbSpecAndPlan, buildSpec, mustResolve } from "@clusterspec/core/testing";
 import { exampleInput, exampleNames, toolAvailable } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -316,8 +316,8 @@ describe("policy routing invariants", () => {
 
   it("is deterministic", () => {
     fc.assert(
-      fc.property(arbPlan({ maxWorkers: 4, maxPool: 10 }), (plan) => {
-        expect(generateNetifrc(plan)).toEqual(generateNetifrc(resolvePlan(plan.spec, { sourceName: plan.sourceName })));
+      fc.property(arbSpecAndPlan({ maxWorkers: 4, maxPool: 10 }), ({ spec, plan }) => {
+        expect(generateNetifrc(plan)).toEqual(generateNetifrc(resolvePlan(spec, { sourceName: plan.sourceName })));
       }),
       { numRuns: 30 },
     );

@@ -1,12 +1,12 @@
 // The AWS side of cloud burst in Terraform JSON syntax, built as objects and written with stableJson.
 import {
   type Artifact,
-  autoscalerTags,
+  ASG_TAG_LIMITS,
   type ClusterPlan,
   type GeneratorModule,
   generatedMarker,
   mdTable,
-  type PoolSpec,
+  type PlannedPool,
   stableJson,
   TERRAFORM_DIR,
   userDataPaths,
@@ -19,7 +19,7 @@ type Cloud = NonNullable<ClusterPlan["cloud"]>;
 const EVENTS = "ec2_state_change";
 
 /** Terraform identifiers start with a letter or underscore; pool names may start with a digit. */
-export function poolResourceName(pool: PoolSpec): string {
+export function poolResourceName(pool: PlannedPool): string {
   return /^[a-z]/.test(pool.name) ? pool.name : `pool-${pool.name}`;
 }
 
@@ -91,14 +91,14 @@ function fromTerraform(artifactPath: string): string {
   return `\${path.module}/${"../".repeat(from.length - common)}${to.slice(common).join("/")}`;
 }
 
-function userDataExpr(pool: PoolSpec): string {
+function userDataExpr(pool: PlannedPool): string {
   const paths = userDataPaths(pool.name);
   const gz = fromTerraform(paths.gzipBase64);
   // cloud-init writes user-data.gz.b64 only when the YAML is over EC2's 16 KiB; the review diff stays on the YAML
   return tfExpr(`fileexists("${gz}") ? trimspace(file("${gz}")) : filebase64("${fromTerraform(paths.yaml)}")`);
 }
 
-function poolResources(plan: ClusterPlan, pool: PoolSpec): Json {
+function poolResources(plan: ClusterPlan, pool: PlannedPool): Json {
   const r = poolResourceName(pool);
   const name = tfLiteral(`${plan.name}-${pool.name}`);
   const ami = pool.ami;
@@ -153,7 +153,7 @@ function poolResources(plan: ClusterPlan, pool: PoolSpec): Json {
           launch_template: [
             { id: tfExpr(`aws_launch_template.${r}.id`), version: tfExpr(`aws_launch_template.${r}.latest_version`) },
           ],
-          tag: autoscalerTags(plan.name, pool, ["cloud", "pools", 0]).map((t) => ({
+          tag: pool.asgTags.map((t) => ({
             key: tfLiteral(t.key),
             value: tfLiteral(t.value),
             propagate_at_launch: t.propagateAtLaunch,
@@ -185,7 +185,7 @@ export function summarizeTerraform(plan: ClusterPlan): string | undefined {
     "id" in p.ami ? p.ami.id : `${p.ami.lookup.name} from ${p.ami.lookup.owners.join(", ")}`,
     `${p.minSize}..${p.maxSize}`,
     p.taints.map((t) => `${t.key}=${t.value}:${t.effect}`).join(", ") || "none",
-    `${autoscalerTags(plan.name, p, ["cloud", "pools", 0]).length} of 50`,
+    `${p.asgTags.length} of ${ASG_TAG_LIMITS.count}`,
   ]);
   return [
     "## AWS (Terraform)",

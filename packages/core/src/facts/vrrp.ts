@@ -146,3 +146,14 @@ export function priorityOrders(nodeCount: number, vipCount: number): number[][] 
   }
   return orders;
 }
+
+/** Priorities of a VIP's nodes in its priority order: the master has `basePriority`, each next node one less. */
+export function prioritiesFrom(basePriority: number, nodeCount: number): number[] {
+  return Array.from({ length: nodeCount }, (_, rank) => basePriority - rank);
+}
+
+/**
+ * The default vrrp_script weight: just enough to move the control-plane VIP. Its priorities over the
+ * control-plane nodes are consecutive, so a failed master must drop by their count to go below every other.
+ */
+export const defaultHealthCheckWeight = (controlPlaneCount: number): number => -controlPlaneCount;

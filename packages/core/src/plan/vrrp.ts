@@ -1,7 +1,7 @@
 // The planned VRRP instances: every VIP with its VRID and each node's priority for it.
 
 import { controlPlaneInterface, externalVipEntries, externalVipInterface, isControlPlane } from "../facts/spec.js";
-import { allocateVrids, priorityOrders, type VipId, type VipKey, vipKey } from "../facts/vrrp.js";
+import { allocateVrids, prioritiesFrom, priorityOrders, type VipId, type VipKey, vipKey } from "../facts/vrrp.js";
 import { hostPart, parseCidr } from "../ip.js";
 import { InternalError, type IssuePath } from "../issues.js";
 import type { ClusterSpec } from "../spec/schema.js";
@@ -45,7 +45,7 @@ export function planVips(spec: ClusterSpec): PlannedVip[] {
       interface: controlPlaneInterface(spec) ?? "",
       vrid: vrid({ kind: "control-plane" }),
       order: cpOrder,
-      priorities: cpOrder.map((_, r) => base - r),
+      priorities: prioritiesFrom(base, cpOrder.length),
       specPath: ["controlPlane", "vip"],
     },
   ];
@@ -65,7 +65,7 @@ export function planVips(spec: ClusterSpec): PlannedVip[] {
       interface: externalVipInterface(spec) ?? "",
       vrid: vrid(id),
       order,
-      priorities: order.map((_, r) => base - r),
+      priorities: prioritiesFrom(base, order.length),
       specPath: e.path,
     });
   });
