@@ -61,9 +61,9 @@ export interface CheckScriptView {
   readonly url: string;
 }
 
-/** `VI_control_plane`, `VI_external_0`: stable because PlannedVip.key is. */
+/** `VI_control_plane`, `VI_external_0`: stable because a VIP's identity is its place in the spec. */
 export function instanceName(vip: PlannedVip): string {
-  return `VI_${vip.key.replace(/-/g, "_")}`;
+  return vip.id.kind === "control-plane" ? "VI_control_plane" : `VI_external_${vip.id.index}`;
 }
 
 /** VIPs a node holds an instance for, in plan order (control plane first). */

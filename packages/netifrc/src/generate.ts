@@ -1,7 +1,7 @@
 import { type Artifact, type ClusterPlan, type GeneratorModule, mdTable } from "@clusterspec/core";
 import { renderRtTables, toRtTablesView } from "./rt-tables.js";
-import { renderConfdNet } from "./template.js";
-import { policyRouteLines, policyRules, toNetifrcView } from "./view.js";
+import { renderConfdNet, ruleLine } from "./template.js";
+import { type PlannedRule, policyRouteLines, policyRules, toNetifrcView } from "./view.js";
 
 export function generateNetifrc(plan: ClusterPlan): Artifact[] {
   const rtTables = renderRtTables(toRtTablesView(plan));
@@ -41,20 +41,17 @@ export function summarizeNetifrc(plan: ClusterPlan): string {
       "",
     );
   }
-  const words = (text: string): string => {
-    const to = /^from all to (\S+) lookup main priority (\d+)$/.exec(text);
-    if (to)
-      return `traffic to the pod subnet ${to[1]} is routed by the main table, so pod traffic never takes the uplink`;
-    const from = /^from (\S+) table (\S+) priority (\d+)$/.exec(text);
-    return from ? `replies from ${from[1]} are routed by table \`${from[2]}\`` : text;
-  };
+  const meaning = (r: PlannedRule): string =>
+    r.to !== undefined
+      ? `traffic to the pod subnet ${r.to} is routed by the main table, so pod traffic never takes the uplink`
+      : `replies from ${r.from ?? "all"} are routed by table \`${r.table}\``;
   const rules = policyRules(plan);
   out.push(
     `Rules, checked in priority order before the main table (32766); the first one that matches decides:`,
     "",
     mdTable(
       ["priority", "rule", "meaning"],
-      rules.map((r) => [/priority (\d+)$/.exec(r.text)?.[1] ?? "", `\`${r.text}\``, words(r.text)]),
+      rules.map((r) => [String(r.priority), `\`${ruleLine(r)}\``, meaning(r)]),
     ),
   );
   return out.join("\n");

@@ -1,9 +1,8 @@
 export { commentText, netifrcValue, token, variableName } from "./escape.js";
 export { generateNetifrc, netifrcModule, summarizeNetifrc } from "./generate.js";
 export { type RtTablesView, renderRtTables, toRtTablesView } from "./rt-tables.js";
-export { renderConfdNet } from "./template.js";
+export { renderConfdNet, ruleLine, variableLines } from "./template.js";
 export {
-  expectedValues,
   type NetifrcInterfaceView,
   type NetifrcView,
   type NetVariable,
