@@ -1,5 +1,5 @@
 export { type Artifact, type Generator, type GeneratorModule, generatedMarker } from "./artifact.js";
-export { shellDoubleQuoted, shellQuote } from "./escape.js";
+export { shellDoubleQuoted, shellQuote, withoutControlCharacters } from "./escape.js";
 export { ASG_TAG_LIMITS, type AsgTag, autoscalerTags, kubeletMaySetLabel } from "./facts/cloud.js";
 export {
   defaultMonitorGracePeriod,
@@ -42,6 +42,7 @@ export {
   type Validated,
 } from "./issues.js";
 export { renderSpecReference, specJsonSchema } from "./json-schema.js";
+export { type Escape, lineTemplate } from "./line-template.js";
 export { type ExtraArgs, formatExtraArgs } from "./plan/kubeadm-api.js";
 export { TERRAFORM_DIR, userDataPaths } from "./plan/paths.js";
 export { CLOUD_NODE_DEVICES, type ResolveOptions, resolvePlan } from "./plan/resolve.js";

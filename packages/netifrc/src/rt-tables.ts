@@ -1,5 +1,4 @@
-import { type ClusterPlan, generatedMarker } from "@clusterspec/core";
-import ejs from "ejs";
+import { type ClusterPlan, generatedMarker, lineTemplate } from "@clusterspec/core";
 import { commentText, token } from "./escape.js";
 
 export interface RtTablesView {
@@ -31,6 +30,4 @@ const source = `# <%- v.marker %>
 <% } -%>
 `;
 
-const template = ejs.compile(source, { strict: true, _with: false, localsName: "v", escape: token });
-
-export const renderRtTables = (view: RtTablesView): string => template(view);
+export const renderRtTables = lineTemplate<RtTablesView>(source, token);

@@ -1,4 +1,4 @@
-import ejs from "ejs";
+import { lineTemplate } from "@clusterspec/core";
 import { netifrcValue, token } from "./escape.js";
 import type { NetifrcView, NetVariable, PlannedRule } from "./view.js";
 
@@ -36,7 +36,7 @@ const source = `# <%- v.marker %>
 <% } -%>
 `;
 
-const template = ejs.compile(source, { strict: true, _with: false, localsName: "v", escape: netifrcValue });
+const template = lineTemplate<NetifrcView>(source, netifrcValue);
 
 export const renderConfdNet = (view: NetifrcView): string =>
   template({
