@@ -2,13 +2,13 @@ import {
   type Artifact,
   type ClusterPlan,
   type GeneratorModule,
-  mdTable,
   OutputLimitError,
   type PlannedPool,
   userDataPaths,
 } from "@clusterspec/core";
 import { base64, byteLength, gzipText } from "./encode.js";
-import { fedoraPackages, renderUserData } from "./user-data.js";
+import { summarizeCloudInit } from "./summary.js";
+import { renderUserData } from "./user-data.js";
 
 /** EC2 accepts at most 16 KiB of user data before base64. */
 export const USER_DATA_LIMIT = 16384;
@@ -47,27 +47,6 @@ export function generateCloudInit(plan: ClusterPlan): Artifact[] {
     if (u.gzipBase64 !== undefined) out.push({ path: paths.gzipBase64, content: u.gzipBase64 });
     return out;
   });
-}
-
-export function summarizeCloudInit(plan: ClusterPlan): string | undefined {
-  const cloud = plan.cloud;
-  if (!cloud) return undefined;
-  const rows = cloud.pools.map((pool) => {
-    const u = planUserData(plan, pool);
-    return [
-      pool.name,
-      fedoraPackages(plan).join(", "),
-      `${u.bytes} of ${USER_DATA_LIMIT} bytes`,
-      u.gzipBytes === undefined ? "no" : `yes, ${u.gzipBytes} bytes (user-data.gz.b64)`,
-    ];
-  });
-  return [
-    "## Cloud user data",
-    "",
-    `Burst nodes boot Fedora with cloud-init, fetch their WireGuard config and kubeadm discovery kubeconfig from ${cloud.provisioner.url} (\`/wireguard/config/<instance-id>\`, \`/kubeadm/kubeconfig/<instance-id>\`), bring up \`${cloud.wireguard.interface}\` (tunnel ${cloud.wireguard.tunnelSubnet}, MTU ${cloud.tunnelMtu}), keep only the on-prem nameservers (${plan.network.nameservers.join(", ")}) and join with \`node-ip\` = their tunnel address and \`provider-id\` = \`aws:///<az>/<instance-id>\`. No per-instance secret is in the user data.`,
-    "",
-    mdTable(["pool", "packages", "user data", "gzipped"], rows),
-  ].join("\n");
 }
 
 export const cloudInitModule: GeneratorModule = {

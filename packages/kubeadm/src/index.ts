@@ -15,7 +15,7 @@ export {
   nodeKind,
   PATCHES_DIRECTORY,
 } from "./documents.js";
-export { generateKubeadm, kubeadmModule, summarizeKubeadm } from "./generate.js";
+export { generateKubeadm, kubeadmModule } from "./generate.js";
 export {
   apiServerArgs,
   controllerManagerArgs,
@@ -23,3 +23,4 @@ export {
   type NodeHealthTiming,
   nodeHealthTiming,
 } from "./node-health.js";
+export { summarizeKubeadm } from "./summary.js";

@@ -1,7 +1,7 @@
 export { commentText, netifrcValue, token, variableName } from "./escape.js";
-export { generateNetifrc, netifrcModule, summarizeNetifrc } from "./generate.js";
-export { type RtTablesView, renderRtTables, toRtTablesView } from "./rt-tables.js";
-export { renderConfdNet, ruleLine, variableLines } from "./template.js";
+export { generateNetifrc, netifrcModule } from "./generate.js";
+export { summarizeNetifrc } from "./summary.js";
+export { renderConfdNet, renderRtTables, ruleLine, variableLines } from "./template.js";
 export {
   type NetifrcInterfaceView,
   type NetifrcView,
@@ -10,5 +10,7 @@ export {
   POD_RULE_PRIORITY,
   policyRouteLines,
   policyRules,
+  type RtTablesView,
   toNetifrcView,
+  toRtTablesView,
 } from "./view.js";

@@ -1,6 +1,6 @@
 import { lineTemplate } from "@clusterspec/core";
 import { netifrcValue, token } from "./escape.js";
-import type { NetifrcView, NetVariable, PlannedRule } from "./view.js";
+import type { NetifrcView, NetVariable, PlannedRule, RtTablesView } from "./view.js";
 
 /** An `ip rule` line as netifrc passes it to iproute2, which reads `lookup` and `table` alike. */
 export function ruleLine(rule: PlannedRule): string {
@@ -47,3 +47,22 @@ export const renderConfdNet = (view: NetifrcView): string =>
       variables: i.variables.map((x) => ({ name: x.name, lines: variableLines(x) })),
     })),
   });
+
+// iproute2's stock entries, then ours: this file replaces /etc/iproute2/rt_tables. Values are checked tokens.
+const rtTablesSource = `# <%- v.marker %>
+#
+# reserved values
+#
+255	local
+254	main
+253	default
+0	unspec
+#
+# local
+#
+<% for (const t of v.tables) { -%>
+<%- t.id %>	<%- t.name %>
+<% } -%>
+`;
+
+export const renderRtTables = lineTemplate<RtTablesView>(rtTablesSource, token);

@@ -144,3 +144,16 @@ export function toNetifrcView(plan: ClusterPlan, node: PlannedNode): NetifrcView
     interfaces,
   };
 }
+
+/** /etc/iproute2/rt_tables: iproute2's stock entries, then the policy routing tables. */
+export interface RtTablesView {
+  readonly marker: string;
+  readonly tables: readonly { readonly id: string; readonly name: string }[];
+}
+
+export function toRtTablesView(plan: ClusterPlan): RtTablesView {
+  return {
+    marker: commentText(generatedMarker(plan)),
+    tables: plan.network.policyRoutes.map((p) => ({ id: token(p.table.id), name: token(p.table.name) })),
+  };
+}
