@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ASG_TAG_LIMITS, autoscalerTags, formatIssues, kubeletMaySetLabel, validateSpec } from "../src/index.js";
+import { ASG_TAG_LIMITS, formatIssues, validateSpec } from "../src/index.js";
 import type { ClusterSpecInput } from "../src/spec/schema.js";
-import { buildSpec, mustValidate } from "../src/testing.js";
+import { autoscalerTags, buildSpec, kubeletMaySetLabel, mustValidate } from "../src/testing.js";
 
 type PoolInput = Record<string, unknown>;
 

@@ -2,17 +2,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  allocateVrids,
-  type ClusterSpec,
-  ClusterSpecSchema,
-  formatIssues,
-  loadSpec,
-  planVips,
-  priorityOrders,
-  validateSpec,
-} from "../src/index.js";
-import { buildSpec, mustResolve } from "../src/testing.js";
+import { type ClusterSpec, ClusterSpecSchema, formatIssues, loadSpec, validateSpec } from "../src/index.js";
+import { allocateVrids, buildSpec, mustResolve, planVips, priorityOrders } from "../src/testing.js";
 
 const referenceYaml = readFileSync(join(import.meta.dirname, "../../../examples/bare-metal-ha/cluster.yaml"), "utf8");
 

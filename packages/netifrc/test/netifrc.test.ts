@@ -1,5 +1,5 @@
-import { type ClusterPlan, cidrContains, formatIssues, resolvePlan, shellVar, validateSpec } from "@clusterspec/core";
-import { arbPlan, arbSpecAndPlan, buildSpec, mustResolve } from "@clusterspec/core/testing";
+import { type ClusterPlan, formatIssues, resolvePlan, shellVar, validateSpec } from "@clusterspec/core";
+import { arbPlan, arbSpecAndPlan, buildSpec, cidrContains, mustResolve } from "@clusterspec/core/testing";
 import { exampleInput, exampleNames, toolAvailable } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
