@@ -1,6 +1,7 @@
 import { isControlPlane, nodeInterfaces, shellVar } from "../../facts/spec.js";
 import { hostPart } from "../../ip.js";
-import { toDotPath } from "../../issues.js";
+import { type Reporter, toDotPath } from "../../issues.js";
+import type { ClusterSpec, InterfaceSpec } from "../schema.js";
 import { firstSeen, type Rule } from "./rule.js";
 
 export const uniqueNodeNames: Rule = (spec, report) => {
@@ -12,29 +13,33 @@ export const uniqueNodeNames: Rule = (spec, report) => {
   });
 };
 
-export const uniqueNodeAddresses: Rule = (spec, report) => {
+/** Reports a value that must be unique over every interface of every node at its field, naming the first user. */
+function reportDuplicateInterfaceValues(
+  spec: ClusterSpec,
+  report: Reporter,
+  field: "address" | "mac",
+  what: string,
+  value: (iface: InterfaceSpec) => string | undefined,
+): void {
   const seen = firstSeen<string>();
   spec.nodes.forEach((node, i) => {
     for (const [name, iface] of nodeInterfaces(node)) {
-      if (!iface.address) continue;
-      const path = ["nodes", i, "interfaces", name, "address"];
-      const prior = seen(hostPart(iface.address), path);
-      if (prior) report.error(path, `duplicate address ${hostPart(iface.address)} (also used by ${toDotPath(prior)})`);
+      const v = value(iface);
+      if (v === undefined) continue;
+      const path = ["nodes", i, "interfaces", name, field];
+      const prior = seen(v, path);
+      if (prior) report.error(path, `duplicate ${what} ${v} (also used by ${toDotPath(prior)})`);
     }
   });
-};
+}
 
-export const uniqueMacs: Rule = (spec, report) => {
-  const seen = firstSeen<string>();
-  spec.nodes.forEach((node, i) => {
-    for (const [name, iface] of nodeInterfaces(node)) {
-      if (!iface.mac) continue;
-      const path = ["nodes", i, "interfaces", name, "mac"];
-      const prior = seen(iface.mac.toLowerCase(), path);
-      if (prior) report.error(path, `duplicate MAC ${iface.mac.toLowerCase()} (also used by ${toDotPath(prior)})`);
-    }
-  });
-};
+export const uniqueNodeAddresses: Rule = (spec, report) =>
+  reportDuplicateInterfaceValues(spec, report, "address", "address", (f) =>
+    f.address ? hostPart(f.address) : undefined,
+  );
+
+export const uniqueMacs: Rule = (spec, report) =>
+  reportDuplicateInterfaceValues(spec, report, "mac", "MAC", (f) => f.mac?.toLowerCase());
 
 /** netifrc maps interface names to shell variables; two names that map to one variable overwrite each other. */
 export const netifrcVariableNamesDistinct: Rule = (spec, report) => {
