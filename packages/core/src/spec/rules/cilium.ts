@@ -1,3 +1,4 @@
+// Rules about Cilium: its devices, its MTU inside WireGuard and DSR dispatch.
 import { defaultRouteInterface } from "../../facts/spec.js";
 import { tunnelMtuOf, WIREGUARD_OVERHEAD } from "../../facts/wireguard.js";
 import type { Rule } from "./rule.js";

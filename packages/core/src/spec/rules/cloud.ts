@@ -1,3 +1,4 @@
+// Rules about cloud burst: pools, the WireGuard tunnel, Auto Scaling Group tags, node labels and the provisioner URL.
 import { ASG_TAG_LIMITS, autoscalerTags, kubeletMaySetLabel } from "../../facts/cloud.js";
 import { kubernetesSegment } from "../../facts/spec.js";
 import { addressCount, cidrContains, parseCidr } from "../../ip.js";

@@ -1,3 +1,4 @@
+// Rules about Kubernetes itself: service and pod subnets, kubeadm join secrets and node-health timing.
 import { defaultMonitorGracePeriod } from "../../facts/kubernetes.js";
 import { addressCount, parseCidr } from "../../ip.js";
 import { type ClusterSpec, MIN_KUBERNETES_MINOR } from "../schema.js";

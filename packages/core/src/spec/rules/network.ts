@@ -1,3 +1,4 @@
+// Rules about the shared networks: segments, node addresses in them, gateways, overlaps, nameservers and routing tables.
 import { kubernetesSegment, nodeInterfaces, segmentOfInterface } from "../../facts/spec.js";
 import { cidrContains, cidrsOverlap, hostPart, networkOf, parseCidr } from "../../ip.js";
 import { type IssuePath, toDotPath } from "../../issues.js";

@@ -1,3 +1,4 @@
+// Rules about the nodes themselves: names, addresses, MACs, interface names, VLANs, quorum and host sysctls.
 import { isControlPlane, nodeInterfaces, shellVar } from "../../facts/spec.js";
 import { hostPart } from "../../ip.js";
 import { type Reporter, toDotPath } from "../../issues.js";

@@ -1,3 +1,4 @@
+// The Rule type and the small helper rules share to name the first user of a duplicated value.
 import type { IssuePath, Reporter } from "../../issues.js";
 import type { ClusterSpec } from "../schema.js";
 

@@ -1,3 +1,4 @@
+// Rules about keepalived: where VIPs may sit, VRRP options that work together, VRIDs and the health check.
 import {
   controlPlaneInterface,
   externalVipEntries,
