@@ -6,6 +6,8 @@ export {
   generate,
   generateFromPlan,
   renderPlanMarkdown,
+  type SecretReference,
+  type SecretResolution,
 } from "./generate.js";
 export { generatorModules } from "./generators.js";
 export { type CliIO, runCli, USAGE } from "./run.js";

@@ -1,23 +1,10 @@
 // The command line, minus the process: argv in, exit code out. main.ts owns process.* (citty runMain/runCommand split).
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import {
-  checkSecretValues,
-  formatIssues,
-  type IssuePath,
-  loadSpec,
-  locateIssues,
-  OutputLimitError,
-  resolvePlan,
-  SECRET_KINDS,
-  type SecretValues,
-  type SpecIssue,
-  secretReferences,
-  specJsonSchema,
-} from "@clusterspec/core";
+import { formatIssues, type IssuePath, SECRET_KINDS, type SecretValues, specJsonSchema } from "@clusterspec/core";
 import { CliError, EXIT_DRIFT, EXIT_INVALID, EXIT_OK, UsageError } from "./errors.js";
 import { type FileSystem, nodeFileSystem } from "./fs.js";
-import { generateFromPlan, renderPlanMarkdown } from "./generate.js";
+import { generate, type SecretReference, type SecretResolution } from "./generate.js";
 import { diffTree, writeTree } from "./write.js";
 
 export interface CliIO {
@@ -140,6 +127,13 @@ function runOnSpec(
   io: CliIO,
   fs: FileSystem,
 ): number {
+  if (values.check && values["with-secrets"])
+    throw new UsageError("--check compares golden trees, which hold placeholders: drop --with-secrets");
+  // The default output folder is the one committed for review: resolved secrets must go elsewhere, on purpose.
+  if (values["with-secrets"] && !values.output)
+    throw new UsageError(
+      "--with-secrets writes real secrets: name the output folder with -o (never the committed generated/)",
+    );
   const display = basename(specPath);
   let text: string;
   try {
@@ -149,36 +143,24 @@ function runOnSpec(
       `clusterspec: cannot read spec ${specPath}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
     );
   }
-  const loaded = loadSpec(text);
-  if (!loaded.ok) {
-    io.stderr(`${formatIssues([...loaded.errors, ...loaded.warnings], display)}\n`);
+  const resolved = values["with-secrets"] === true;
+  const result = generate(text, {
+    sourceName: display,
+    ...(resolved ? { secrets: (refs: readonly SecretReference[]) => readSecrets(refs, specPath, io, fs) } : {}),
+  });
+  if (!result.ok) {
+    io.stderr(`${formatIssues([...result.errors, ...result.warnings], display)}\n`);
     return EXIT_INVALID;
   }
-  if (loaded.warnings.length > 0) io.stderr(`${formatIssues(loaded.warnings, display)}\n`);
+  if (result.warnings.length > 0) io.stderr(`${formatIssues(result.warnings, display)}\n`);
+  const { artifacts } = result;
   if (command === "validate") {
     io.stdout(`✔ ${display} is valid\n`);
     return EXIT_OK;
   }
-  if (values.check && values["with-secrets"])
-    throw new UsageError("--check compares golden trees, which hold placeholders: drop --with-secrets");
-  // The default output folder is the one committed for review: resolved secrets must go elsewhere, on purpose.
-  if (values["with-secrets"] && !values.output)
-    throw new UsageError(
-      "--with-secrets writes real secrets: name the output folder with -o (never the committed generated/)",
-    );
-  const secrets = values["with-secrets"] ? resolveSecretValues(loaded.value, text, specPath, io, fs, display) : {};
-  const plan = resolvePlan(loaded.value, { sourceName: display, secrets });
   if (command === "plan") {
-    io.stdout(renderPlanMarkdown(plan));
+    io.stdout(artifacts.find((a) => a.path === "PLAN.md")?.content ?? "");
     return EXIT_OK;
-  }
-  let artifacts: ReturnType<typeof generateFromPlan>;
-  try {
-    artifacts = generateFromPlan(plan);
-  } catch (e) {
-    if (!(e instanceof OutputLimitError)) throw e;
-    io.stderr(`${formatIssues([{ path: e.path, message: e.message, severity: "error" }], display)}\n`);
-    return EXIT_INVALID;
   }
   const outDir = values.output ? resolve(io.cwd, values.output) : join(dirname(specPath), "generated");
   if (values.check) {
@@ -193,7 +175,6 @@ function runOnSpec(
     );
     return EXIT_DRIFT;
   }
-  const resolved = values["with-secrets"] === true;
   const summary = fileSystemErrors(outDir, () =>
     writeTree(fs, outDir, artifacts, { force: values.force === true, secrets: resolved ? "resolved" : "placeholders" }),
   );
@@ -201,7 +182,7 @@ function runOnSpec(
     `✔ wrote ${outDir}: ${summary.written} changed, ${summary.unchanged} unchanged, ${summary.removed} removed` +
       `${resolved ? " (secrets resolved, secret files 0600)" : " (secrets as placeholders)"}\n`,
   );
-  if (!resolved && secretReferences(loaded.value).length > 0)
+  if (!resolved && Object.keys(result.plan.secrets).length > 0)
     io.stderr(
       "⚠ secrets are placeholders (kubeadm refuses them): this tree is for review; deploy one written with --with-secrets -o <dir>\n",
     );
@@ -222,36 +203,27 @@ function fileSystemErrors<T>(outDir: string, fn: () => T): T {
   }
 }
 
-/** Reads every secret the spec references; any failure is an error at the reference's path. */
-function resolveSecretValues(
-  spec: Parameters<typeof secretReferences>[0],
-  specText: string,
-  specPath: string,
-  io: CliIO,
-  fs: FileSystem,
-  display: string,
-): SecretValues {
+/** Reads every secret the spec references (IO); a failure is an error at the reference's path. */
+function readSecrets(refs: readonly SecretReference[], specPath: string, io: CliIO, fs: FileSystem): SecretResolution {
   const values: SecretValues = {};
-  const issues: SpecIssue[] = [];
-  const fail = (path: IssuePath, message: string) => issues.push({ path, message, severity: "error" });
-  for (const { id, ref } of secretReferences(spec)) {
+  const errors: { path: IssuePath; message: string }[] = [];
+  for (const { id, ref } of refs) {
+    const path = SECRET_KINDS[id].path;
     if ("env" in ref) {
       const v = io.env[ref.env];
-      if (v === undefined || v === "") fail(SECRET_KINDS[id].path, `environment variable ${ref.env} is not set`);
+      if (v === undefined || v === "") errors.push({ path, message: `environment variable ${ref.env} is not set` });
       else values[id] = v;
     } else {
       const file = isAbsolute(ref.file) ? ref.file : join(dirname(specPath), ref.file);
       try {
         values[id] = fs.readText(file).replace(/\r?\n$/, "");
       } catch (e) {
-        fail(
-          SECRET_KINDS[id].path,
-          `cannot read secret file ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-        );
+        errors.push({
+          path,
+          message: `cannot read secret file ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+        });
       }
     }
   }
-  for (const issue of checkSecretValues(values)) fail(issue.path, issue.message);
-  if (issues.length > 0) throw new CliError(formatIssues(locateIssues(specText, issues), display));
-  return values;
+  return { values, errors };
 }

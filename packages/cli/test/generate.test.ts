@@ -2,6 +2,7 @@
 import { posix } from "node:path";
 import { OutputLimitError, parseYamlDocuments, resolvePlan, TERRAFORM_DIR } from "@clusterspec/core";
 import { arbClusterSpec, mustValidate } from "@clusterspec/core/testing";
+import { exampleText } from "@clusterspec/testkit";
 import { generate, generateFromPlan, generatorModules } from "clusterspec";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -67,6 +68,27 @@ describe("generate", () => {
     });
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.errors.map((e) => e.path.join("."))).toEqual(["kubernetes.secrets.bootstrapToken"]);
+  });
+
+  it("asks a secret resolver only for the references of a valid spec, and places its errors on the spec text", () => {
+    const text = exampleText("bare-metal-ha");
+    const asked: string[] = [];
+    const r = generate(text, {
+      secrets: (refs) => {
+        asked.push(...refs.map((x) => x.id));
+        return { values: {}, errors: [{ path: ["vrrp", "auth", "password"], message: "VRRP_AUTH_PASS is not set" }] };
+      },
+    });
+    expect(asked).toEqual(["vrrpPassword", "bootstrapToken", "certificateKey", "caCertHash"]);
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    const line = text.split("\n").findIndex((l) => l.includes("password: { env: VRRP_AUTH_PASS }")) + 1;
+    expect(r.errors).toEqual([
+      expect.objectContaining({ path: ["vrrp", "auth", "password"], message: "VRRP_AUTH_PASS is not set", line }),
+    ]);
+    const resolved = generate(text, { secrets: () => ({ values: { vrrpPassword: "Zq9-xW2+" }, errors: [] }) });
+    expect(resolved.ok && resolved.artifacts.some((a) => a.content.includes("Zq9-xW2+") && a.secret)).toBe(true);
+    expect(generate("name: [", { secrets: () => expect.unreachable() }).ok).toBe(false);
   });
 
   it("gives Terraform a user-data file that cloud-init actually generates, for every pool", () => {
