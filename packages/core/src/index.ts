@@ -21,6 +21,7 @@ export {
   parseCidr,
 } from "./ip.js";
 export {
+  type FormatOptions,
   formatIssues,
   InternalError,
   type IssuePath,
@@ -65,6 +66,7 @@ export {
 export { stableJson } from "./serialize/json.js";
 export { parseYamlDocuments, toYaml, toYamlDocuments } from "./serialize/yaml.js";
 export { shellVar } from "./spec/derive.js";
+export { didYouMean, editDistance } from "./spec/messages.js";
 export { type Rule, rules } from "./spec/rules.js";
 export {
   type ClusterSpec,
