@@ -3,7 +3,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parseYamlDocuments, renderSpecReference, specJsonSchema } from "@clusterspec/core";
-import { generate, MANIFEST, nodeFileSystem, renderManifest } from "clusterspec";
+import { generate } from "clusterspec";
+import { MANIFEST, nodeFileSystem, renderManifest } from "clusterspec/cli";
 import { describe, expect, it } from "vitest";
 
 const root = import.meta.dirname;

@@ -1,5 +1,4 @@
-export { CliError, EXIT_DRIFT, EXIT_INVALID, EXIT_OK } from "./errors.js";
-export { type FileSystem, nodeFileSystem } from "./fs.js";
+// `clusterspec`: the library. Spec in, artifacts out; no file system (that is `clusterspec/cli`).
 export {
   type GenerateOptions,
   type GenerateResult,
@@ -10,15 +9,3 @@ export {
   type SecretResolution,
 } from "./generate.js";
 export { generatorModules } from "./generators.js";
-export { type CliIO, runCli, USAGE } from "./run.js";
-export {
-  type Drift,
-  diffTree,
-  MANIFEST,
-  type Manifest,
-  renderManifest,
-  type SecretsMode,
-  type WriteOptions,
-  type WriteSummary,
-  writeTree,
-} from "./write.js";
