@@ -4,6 +4,7 @@ import {
   type Artifact,
   type ClusterPlan,
   type ClusterSpec,
+  type ClusterSpecInput,
   checkSecretValues,
   type GeneratorModule,
   InternalError,
@@ -83,7 +84,9 @@ export function generateFromPlan(
  * Validates (text is parsed as YAML), resolves secrets and the plan, and runs every generator. Never throws
  * on bad input: every problem comes back as an error with its path (and line/column for text).
  */
-export function generate(spec: string | unknown, options: GenerateOptions = {}): GenerateResult {
+export function generate(text: string, options?: GenerateOptions): GenerateResult;
+export function generate(spec: ClusterSpecInput, options?: GenerateOptions): GenerateResult;
+export function generate(spec: string | ClusterSpecInput, options: GenerateOptions = {}): GenerateResult {
   const text = typeof spec === "string" ? spec : undefined;
   const validated = text === undefined ? validateSpec(spec) : loadSpec(text);
   if (!validated.ok) return validated;

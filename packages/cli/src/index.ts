@@ -1,4 +1,24 @@
 // `clusterspec`: the library. Spec in, artifacts out; no file system (that is `clusterspec/cli`).
+export type {
+  Artifact,
+  ClusterPlan,
+  ClusterSpec,
+  ClusterSpecInput,
+  GeneratorModule,
+  InterfaceSpec,
+  IssuePath,
+  NodeSpec,
+  PlannedInterface,
+  PlannedNode,
+  PoolSpec,
+  SecretId,
+  SecretRef,
+  SecretValues,
+  SegmentSpec,
+  SpecIssue,
+  Validated,
+} from "@clusterspec/core";
+export { type FormatOptions, formatIssues, loadSpec, validateSpec } from "@clusterspec/core";
 export {
   type GenerateOptions,
   type GenerateResult,

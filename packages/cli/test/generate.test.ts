@@ -14,6 +14,12 @@ const secretValues = {
   caCertHash: "sha256:0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0",
 };
 
+function sampleSpec(options: Parameters<typeof arbClusterSpec>[0]) {
+  const [spec] = fc.sample(arbClusterSpec(options), 1);
+  if (!spec) throw new Error("fast-check sampled nothing");
+  return spec;
+}
+
 describe("generate", () => {
   it("registers every output format once", () => {
     const names = generatorModules.map((m) => m.name);
@@ -63,7 +69,7 @@ describe("generate", () => {
   });
 
   it("returns errors, not exceptions, for secret values of the wrong shape", () => {
-    const r = generate(structuredClone(fc.sample(arbClusterSpec({ maxWorkers: 1, maxPool: 1 }), 1)[0]), {
+    const r = generate(structuredClone(sampleSpec({ maxWorkers: 1, maxPool: 1 })), {
       secrets: { bootstrapToken: "not-a-token\nkind: Evil" },
     });
     expect(r.ok).toBe(false);
@@ -114,12 +120,19 @@ describe("generate", () => {
         throw new OutputLimitError(["cloud", "pools", 0], "user data of pool ci is 20000 bytes; EC2 accepts 16384");
       },
     };
-    const r = generate(fc.sample(arbClusterSpec({ maxWorkers: 0, maxPool: 0 }), 1)[0], { modules: [tooBig] });
+    const r = generate(sampleSpec({ maxWorkers: 0, maxPool: 0 }), { modules: [tooBig] });
     expect(r.ok).toBe(false);
     if (!r.ok)
       expect(r.errors).toEqual([
         { path: ["cloud", "pools", 0], message: expect.stringContaining("EC2 accepts"), severity: "error" },
       ]);
+  });
+
+  it("takes spec text or a spec object and nothing else (checked by tsc), and never throws on a wrong value", () => {
+    // @ts-expect-error a number is neither spec text nor a spec
+    const r = generate(42);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.errors[0]?.code).toBe("invalid_type");
   });
 
   it("returns errors, not exceptions, for invalid input", () => {
