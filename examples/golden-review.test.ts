@@ -42,10 +42,10 @@ describe("golden-review workflow", () => {
       const args = (line ?? "")
         .split(" ")
         .map((a) => (a === '"$CLUSTER_SPEC"' ? join(examplesDir, name, "cluster.yaml") : a));
-      let stdout = "";
-      const io: CliIO = { cwd: repo, env: {}, stdout: (t) => void (stdout += t), stderr: () => {}, version: "test" };
+      const printed: string[] = [];
+      const io: CliIO = { cwd: repo, env: {}, stdout: (t) => printed.push(t), stderr: () => {}, version: "test" };
       expect(await runCli(args, io), name).toBe(0);
-      expect(stdout).toContain("### ✅ clusterspec: generated files are up to date");
+      expect(printed.join("")).toContain("### ✅ clusterspec: generated files are up to date");
     }
   });
 });
