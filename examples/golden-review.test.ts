@@ -24,7 +24,7 @@ describe("golden-review workflow", () => {
 
   it("is shown verbatim in docs/golden-review.md", () => {
     const doc = readFileSync(join(repo, "docs", "golden-review.md"), "utf8");
-    const block = /```yaml\n([\s\S]*?)\n```\n/.exec(doc)?.[1];
+    const block = /(`{3,})yaml\n([\s\S]*?)\n\1\n/.exec(doc)?.[2];
     expect(`${block}\n`).toBe(workflowText);
   });
 
