@@ -107,6 +107,20 @@ try {
     cwd: consumer,
     expectOutput: (out) => /^\d+ artifacts\n$/.test(out),
   });
+  // The consumer type-checks the installed declarations with skipLibCheck off; the figures are printed.
+  cpSync(join(repo, "packages", "cli", "test", "fixtures", "consumer"), join(consumer, "types"), { recursive: true });
+  const started = performance.now();
+  const tsc = run(
+    "tsc (skipLibCheck false) on a consumer of the installed packages",
+    process.execPath,
+    [join(repo, "node_modules", "typescript", "bin", "tsc"), "-p", "types/tsconfig.json", "--extendedDiagnostics"],
+    { cwd: consumer, expectOutput: (out) => !/error TS/.test(out) && !/node_modules\/zod\//.test(out) },
+  );
+  const figure = (name) => new RegExp(`^${name}:\\s+(\\S+)`, "m").exec(tsc.stdout ?? "")?.[1];
+  process.stdout.write(
+    `  types ${figure("Types")}, check ${figure("Check time")}, tsc total ${figure("Total time")}, ` +
+      `wall ${((performance.now() - started) / 1000).toFixed(2)}s\n`,
+  );
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -1,25 +1,27 @@
 // The programmatic API: spec text or object in, artifacts out. Pure: secrets arrive as values, or from a
 // resolver the caller supplies (the CLI's reads the environment and files).
 import {
-  type Artifact,
-  type ClusterPlan,
-  type ClusterSpec,
-  type ClusterSpecInput,
   checkSecretValues,
-  type GeneratorModule,
   InternalError,
   loadSpec,
   locateIssues,
   OutputLimitError,
   resolvePlan,
-  type SecretId,
-  type SecretRef,
-  type SecretValues,
-  type SpecIssue,
   secretReferences,
   summarizeCore,
   validateSpec,
 } from "@clusterspec/core";
+import type {
+  Artifact,
+  ClusterPlan,
+  ClusterSpec,
+  ClusterSpecInput,
+  GeneratorModule,
+  SecretId,
+  SecretRef,
+  SecretValues,
+  SpecIssue,
+} from "@clusterspec/core/types";
 import { generatorModules } from "./generators.js";
 
 /** A secret the spec references, as handed to a resolver. */

@@ -4,6 +4,7 @@ export type {
   ClusterPlan,
   ClusterSpec,
   ClusterSpecInput,
+  FormatOptions,
   GeneratorModule,
   InterfaceSpec,
   IssuePath,
@@ -17,8 +18,7 @@ export type {
   SegmentSpec,
   SpecIssue,
   Validated,
-} from "@clusterspec/core";
-export { type FormatOptions, formatIssues, loadSpec, validateSpec } from "@clusterspec/core";
+} from "@clusterspec/core/types";
 export {
   type GenerateOptions,
   type GenerateResult,
@@ -29,3 +29,4 @@ export {
   type SecretResolution,
 } from "./generate.js";
 export { generatorModules } from "./generators.js";
+export { formatIssues, loadSpec, validateSpec } from "./spec.js";

@@ -1,7 +1,8 @@
 // What the commands print besides plain text: the versioned JSON documents (docs/cli-json.md,
 // docs/cli-json.schema.json) and the markdown summary of `--check --format markdown`.
-import type { Artifact, ClusterPlan, SpecIssue } from "@clusterspec/core";
+
 import { toDotPath } from "@clusterspec/core";
+import type { Artifact, ClusterPlan, SpecIssue } from "@clusterspec/core/types";
 import type { Drift } from "./write.js";
 
 /** Bumped on any incompatible change to a JSON document the CLI prints. */

@@ -2,7 +2,8 @@
 import { createHash } from "node:crypto";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { formatIssues, type IssuePath, SECRET_KINDS, type SecretValues, specJsonSchema } from "@clusterspec/core";
+import { formatIssues, SECRET_KINDS, specJsonSchema } from "@clusterspec/core";
+import type { IssuePath, SecretValues } from "@clusterspec/core/types";
 import { paint, paintPatch, useColor } from "./color.js";
 import { CliError, EXIT_DRIFT, EXIT_INVALID, EXIT_OK, UsageError } from "./errors.js";
 import { describeFsError, type FileSystem, isFsError, nodeFileSystem } from "./fs.js";

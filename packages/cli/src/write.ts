@@ -3,7 +3,7 @@
 // run). A manifest records what clusterspec wrote; files it did not write are carried over as they are
 // and never deleted or overwritten without --force.
 import { basename, dirname, join } from "node:path";
-import type { Artifact } from "@clusterspec/core";
+import type { Artifact } from "@clusterspec/core/types";
 import { createTwoFilesPatch } from "diff";
 import { CliError } from "./errors.js";
 import type { FileSystem } from "./fs.js";

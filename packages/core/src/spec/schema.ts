@@ -76,7 +76,6 @@ export const SecretRefSchema = z
         : "expected a secret reference { env: NAME } or { file: path }",
   })
   .describe("A secret is referenced, never written inline: { env: NAME } or { file: path }");
-export type SecretRef = z.output<typeof SecretRefSchema>;
 
 // ---- kubernetes ----
 
@@ -580,9 +579,14 @@ export const ClusterSpecSchema = z
   })
   .describe("clusterspec cluster: one spec, every config file");
 
-export type ClusterSpecInput = z.input<typeof ClusterSpecSchema>;
-export type ClusterSpec = z.output<typeof ClusterSpecSchema>;
-export type NodeSpec = ClusterSpec["nodes"][number];
-export type InterfaceSpec = NodeSpec["interfaces"][string];
-export type SegmentSpec = ClusterSpec["network"]["segments"][number];
-export type PoolSpec = NonNullable<ClusterSpec["cloud"]>["pools"][number];
+// The spec's types are plain interfaces rendered from this schema (and proven equal to z.input/z.output
+// by test/spec-types.test.ts): declaration files then never reach into zod's types.
+export type {
+  ClusterSpec,
+  ClusterSpecInput,
+  InterfaceSpec,
+  NodeSpec,
+  PoolSpec,
+  SecretRef,
+  SegmentSpec,
+} from "./types.js";
