@@ -2,7 +2,7 @@
 import { createHash } from "node:crypto";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { formatIssues, SECRET_KINDS, specJsonSchema } from "@clusterspec/core";
+import { didYouMean, formatIssues, SECRET_KINDS, specJsonSchema } from "@clusterspec/core";
 import type { IssuePath, SecretValues } from "@clusterspec/core/types";
 import { paint, paintPatch, useColor } from "./color.js";
 import { CliError, EXIT_DRIFT, EXIT_INVALID, EXIT_OK, UsageError } from "./errors.js";
@@ -80,7 +80,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     return EXIT_OK;
   }
   if (command !== undefined && !isCommand(command)) {
-    const hint = COMMANDS.find((c) => c.startsWith(command.slice(0, 3)));
+    const hint = didYouMean(command, COMMANDS);
     return usage(`unknown command ${command}${hint ? ` (did you mean ${hint}?)` : ""}`);
   }
   if (values.help) {
