@@ -1,16 +1,22 @@
 // `clusterspec`: the library. Spec in, artifacts out; no file system (that is `clusterspec/cli`).
 export type {
   Artifact,
+  CiliumPlan,
+  CloudPlan,
   ClusterPlan,
   ClusterSpec,
   ClusterSpecInput,
   FormatOptions,
   GeneratorModule,
+  HostPlan,
   InterfaceSpec,
   IssuePath,
   NodeSpec,
   PlannedInterface,
   PlannedNode,
+  PlannedPool,
+  PlannedVip,
+  PolicyRoute,
   PoolSpec,
   SecretId,
   SecretRef,
@@ -18,6 +24,7 @@ export type {
   SegmentSpec,
   SpecIssue,
   Validated,
+  VrrpPlan,
 } from "@clusterspec/core/types";
 export {
   type GenerateOptions,

@@ -1,7 +1,7 @@
 import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
 import { type IssuePath, Reporter, type SpecIssue, type Validated } from "../issues.js";
 import { humaneIssues } from "./messages.js";
-import { rules } from "./rules.js";
+import { rules } from "./rules/index.js";
 import { type ClusterSpec, ClusterSpecSchema } from "./schema.js";
 
 /** Validates any JSON-like value. Never throws on user input: every problem comes back with its path. */
