@@ -306,7 +306,7 @@ function readSecrets(refs: readonly SecretReference[], specPath: string, io: Cli
       } catch (e) {
         errors.push({
           path,
-          message: `cannot read secret file ${file}: ${isFsError(e) ? describeFsError(e, fs, file) : (e as Error).message}`,
+          message: `cannot read the secret file: ${isFsError(e) ? describeFsError(e, fs, file) : `${file}: ${(e as Error).message}`}`,
         });
       }
     }

@@ -181,6 +181,23 @@ describe("generate", () => {
     );
   });
 
+  it("says in words why a secret file cannot be read, at the reference's line", async () => {
+    writeFileSync(
+      join(work, "cluster.yaml"),
+      exampleSpec.replace("password: { env: VRRP_AUTH_PASS }", "password: { file: secrets/vrrp.txt }"),
+    );
+    const env = {
+      KUBEADM_TOKEN: "q1w2e3.r4t5y6u7i8o9p0a1",
+      KUBEADM_CERT_KEY: "a".repeat(64),
+      KUBEADM_CA_HASH: `sha256:${"b".repeat(64)}`,
+    };
+    const r = await cli(["generate", "cluster.yaml", "--with-secrets", "-o", "deploy"], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      `✖ cannot read the secret file: ${join(work, "secrets", "vrrp.txt")} does not exist\n  → at vrrp.auth.password (cluster.yaml:36:21)`,
+    );
+  });
+
   it("names the file that stands where a folder is needed", async () => {
     writeFileSync(join(work, "afile"), "x");
     const r = await cli(["generate", "cluster.yaml", "-o", "afile/out"]);
