@@ -1,7 +1,7 @@
 // What the page shows, computed without the DOM: issues as editor diagnostics, the file tree, the VIP holders.
 import { type Artifact, type ClusterPlan, formatIssues, mastersWith, type SpecIssue } from "@clusterspec/core";
+import { type GenerateResult, generate } from "clusterspec";
 import { strToU8, type Zippable, zipSync } from "fflate";
-import { type GenerateResult, generate } from "./library.js";
 
 /** The spec file name the page reports in messages, as the CLI does for `clusterspec validate cluster.yaml`. */
 export const SPEC_NAME = "cluster.yaml";
@@ -10,7 +10,7 @@ export interface LineIssue {
   readonly line: number;
   readonly column: number;
   readonly severity: "error" | "warning";
-  /** Exactly the CLI's text for this issue: `✖ message` then `  → at path (cluster.yaml:line:col)`. */
+  /** Exactly the CLI's text for this issue: `✖ message`, `  → at path (cluster.yaml:line:col)` and a code frame. */
   readonly text: string;
 }
 
@@ -18,14 +18,14 @@ export function runSpec(text: string): GenerateResult {
   return generate(text, { sourceName: SPEC_NAME });
 }
 
-/** Every issue of a result at its line (1-based; issues without a position go to line 1). */
-export function lineIssues(result: GenerateResult): LineIssue[] {
+/** Every issue of a result at its line (1-based; issues without a position go to line 1), as the CLI prints it for `text`. */
+export function lineIssues(result: GenerateResult, text: string): LineIssue[] {
   const all: readonly SpecIssue[] = result.ok ? result.warnings : [...result.errors, ...result.warnings];
   return all.map((issue) => ({
     line: issue.line ?? 1,
     column: issue.column ?? 1,
     severity: issue.severity,
-    text: formatIssues([issue], SPEC_NAME),
+    text: formatIssues([issue], SPEC_NAME, { source: text }),
   }));
 }
 

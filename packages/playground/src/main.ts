@@ -1,5 +1,6 @@
 // The page: spec editor on the left; generated files, PLAN.md and the failover view on the right.
 import { specJsonSchema } from "@clusterspec/core";
+import type { GenerateResult } from "clusterspec";
 import { createEditor } from "./editor.js";
 import {
   fileTree,
@@ -11,7 +12,6 @@ import {
   vipNodes,
   zipTree,
 } from "./engine.js";
-import type { GenerateResult } from "./library.js";
 import { renderMarkdown, renderMermaid, renderMermaidBlocks } from "./markdown.js";
 import type { JsonSchema } from "./schema-help.js";
 import "./style.css";
@@ -49,7 +49,7 @@ function check(text: string): readonly LineIssue[] {
   if (text === lastText) return lastIssues;
   lastText = text;
   const result = runSpec(text);
-  lastIssues = lineIssues(result);
+  lastIssues = lineIssues(result, text);
   renderIssues(lastIssues);
   const errors = result.ok ? 0 : result.errors.length;
   status.textContent = result.ok

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { mastersWith, resolvePlan, validateSpec } from "@clusterspec/core";
 import { exampleInput, exampleNames, examplesDir, exampleText, readTree, toolAvailable } from "@clusterspec/testkit";
-import { MANIFEST, runCli } from "clusterspec";
+import { MANIFEST, runCli } from "clusterspec/cli";
 import { unzipSync } from "fflate";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -9,29 +9,33 @@ if (!result.ok) throw new Error("bare-metal-ha is invalid");
 describe("lineIssues", () => {
   it("places each issue at its line with the CLI's text", () => {
     const broken = exampleText("bare-metal-ha").replace("  port: 6443", "  port: 70000\n  colour: blue");
-    expect(lineIssues(runSpec(broken))).toMatchInlineSnapshot(`
+    expect(lineIssues(runSpec(broken), broken)).toMatchInlineSnapshot(`
       [
         {
-          "column": 9,
+          "column": 3,
           "line": 33,
           "severity": "error",
-          "text": "✖ Too big: expected number to be <=65535
-        → at controlPlane.port (cluster.yaml:33:9)",
+          "text": "✖ 70000 is out of range: expected a number in 1..65535
+        → at controlPlane.port (cluster.yaml:33:3)
+        33 |   port: 70000
+           |   ^^^^",
         },
         {
-          "column": 11,
+          "column": 3,
           "line": 34,
           "severity": "error",
           "text": "✖ unknown key "colour"
-        → at controlPlane.colour (cluster.yaml:34:11)",
+        → at controlPlane.colour (cluster.yaml:34:3)
+        34 |   colour: blue
+           |   ^^^^^^",
         },
       ]
     `);
   });
   it("puts a YAML syntax error where the parser found it", () => {
-    const [issue] = lineIssues(runSpec("apiVersion: [\n"));
+    const [issue] = lineIssues(runSpec("apiVersion: [\n"), "apiVersion: [\n");
     expect(issue?.line).toBe(2);
-    expect(issue?.text).toMatch(/^✖ could not parse cluster spec - invalid YAML\./);
+    expect(issue?.text).toMatch(/^✖ invalid YAML: /);
   });
 });
 
