@@ -43,7 +43,12 @@ export function createEditor(
         hoverTooltip((v, pos) => schemaHover(schema, v, pos)),
         autocompletion({ override: [(ctx) => completeKey(schema, ctx)] }),
         EditorView.lineWrapping,
-        EditorView.theme({ "&": { height: "100%" }, ".cm-scroller": { fontFamily: "var(--mono)" } }),
+        EditorView.theme({
+          "&": { height: "100%" },
+          ".cm-scroller": { fontFamily: "var(--mono)" },
+          // The CLI's text includes a code frame: keep its columns.
+          ".cm-diagnosticText": { fontFamily: "var(--mono)", whiteSpace: "pre-wrap" },
+        }),
       ],
     }),
   });
