@@ -129,7 +129,12 @@ describe("the playground in Chromium", () => {
       const shown = await filesShown();
       expect(Object.keys(shown).sort()).toEqual(Object.keys(goldenTree(name)).sort());
       expect(shown).toEqual(goldenTree(name));
-      await page.click(`#tree button.file[data-path="PLAN.md"]`);
+      // A cloud pool's user data where the example has one, else the first node's keepalived.conf.
+      const paths = Object.keys(shown).sort();
+      const pick = paths.find((p) => p.endsWith("/user-data.yaml")) ?? paths.find((p) => p.endsWith("keepalived.conf"));
+      await page.locator(`#tree button.file[data-path="${pick}"]`).scrollIntoViewIfNeeded();
+      await page.click(`#tree button.file[data-path="${pick}"]`);
+      expect(await page.locator("#file-content").textContent()).toBe(goldenTree(name)[pick ?? ""]);
       await screenshot(`${name}-files`);
     });
 
