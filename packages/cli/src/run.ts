@@ -9,7 +9,6 @@ import {
   locateIssues,
   OutputLimitError,
   resolvePlan,
-  SECRET_KINDS,
   type SecretValues,
   type SpecIssue,
   secretReferences,
@@ -234,24 +233,21 @@ function resolveSecretValues(
   const values: SecretValues = {};
   const issues: SpecIssue[] = [];
   const fail = (path: IssuePath, message: string) => issues.push({ path, message, severity: "error" });
-  for (const { id, ref } of secretReferences(spec)) {
+  for (const { id, ref, path } of secretReferences(spec)) {
     if ("env" in ref) {
       const v = io.env[ref.env];
-      if (v === undefined || v === "") fail(SECRET_KINDS[id].path, `environment variable ${ref.env} is not set`);
+      if (v === undefined || v === "") fail(path, `environment variable ${ref.env} is not set`);
       else values[id] = v;
     } else {
       const file = isAbsolute(ref.file) ? ref.file : join(dirname(specPath), ref.file);
       try {
         values[id] = fs.readText(file).replace(/\r?\n$/, "");
       } catch (e) {
-        fail(
-          SECRET_KINDS[id].path,
-          `cannot read secret file ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-        );
+        fail(path, `cannot read secret file ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
       }
     }
   }
-  for (const issue of checkSecretValues(values)) fail(issue.path, issue.message);
+  for (const issue of checkSecretValues(values, spec)) fail(issue.path, issue.message);
   if (issues.length > 0) throw new CliError(formatIssues(locateIssues(specText, issues), display));
   return values;
 }

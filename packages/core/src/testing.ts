@@ -5,7 +5,7 @@ import { formatIssues } from "./issues.js";
 import { resolvePlan } from "./plan/resolve.js";
 import type { ClusterPlan } from "./plan/types.js";
 import type { SecretValues } from "./secrets.js";
-import type { ClusterSpec, ClusterSpecInput } from "./spec/schema.js";
+import { type AnySpec, type ClusterSpec, type ClusterSpecInput, isCloudBurstSpec } from "./spec/schema.js";
 import { validateSpec } from "./spec/validate.js";
 
 export interface SpecShape {
@@ -187,14 +187,41 @@ export function mustResolve(input: unknown, sourceName = "cluster.yaml", secrets
 }
 
 /** Sample secret values of the real shape (never used anywhere real): for checking output as it is deployed. */
-export const TEST_SECRETS: Required<SecretValues> = {
+export const TEST_SECRETS: Required<
+  Pick<SecretValues, "vrrpPassword" | "bootstrapToken" | "certificateKey" | "caCertHash">
+> &
+  SecretValues = {
   vrrpPassword: "t3st-pw",
   bootstrapToken: "t3stt0.k3n0000000000000",
   certificateKey: "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
   caCertHash: "sha256:fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210",
+  wireguardHubPrivateKey: testWireguardKey(0),
 };
 
+/** A WireGuard key of the real shape (32 bytes in base64) that is known to everyone: tests only. */
+export function testWireguardKey(n: number): string {
+  const bytes = Array.from({ length: 32 }, (_, i) => (n * 37 + i * 11 + 5) & 0xff);
+  return btoa(String.fromCharCode(...bytes));
+}
+
+/** Test secrets for a spec: TEST_SECRETS plus one test key pair per burst slot. */
+export function testSecretsFor(spec: AnySpec): SecretValues {
+  const slots = spec.cloud?.pools.reduce((n, p) => n + p.maxSize, 0) ?? 0;
+  const keys = (offset: number) => Array.from({ length: slots }, (_, i) => testWireguardKey(offset + i)).join("\n");
+  return { ...TEST_SECRETS, wireguardPeerPrivateKeys: `${keys(1000)}\n`, wireguardPeerPublicKeys: `${keys(2000)}\n` };
+}
+
+/** The spec of a generated cluster; throws on the cloud burst of an existing one. */
+export function asClusterSpec(spec: AnySpec): ClusterSpec {
+  if (isCloudBurstSpec(spec)) throw new Error("expected a cluster spec, got a cloud burst of an existing cluster");
+  return spec;
+}
+
 export function mustValidate(input: unknown): ClusterSpec {
+  return asClusterSpec(mustValidateAny(input));
+}
+
+export function mustValidateAny(input: unknown): AnySpec {
   const result = validateSpec(input);
   if (!result.ok) throw new Error(`spec is invalid:\n${formatIssues(result.errors)}`);
   return result.value;

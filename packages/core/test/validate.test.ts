@@ -13,7 +13,7 @@ import {
   planVips,
   validateSpec,
 } from "@clusterspec/core";
-import { arbClusterSpec, buildSpec } from "@clusterspec/core/testing";
+import { arbClusterSpec, asClusterSpec, buildSpec } from "@clusterspec/core/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { errorsAfter, referenceSpec, warningsOf } from "./helpers.js";
@@ -727,7 +727,7 @@ describe("invariants hold for every spec validateSpec accepts", () => {
           });
           const r = validateSpec(s);
           if (!r.ok) return;
-          const vips = planVips(r.value);
+          const vips = planVips(asClusterSpec(r.value));
           const ids = vips.map((v) => `${v.interface}/${v.vrid}`);
           expect(new Set(ids).size).toBe(ids.length);
           for (const v of vips) expect(v.vrid >= 1 && v.vrid <= 255).toBe(true);

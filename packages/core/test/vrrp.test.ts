@@ -12,14 +12,14 @@ import {
   priorityOrders,
   validateSpec,
 } from "../src/index.js";
-import { buildSpec, mustResolve } from "../src/testing.js";
+import { asClusterSpec, buildSpec, mustResolve } from "../src/testing.js";
 
 const referenceYaml = readFileSync(join(import.meta.dirname, "../../../examples/bare-metal-ha/cluster.yaml"), "utf8");
 
 function referenceSpec(): ClusterSpec {
   const r = loadSpec(referenceYaml);
   if (!r.ok) throw new Error("reference cluster is invalid");
-  return r.value;
+  return asClusterSpec(r.value);
 }
 
 /** Schema-parsed only (rules skipped), so tests can feed collisions to allocateVrids. */

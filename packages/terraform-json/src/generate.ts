@@ -2,11 +2,12 @@
 import {
   type Artifact,
   autoscalerTags,
-  type ClusterPlan,
-  type GeneratorModule,
+  type BurstGeneratorModule,
+  type BurstPlan,
   generatedMarker,
   mdTable,
-  type PoolSpec,
+  type PlannedCloud,
+  type PlannedPool,
   stableJson,
   TERRAFORM_DIR,
   userDataPaths,
@@ -14,12 +15,15 @@ import {
 import { tfExpr, tfLiteral } from "./escape.js";
 
 type Json = Record<string, unknown>;
-type Cloud = NonNullable<ClusterPlan["cloud"]>;
+type Cloud = PlannedCloud;
 
 const EVENTS = "ec2_state_change";
 
+/** How long `terraform apply` waits for the provisioner to confirm the SNS subscription. */
+export const SNS_CONFIRMATION_TIMEOUT_MINUTES = 5;
+
 /** Terraform identifiers start with a letter or underscore; pool names may start with a digit. */
-export function poolResourceName(pool: PoolSpec): string {
+export function poolResourceName(pool: PlannedPool): string {
   return /^[a-z]/.test(pool.name) ? pool.name : `pool-${pool.name}`;
 }
 
@@ -28,7 +32,7 @@ function awsName(prefix: string, suffix: string, max: number): string {
   return `${prefix.slice(0, max - suffix.length)}${suffix}`;
 }
 
-function file(plan: ClusterPlan, name: string, body: Json): Artifact {
+function file(plan: BurstPlan, name: string, body: Json): Artifact {
   return { path: `${TERRAFORM_DIR}/${name}`, content: stableJson({ "//": tfLiteral(generatedMarker(plan)), ...body }) };
 }
 
@@ -41,7 +45,7 @@ function providers(cloud: Cloud): Json {
   };
 }
 
-function events(plan: ClusterPlan, cloud: Cloud): Json {
+function events(plan: BurstPlan, cloud: Cloud): Json {
   const topicArn = tfExpr(`aws_sns_topic.${EVENTS}.arn`);
   const ruleArn = tfExpr(`aws_cloudwatch_event_rule.${EVENTS}.arn`);
   const policy = {
@@ -74,9 +78,16 @@ function events(plan: ClusterPlan, cloud: Cloud): Json {
       },
       aws_sns_topic: { [EVENTS]: { name: tfLiteral(awsName(plan.name, "-ec2-state-change", 256)) } },
       aws_sns_topic_policy: { [EVENTS]: { arn: topicArn, policy: JSON.stringify(policy) } },
-      // https only; the provisioner confirms the subscription itself (no endpoint_auto_confirms)
+      // The provisioner confirms the subscription itself (the contract): endpoint_auto_confirms makes apply wait
+      // for that and fail after the timeout, so no unconfirmed subscription is ever taken for a working one.
       aws_sns_topic_subscription: {
-        provisioner: { topic_arn: topicArn, protocol: "https", endpoint: tfLiteral(cloud.provisioner.url) },
+        provisioner: {
+          topic_arn: topicArn,
+          protocol: "https",
+          endpoint: tfLiteral(cloud.snsEndpoint),
+          endpoint_auto_confirms: true,
+          confirmation_timeout_in_minutes: SNS_CONFIRMATION_TIMEOUT_MINUTES,
+        },
       },
     },
   };
@@ -91,14 +102,14 @@ function fromTerraform(artifactPath: string): string {
   return `\${path.module}/${"../".repeat(from.length - common)}${to.slice(common).join("/")}`;
 }
 
-function userDataExpr(pool: PoolSpec): string {
+function userDataExpr(pool: PlannedPool): string {
   const paths = userDataPaths(pool.name);
   const gz = fromTerraform(paths.gzipBase64);
   // cloud-init writes user-data.gz.b64 only when the YAML is over EC2's 16 KiB; the review diff stays on the YAML
   return tfExpr(`fileexists("${gz}") ? trimspace(file("${gz}")) : filebase64("${fromTerraform(paths.yaml)}")`);
 }
 
-function poolResources(plan: ClusterPlan, pool: PoolSpec): Json {
+function poolResources(plan: BurstPlan, pool: PlannedPool): Json {
   const r = poolResourceName(pool);
   const name = tfLiteral(`${plan.name}-${pool.name}`);
   const ami = pool.ami;
@@ -126,7 +137,10 @@ function poolResources(plan: ClusterPlan, pool: PoolSpec): Json {
           ...(pool.instanceProfile === undefined
             ? {}
             : { iam_instance_profile: [{ name: tfLiteral(pool.instanceProfile) }] }),
-          metadata_options: [{ http_endpoint: "enabled", http_tokens: "required", http_put_response_hop_limit: 2 }],
+          // IMDSv2 only; hop limit 1 keeps pods (one hop further) away from the instance's credentials
+          metadata_options: [
+            { http_endpoint: "enabled", http_tokens: "required", http_put_response_hop_limit: pool.imdsHopLimit },
+          ],
           block_device_mappings: [
             {
               device_name: tfExpr(`data.aws_ami.${r}.root_device_name`),
@@ -166,7 +180,7 @@ function poolResources(plan: ClusterPlan, pool: PoolSpec): Json {
   };
 }
 
-export function generateTerraform(plan: ClusterPlan): Artifact[] {
+export function generateTerraform(plan: BurstPlan): Artifact[] {
   const cloud = plan.cloud;
   if (!cloud) return [];
   return [
@@ -176,7 +190,7 @@ export function generateTerraform(plan: ClusterPlan): Artifact[] {
   ];
 }
 
-export function summarizeTerraform(plan: ClusterPlan): string | undefined {
+export function summarizeTerraform(plan: BurstPlan): string | undefined {
   const cloud = plan.cloud;
   if (!cloud) return undefined;
   const rows = cloud.pools.map((p) => [
@@ -184,20 +198,29 @@ export function summarizeTerraform(plan: ClusterPlan): string | undefined {
     `${p.instanceType} (${p.architecture})`,
     "id" in p.ami ? p.ami.id : `${p.ami.lookup.name} from ${p.ami.lookup.owners.join(", ")}`,
     `${p.minSize}..${p.maxSize}`,
+    p.imdsHopLimit === 1 ? "1 (pods cannot reach IMDS)" : "2 (pods can reach IMDS)",
     p.taints.map((t) => `${t.key}=${t.value}:${t.effect}`).join(", ") || "none",
     `${autoscalerTags(plan.name, p).length} of 50`,
   ]);
+  const podAccess = cloud.pools.filter((p) => p.imdsHopLimit > 1);
   return [
     "## AWS (Terraform)",
     "",
-    `Region ${cloud.aws.region}, provider hashicorp/aws ${cloud.aws.providerVersion}. EventBridge sends "EC2 Instance State-change Notification" events to an SNS topic with an HTTPS subscription to ${cloud.provisioner.url} (the provisioner confirms it). Launch templates require IMDSv2 (hop limit 2); Cluster Autoscaler discovers the groups by their tags and owns their desired capacity. No state, backend or credential is generated.`,
+    `Region ${cloud.aws.region}, provider hashicorp/aws ${cloud.aws.providerVersion}. EventBridge sends "EC2 Instance State-change Notification" events to an SNS topic with an HTTPS subscription to ${cloud.snsEndpoint}. Launch templates require IMDSv2; Cluster Autoscaler discovers the groups by their tags and owns their desired capacity. No state, backend or credential is generated.`,
     "",
-    mdTable(["pool", "instance type", "AMI", "size", "taints", "ASG tags"], rows),
+    `The provisioner confirms the SNS subscription itself (\`endpoint_auto_confirms = true\`): \`terraform apply\` waits up to ${SNS_CONFIRMATION_TIMEOUT_MINUTES} minutes for the confirmation and fails without it. Terraform cannot delete an unconfirmed subscription (it only drops it from state), but \`terraform destroy\` deletes the topic, and with it every subscription, confirmed or pending; AWS also expires pending ones after 3 days.`,
+    "",
+    ...podAccess.map(
+      (p) =>
+        `> **Warning:** pool ${p.name} lets pods reach the instance metadata service (\`imds.podAccess: true\`, hop limit 2): any pod on its nodes can read the instance role's credentials.\n`,
+    ),
+    mdTable(["pool", "instance type", "AMI", "size", "IMDS hop limit", "taints", "ASG tags"], rows),
   ].join("\n");
 }
 
-export const terraformModule: GeneratorModule = {
+export const terraformModule: BurstGeneratorModule = {
   name: "terraform-json",
+  burst: true,
   generate: generateTerraform,
   summarize: summarizeTerraform,
 };

@@ -1,4 +1,4 @@
-export { exampleInput, exampleNames, examplesDir, exampleText } from "./examples.js";
+export { clusterExampleNames, exampleInput, exampleNames, examplesDir, exampleText } from "./examples.js";
 export { type Netns, withNetns } from "./netns.js";
 export { ajv04, ajv07, formatAjvErrors, readSchema, schemaDir, type ValidateFunction } from "./schemas.js";
 export { hasTool, run, sh, type ToolResult, toolAvailable } from "./tools.js";

@@ -8,16 +8,21 @@ import {
   kubernetesSegment,
   segmentOfInterface,
 } from "../spec/derive.js";
-import type { ClusterSpec } from "../spec/schema.js";
-import { durationSeconds, formatKubernetesVersion, parseKubernetesVersion } from "../spec/version.js";
-import type { ClusterPlan, KubeadmApiVersion, NodeHealthPlan, PlannedNode, PolicyRoute } from "./types.js";
+import { type AnySpec, type CloudBurstSpec, type ClusterSpec, isCloudBurstSpec } from "../spec/schema.js";
+import { durationSeconds, formatKubernetesVersion, parseKubernetesVersion, type Semver } from "../spec/version.js";
+import { type BurstKubernetes, planCloud } from "./burst.js";
+import type {
+  AnyPlan,
+  CloudBurstPlan,
+  ClusterPlan,
+  KubeadmApiVersion,
+  NodeHealthPlan,
+  PlannedNode,
+  PolicyRoute,
+} from "./types.js";
 import { planVips } from "./vrrp.js";
 
-/** Bytes WireGuard adds over IPv4: outer IPv4 (20) + UDP (8) + WireGuard header and tag (32). */
-export const WIREGUARD_OVERHEAD = 60;
-
-/** MTU left inside the WireGuard tunnel. */
-export const tunnelMtuOf = (underlayMtu: number): number => underlayMtu - WIREGUARD_OVERHEAD;
+export { tunnelMtuOf, WIREGUARD_OVERHEAD } from "./burst.js";
 
 export interface ResolveOptions {
   /** Spec file name for the generated-file header; default `cluster.yaml`. */
@@ -61,7 +66,55 @@ function ciliumDevices(spec: ClusterSpec, kubernetesInterface: string): string[]
  * Everything derived from a validated spec, once. Generators read only this.
  * Throws InternalError on a spec that did not pass validateSpec.
  */
-export function resolvePlan(spec: ClusterSpec, options: ResolveOptions = {}): ClusterPlan {
+export function resolvePlan(spec: ClusterSpec, options?: ResolveOptions): ClusterPlan;
+export function resolvePlan(spec: CloudBurstSpec, options?: ResolveOptions): CloudBurstPlan;
+export function resolvePlan(spec: AnySpec, options?: ResolveOptions): AnyPlan;
+export function resolvePlan(spec: AnySpec, options: ResolveOptions = {}): AnyPlan {
+  return isCloudBurstSpec(spec) ? resolveCloudBurstPlan(spec, options) : resolveClusterPlan(spec, options);
+}
+
+function burstKubernetes(
+  version: Semver,
+  k: { podSubnet: string; serviceSubnet: string; dnsDomain: string; cgroupDriver: "cgroupfs" | "systemd" },
+): BurstKubernetes {
+  return {
+    version,
+    versionText: formatKubernetesVersion(version),
+    kubeadmApiVersion: kubeadmApiVersionFor(version.minor),
+    podSubnet: k.podSubnet,
+    serviceSubnet: k.serviceSubnet,
+    dnsDomain: k.dnsDomain,
+    cgroupDriver: k.cgroupDriver,
+  };
+}
+
+/** The plan of a cloud-burst-only spec: the existing cluster's facts and the burst side. */
+function resolveCloudBurstPlan(spec: CloudBurstSpec, options: ResolveOptions): CloudBurstPlan {
+  const e = spec.existingCluster;
+  const version = parseKubernetesVersion(e.kubernetesVersion);
+  if (!version) throw new InternalError("resolvePlan needs a validated spec");
+  const kubernetes = burstKubernetes(version, e);
+  const secrets = resolveSecrets(spec, options.secrets ?? {});
+  return {
+    sourceName: options.sourceName ?? "cluster.yaml",
+    name: spec.name,
+    existingCluster: { endpoint: e.endpoint, onPremNetworks: e.onPremNetworks },
+    kubernetes,
+    cloud: planCloud(spec.cloud, {
+      clusterName: spec.name,
+      kubernetes,
+      apiServerEndpoint: e.endpoint,
+      nameservers: e.nameservers,
+      searchDomains: e.searchDomains,
+      onPremNetworks: e.onPremNetworks,
+      nodes: [],
+      secrets,
+    }),
+    secrets,
+  };
+}
+
+function resolveClusterPlan(spec: ClusterSpec, options: ResolveOptions): ClusterPlan {
   const version = parseKubernetesVersion(spec.kubernetes.version);
   const segment = kubernetesSegment(spec);
   if (!version || !segment) throw new InternalError("resolvePlan needs a validated spec");
@@ -141,6 +194,7 @@ export function resolvePlan(spec: ClusterSpec, options: ResolveOptions = {}): Cl
   };
 
   const weight = spec.vrrp.healthCheck.weight ?? -cpNames.length;
+  const secrets = resolveSecrets(spec, options.secrets ?? {});
 
   return {
     sourceName: options.sourceName ?? "cluster.yaml",
@@ -177,7 +231,18 @@ export function resolvePlan(spec: ClusterSpec, options: ResolveOptions = {}): Cl
     nodes,
     initNode,
     cilium: { ...spec.cilium, devices: ciliumDevices(spec, segment.interface) },
-    cloud: spec.cloud && { ...spec.cloud, tunnelMtu: tunnelMtuOf(spec.cloud.wireguard.underlayMtu) },
-    secrets: resolveSecrets(spec, options.secrets ?? {}),
+    cloud:
+      spec.cloud &&
+      planCloud(spec.cloud, {
+        clusterName: spec.name,
+        kubernetes: burstKubernetes(version, spec.kubernetes),
+        apiServerEndpoint: ipFamily(host) === 6 ? `[${host}]:${port}` : `${host}:${port}`,
+        nameservers: spec.network.nameservers,
+        searchDomains: spec.network.searchDomains,
+        onPremNetworks: [segment.subnet],
+        nodes: nodes.map((n) => ({ name: n.name, address: n.internalAddress })),
+        secrets,
+      }),
+    secrets,
   };
 }

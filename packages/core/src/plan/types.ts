@@ -1,6 +1,7 @@
 import type { ResolvedSecret, SecretId } from "../secrets.js";
-import type { ClusterSpec, PoolSpec, SegmentSpec } from "../spec/schema.js";
+import type { ClusterSpec, SegmentSpec } from "../spec/schema.js";
 import type { Semver } from "../spec/version.js";
+import type { BurstPlan, PlannedCloud } from "./burst.js";
 import type { PlannedVip } from "./vrrp.js";
 
 export type KubeadmApiVersion = "kubeadm.k8s.io/v1beta3" | "kubeadm.k8s.io/v1beta4";
@@ -108,12 +109,15 @@ export interface ClusterPlan {
   readonly nodes: readonly PlannedNode[];
   readonly initNode: PlannedNode;
   readonly cilium: ClusterSpec["cilium"] & { readonly devices: readonly string[] };
-  readonly cloud:
-    | (NonNullable<ClusterSpec["cloud"]> & {
-        readonly pools: readonly PoolSpec[];
-        /** MTU inside the WireGuard tunnel: underlay minus 60 bytes (IPv4 + UDP + WireGuard). */
-        readonly tunnelMtu: number;
-      })
-    | undefined;
+  readonly cloud: PlannedCloud | undefined;
   readonly secrets: Partial<Record<SecretId, ResolvedSecret>>;
 }
+
+/** The plan of a spec with `existingCluster:`: only the burst side is generated. */
+export interface CloudBurstPlan extends BurstPlan {
+  readonly existingCluster: { readonly endpoint: string; readonly onPremNetworks: readonly string[] };
+  readonly cloud: PlannedCloud;
+}
+
+export type AnyPlan = ClusterPlan | CloudBurstPlan;
+export const isCloudBurstPlan = (plan: AnyPlan): plan is CloudBurstPlan => "existingCluster" in plan;

@@ -29,10 +29,16 @@ import {
   segmentOfInterface,
   shellVar,
 } from "./derive.js";
-import { type ClusterSpec, MIN_KUBERNETES_MINOR } from "./schema.js";
+import { type CloudSpec, type ClusterSpec, MIN_KUBERNETES_MINOR } from "./schema.js";
 import { durationSeconds, parseKubernetesVersion } from "./version.js";
 
 export type Rule = (spec: ClusterSpec, report: Reporter) => void;
+/** A rule over the cloud section only: it holds for a generated cluster and for the cloud burst of an existing one. */
+export type CloudRule = (spec: CloudRuleInput, report: Reporter) => void;
+export interface CloudRuleInput {
+  readonly name: string;
+  readonly cloud?: CloudSpec | undefined;
+}
 
 /** Paths already reported by earlier occurrences, for "also used by …" messages. */
 function firstSeen<K>(): (key: K, path: IssuePath) => IssuePath | undefined {
@@ -641,7 +647,7 @@ export const ciliumMtuFitsTunnel: Rule = (spec, report) => {
 };
 
 /** AWS caps Auto Scaling Group tags; Cluster Autoscaler needs one per label, taint and resource to scale from zero. */
-export const cloudPoolTagsFit: Rule = (spec, report) => {
+export const cloudPoolTagsFit: CloudRule = (spec, report) => {
   spec.cloud?.pools.forEach((pool, i) => {
     const base = ["cloud", "pools", i];
     const tags = autoscalerTags(spec.name, pool);
@@ -680,7 +686,7 @@ function tagSource(pool: { taints: readonly { key: string }[] }, key: string, ba
 }
 
 /** The kubelet refuses to start with --node-labels it may not set on itself (kubernetes.io and k8s.io namespaces). */
-export const cloudPoolLabelsSelfSettable: Rule = (spec, report) => {
+export const cloudPoolLabelsSelfSettable: CloudRule = (spec, report) => {
   spec.cloud?.pools.forEach((pool, i) => {
     for (const key of Object.keys(pool.labels))
       if (!kubeletMaySetLabel(key))
@@ -692,7 +698,7 @@ export const cloudPoolLabelsSelfSettable: Rule = (spec, report) => {
 };
 
 /** Burst nodes append API paths to the provisioner URL. */
-export const provisionerUrlIsBase: Rule = (spec, report) => {
+export const provisionerUrlIsBase: CloudRule = (spec, report) => {
   const url = spec.cloud?.provisioner.url;
   if (url !== undefined && /[?#]/.test(url))
     report.error(

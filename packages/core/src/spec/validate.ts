@@ -1,8 +1,15 @@
 import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
 import type { z } from "zod";
 import { type IssuePath, Reporter, type SpecIssue, type Validated } from "../issues.js";
+import { cloudBurstRules, conflictingSections, isCloudBurstInput, sharedCloudRules } from "./cloud-burst.js";
 import { rules } from "./rules.js";
-import { type ClusterSpec, ClusterSpecSchema } from "./schema.js";
+import {
+  type AnySpec,
+  type CloudBurstSpec,
+  CloudBurstSpecSchema,
+  type ClusterSpec,
+  ClusterSpecSchema,
+} from "./schema.js";
 
 function fromZod(issue: z.core.$ZodIssue): SpecIssue {
   const path = issue.path.map((p) => (typeof p === "symbol" ? String(p) : p));
@@ -16,17 +23,35 @@ function fromZod(issue: z.core.$ZodIssue): SpecIssue {
 }
 
 /** Validates any JSON-like value. Never throws on user input: every problem comes back with its path. */
-export function validateSpec(input: unknown): Validated<ClusterSpec> {
+export function validateSpec(input: unknown): Validated<AnySpec> {
+  if (isCloudBurstInput(input)) return validateCloudBurstSpec(input);
+  return validateClusterSpec(input);
+}
+
+/** A spec with `existingCluster:` describes only the cloud burst of a cluster managed by other means. */
+function validateCloudBurstSpec(input: Record<string, unknown>): Validated<CloudBurstSpec> {
+  const conflicts = conflictingSections(input);
+  if (conflicts.length > 0) return { ok: false, errors: conflicts, warnings: [] };
+  const parsed = CloudBurstSpecSchema.safeParse(input);
+  if (!parsed.success) return { ok: false, errors: parsed.error.issues.map(fromZod), warnings: [] };
+  const report = new Reporter();
+  for (const rule of cloudBurstRules) rule(parsed.data, report);
+  if (report.errors.length > 0) return { ok: false, errors: report.errors, warnings: report.warnings };
+  return { ok: true, value: parsed.data, warnings: report.warnings };
+}
+
+function validateClusterSpec(input: unknown): Validated<ClusterSpec> {
   const parsed = ClusterSpecSchema.safeParse(input);
   if (!parsed.success) return { ok: false, errors: parsed.error.issues.map(fromZod), warnings: [] };
   const report = new Reporter();
   for (const rule of rules) rule(parsed.data, report);
+  for (const rule of sharedCloudRules) rule(parsed.data, report);
   if (report.errors.length > 0) return { ok: false, errors: report.errors, warnings: report.warnings };
   return { ok: true, value: parsed.data, warnings: report.warnings };
 }
 
 /** Parses YAML text and validates it; issues carry `line`/`column` wherever the path exists in the text. */
-export function loadSpec(text: string): Validated<ClusterSpec> {
+export function loadSpec(text: string): Validated<AnySpec> {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {
