@@ -11,6 +11,14 @@ export const SNS_PATH = PROVISIONER_SNS_PATH;
 
 const INSTANCE_ID_PATTERN = "^i-[0-9a-f]{8,17}$";
 
+const INSTANCE_ID_PARAMETER = {
+  name: "instanceId",
+  in: "path",
+  required: true,
+  description: "The EC2 instance id, as the node reads it from IMDS",
+  schema: { type: "string", pattern: INSTANCE_ID_PATTERN },
+};
+
 const retryText = (what: string) =>
   `The join script sends GET at most ${PROVISIONER_RETRY.attempts} times, ${PROVISIONER_RETRY.delaySeconds} s apart (${PROVISIONER_RETRY.timeoutSeconds} s timeout each), retrying on no answer and on ${RETRIED_STATUSES.join(", ")}; any other status stops the join at once. ${what}`;
 
@@ -76,7 +84,8 @@ function getOperation(
       summary,
       description,
       security: [{ identityDocument: [], identitySignature: [] }],
-      parameters: [{ $ref: "#/components/parameters/instanceId" }],
+      // inline: the 3.1 schema of 2021-04-15 wants an absolute URI in $ref
+      parameters: [INSTANCE_ID_PARAMETER],
       responses: { "200": ok, ...errorResponses(notFound) },
     },
   };
@@ -145,15 +154,6 @@ export function provisionerContract(plan: BurstPlan): Record<string, unknown> | 
       },
     },
     components: {
-      parameters: {
-        instanceId: {
-          name: "instanceId",
-          in: "path",
-          required: true,
-          description: "The EC2 instance id, as the node reads it from IMDS",
-          schema: { type: "string", pattern: INSTANCE_ID_PATTERN },
-        },
-      },
       securitySchemes: {
         identityDocument: {
           type: "apiKey",
