@@ -126,6 +126,22 @@ describe("terraform files", () => {
     );
   });
 
+  it("raise the hop limit to 2 only for a pool whose pods may reach IMDS, with a warning in PLAN.md", () => {
+    const input = cloudInput() as any;
+    input.cloud.pools[0].imds = { podAccess: true };
+    const p = mustResolve(input);
+    const pool = docs(p)["cloud/terraform/pool-ci-arm64.tf.json"] as {
+      resource: Record<string, Record<string, Record<string, unknown>>>;
+    };
+    expect(pool.resource.aws_launch_template?.["ci-arm64"]?.metadata_options).toEqual([
+      { http_endpoint: "enabled", http_put_response_hop_limit: 2, http_tokens: "required" },
+    ]);
+    expect(terraformModule.summarize?.(p)).toContain(
+      "> **Warning:** pool ci-arm64 lets pods reach the instance metadata service (`imds.podAccess: true`, hop limit 2)",
+    );
+    expect(terraformModule.summarize?.(plan)).not.toContain("Warning");
+  });
+
   it("tag the group for Cluster Autoscaler auto-discovery and scale from zero", () => {
     const pool = docs(plan)["cloud/terraform/pool-ci-arm64.tf.json"] as {
       resource: Record<string, Record<string, Record<string, unknown>>>;
