@@ -143,6 +143,25 @@ describe("wg-quick configs", () => {
     );
   });
 
+  it("writes the hub's config into the node that is the hub, 0600, or under cloud/hub/ when no node is", () => {
+    fc.assert(
+      fc.property(arbHubSpec(), (spec) => {
+        const plan = resolvePlan(spec);
+        const node = (spec as { nodes: { name: string }[] }).nodes[0]?.name;
+        const [hub] = generateWireguard(plan);
+        expect(hub?.path).toBe(`nodes/${node}/etc/wireguard/wg0.conf`);
+        expect(hub?.secret).toBe(true);
+      }),
+      { numRuns: 5 },
+    );
+    const loaded = loadSpec(exampleText("cloud-burst-only"));
+    if (!loaded.ok) throw new Error("invalid example");
+    expect(generateWireguard(resolvePlan(loaded.value)).map((a) => a.path)).toEqual([
+      "cloud/hub/etc/wireguard/wg0.conf",
+      PEER_SECRETS_PATH,
+    ]);
+  });
+
   it("writes Secrets in the contract's layout, and the review tree holds only placeholders", () => {
     for (const name of withHub) {
       const loaded = loadSpec(exampleText(name));
