@@ -3,7 +3,6 @@ import { posix } from "node:path";
 import {
   type AnySpec,
   OutputLimitError,
-  parseYamlDocuments,
   peerKeyLines,
   resolvePlan,
   type SecretValues,
@@ -15,6 +14,7 @@ import {
   distinctSecretsFor,
   mustValidate,
   mustValidateAny,
+  parseYamlDocuments,
   withWireguardHub,
 } from "@clusterspec/core/testing";
 import { generate, generateFromPlan, generatorModules } from "clusterspec";

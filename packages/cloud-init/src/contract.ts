@@ -1,7 +1,7 @@
 // The provisioner's side of the bargain, as an OpenAPI 3.1 document built from the plan: the endpoints the
 // join script calls (with the same paths, headers, statuses and retries the script uses), the SNS endpoint,
 // the lifecycle it must implement and the Kubernetes Secret layout of the peer configs.
-import { type BurstPlan, type PlannedCloud, PROVISIONER_SNS_PATH, toYaml } from "@clusterspec/core";
+import { type BurstPlan, type CloudPlan, PROVISIONER_SNS_PATH, toYaml } from "@clusterspec/core";
 import { IDENTITY_HEADERS, PROVISIONER_RETRY, RETRIED_STATUSES } from "./join-script.js";
 
 export const CONTRACT_PATH = "cloud/provisioner/openapi.yaml";
@@ -22,7 +22,7 @@ const INSTANCE_ID_PARAMETER = {
 const retryText = (what: string) =>
   `The join script sends GET at most ${PROVISIONER_RETRY.attempts} times, ${PROVISIONER_RETRY.delaySeconds} s apart (${PROVISIONER_RETRY.timeoutSeconds} s timeout each), retrying on no answer and on ${RETRIED_STATUSES.join(", ")}; any other status stops the join at once. ${what}`;
 
-function identityText(cloud: PlannedCloud): string {
+function identityText(cloud: CloudPlan): string {
   return [
     `Every request carries the instance identity document and its signature, both read from IMDSv2 (\`/latest/dynamic/instance-identity/document\` and \`/latest/dynamic/instance-identity/pkcs7\`).`,
     `\`${IDENTITY_HEADERS.document}\` is the document, base64-encoded (one line); \`${IDENTITY_HEADERS.signature}\` is the PKCS7 signature as IMDS serves it, newlines removed.`,
@@ -32,7 +32,7 @@ function identityText(cloud: PlannedCloud): string {
   ].join(" ");
 }
 
-function lifecycleText(plan: BurstPlan, cloud: PlannedCloud): string {
+function lifecycleText(plan: BurstPlan, cloud: CloudPlan): string {
   const wg = cloud.wireguard.interface;
   const keys =
     cloud.peerKeys === "static"
@@ -47,7 +47,7 @@ function lifecycleText(plan: BurstPlan, cloud: PlannedCloud): string {
   ].join(" ");
 }
 
-function clientConfigText(cloud: PlannedCloud): string {
+function clientConfigText(cloud: CloudPlan): string {
   const hub = cloud.hub;
   return [
     "A complete wg-quick config for this instance's slot:",

@@ -4,7 +4,6 @@ export {
   cloudInitModule,
   generateCloudInit,
   planUserData,
-  summarizeCloudInit,
   USER_DATA_LIMIT,
   type UserDataPlan,
 } from "./generate.js";
@@ -23,6 +22,7 @@ export {
   PROVISIONER_RETRY,
   RETRIED_STATUSES,
 } from "./join-script.js";
+export { summarizeCloudInit } from "./summary.js";
 export {
   CRIO_SOCKET,
   fedoraPackages,

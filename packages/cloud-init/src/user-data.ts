@@ -1,11 +1,11 @@
 // cloud-config for a burst node pool, built as an object and serialised with toYaml.
 import {
   type BurstPlan,
+  type CloudPlan,
   formatExtraArgs,
   generatedMarker,
   InternalError,
   ipFamily,
-  type PlannedCloud,
   type PlannedPool,
   shellQuote,
   toYaml,
@@ -30,7 +30,7 @@ function comment(plan: BurstPlan): string {
 }
 
 /** Fedora's versioned packages (Fedora 41 and newer: kubernetesX.Y and cri-oX.Y share the Kubernetes minor) and what preflight checks. */
-export function fedoraPackages(cloud: PlannedCloud): string[] {
+export function fedoraPackages(cloud: CloudPlan): string[] {
   return cloud.packages.map((p) => p.name);
 }
 
@@ -39,7 +39,7 @@ export function renderJoinEnv(plan: BurstPlan, env: JoinEnv): string {
   return comment(plan) + JOIN_ENV_KEYS.map((k) => `${k}=${shellQuote(env[k])}\n`).join("");
 }
 
-export function joinEnvFor(plan: BurstPlan, cloud: PlannedCloud, pool: PlannedPool): JoinEnv {
+export function joinEnvFor(plan: BurstPlan, cloud: CloudPlan, pool: PlannedPool): JoinEnv {
   return {
     CLUSTER_NAME: plan.name,
     POOL_NAME: pool.name,

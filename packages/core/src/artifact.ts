@@ -1,5 +1,4 @@
-import type { BurstPlan } from "./plan/burst.js";
-import type { ClusterPlan } from "./plan/types.js";
+import type { BurstPlan, ClusterPlan } from "./plan/types.js";
 
 export interface Artifact {
   /** posix path under the output root, e.g. `nodes/k8s-1/etc/keepalived/keepalived.conf` */

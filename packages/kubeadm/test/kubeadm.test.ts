@@ -4,7 +4,6 @@ import {
   generatedMarker,
   type KubeadmApiVersion,
   loadSpec,
-  parseYamlDocuments,
   resolvePlan,
   toYaml,
 } from "@clusterspec/core";
@@ -14,6 +13,7 @@ import {
   buildSpec,
   mustResolve,
   mustValidate,
+  parseYamlDocuments,
   TEST_SECRETS,
 } from "@clusterspec/core/testing";
 import { clusterExampleNames, exampleText } from "@clusterspec/testkit";

@@ -4,9 +4,9 @@ import {
   type Artifact,
   type BurstGeneratorModule,
   type BurstPlan,
+  type CloudPlan,
   generatedMarker,
   mdTable,
-  type PlannedCloud,
   type PlannedSlot,
   toYamlDocuments,
 } from "@clusterspec/core";
@@ -19,7 +19,7 @@ export const PEER_SECRETS_PATH = "cloud/provisioner/peer-secrets.yaml";
 export const PERSISTENT_KEEPALIVE = 25;
 
 /** The hub's config: [Interface] and one [Peer] per burst slot, each allowed exactly its slot address. */
-export function hubConfig(plan: BurstPlan, cloud: PlannedCloud): string | undefined {
+export function hubConfig(plan: BurstPlan, cloud: CloudPlan): string | undefined {
   const hub = cloud.hub;
   if (!hub?.privateKey) return undefined;
   const iface: IniSection = {
@@ -48,7 +48,7 @@ export function hubConfig(plan: BurstPlan, cloud: PlannedCloud): string | undefi
 }
 
 /** A burst slot's wg-quick config, as the provisioner serves it. */
-export function clientConfig(plan: BurstPlan, cloud: PlannedCloud, slot: PlannedSlot): string {
+export function clientConfig(plan: BurstPlan, cloud: CloudPlan, slot: PlannedSlot): string {
   const hub = cloud.hub;
   return renderWireguardConfig(generatedMarker(plan), [
     {
@@ -69,7 +69,7 @@ export function clientConfig(plan: BurstPlan, cloud: PlannedCloud, slot: Planned
 }
 
 /** One Secret per slot, in the namespace, type, data key and labels of the contract. */
-export function peerSecrets(plan: BurstPlan, cloud: PlannedCloud): Record<string, unknown>[] {
+export function peerSecrets(plan: BurstPlan, cloud: CloudPlan): Record<string, unknown>[] {
   const s = cloud.peerSecret;
   return cloud.slots.map((slot) => ({
     apiVersion: "v1",

@@ -4,17 +4,16 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { provisionerContract } from "@clusterspec/cloud-init";
+import { InternalError, loadSpec, resolvePlan, type SecretValues, WIREGUARD_KEY } from "@clusterspec/core";
 import {
   addressCount,
+  arbClusterSpec,
   cidrContains,
-  InternalError,
-  loadSpec,
+  mustValidateAny,
   parseYamlDocuments,
-  resolvePlan,
-  type SecretValues,
-  WIREGUARD_KEY,
-} from "@clusterspec/core";
-import { arbClusterSpec, mustValidateAny, testSecretsFor, testWireguardKey } from "@clusterspec/core/testing";
+  testSecretsFor,
+  testWireguardKey,
+} from "@clusterspec/core/testing";
 import { ajv2020, exampleNames, exampleText, formatAjvErrors, run, toolAvailable } from "@clusterspec/testkit";
 import fc from "fast-check";
 import ini from "ini";

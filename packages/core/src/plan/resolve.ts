@@ -1,44 +1,37 @@
-import { hostPart, ipEquals, ipFamily } from "../ip.js";
-import { InternalError } from "../issues.js";
-import { resolveSecrets, type SecretValues } from "../secrets.js";
+import { defaultMonitorGracePeriod, kubeadmApiVersionFor, storageIsolationOff } from "../facts/kubernetes.js";
 import {
   defaultRouteInterface,
   isControlPlane,
   isWorker,
   kubernetesSegment,
   segmentOfInterface,
-} from "../spec/derive.js";
+} from "../facts/spec.js";
+import { defaultHealthCheckWeight } from "../facts/vrrp.js";
+import { hostPart, ipEquals, ipFamily } from "../ip.js";
+import { InternalError } from "../issues.js";
+import { resolveSecrets, type SecretValues } from "../secrets.js";
 import { type AnySpec, type CloudBurstSpec, type ClusterSpec, isCloudBurstSpec } from "../spec/schema.js";
 import { durationSeconds, formatKubernetesVersion, parseKubernetesVersion, type Semver } from "../spec/version.js";
-import { type BurstKubernetes, planCloud } from "./burst.js";
+import { planCloud } from "./burst.js";
 import type {
   AnyPlan,
+  BurstKubernetes,
+  CiliumPlan,
   CloudBurstPlan,
+  CloudPlan,
   ClusterPlan,
-  KubeadmApiVersion,
   NodeHealthPlan,
   PlannedNode,
   PolicyRoute,
+  VrrpPlan,
 } from "./types.js";
 import { planVips } from "./vrrp.js";
-
-export { tunnelMtuOf, WIREGUARD_OVERHEAD } from "./burst.js";
 
 export interface ResolveOptions {
   /** Spec file name for the generated-file header; default `cluster.yaml`. */
   readonly sourceName?: string;
   /** Resolved secret values; absent ones become placeholders. */
   readonly secrets?: SecretValues;
-}
-
-/** kubeadm v1beta4 is served from 1.31; v1beta3 is the newest version before that. */
-export function kubeadmApiVersionFor(minor: number): KubeadmApiVersion {
-  return minor >= 31 ? "kubeadm.k8s.io/v1beta4" : "kubeadm.k8s.io/v1beta3";
-}
-
-/** The controller-manager default --node-monitor-grace-period: 40s, 50s from 1.32. */
-export function defaultMonitorGracePeriod(minor: number): string {
-  return minor >= 32 ? "50s" : "40s";
 }
 
 /** The network interface of an EC2 instance on Fedora: ens5 on Nitro instances, eth0 on older ones. */
@@ -60,6 +53,24 @@ function ciliumDevices(spec: ClusterSpec, kubernetesInterface: string): string[]
   ];
   if (spec.cloud) devices.push(spec.cloud.wireguard.interface, ...CLOUD_NODE_DEVICES);
   return [...new Set(devices)];
+}
+
+function planCilium(spec: ClusterSpec, kubernetesInterface: string, cloud: CloudPlan | undefined): CiliumPlan {
+  const c = spec.cilium;
+  const mtu = c.mtu ?? cloud?.tunnelMtu;
+  return {
+    version: c.version,
+    routingMode: c.routingMode,
+    tunnelProtocol: c.tunnelProtocol,
+    autoDirectNodeRoutes: c.autoDirectNodeRoutes,
+    ipamMode: c.ipamMode,
+    devices: ciliumDevices(spec, kubernetesInterface),
+    bpfMasquerade: c.bpfMasquerade,
+    loadBalancerMode: c.loadBalancerMode,
+    encryption: c.encryption,
+    mtu,
+    mtuSource: c.mtu !== undefined ? "spec" : mtu !== undefined ? "wireguard-tunnel" : "auto",
+  };
 }
 
 /**
@@ -131,12 +142,7 @@ function resolveClusterPlan(spec: ClusterSpec, options: ResolveOptions): Cluster
       init: n.name === cpNames[0],
       carriesExternalVips: n.carriesExternalVips,
       rootFilesystem: n.rootFilesystem,
-      localStorageIsolationOff:
-        n.rootFilesystem !== "btrfs"
-          ? undefined
-          : version.minor <= 24
-            ? "kubelet-feature-gate"
-            : "kubelet-config-patch",
+      localStorageIsolationOff: storageIsolationOff(n.rootFilesystem, version.minor),
       disk: n.disk,
       internalInterface: segment.interface,
       internalAddress: hostPart(internal),
@@ -193,12 +199,43 @@ function resolveClusterPlan(spec: ClusterSpec, options: ResolveOptions): Cluster
     },
   };
 
-  const weight = spec.vrrp.healthCheck.weight ?? -cpNames.length;
   const secrets = resolveSecrets(spec, options.secrets ?? {});
+  const cloud: CloudPlan | undefined =
+    spec.cloud &&
+    planCloud(spec.cloud, {
+      clusterName: spec.name,
+      kubernetes: burstKubernetes(version, spec.kubernetes),
+      apiServerEndpoint: ipFamily(host) === 6 ? `[${host}]:${port}` : `${host}:${port}`,
+      nameservers: spec.network.nameservers,
+      searchDomains: spec.network.searchDomains,
+      onPremNetworks: [segment.subnet],
+      nodes: nodes.map((n) => ({ name: n.name, address: n.internalAddress })),
+      secrets,
+    });
+  const v = spec.vrrp;
+  const hc = v.healthCheck;
+  const vrrp: VrrpPlan = {
+    auth: v.auth && { type: v.auth.type },
+    advertInterval: v.advertInterval,
+    initialState: v.initialState,
+    nopreempt: v.nopreempt,
+    unicast: v.unicast,
+    scriptUser: v.scriptUser,
+    healthCheck: {
+      interval: hc.interval,
+      timeout: hc.timeout,
+      fall: hc.fall,
+      rise: hc.rise,
+      weight: hc.weight ?? defaultHealthCheckWeight(cpNames.length),
+    },
+    notify: (["master", "backup", "fault"] as const).flatMap((on) => {
+      const script = v.notify?.[on];
+      return script === undefined ? [] : [{ on, script }];
+    }),
+  };
 
   return {
     sourceName: options.sourceName ?? "cluster.yaml",
-    spec,
     name: spec.name,
     kubernetes: {
       version,
@@ -227,22 +264,17 @@ function resolveClusterPlan(spec: ClusterSpec, options: ResolveOptions): Cluster
       vip: cpVip,
     },
     vips,
-    vrrp: { ...spec.vrrp, healthCheckWeight: weight },
+    vrrp,
     nodes,
     initNode,
-    cilium: { ...spec.cilium, devices: ciliumDevices(spec, segment.interface) },
-    cloud:
-      spec.cloud &&
-      planCloud(spec.cloud, {
-        clusterName: spec.name,
-        kubernetes: burstKubernetes(version, spec.kubernetes),
-        apiServerEndpoint: ipFamily(host) === 6 ? `[${host}]:${port}` : `${host}:${port}`,
-        nameservers: spec.network.nameservers,
-        searchDomains: spec.network.searchDomains,
-        onPremNetworks: [segment.subnet],
-        nodes: nodes.map((n) => ({ name: n.name, address: n.internalAddress })),
-        secrets,
-      }),
+    host: {
+      sysctl: Object.entries(spec.host.sysctl)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([key, value]) => ({ key, value: String(value) })),
+      gentooPackages: spec.host.gentooPackages,
+    },
+    cilium: planCilium(spec, segment.interface, cloud),
+    cloud,
     secrets,
   };
 }

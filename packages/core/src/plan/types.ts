@@ -1,10 +1,12 @@
+import type { AsgTag } from "../facts/cloud.js";
+import type { KubeadmApiVersion, StorageIsolationOff } from "../facts/kubernetes.js";
+import type { IssuePath } from "../issues.js";
 import type { ResolvedSecret, SecretId } from "../secrets.js";
-import type { ClusterSpec, SegmentSpec } from "../spec/schema.js";
+import type { PoolSpec, SegmentSpec } from "../spec/schema.js";
 import type { Semver } from "../spec/version.js";
-import type { BurstPlan, PlannedCloud } from "./burst.js";
 import type { PlannedVip } from "./vrrp.js";
 
-export type KubeadmApiVersion = "kubeadm.k8s.io/v1beta3" | "kubeadm.k8s.io/v1beta4";
+export type { KubeadmApiVersion } from "../facts/kubernetes.js";
 
 export interface PlannedInterface {
   readonly name: string;
@@ -33,7 +35,7 @@ export interface PlannedNode {
    * the `LocalStorageCapacityIsolation=false` kubelet flag up to 1.24 (host conf.d), the
    * KubeletConfiguration field through a kubeadm patch from 1.25 (the gate is locked then); undefined: left on.
    */
-  readonly localStorageIsolationOff: "kubelet-feature-gate" | "kubelet-config-patch" | undefined;
+  readonly localStorageIsolationOff: StorageIsolationOff | undefined;
   readonly disk: string | undefined;
   /** Interface and address on the Kubernetes segment: the node's InternalIP. */
   readonly internalInterface: string;
@@ -66,10 +68,191 @@ export interface NodeHealthPlan {
   };
 }
 
+/** keepalived settings common to every VRRP instance (priorities and VRIDs are per VIP, in `vips`). */
+export interface VrrpPlan {
+  /** The password itself is `secrets.vrrpPassword`. */
+  readonly auth: { readonly type: "AH" | "PASS" } | undefined;
+  readonly advertInterval: number;
+  readonly initialState: "BACKUP" | "MASTER";
+  readonly nopreempt: boolean;
+  readonly unicast: boolean;
+  readonly scriptUser: string;
+  readonly healthCheck: {
+    readonly interval: number;
+    readonly timeout: number;
+    readonly fall: number;
+    readonly rise: number;
+    /** vrrp_script weight on the control-plane instance, resolved; 0 means FAULT on failure. */
+    readonly weight: number;
+  };
+  /** Scripts keepalived runs on state changes, in master, backup, fault order. */
+  readonly notify: readonly { readonly on: "master" | "backup" | "fault"; readonly script: string }[];
+}
+
+export interface HostPlan {
+  /** `spec.host.sysctl`, sorted by key, values as text. */
+  readonly sysctl: readonly { readonly key: string; readonly value: string }[];
+  readonly gentooPackages: boolean;
+}
+
+export interface CiliumPlan {
+  readonly version: string;
+  readonly routingMode: "native" | "tunnel";
+  readonly tunnelProtocol: "vxlan" | "geneve";
+  readonly autoDirectNodeRoutes: boolean;
+  readonly ipamMode: "kubernetes" | "cluster-pool";
+  /** Resolved: the spec's list, else the Kubernetes and default-route interfaces, plus the cloud devices. */
+  readonly devices: readonly string[];
+  readonly bpfMasquerade: boolean;
+  readonly loadBalancerMode: "snat" | "dsr" | "hybrid";
+  readonly encryption: "none" | "wireguard";
+  /** The device MTU Cilium assumes: the spec's, else inside the WireGuard tunnel with cloud pools; undefined: auto. */
+  readonly mtu: number | undefined;
+  readonly mtuSource: "spec" | "wireguard-tunnel" | "auto";
+}
+
+export interface PlannedPool {
+  readonly name: string;
+  /** `cloud.pools[i]` */
+  readonly specPath: IssuePath;
+  readonly instanceType: string;
+  readonly architecture: PoolSpec["architecture"];
+  readonly ami: PoolSpec["ami"];
+  readonly minSize: number;
+  readonly maxSize: number;
+  readonly subnets: readonly string[];
+  readonly securityGroups: readonly string[];
+  readonly instanceProfile: string | undefined;
+  readonly rootVolumeGiB: number;
+  readonly taints: PoolSpec["taints"];
+  readonly labels: Readonly<Record<string, string>>;
+  readonly resources: Readonly<Record<string, string>>;
+  /** The Auto Scaling Group's tags, computed once: Terraform writes them, PLAN.md counts them, a rule checks their limits. */
+  readonly asgTags: readonly AsgTag[];
+  /** IMDSv2 response hop limit: 1 keeps pods (one hop further) away from the instance's credentials. */
+  readonly imdsHopLimit: 1 | 2;
+  /** The pool's WireGuard peer slots, one per instance it may run (maxSize). */
+  readonly slots: readonly PlannedSlot[];
+}
+
+// ---- cloud burst: slots, hub, provisioner contract ----
+
+export interface PlannedSlot {
+  readonly pool: string;
+  /** 0-based within the pool */
+  readonly index: number;
+  /** `ci-arm64-0` */
+  readonly id: string;
+  /** the slot's tunnel address, `172.30.99.2` */
+  readonly address: string;
+  /** exactly the slot: `172.30.99.2/32` */
+  readonly cidr: string;
+  /** name of the Kubernetes Secret that holds the slot's client config */
+  readonly secretName: string;
+  /** static keys only: the private key (value or placeholder) and the public key the hub lists */
+  readonly privateKey: string | undefined;
+  readonly publicKey: string | undefined;
+}
+
+export interface PlannedHub {
+  /** on-prem address of the hub */
+  readonly address: string;
+  /** the generated node that is the hub, if any */
+  readonly node: string | undefined;
+  /** `172.30.99.1` and `172.30.99.1/24` */
+  readonly tunnelAddress: string;
+  readonly tunnelCidr: string;
+  readonly listenPort: number;
+  readonly endpoint: string | undefined;
+  readonly publicKey: string | undefined;
+  /** value or placeholder; undefined when no key is referenced (then no hub config is written) */
+  readonly privateKey: string | undefined;
+  /** where the hub's wg-quick config is written */
+  readonly configPath: string | undefined;
+}
+
+/** Where the provisioner keeps one burst slot's client config (the contract names this layout). */
+export interface PeerSecretLayout {
+  readonly namespace: string;
+  readonly type: string;
+  /** data key of the wg-quick config */
+  readonly dataKey: string;
+  readonly labels: {
+    readonly cluster: string;
+    readonly pool: string;
+    readonly slot: string;
+    /** set while an instance holds the slot, removed on `terminated` */
+    readonly instanceId: string;
+  };
+}
+
+/** A package the burst nodes install, and why (PLAN.md lists them). */
+export interface PlannedPackage {
+  readonly name: string;
+  readonly reason: string;
+}
+
+export interface CloudPlan {
+  readonly aws: { readonly region: string; readonly vpcCidr: string; readonly providerVersion: string };
+  readonly provisioner: { readonly url: string; readonly namespace: string };
+  readonly wireguard: {
+    readonly tunnelSubnet: string;
+    readonly interface: string;
+    readonly hub: string | undefined;
+    readonly underlayMtu: number;
+  };
+  /** MTU inside the WireGuard tunnel: underlay minus 60 bytes (IPv4 + UDP + WireGuard). */
+  readonly tunnelMtu: number;
+  readonly pools: readonly PlannedPool[];
+  /** the SNS subscription's endpoint: the provisioner URL + /sns */
+  readonly snsEndpoint: string;
+  /** host:port the burst nodes join */
+  readonly apiServerEndpoint: string;
+  /** the only resolvers a burst node keeps after tunnel-up (at most 2) */
+  readonly nameservers: readonly string[];
+  readonly searchDomains: readonly string[];
+  /** networks a burst node routes through the tunnel (its client config's AllowedIPs) */
+  readonly routedNetworks: readonly string[];
+  readonly hub: PlannedHub | undefined;
+  /** every pool's slots, in pool order */
+  readonly slots: readonly PlannedSlot[];
+  /** static: keys from the spec's references; provisioner: minted per instance and added with `wg set` */
+  readonly peerKeys: "static" | "provisioner";
+  readonly peerSecret: PeerSecretLayout;
+  /** Fedora packages of the burst nodes */
+  readonly packages: readonly PlannedPackage[];
+}
+
+/** Facts about the cluster the burst nodes join, from kubernetes: or existingCluster:. */
+export interface BurstKubernetes {
+  readonly version: Semver;
+  /** `v1.34.2` */
+  readonly versionText: string;
+  readonly kubeadmApiVersion: KubeadmApiVersion;
+  readonly podSubnet: string;
+  readonly serviceSubnet: string;
+  readonly dnsDomain: string;
+  readonly cgroupDriver: "cgroupfs" | "systemd";
+}
+
+/** What the cloud generators read: every plan is one, a generated cluster's or a cloud burst's only. */
+export interface BurstPlan {
+  readonly sourceName: string;
+  readonly name: string;
+  readonly kubernetes: BurstKubernetes;
+  readonly cloud: CloudPlan | undefined;
+  readonly secrets: Partial<Record<SecretId, ResolvedSecret>>;
+}
+
+/** The plan of a spec with `existingCluster:`: only the burst side is generated. */
+export interface CloudBurstPlan extends BurstPlan {
+  readonly existingCluster: { readonly endpoint: string; readonly onPremNetworks: readonly string[] };
+  readonly cloud: CloudPlan;
+}
+
 export interface ClusterPlan {
   /** The spec file name used in generated headers (no directories, so goldens do not depend on the checkout). */
   readonly sourceName: string;
-  readonly spec: ClusterSpec;
   readonly name: string;
   readonly kubernetes: {
     readonly version: Semver;
@@ -102,21 +285,13 @@ export interface ClusterPlan {
   };
   /** Every VRRP instance: the control-plane VIP first, then the external pool in spec order. */
   readonly vips: readonly PlannedVip[];
-  readonly vrrp: ClusterSpec["vrrp"] & {
-    /** vrrp_script weight on the control-plane instance; 0 means FAULT on failure. */
-    readonly healthCheckWeight: number;
-  };
+  readonly vrrp: VrrpPlan;
   readonly nodes: readonly PlannedNode[];
   readonly initNode: PlannedNode;
-  readonly cilium: ClusterSpec["cilium"] & { readonly devices: readonly string[] };
-  readonly cloud: PlannedCloud | undefined;
+  readonly host: HostPlan;
+  readonly cilium: CiliumPlan;
+  readonly cloud: CloudPlan | undefined;
   readonly secrets: Partial<Record<SecretId, ResolvedSecret>>;
-}
-
-/** The plan of a spec with `existingCluster:`: only the burst side is generated. */
-export interface CloudBurstPlan extends BurstPlan {
-  readonly existingCluster: { readonly endpoint: string; readonly onPremNetworks: readonly string[] };
-  readonly cloud: PlannedCloud;
 }
 
 export type AnyPlan = ClusterPlan | CloudBurstPlan;

@@ -2,7 +2,8 @@
 // spec (`existingCluster:`): the burst of a cluster that clusterspec does not generate.
 import { addressCount, cidrContains, cidrsOverlap, isIp, parseCidr } from "../ip.js";
 import { type IssuePath, type Reporter, type SpecIssue, toDotPath } from "../issues.js";
-import { type CloudRule, cloudPoolLabelsSelfSettable, cloudPoolTagsFit, provisionerUrlIsBase } from "./rules.js";
+import { cloudPoolLabelsSelfSettable, cloudPoolTagsFit, provisionerUrlIsBase } from "./rules/cloud.js";
+import type { CloudRule } from "./rules/rule.js";
 import { type CloudBurstSpec, ON_PREM_SECTIONS } from "./schema.js";
 
 export type CloudBurstRule = (spec: CloudBurstSpec, report: Reporter) => void;

@@ -2,7 +2,7 @@ import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "y
 import type { z } from "zod";
 import { type IssuePath, Reporter, type SpecIssue, type Validated } from "../issues.js";
 import { cloudBurstRules, conflictingSections, isCloudBurstInput, sharedCloudRules } from "./cloud-burst.js";
-import { rules } from "./rules.js";
+import { rules } from "./rules/index.js";
 import {
   type AnySpec,
   type CloudBurstSpec,
