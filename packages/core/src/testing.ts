@@ -390,7 +390,6 @@ export { mdCell } from "./plan/summary.js";
 export { planVips } from "./plan/vrrp.js";
 export { resolveSecrets } from "./secrets.js";
 export { parseYamlDocuments } from "./serialize/yaml.js";
-export { cloudBurstRules, sharedCloudRules, slotCount } from "./spec/cloud-burst.js";
-export { type Rule, rules } from "./spec/rules/index.js";
+export { cloudBurstRules, type Rule, rules, slotCount } from "./spec/rules/index.js";
 export { MIN_KUBERNETES_MINOR } from "./spec/schema.js";
 export { durationSeconds, parseKubernetesVersion, parseSemver } from "./spec/version.js";

@@ -1,8 +1,8 @@
 import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
 import type { z } from "zod";
 import { type IssuePath, Reporter, type SpecIssue, type Validated } from "../issues.js";
-import { cloudBurstRules, conflictingSections, isCloudBurstInput, sharedCloudRules } from "./cloud-burst.js";
-import { rules } from "./rules/index.js";
+import { conflictingSections, isCloudBurstInput } from "./cloud-burst.js";
+import { cloudBurstRules, rules } from "./rules/index.js";
 import {
   type AnySpec,
   type CloudBurstSpec,
@@ -45,7 +45,6 @@ function validateClusterSpec(input: unknown): Validated<ClusterSpec> {
   if (!parsed.success) return { ok: false, errors: parsed.error.issues.map(fromZod), warnings: [] };
   const report = new Reporter();
   for (const rule of rules) rule(parsed.data, report);
-  for (const rule of sharedCloudRules) rule(parsed.data, report);
   if (report.errors.length > 0) return { ok: false, errors: report.errors, warnings: report.warnings };
   return { ok: true, value: parsed.data, warnings: report.warnings };
 }

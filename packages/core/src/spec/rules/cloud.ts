@@ -87,3 +87,30 @@ export const provisionerUrlIsBase: CloudRule = (spec, report) => {
       `provisioner URL ${url} has a query or fragment; give its base URL, paths such as /wireguard/config/<instance-id> are appended`,
     );
 };
+
+/** The hub's keys and the burst slots' static keys only make sense together. */
+export const wireguardKeysConsistent: CloudRule = (spec, report) => {
+  const wg = spec.cloud?.wireguard;
+  if (!wg) return;
+  const base = ["cloud", "wireguard"];
+  if (wg.hub === undefined) {
+    if (wg.privateKey)
+      report.error(
+        [...base, "privateKey"],
+        "a hub private key needs cloud.wireguard.hub: the hub's config is written for that address",
+      );
+    if (wg.peerKeys)
+      report.error([...base, "peerKeys"], "static peer keys need cloud.wireguard.hub, whose config lists the peers");
+    return;
+  }
+  if (wg.peerKeys && wg.publicKey === undefined)
+    report.error(
+      [...base, "publicKey"],
+      "static peer keys need the hub's public key: the burst slots' client configs name it as their peer",
+    );
+  if (wg.peerKeys && wg.endpoint === undefined)
+    report.error(
+      [...base, "endpoint"],
+      "static peer keys need the hub's endpoint (host:port): the burst slots' client configs dial it",
+    );
+};
