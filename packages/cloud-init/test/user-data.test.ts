@@ -83,9 +83,8 @@ describe("user data", () => {
         `kubernetes1.${minor}-kubeadm`,
         `cri-o1.${minor}`,
         `cri-tools1.${minor}`,
-        "conntrack-tools",
         "iptables-nft",
-        ...(minor < 32 ? ["ebtables-legacy", "ethtool", "socat"] : []),
+        ...(minor < 32 ? ["conntrack-tools"] : []),
         "wireguard-tools",
       ]);
     }
@@ -327,7 +326,7 @@ describe("size", () => {
     expect(bytes).toBeLessThan(USER_DATA_LIMIT);
     const summary = cloudInitModule.summarize?.(plan);
     expect(summary).toContain(`| ci-arm64 | ${bytes} of 16384 bytes | no |`);
-    expect(summary).toContain("| conntrack-tools | conntrack, checked by kubeadm preflight (FileExisting-conntrack) |");
+    expect(summary).toContain("| iptables-nft | iptables, required by kubeadm preflight (FileExisting-iptables) |");
   });
 
   it("gzips when over the limit, and the gzip unpacks to the YAML", () => {
@@ -366,7 +365,7 @@ describe("size", () => {
 
   it("fails with a clear error when even the gzip is too large", () => {
     expect(() => planUserData(plan, pool(plan), 1000)).toThrowErrorMatchingInlineSnapshot(
-      `[OutputLimitError: user data of pool ci-arm64 is 11489 bytes, 3944 gzipped; EC2 accepts 1000: drop labels, taints or resources]`,
+      `[OutputLimitError: user data of pool ci-arm64 is 11469 bytes, 3934 gzipped; EC2 accepts 1000: drop labels, taints or resources]`,
     );
   });
 });

@@ -28,30 +28,24 @@ export interface BurstContext {
 
 /**
  * What `kubeadm join` and the join script need on Fedora Cloud beyond the Kubernetes packages. kubeadm's
- * preflight checks for crictl (CRI), conntrack and, up to 1.31, ip, iptables, mount, nsenter, ebtables,
- * ethtool, socat, tc, touch on the PATH (FileExisting/InPathCheck); from 1.32 only crictl, conntrack
- * (kube-proxy) and the rest as warnings. Fedora Cloud ships iproute, util-linux and coreutils.
+ * preflight (addExecChecks) requires ip, iptables, mount and nsenter on the PATH for every version, and
+ * conntrack before 1.32 (kube-proxy stopped needing it then); ebtables, ethtool, socat, tc and touch only
+ * warn. Fedora Cloud ships ip (iproute), mount and nsenter (util-linux-core) and touch (coreutils).
  */
 export function burstPackages(kubernetes: BurstKubernetes): PlannedPackage[] {
   const v = `${kubernetes.version.major}.${kubernetes.version.minor}`;
-  const legacy = kubernetes.version.minor < 32;
   return [
     { name: `kubernetes${v}`, reason: "kubelet and kubectl of the cluster's minor version" },
     { name: `kubernetes${v}-kubeadm`, reason: "kubeadm join" },
     { name: `cri-o${v}`, reason: "container runtime of the same minor" },
-    { name: `cri-tools${v}`, reason: "crictl, which kubeadm preflight requires (FileExisting-crictl)" },
-    { name: "conntrack-tools", reason: "conntrack, checked by kubeadm preflight (FileExisting-conntrack)" },
-    {
-      name: "iptables-nft",
-      reason: legacy
-        ? "iptables, checked by kubeadm preflight up to 1.31 (FileExisting-iptables); the kubelet's canary chains use it"
-        : "iptables for the kubelet's canary chains (kubeadm 1.32+ no longer requires it in preflight)",
-    },
-    ...(legacy
+    { name: `cri-tools${v}`, reason: "crictl, which kubeadm looks for to talk to the runtime" },
+    { name: "iptables-nft", reason: "iptables, required by kubeadm preflight (FileExisting-iptables)" },
+    ...(kubernetes.version.minor < 32
       ? [
-          { name: "ebtables-legacy", reason: "ebtables, checked by kubeadm preflight up to 1.31 (a warning only)" },
-          { name: "ethtool", reason: "ethtool, checked by kubeadm preflight up to 1.31 (a warning only)" },
-          { name: "socat", reason: "socat, checked by kubeadm preflight up to 1.31 (port forwarding)" },
+          {
+            name: "conntrack-tools",
+            reason: "conntrack, required by kubeadm preflight before 1.32 (FileExisting-conntrack)",
+          },
         ]
       : []),
     { name: "wireguard-tools", reason: "wg-quick brings up the tunnel from the provisioner's config" },
