@@ -5,13 +5,11 @@
 // request goes through the real curl.
 import { spawn } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:https";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { ClusterPlan } from "@clusterspec/core";
 import { buildSpec, mustResolve, parseYamlDocuments } from "@clusterspec/core/testing";
-import { hasTool, run, sh, toolAvailable } from "@clusterspec/testkit";
+import { hasTool, MockProvisioner, run, sh, toolAvailable } from "@clusterspec/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { IDENTITY_HEADERS, JOIN_SCRIPT_PATH, provisionerContract, userDataObject } from "../src/index.js";
 
@@ -62,57 +60,6 @@ fi`,
 const WG_CONFIG = "[Interface]\nPrivateKey = test\nAddress = 172.30.99.7/32\nDNS = 10.0.0.53, 10.0.0.54\n\n[Peer]\n";
 const KUBECONFIG = "apiVersion: v1\nkind: Config\n";
 
-interface Seen {
-  readonly method: string;
-  readonly path: string;
-  readonly status: number;
-}
-
-/**
- * The provisioner as the contract describes it: GET on the two instance paths only, each with an identity
- * document for the instance in the path and a signature (else 403), answering from a per-path script of
- * statuses (the last one repeats). It never listens beyond 127.0.0.1 and stops answering after 200 requests.
- */
-class MockProvisioner {
-  readonly seen: Seen[] = [];
-  script: Record<"wireguard" | "kubeconfig", number[]> = { wireguard: [200], kubeconfig: [200] };
-  private server: Server | undefined;
-
-  async start(key: string, cert: string): Promise<number> {
-    this.server = createServer({ key, cert }, (req, res) => {
-      const answer = (status: number, body = "") => {
-        this.seen.push({ method: req.method ?? "", path: req.url ?? "", status });
-        res.writeHead(status, { "content-type": "text/plain" }).end(body);
-      };
-      if (this.seen.length >= 200) return answer(429);
-      const m = /^\/(wireguard\/config|kubeadm\/kubeconfig)\/(i-[0-9a-f]{8,17})$/.exec(req.url ?? "");
-      if (req.method !== "GET" || !m) return answer(405);
-      const doc = req.headers[IDENTITY_HEADERS.document.toLowerCase()];
-      const sig = req.headers[IDENTITY_HEADERS.signature.toLowerCase()];
-      let identity: { instanceId?: string; region?: string } = {};
-      try {
-        identity = JSON.parse(Buffer.from(String(doc), "base64").toString("utf8"));
-      } catch {
-        return answer(403, "identity document is not base64 JSON");
-      }
-      if (typeof sig !== "string" || !/^[A-Za-z0-9+/=]+$/.test(sig)) return answer(403, "no identity signature");
-      if (identity.instanceId !== m[2] || identity.region !== REGION)
-        return answer(403, "identity is not this instance");
-      const which = m[1] === "wireguard/config" ? "wireguard" : "kubeconfig";
-      const queue = this.script[which];
-      const status = (queue.length > 1 ? queue.shift() : queue[0]) ?? 500;
-      answer(status, status === 200 ? (which === "wireguard" ? WG_CONFIG : KUBECONFIG) : "not now");
-    });
-    const server = this.server;
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    return (server.address() as AddressInfo).port;
-  }
-
-  stop(): Promise<void> {
-    return new Promise((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
-  }
-}
-
 function runAsync(cmd: string, args: string[], timeoutMs: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { stdio: "ignore" });
@@ -130,7 +77,11 @@ const canRun = (): boolean =>
 
 describe("join script against the mock provisioner", () => {
   const work = mkdtempSync(join(tmpdir(), "cs-join-"));
-  const provisioner = new MockProvisioner();
+  const provisioner = new MockProvisioner({
+    identityHeaders: IDENTITY_HEADERS,
+    region: REGION,
+    bodies: { wireguard: WG_CONFIG, kubeconfig: KUBECONFIG },
+  });
   let plan: ClusterPlan;
 
   beforeAll(async () => {

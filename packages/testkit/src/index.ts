@@ -1,4 +1,10 @@
 export { clusterExampleNames, exampleInput, exampleNames, examplesDir, exampleText } from "./examples.js";
+export {
+  MockProvisioner,
+  type MockProvisionerOptions,
+  type ProvisionerScript,
+  type SeenRequest,
+} from "./mock-provisioner.js";
 export { type Netns, withNetns } from "./netns.js";
 export {
   ajv04,
