@@ -49,20 +49,32 @@ export class MockProvisioner {
       this.seen.push({ method: req.method ?? "", path: req.url ?? "", status });
       res.writeHead(status, { "content-type": "text/plain" }).end(body);
     };
-    if (this.seen.length >= (this.options.maxRequests ?? 200)) return answer(429);
+    if (this.seen.length >= (this.options.maxRequests ?? 200)) {
+      answer(429);
+      return;
+    }
     const m = /^\/(wireguard\/config|kubeadm\/kubeconfig)\/(i-[0-9a-f]{8,17})$/.exec(req.url ?? "");
-    if (req.method !== "GET" || !m) return answer(405);
+    if (req.method !== "GET" || !m) {
+      answer(405);
+      return;
+    }
     const doc = req.headers[this.options.identityHeaders.document.toLowerCase()];
     const sig = req.headers[this.options.identityHeaders.signature.toLowerCase()];
     let identity: { instanceId?: string; region?: string } = {};
     try {
       identity = JSON.parse(Buffer.from(String(doc), "base64").toString("utf8"));
     } catch {
-      return answer(403, "identity document is not base64 JSON");
+      answer(403, "identity document is not base64 JSON");
+      return;
     }
-    if (typeof sig !== "string" || !/^[A-Za-z0-9+/=]+$/.test(sig)) return answer(403, "no identity signature");
-    if (identity.instanceId !== m[2] || identity.region !== this.options.region)
-      return answer(403, "identity is not this instance");
+    if (typeof sig !== "string" || !/^[A-Za-z0-9+/=]+$/.test(sig)) {
+      answer(403, "no identity signature");
+      return;
+    }
+    if (identity.instanceId !== m[2] || identity.region !== this.options.region) {
+      answer(403, "identity is not this instance");
+      return;
+    }
     const which = m[1] === "wireguard/config" ? "wireguard" : "kubeconfig";
     const queue = this.script[which];
     const status = (queue.length > 1 ? queue.shift() : queue[0]) ?? 500;
