@@ -244,6 +244,49 @@ describe("join script against the mock provisioner", () => {
     expect(r.log).not.toContain("kubeadm join");
   });
 
+  it("the mock refuses a request without a verifiable identity, as the contract asks", async (ctx) => {
+    if (!canRun()) return ctx.skip();
+    provisioner.seen.length = 0;
+    const url = `${plan.cloud?.provisioner.url}/wireguard/config/${INSTANCE_ID}`;
+    const port = new URL(url).port;
+    const curl = (headers: string[]) =>
+      new Promise<string>((resolve, reject) => {
+        const child = spawn("curl", [
+          "--silent",
+          "--output",
+          "/dev/null",
+          "--write-out",
+          "%{http_code}",
+          "--max-time",
+          "10",
+          "--cacert",
+          join(work, "cert.pem"),
+          "--resolve",
+          `provisioner.test:${port}:127.0.0.1`,
+          ...headers.flatMap((h) => ["-H", h]),
+          url,
+        ]);
+        let out = "";
+        child.stdout.on("data", (d) => {
+          out += String(d);
+        });
+        child.on("error", reject);
+        child.on("exit", () => resolve(out));
+      });
+    const doc = (id: string) => Buffer.from(JSON.stringify({ instanceId: id, region: REGION })).toString("base64");
+    expect(await curl([])).toBe("403");
+    expect(await curl([`${IDENTITY_HEADERS.document}: ${doc(INSTANCE_ID)}`])).toBe("403");
+    expect(
+      await curl([
+        `${IDENTITY_HEADERS.document}: ${doc("i-0fffffffffffffff0")}`,
+        `${IDENTITY_HEADERS.signature}: c2ln`,
+      ]),
+    ).toBe("403");
+    expect(
+      await curl([`${IDENTITY_HEADERS.document}: ${doc(INSTANCE_ID)}`, `${IDENTITY_HEADERS.signature}: c2ln`]),
+    ).toBe("200");
+  });
+
   it("calls exactly the paths and headers the contract names", () => {
     const contract = provisionerContract(plan) as {
       paths: Record<string, unknown>;

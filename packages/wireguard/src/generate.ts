@@ -114,7 +114,7 @@ export function summarizeWireguard(plan: BurstPlan): string | undefined {
   return [
     "## WireGuard hub",
     "",
-    `Hub ${hub.address}: tunnel address ${hub.tunnelCidr}, UDP ${hub.listenPort}${hub.endpoint ? `, reached by the burst nodes at ${hub.endpoint}` : ""}. Its config: ${where}. ${keys} Burst nodes route ${cloud.routedNetworks.join(", ")} through the tunnel.`,
+    `Hub ${hub.address}: tunnel address ${hub.tunnelCidr}, UDP ${hub.listenPort}${hub.endpoint ? `, reached by the burst nodes at ${hub.endpoint}` : ""}. Its config: ${where}. ${keys} Burst nodes route ${cloud.routedNetworks.join(", ")} through the tunnel. Slots take the tunnel addresses after the hub's, in pool order: appending a pool keeps every address, while growing an earlier pool's maxSize moves the later pools' slots (and their keys' lines).`,
     "",
     mdTable(
       ["slot", "address", "keys"],
