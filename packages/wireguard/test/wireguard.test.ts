@@ -4,7 +4,14 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { provisionerContract } from "@clusterspec/cloud-init";
-import { InternalError, loadSpec, resolvePlan, type SecretValues, WIREGUARD_KEY } from "@clusterspec/core";
+import {
+  InternalError,
+  loadSpec,
+  resolvePlan,
+  type SecretValues,
+  validateSpec,
+  WIREGUARD_KEY,
+} from "@clusterspec/core";
 import {
   addressCount,
   arbClusterSpec,
@@ -14,7 +21,15 @@ import {
   testSecretsFor,
   testWireguardKey,
 } from "@clusterspec/core/testing";
-import { ajv2020, exampleNames, exampleText, formatAjvErrors, run, toolAvailable } from "@clusterspec/testkit";
+import {
+  ajv2020,
+  exampleInput,
+  exampleNames,
+  exampleText,
+  formatAjvErrors,
+  run,
+  toolAvailable,
+} from "@clusterspec/testkit";
 import fc from "fast-check";
 import ini from "ini";
 import { describe, expect, it } from "vitest";
@@ -188,6 +203,33 @@ describe("wg-quick configs", () => {
         expect(validate(stored), formatAjvErrors(validate.errors)).toBe(true);
       }
     }
+  });
+
+  it("rejects or round-trips hostile endpoint strings: the client config reads back exactly the spec's value", () => {
+    const base = exampleInput("cloud-burst-only");
+    const hostile = fc.oneof(
+      fc.string(),
+      fc.constantFrom(
+        "a.example:1#x",
+        "a;b:1",
+        'a"b:1',
+        "a b:1",
+        "a.example:51820\nDNS = 1.1.1.1",
+        "[::1]:1",
+        "x:65535",
+      ),
+    );
+    fc.assert(
+      fc.property(hostile, (endpoint) => {
+        const input = structuredClone(base);
+        input.cloud.wireguard.endpoint = endpoint;
+        const r = validateSpec(input);
+        if (!r.ok) return;
+        const f = filesOf(r.value, testSecretsFor(r.value));
+        for (const text of f.clients) expect(ini.parse(text.split("\n\n")[1] ?? "").Peer?.Endpoint).toBe(endpoint);
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it("refuses values that WireGuard would read differently", () => {
