@@ -54,33 +54,33 @@ describe("cloud burst specs", () => {
     expect(
       errorsAfterEdit("existingCluster:\n", "nodes: []\ncilium: { version: 1.20.0 }\nexistingCluster:\n"),
     ).toMatchInlineSnapshot(`
-        "✖ nodes cannot be combined with existingCluster: a spec either generates a cluster (nodes, …) or bursts an existing one (existingCluster)
-          → at nodes (cluster.yaml:8:8)
-        ✖ cilium cannot be combined with existingCluster: a spec either generates a cluster (cilium, …) or bursts an existing one (existingCluster)
-          → at cilium (cluster.yaml:9:9)"
-      `);
+      "✖ nodes cannot be combined with existingCluster: a spec either generates a cluster (nodes, …) or bursts an existing one (existingCluster)
+        → at nodes (cluster.yaml:8:1)
+      ✖ cilium cannot be combined with existingCluster: a spec either generates a cluster (cilium, …) or bursts an existing one (existingCluster)
+        → at cilium (cluster.yaml:9:1)"
+    `);
   });
 
   it("reports schema errors of existingCluster at their line", () => {
     expect(errorsAfterEdit("endpoint: 10.118.12.100:6443", "endpoint: 10.118.12.100")).toMatchInlineSnapshot(`
-      "✖ expected host:port, the host an IP address ([fd00::1] for IPv6) or a DNS name
-        → at existingCluster.endpoint (cluster.yaml:9:13)"
+      "✖ expected host:port, the host an IP address ([fd00::1] for IPv6) or a DNS name, got "10.118.12.100"
+        → at existingCluster.endpoint (cluster.yaml:9:3)"
     `);
     expect(errorsAfterEdit("endpoint: 10.118.12.100:6443", "endpoint: 10.118.12.100:70000")).toMatchInlineSnapshot(`
-      "✖ port must be 1-65535
-        → at existingCluster.endpoint (cluster.yaml:9:13)"
+      "✖ port must be 1-65535, got "10.118.12.100:70000"
+        → at existingCluster.endpoint (cluster.yaml:9:3)"
     `);
     expect(errorsAfterEdit("endpoint: 10.118.12.100:6443", "endpoint: 10.118.12.300:6443")).toMatchInlineSnapshot(`
-      "✖ expected a valid IP address or DNS name before the port
-        → at existingCluster.endpoint (cluster.yaml:9:13)"
+      "✖ expected a valid IP address or DNS name before the port, got "10.118.12.300:6443"
+        → at existingCluster.endpoint (cluster.yaml:9:3)"
     `);
     expect(errorsAfterEdit("    publicKey: ", "    publicKey: x")).toMatchInlineSnapshot(`
-      "✖ expected a WireGuard key: 32 bytes in base64 (44 characters ending in '=')
-        → at cloud.wireguard.publicKey (cluster.yaml:32:16)"
+      "✖ expected a WireGuard key: 32 bytes in base64 (44 characters ending in '='), got "x5kp+X0mWWue+fzBMJqdI9eFSRAdR4P8D48ANZlNkGkA="
+        → at cloud.wireguard.publicKey (cluster.yaml:32:5)"
     `);
     expect(errorsAfterEdit("caCertHash: { env: KUBEADM_CA_HASH }", 'caCertHash: "sha256:00"')).toMatchInlineSnapshot(`
       "✖ secrets are never written in the spec: reference one with { env: NAME } or { file: path }
-        → at existingCluster.caCertHash (cluster.yaml:10:15)"
+        → at existingCluster.caCertHash (cluster.yaml:10:3)"
     `);
   });
 
@@ -93,11 +93,11 @@ describe("cloud burst specs", () => {
       `);
     expect(errorsAfterEdit("vpcCidr: 172.24.0.0/16", "vpcCidr: 172.30.0.0/16")).toMatchInlineSnapshot(`
       "✖ AWS VPC 172.30.0.0/16 overlaps the WireGuard tunnel subnet 172.30.99.0/24 (cloud.wireguard.tunnelSubnet)
-        → at cloud.aws.vpcCidr (cluster.yaml:21:14)"
+        → at cloud.aws.vpcCidr (cluster.yaml:21:5)"
     `);
     expect(errorsAfterEdit("serviceSubnet: 10.96.0.0/12", "serviceSubnet: 10.64.0.0/10")).toMatchInlineSnapshot(`
       "✖ service subnet 10.64.0.0/10 is larger than kubeadm allows (/12 or smaller for IPv4)
-        → at existingCluster.serviceSubnet (cluster.yaml:13:18)
+        → at existingCluster.serviceSubnet (cluster.yaml:13:3)
       ✖ on-prem network 10.118.12.0/24 overlaps the service subnet 10.64.0.0/10 (existingCluster.serviceSubnet)
         → at existingCluster.onPremNetworks[0] (cluster.yaml:16:20)"
     `);
@@ -112,11 +112,11 @@ describe("cloud burst specs", () => {
       `);
     expect(errorsAfterEdit("endpoint: 10.118.12.100:6443", "endpoint: 10.118.13.100:6443")).toMatchInlineSnapshot(`
       "✖ API endpoint 10.118.13.100:6443 is outside existingCluster.onPremNetworks: burst nodes reach the cluster only through the tunnel
-        → at existingCluster.endpoint (cluster.yaml:9:13)"
+        → at existingCluster.endpoint (cluster.yaml:9:3)"
     `);
     expect(errorsAfterEdit("hub: 10.118.12.10", "hub: 192.168.1.10")).toMatchInlineSnapshot(`
       "✖ WireGuard hub 192.168.1.10 is outside existingCluster.onPremNetworks, where the on-prem nodes route the tunnel through it
-        → at cloud.wireguard.hub (cluster.yaml:28:10)"
+        → at cloud.wireguard.hub (cluster.yaml:28:5)"
     `);
     expect(errorsAfterEdit("endpoint: 10.118.12.100:6443", "endpoint: api.home.example:6443")).toBe("(valid)");
   });
@@ -124,32 +124,32 @@ describe("cloud burst specs", () => {
   it("checks pools and the tunnel's room for the hub and every slot", () => {
     expect(errorsAfterEdit("name: build-amd64", "name: ci-arm64")).toMatchInlineSnapshot(`
       "✖ duplicate pool name ci-arm64 (also used by cloud.pools[0].name)
-        → at cloud.pools[1].name (cluster.yaml:55:13)"
+        → at cloud.pools[1].name (cluster.yaml:55:7)"
     `);
     expect(errorsAfterEdit("minSize: 0\n      maxSize: 2", "minSize: 3\n      maxSize: 2")).toMatchInlineSnapshot(`
       "✖ minSize 3 is larger than maxSize 2
-        → at cloud.pools[0].minSize (cluster.yaml:44:16)"
+        → at cloud.pools[0].minSize (cluster.yaml:44:7)"
     `);
     expect(errorsAfterEdit("tunnelSubnet: 172.30.99.0/24", "tunnelSubnet: 172.30.99.0/29")).toMatchInlineSnapshot(`
       "✖ tunnel subnet 172.30.99.0/29 has room for fewer than 9 addresses (hub and 6 burst slots)
-        → at cloud.wireguard.tunnelSubnet (cluster.yaml:26:19)"
+        → at cloud.wireguard.tunnelSubnet (cluster.yaml:26:5)"
     `);
   });
 
   it("needs a hub for its keys, and the hub's public key and endpoint for static peer keys", () => {
     expect(errorsAfterEdit("    hub: 10.118.12.10", "")).toMatchInlineSnapshot(`
       "✖ a hub private key needs cloud.wireguard.hub: the hub's config is written for that address
-        → at cloud.wireguard.privateKey (cluster.yaml:31:17)
+        → at cloud.wireguard.privateKey (cluster.yaml:31:5)
       ✖ static peer keys need cloud.wireguard.hub, whose config lists the peers
-        → at cloud.wireguard.peerKeys (cluster.yaml:34:7)"
+        → at cloud.wireguard.peerKeys (cluster.yaml:33:5)"
     `);
     expect(errorsAfterEdit("    publicKey: ", "    # publicKey: ")).toMatchInlineSnapshot(`
       "✖ static peer keys need the hub's public key: the burst slots' client configs name it as their peer
-        → at cloud.wireguard.publicKey (cluster.yaml:26:5)"
+        → at cloud.wireguard.publicKey (cluster.yaml:25:3)"
     `);
     expect(errorsAfterEdit("    endpoint: vpn", "    # endpoint: vpn")).toMatchInlineSnapshot(`
       "✖ static peer keys need the hub's endpoint (host:port): the burst slots' client configs dial it
-        → at cloud.wireguard.endpoint (cluster.yaml:26:5)"
+        → at cloud.wireguard.endpoint (cluster.yaml:25:3)"
     `);
     // the same rule guards a generated cluster's cloud section
     const full = buildSpec({ controlPlanes: 1, workers: 0, poolSize: 0, cloud: true }) as any;
