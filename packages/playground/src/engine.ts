@@ -1,5 +1,12 @@
 // What the page shows, computed without the DOM: issues as editor diagnostics, the file tree, the VIP holders.
-import { type Artifact, type ClusterPlan, formatIssues, mastersWith, type SpecIssue } from "@clusterspec/core";
+import {
+  type AnyPlan,
+  type Artifact,
+  formatIssues,
+  isCloudBurstPlan,
+  mastersWith,
+  type SpecIssue,
+} from "@clusterspec/core";
 import { type GenerateResult, generate } from "clusterspec";
 import { strToU8, type Zippable, zipSync } from "fflate";
 
@@ -81,7 +88,8 @@ export interface VipHolder {
 }
 
 /** Who holds each VIP when `down` nodes fail: the highest priority among the live nodes (keepalived's rule). */
-export function vipHolders(plan: ClusterPlan, down: ReadonlySet<string>): VipHolder[] {
+export function vipHolders(plan: AnyPlan, down: ReadonlySet<string>): VipHolder[] {
+  if (isCloudBurstPlan(plan)) return [];
   const normally = mastersWith(plan.vips, new Set());
   const now = mastersWith(plan.vips, down);
   return plan.vips.map((v) => ({
@@ -93,8 +101,9 @@ export function vipHolders(plan: ClusterPlan, down: ReadonlySet<string>): VipHol
   }));
 }
 
-/** Nodes that can hold a VIP, in spec order: the ones worth failing. */
-export function vipNodes(plan: ClusterPlan): string[] {
+/** Nodes that can hold a VIP, in spec order: the ones worth failing (none for a cloud burst of an existing cluster). */
+export function vipNodes(plan: AnyPlan): string[] {
+  if (isCloudBurstPlan(plan)) return [];
   const inOrder = new Set(plan.vips.flatMap((v) => v.order));
   return plan.nodes.map((n) => n.name).filter((n) => inOrder.has(n));
 }

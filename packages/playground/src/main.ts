@@ -149,6 +149,7 @@ async function renderPlan(result: Generated): Promise<void> {
 
 async function renderFailover(result: Generated): Promise<void> {
   const nodes = vipNodes(result.plan);
+  byId("no-vips").hidden = nodes.length > 0;
   for (const n of [...down]) if (!nodes.includes(n)) down.delete(n);
   const fieldset = byId("nodes");
   fieldset.replaceChildren(
@@ -195,7 +196,8 @@ async function renderFailover(result: Generated): Promise<void> {
   });
   const diagram = byId("holders-diagram");
   diagram.dataset.source = lines.join("\n");
-  await renderMermaid(diagram, diagram.dataset.source);
+  if (nodes.length > 0) await renderMermaid(diagram, diagram.dataset.source);
+  else diagram.replaceChildren();
   app.dataset.down = [...down].join(",");
 }
 

@@ -3,7 +3,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { mastersWith, resolvePlan, validateSpec } from "@clusterspec/core";
+import { isCloudBurstPlan, mastersWith, resolvePlan, validateSpec } from "@clusterspec/core";
 import { exampleInput, exampleNames, examplesDir, exampleText, readTree, toolAvailable } from "@clusterspec/testkit";
 import { MANIFEST, runCli } from "clusterspec/cli";
 import { unzipSync } from "fflate";
@@ -156,7 +156,8 @@ describe("the playground in Chromium", () => {
       expect(await page.locator("#plan .mermaid-block").count()).toBe(diagrams.length);
       expect(await page.locator("#plan .mermaid-block svg").count()).toBe(diagrams.length);
       expect(await page.locator(".mermaid-error").allTextContents()).toEqual([]);
-      expect(await page.locator("#plan h1").textContent()).toBe(`Cluster ${exampleInput(name).name}`);
+      const title = readFileSync(join(examplesDir, name, "generated", "PLAN.md"), "utf8").split("\n")[0] ?? "";
+      expect(await page.locator("#plan h1").textContent()).toBe(title.replace(/^# /, ""));
       expect(await page.locator("#plan table").count()).toBeGreaterThan(0);
       await screenshot(`${name}-plan`);
     });
@@ -231,6 +232,7 @@ describe("the playground in Chromium", () => {
     const validated = validateSpec(exampleInput("bare-metal-ha"));
     if (!validated.ok) throw new Error("bare-metal-ha is invalid");
     const plan = resolvePlan(validated.value);
+    if (isCloudBurstPlan(plan)) throw new Error("bare-metal-ha has VIPs");
     const holders = () =>
       page.$$eval("#holders tbody tr", (rows) =>
         rows.map((r) => [...r.querySelectorAll("td")].map((td) => td.textContent)),
