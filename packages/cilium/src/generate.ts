@@ -11,7 +11,13 @@ import { ciliumMtu, ciliumValues, podMtu } from "./values.js";
 export const VALUES_PATH = "cluster/cilium-values.yaml";
 
 export function generateCilium(plan: ClusterPlan): Artifact[] {
-  return [{ path: VALUES_PATH, content: `# ${generatedMarker(plan)}\n${toYaml(ciliumValues(plan))}` }];
+  return [
+    {
+      path: VALUES_PATH,
+      content: `# ${generatedMarker(plan)}\n${toYaml(ciliumValues(plan))}`,
+      schema: "cilium-values",
+    },
+  ];
 }
 
 /** The helm command lines, run from the generated folder. Every value is schema-checked (semver, fixed path). */
@@ -47,6 +53,9 @@ export function summarizeCilium(plan: ClusterPlan): string {
     ["masquerading", c.bpfMasquerade ? "eBPF" : "iptables"],
     ["load balancer", c.loadBalancerMode],
     ["encryption", c.encryption],
+    ...(Object.keys(c.values).length > 0
+      ? ([["extra values (cilium.values)", Object.keys(c.values).sort().join(", ")]] as [string, string][])
+      : []),
     [
       "MTU",
       mtu === undefined

@@ -7,7 +7,7 @@ import { ajv07, formatAjvErrors, readSchema, schemaDir } from "@clusterspec/test
 type Json = Record<string, unknown>;
 const isMap = (v: unknown): v is Json => v !== null && typeof v === "object" && !Array.isArray(v);
 
-/** Chart versions whose schema and values are stored (packages/testkit/schemas/cilium/<version>/). */
+/** Chart versions whose schema and values are stored (packages/schemas/data/cilium/<version>/). */
 export const chartVersions: readonly string[] = readdirSync(join(schemaDir, "cilium")).filter((d) => parseSemver(d));
 
 /** The stored chart for a version: the same one, else the nearest minor (then the newest patch of it). */

@@ -1,4 +1,12 @@
-export { type Artifact, type Generator, type GeneratorModule, generatedMarker } from "./artifact.js";
+export {
+  type Artifact,
+  type ArtifactChecker,
+  type ArtifactSchemaId,
+  type Generator,
+  type GeneratorModule,
+  generatedMarker,
+  type SchemaProblem,
+} from "./artifact.js";
 export { shellDoubleQuoted, shellQuote } from "./escape.js";
 export {
   addressAt,
@@ -31,8 +39,12 @@ export {
   type Validated,
 } from "./issues.js";
 export { renderSpecReference, specJsonSchema } from "./json-schema.js";
+export { type AppliedPatch, applyOverlays, blameOverlay, type OverlayOutcome } from "./overlay/apply.js";
+export { globMatches, globToRegExp } from "./overlay/glob.js";
+export { changedValues, isJsonMap, type JsonMap, mergePatch, toPointer } from "./overlay/merge-patch.js";
 export { ASG_TAG_LIMITS, type AsgTag, autoscalerTags, kubeletMaySetLabel } from "./plan/cloud.js";
 export { type ExtraArgs, formatExtraArgs } from "./plan/kubeadm-api.js";
+export { type ControlPlaneComponent, OWNED_CILIUM_KEYS, OWNED_FLAGS, OWNED_KUBELET_FIELDS } from "./plan/owned.js";
 export { TERRAFORM_DIR, userDataPaths } from "./plan/paths.js";
 export {
   CLOUD_NODE_DEVICES,
@@ -47,6 +59,7 @@ export { mdCell, mdTable, summarizeCore } from "./plan/summary.js";
 export type {
   ClusterPlan,
   KubeadmApiVersion,
+  KubeadmKnobs,
   NodeHealthPlan,
   PlannedInterface,
   PlannedNode,
@@ -65,7 +78,9 @@ export {
 export { stableJson } from "./serialize/json.js";
 export { parseYamlDocuments, toYaml, toYamlDocuments } from "./serialize/yaml.js";
 export { shellVar } from "./spec/derive.js";
+export type { ExtraVolume, NodeTaint, Overlay } from "./spec/knobs-schema.js";
 export { type Rule, rules } from "./spec/rules.js";
+export { knobRules, ownedCiliumKeysIn, secretShapeOf } from "./spec/rules-knobs.js";
 export {
   type ClusterSpec,
   type ClusterSpecInput,

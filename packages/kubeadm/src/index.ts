@@ -12,8 +12,10 @@ export {
   kubeadmDocuments,
   kubeletConfiguration,
   kubeletPatch,
+  kubeletRegistrationArgs,
   type NodeKind,
   nodeKind,
+  nodeTaints,
   PATCHES_DIRECTORY,
 } from "./documents.js";
 export { generateKubeadm, kubeadmModule, summarizeKubeadm } from "./generate.js";

@@ -1,4 +1,4 @@
-// Strict kubeadm/kubelet schema (see packages/testkit/schemas/PROVENANCE.md): one validator per apiVersion/kind root.
+// Strict kubeadm/kubelet schema (see packages/schemas/data/PROVENANCE.md): one validator per apiVersion/kind root.
 import { ajv07, formatAjvErrors, readSchema, type ValidateFunction } from "@clusterspec/testkit";
 
 const SCHEMA_PATH = "kubernetes/kubeadm-kubelet-config.schema.json";

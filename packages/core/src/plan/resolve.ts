@@ -1,4 +1,4 @@
-import { hostPart, ipEquals, ipFamily } from "../ip.js";
+import { canonicalIp, hostPart, ipEquals, ipFamily, isIp } from "../ip.js";
 import { InternalError } from "../issues.js";
 import { resolveSecrets, type SecretValues } from "../secrets.js";
 import {
@@ -10,7 +10,14 @@ import {
 } from "../spec/derive.js";
 import type { ClusterSpec } from "../spec/schema.js";
 import { durationSeconds, formatKubernetesVersion, parseKubernetesVersion } from "../spec/version.js";
-import type { ClusterPlan, KubeadmApiVersion, NodeHealthPlan, PlannedNode, PolicyRoute } from "./types.js";
+import type {
+  ClusterPlan,
+  KubeadmApiVersion,
+  KubeadmKnobs,
+  NodeHealthPlan,
+  PlannedNode,
+  PolicyRoute,
+} from "./types.js";
 import { planVips } from "./vrrp.js";
 
 /** Bytes WireGuard adds over IPv4: outer IPv4 (20) + UDP (8) + WireGuard header and tag (32). */
@@ -57,6 +64,52 @@ function ciliumDevices(spec: ClusterSpec, kubernetesInterface: string): string[]
   return [...new Set(devices)];
 }
 
+/** Each SAN once (IPs compared canonically, names case-insensitively), in the order given. */
+function uniqueSans(sans: readonly string[]): string[] {
+  const seen = new Set<string>();
+  return sans.filter((s) => {
+    const key = isIp(s) ? canonicalIp(s) : s.toLowerCase();
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+function kubeadmKnobs(spec: ClusterSpec, cpAddresses: readonly string[]): KubeadmKnobs {
+  const k = spec.kubernetes;
+  return {
+    certSANs: uniqueSans([
+      hostPart(spec.controlPlane.vip),
+      ...(spec.controlPlane.dnsName === undefined ? [] : [spec.controlPlane.dnsName]),
+      ...cpAddresses,
+      ...k.apiServer.certSANs,
+    ]),
+    apiServerArgs: k.apiServer.extraArgs,
+    apiServerVolumes: k.apiServer.extraVolumes,
+    controllerManagerArgs: k.controllerManager.extraArgs,
+    schedulerArgs: k.scheduler.extraArgs,
+    etcdArgs: k.etcd.extraArgs,
+    kubelet: k.kubelet,
+  };
+}
+
+/**
+ * Interfaces of a node that need `accept_local=1`. With DSR (or hybrid) a backend receives the client's packet
+ * unchanged; when the client is this node itself, or a VIP it holds, the source is a local address, and the
+ * kernel's source validation (fib_validate_source, consulted through the policy-routing rules) drops it with
+ * EINVAL unless the receiving interface accepts local sources (cilium/cilium#17747).
+ */
+function acceptLocalInterfaces(
+  spec: ClusterSpec,
+  policyRoutes: readonly PolicyRoute[],
+  node: ClusterSpec["nodes"][number],
+): string[] {
+  if (spec.cilium.loadBalancerMode === "snat") return [];
+  return policyRoutes
+    .map((r) => r.interface)
+    .filter((i, n, all) => all.indexOf(i) === n && node.interfaces[i] !== undefined);
+}
+
 /**
  * Everything derived from a validated spec, once. Generators read only this.
  * Throws InternalError on a spec that did not pass validateSpec.
@@ -65,6 +118,20 @@ export function resolvePlan(spec: ClusterSpec, options: ResolveOptions = {}): Cl
   const version = parseKubernetesVersion(spec.kubernetes.version);
   const segment = kubernetesSegment(spec);
   if (!version || !segment) throw new InternalError("resolvePlan needs a validated spec");
+
+  const policyRoutes: PolicyRoute[] = spec.network.segments.flatMap((seg) =>
+    seg.uplink
+      ? [
+          {
+            segment: seg,
+            interface: seg.interface,
+            table: seg.uplink.routingTable,
+            gateway: seg.uplink.gateway,
+            sources: seg.uplink.sources ?? seg.onLink,
+          },
+        ]
+      : [],
+  );
 
   const cpNames = spec.nodes.filter(isControlPlane).map((n) => n.name);
   const hub = spec.cloud?.wireguard.hub;
@@ -100,6 +167,9 @@ export function resolvePlan(spec: ClusterSpec, options: ResolveOptions = {}): Cl
         gateway: f.gateway,
         segment: segmentOfInterface(spec, name),
       })),
+      labels: n.labels,
+      taints: n.taints,
+      acceptLocalInterfaces: acceptLocalInterfaces(spec, policyRoutes, n),
     };
   });
   const initNode = nodes.find((n) => n.init);
@@ -110,20 +180,8 @@ export function resolvePlan(spec: ClusterSpec, options: ResolveOptions = {}): Cl
   if (!cpVip) throw new InternalError("no control-plane VIP");
   const host = hostPart(spec.controlPlane.vip);
   const port = spec.controlPlane.port;
-
-  const policyRoutes: PolicyRoute[] = spec.network.segments.flatMap((seg) =>
-    seg.uplink
-      ? [
-          {
-            segment: seg,
-            interface: seg.interface,
-            table: seg.uplink.routingTable,
-            gateway: seg.uplink.gateway,
-            sources: seg.uplink.sources ?? seg.onLink,
-          },
-        ]
-      : [],
-  );
+  const dnsName = spec.controlPlane.dnsName;
+  const endpointHost = dnsName ?? (ipFamily(host) === 6 ? `[${host}]` : host);
 
   const h = spec.kubernetes.nodeHealth;
   const grace = h.monitorGracePeriod ?? defaultMonitorGracePeriod(version.minor);
@@ -158,6 +216,10 @@ export function resolvePlan(spec: ClusterSpec, options: ResolveOptions = {}): Cl
       criSocket: spec.kubernetes.criSocket,
       cgroupDriver: spec.kubernetes.cgroupDriver,
       nodeHealth,
+      knobs: kubeadmKnobs(
+        spec,
+        nodes.filter((n) => n.controlPlane).map((n) => n.internalAddress),
+      ),
     },
     network: {
       kubernetesSegment: segment,
@@ -169,8 +231,9 @@ export function resolvePlan(spec: ClusterSpec, options: ResolveOptions = {}): Cl
     controlPlane: {
       host,
       port,
-      endpoint: ipFamily(host) === 6 ? `[${host}]:${port}` : `${host}:${port}`,
+      endpoint: `${endpointHost}:${port}`,
       vip: cpVip,
+      dnsName,
     },
     vips,
     vrrp: { ...spec.vrrp, healthCheckWeight: weight },
@@ -179,5 +242,6 @@ export function resolvePlan(spec: ClusterSpec, options: ResolveOptions = {}): Cl
     cilium: { ...spec.cilium, devices: ciliumDevices(spec, segment.interface) },
     cloud: spec.cloud && { ...spec.cloud, tunnelMtu: tunnelMtuOf(spec.cloud.wireguard.underlayMtu) },
     secrets: resolveSecrets(spec, options.secrets ?? {}),
+    overlays: spec.overlays,
   };
 }

@@ -1,4 +1,5 @@
 import type { ResolvedSecret, SecretId } from "../secrets.js";
+import type { ExtraVolume, NodeTaint, Overlay } from "../spec/knobs-schema.js";
 import type { ClusterSpec, PoolSpec, SegmentSpec } from "../spec/schema.js";
 import type { Semver } from "../spec/version.js";
 import type { PlannedVip } from "./vrrp.js";
@@ -40,6 +41,27 @@ export interface PlannedNode {
   readonly interfaces: readonly PlannedInterface[];
   /** Route to the burst nodes' tunnel addresses through the on-prem WireGuard hub (absent on the hub itself). */
   readonly tunnelRoute: { readonly subnet: string; readonly via: string; readonly interface: string } | undefined;
+  /** Labels the kubelet sets when it registers (all self-settable under NodeRestriction). */
+  readonly labels: Readonly<Record<string, string>>;
+  readonly taints: readonly NodeTaint[];
+  /**
+   * Interfaces that need `accept_local=1`: Cilium DSR delivers packets whose source is one of this node's own
+   * addresses (a VIP it holds) on an interface whose replies take a policy-routing table. Empty otherwise.
+   */
+  readonly acceptLocalInterfaces: readonly string[];
+}
+
+/** Free-form settings of the control-plane components, merged into what clusterspec derives (never over it). */
+export interface KubeadmKnobs {
+  /** Every SAN once: the VIP, controlPlane.dnsName, each control plane's internal address, then the spec's. */
+  readonly certSANs: readonly string[];
+  readonly apiServerArgs: Readonly<Record<string, string>>;
+  readonly apiServerVolumes: readonly ExtraVolume[];
+  readonly controllerManagerArgs: Readonly<Record<string, string>>;
+  readonly schedulerArgs: Readonly<Record<string, string>>;
+  readonly etcdArgs: Readonly<Record<string, string>>;
+  /** KubeletConfiguration fields from `kubernetes.kubelet` (owned ones refused by the rules). */
+  readonly kubelet: Readonly<Record<string, unknown>>;
 }
 
 /** A policy routing table: replies from `sources` leave through `gateway` on `interface`. */
@@ -83,6 +105,7 @@ export interface ClusterPlan {
     readonly criSocket: string;
     readonly cgroupDriver: "cgroupfs" | "systemd";
     readonly nodeHealth: NodeHealthPlan;
+    readonly knobs: KubeadmKnobs;
   };
   readonly network: {
     readonly kubernetesSegment: SegmentSpec;
@@ -98,6 +121,8 @@ export interface ClusterPlan {
     /** `10.118.12.100:6443` (IPv6 in brackets) */
     readonly endpoint: string;
     readonly vip: PlannedVip;
+    /** `controlPlane.dnsName`: the endpoint's host when set, mapped to the VIP in every node's /etc/hosts. */
+    readonly dnsName: string | undefined;
   };
   /** Every VRRP instance: the control-plane VIP first, then the external pool in spec order. */
   readonly vips: readonly PlannedVip[];
@@ -116,4 +141,6 @@ export interface ClusterPlan {
       })
     | undefined;
   readonly secrets: Partial<Record<SecretId, ResolvedSecret>>;
+  /** Merge patches over generated files, applied after every generator ran (spec order). */
+  readonly overlays: readonly Overlay[];
 }

@@ -29,6 +29,7 @@ import {
   segmentOfInterface,
   shellVar,
 } from "./derive.js";
+import { knobRules } from "./rules-knobs.js";
 import { type ClusterSpec, MIN_KUBERNETES_MINOR } from "./schema.js";
 import { durationSeconds, parseKubernetesVersion } from "./version.js";
 
@@ -743,4 +744,5 @@ export const rules: readonly Rule[] = [
   cloudPoolTagsFit,
   cloudPoolLabelsSelfSettable,
   provisionerUrlIsBase,
+  ...knobRules,
 ];
