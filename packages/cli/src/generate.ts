@@ -1,17 +1,28 @@
-// The programmatic API: spec text or object in, artifacts out. Pure: secrets arrive as values.
+// The programmatic API: spec text or object in, artifacts out. Pure: secrets arrive as values, and the upstream
+// schemas arrive as a checker, loaded (lazily, by the async entry points) only when a spec has free-form parts.
 import {
+  type AppliedPatch,
   type Artifact,
+  type ArtifactChecker,
+  type ArtifactSchemaId,
+  applyOverlays,
+  blameOverlay,
   type ClusterPlan,
   type ClusterSpec,
   checkSecretValues,
   type GeneratorModule,
   InternalError,
+  type IssuePath,
+  isJsonMap,
   loadSpec,
+  mdTable,
   OutputLimitError,
+  parseYamlDocuments,
   resolvePlan,
   type SecretValues,
   type SpecIssue,
   summarizeCore,
+  toPointer,
   validateSpec,
 } from "@clusterspec/core";
 import { generatorModules } from "./generators.js";
@@ -23,6 +34,11 @@ export interface GenerateOptions {
   readonly secrets?: SecretValues;
   /** Override the registered generators (tests, embedding). */
   readonly modules?: readonly GeneratorModule[];
+  /**
+   * Upstream schema checks (`loadArtifactChecker` from `@clusterspec/schemas`). Needed only when the spec has
+   * overlays, `cilium.values` or `kubernetes.kubelet`; `generateChecked` loads it by itself.
+   */
+  readonly checker?: ArtifactChecker;
 }
 
 export type GenerateResult =
@@ -34,19 +50,69 @@ export type GenerateResult =
     }
   | { readonly ok: false; readonly errors: readonly SpecIssue[]; readonly warnings: readonly SpecIssue[] };
 
-/** PLAN.md: the core summary, then each generator module's section. */
-export function renderPlanMarkdown(plan: ClusterPlan, modules: readonly GeneratorModule[] = generatorModules): string {
-  const sections = [summarizeCore(plan), ...modules.map((m) => m.summarize?.(plan)).filter((s): s is string => !!s)];
+/** Artifacts rendered and patched, before their schema check. */
+export interface Rendered {
+  readonly artifacts: readonly Artifact[];
+  readonly errors: readonly SpecIssue[];
+  readonly warnings: readonly SpecIssue[];
+  /** Artifacts whose free-form content must pass their upstream schema before anything is written. */
+  readonly toCheck: readonly Artifact[];
+  readonly applied: ReadonlyMap<string, readonly AppliedPatch[]>;
+}
+
+/** Thrown by generateFromPlan when overlays or schema checks fail: user errors, reported like spec errors. */
+export class ArtifactIssuesError extends Error {
+  override readonly name = "ArtifactIssuesError";
+  constructor(readonly issues: readonly SpecIssue[]) {
+    super(issues.map((i) => i.message).join("\n"));
+  }
+}
+
+/** PLAN.md: the core summary, then each generator module's section, then the overlays and what they changed. */
+export function renderPlanMarkdown(
+  plan: ClusterPlan,
+  modules: readonly GeneratorModule[] = generatorModules,
+  overlaySection?: string,
+): string {
+  const sections = [
+    summarizeCore(plan),
+    ...modules.map((m) => m.summarize?.(plan)).filter((s): s is string => !!s),
+    ...(overlaySection ? [overlaySection] : []),
+  ];
   return `${sections.map((s) => s.trimEnd()).join("\n\n")}\n`;
 }
 
-/** Runs every generator on a plan; artifacts sorted by path, duplicates rejected. */
-export function generateFromPlan(
-  plan: ClusterPlan,
-  modules: readonly GeneratorModule[] = generatorModules,
-): Artifact[] {
-  const artifacts: Artifact[] = [{ path: "PLAN.md", content: renderPlanMarkdown(plan, modules) }];
-  for (const m of modules) artifacts.push(...m.generate(plan));
+function summarizeOverlays(
+  changed: readonly { readonly overlay: ClusterPlan["overlays"][number]; readonly files: readonly string[] }[],
+  derived: number,
+): string | undefined {
+  if (changed.length === 0) return undefined;
+  return [
+    "## Overlays",
+    "",
+    "Merge patches (RFC 7386) applied after generation, in this order; every patched file passed its upstream schema before it was written.",
+    "",
+    mdTable(
+      ["#", "target", "document", "files changed"],
+      changed.map((c, i) => [
+        `overlays[${i}]`,
+        c.overlay.target,
+        c.overlay.document ?? "-",
+        c.files.length === 0 ? "-" : c.files.join(", "),
+      ]),
+    ),
+    ...(derived > 0
+      ? [
+          "",
+          `- ${derived} value(s) clusterspec derived are changed or deleted by overlays (warnings of \`clusterspec validate\`/\`generate\`).`,
+        ]
+      : []),
+  ].join("\n");
+}
+
+const byPath = (a: Artifact, b: Artifact) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+
+function assertWellFormed(artifacts: readonly Artifact[]): void {
   const seen = new Set<string>();
   for (const a of artifacts) {
     if (seen.has(a.path)) throw new InternalError(`two artifacts share the path ${a.path}`);
@@ -56,28 +122,177 @@ export function generateFromPlan(
       throw new InternalError(`artifact ${a.path} must use LF and end with one newline`);
     seen.add(a.path);
   }
-  return artifacts.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
-/** Validates (text is parsed as YAML), resolves the plan and runs every generator. Never throws on bad input. */
-export function generate(spec: string | unknown, options: GenerateOptions = {}): GenerateResult {
+/** Runs every generator, applies the overlays and writes PLAN.md; says which artifacts need a schema check. */
+export function renderArtifacts(plan: ClusterPlan, modules: readonly GeneratorModule[] = generatorModules): Rendered {
+  const generated: Artifact[] = [];
+  try {
+    for (const m of modules) generated.push(...m.generate(plan));
+  } catch (e) {
+    if (!(e instanceof OutputLimitError)) throw e;
+    return {
+      artifacts: [],
+      errors: [{ path: e.path, message: e.message, severity: "error" }],
+      warnings: [],
+      toCheck: [],
+      applied: new Map(),
+    };
+  }
+  const outcome = applyOverlays(generated, plan.overlays);
+  const patched = new Set(outcome.applied.keys());
+  const c = plan.cilium;
+  const toCheck = outcome.artifacts.filter(
+    (a) =>
+      patched.has(a.path) ||
+      (a.schema === "cilium-values" && Object.keys(c.values).length > 0) ||
+      (a.schema === "kubeadm" && Object.keys(plan.kubernetes.knobs.kubelet).length > 0),
+  );
+  const plan_md: Artifact = {
+    path: "PLAN.md",
+    content: renderPlanMarkdown(plan, modules, summarizeOverlays(outcome.changed, outcome.warnings.length)),
+  };
+  const artifacts = [plan_md, ...outcome.artifacts];
+  assertWellFormed(artifacts);
+  return {
+    artifacts: artifacts.sort(byPath),
+    errors: outcome.errors,
+    warnings: outcome.warnings,
+    toCheck,
+    applied: outcome.applied,
+  };
+}
+
+/** The schemas a rendering needs (none when the spec has no free-form part). */
+export function schemasToLoad(rendered: Rendered): Set<ArtifactSchemaId> {
+  return new Set(rendered.toCheck.flatMap((a) => (a.schema === undefined ? [] : [a.schema])));
+}
+
+/** The deepest key of a free-form value that a pointer reaches into. */
+function reach(value: unknown, pointer: readonly string[]): string[] {
+  const out: string[] = [];
+  let node = value;
+  for (const seg of pointer) {
+    if (!isJsonMap(node) || !(seg in node)) break;
+    out.push(seg);
+    node = node[seg];
+  }
+  return out;
+}
+
+/** Checks the artifacts that need it; each problem is reported at the spec path that put the value there. */
+export function checkRendered(plan: ClusterPlan, rendered: Rendered, checker: ArtifactChecker): SpecIssue[] {
+  const issues: SpecIssue[] = [];
+  for (const a of rendered.toCheck) {
+    const problems = checker.check(a);
+    if (problems.length === 0) continue;
+    const docs = a.path.endsWith(".json") ? [JSON.parse(a.content)] : parseYamlDocuments(a.content);
+    for (const p of problems) {
+      const doc = docs[p.document];
+      const kind = isJsonMap(doc) && typeof doc.kind === "string" ? doc.kind : undefined;
+      let path: IssuePath | undefined = blameOverlay(rendered.applied.get(a.path), p.document, p.pointer);
+      if (!path && a.schema === "cilium-values") {
+        const r = reach(plan.cilium.values, p.pointer);
+        if (r.length > 0) path = ["cilium", "values", ...r];
+      }
+      if (!path && kind === "KubeletConfiguration") {
+        const r = reach(plan.kubernetes.knobs.kubelet, p.pointer);
+        if (r.length > 0) path = ["kubernetes", "kubelet", ...r];
+      }
+      issues.push({
+        path: path ?? [],
+        severity: "error",
+        message: `${a.path}${kind ? ` (${kind})` : ""} at ${toPointer(p.pointer) || "/"} fails its upstream schema: ${p.message}`,
+      });
+    }
+  }
+  return issues;
+}
+
+/** Renders, patches and checks; throws ArtifactIssuesError on user errors (overlays, schema) and OutputLimitError. */
+export function generateFromPlan(
+  plan: ClusterPlan,
+  modules: readonly GeneratorModule[] = generatorModules,
+  checker?: ArtifactChecker,
+): Artifact[] {
+  const rendered = renderArtifacts(plan, modules);
+  if (rendered.errors.length > 0) throw new ArtifactIssuesError(rendered.errors);
+  if (rendered.toCheck.length > 0) {
+    if (!checker) throw new ArtifactIssuesError([needsChecker()]);
+    const issues = checkRendered(plan, rendered, checker);
+    if (issues.length > 0) throw new ArtifactIssuesError(issues);
+  }
+  return [...rendered.artifacts];
+}
+
+function needsChecker(): SpecIssue {
+  return {
+    path: [],
+    severity: "error",
+    message:
+      "this spec has free-form parts (overlays, cilium.values or kubernetes.kubelet) that must be checked against the upstream schemas: pass options.checker (loadArtifactChecker from @clusterspec/schemas) or call generateChecked",
+  };
+}
+
+type Prepared = { ok: false; result: GenerateResult } | { ok: true; plan: ClusterPlan; warnings: readonly SpecIssue[] };
+
+function prepare(spec: string | unknown, options: GenerateOptions): Prepared {
   const validated = typeof spec === "string" ? loadSpec(spec) : validateSpec(spec);
-  if (!validated.ok) return validated;
+  if (!validated.ok) return { ok: false, result: validated };
   const secretErrors: SpecIssue[] = checkSecretValues(options.secrets ?? {}).map((i) => ({ ...i, severity: "error" }));
-  if (secretErrors.length > 0) return { ok: false, errors: secretErrors, warnings: validated.warnings };
+  if (secretErrors.length > 0)
+    return { ok: false, result: { ok: false, errors: secretErrors, warnings: validated.warnings } };
   const plan = resolvePlan(validated.value as ClusterSpec, {
     ...(options.sourceName === undefined ? {} : { sourceName: options.sourceName }),
     ...(options.secrets === undefined ? {} : { secrets: options.secrets }),
   });
-  try {
-    const artifacts = generateFromPlan(plan, options.modules ?? generatorModules);
-    return { ok: true, plan, artifacts, warnings: validated.warnings };
-  } catch (e) {
-    if (!(e instanceof OutputLimitError)) throw e;
-    return {
-      ok: false,
-      errors: [{ path: e.path, message: e.message, severity: "error" }],
-      warnings: validated.warnings,
-    };
+  return { ok: true, plan, warnings: validated.warnings };
+}
+
+function finish(
+  plan: ClusterPlan,
+  rendered: Rendered,
+  warnings: readonly SpecIssue[],
+  checker: ArtifactChecker | undefined,
+): GenerateResult {
+  const all = [...warnings, ...rendered.warnings];
+  if (rendered.errors.length > 0) return { ok: false, errors: rendered.errors, warnings: all };
+  if (rendered.toCheck.length > 0) {
+    if (!checker) return { ok: false, errors: [needsChecker()], warnings: all };
+    const issues = checkRendered(plan, rendered, checker);
+    const notes: SpecIssue[] = checker.notes.map((message) => ({
+      path: ["cilium", "version"],
+      message,
+      severity: "warning",
+    }));
+    if (issues.length > 0) return { ok: false, errors: issues, warnings: [...all, ...notes] };
+    return { ok: true, plan, artifacts: rendered.artifacts, warnings: [...all, ...notes] };
   }
+  return { ok: true, plan, artifacts: rendered.artifacts, warnings: all };
+}
+
+/** Validates (text is parsed as YAML), resolves the plan and runs every generator. Never throws on bad input. */
+export function generate(spec: string | unknown, options: GenerateOptions = {}): GenerateResult {
+  const prepared = prepare(spec, options);
+  if (!prepared.ok) return prepared.result;
+  const rendered = renderArtifacts(prepared.plan, options.modules ?? generatorModules);
+  return finish(prepared.plan, rendered, prepared.warnings, options.checker);
+}
+
+/** The schema checker a rendering needs, imported only then: a spec without free-form parts never loads a schema. */
+export async function loadCheckerFor(plan: ClusterPlan, rendered: Rendered): Promise<ArtifactChecker | undefined> {
+  const schemas = schemasToLoad(rendered);
+  if (schemas.size === 0) return undefined;
+  const { loadArtifactChecker } = await import("@clusterspec/schemas");
+  return loadArtifactChecker({ schemas, ciliumVersion: plan.cilium.version });
+}
+
+/** Like generate, and loads the upstream schemas by itself when the spec needs them. */
+export async function generateChecked(spec: string | unknown, options: GenerateOptions = {}): Promise<GenerateResult> {
+  const prepared = prepare(spec, options);
+  if (!prepared.ok) return prepared.result;
+  const rendered = renderArtifacts(prepared.plan, options.modules ?? generatorModules);
+  const checker =
+    options.checker ?? (rendered.errors.length > 0 ? undefined : await loadCheckerFor(prepared.plan, rendered));
+  return finish(prepared.plan, rendered, prepared.warnings, checker);
 }

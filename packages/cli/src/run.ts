@@ -7,7 +7,6 @@ import {
   type IssuePath,
   loadSpec,
   locateIssues,
-  OutputLimitError,
   resolvePlan,
   SECRET_KINDS,
   type SecretValues,
@@ -17,7 +16,7 @@ import {
 } from "@clusterspec/core";
 import { CliError, EXIT_DRIFT, EXIT_INVALID, EXIT_OK, UsageError } from "./errors.js";
 import { type FileSystem, nodeFileSystem } from "./fs.js";
-import { generateFromPlan, renderPlanMarkdown } from "./generate.js";
+import { checkRendered, loadCheckerFor, renderArtifacts } from "./generate.js";
 import { diffTree, writeTree } from "./write.js";
 
 export interface CliIO {
@@ -89,7 +88,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
         const specPath = resolve(io.cwd, rest[0] ?? "");
         if (command !== "generate" && (values.output || values.check || values["with-secrets"] || values.force))
           throw new UsageError(`${command} takes no options`);
-        return runOnSpec(command, specPath, values, io, fs);
+        return await runOnSpec(command, specPath, values, io, fs);
       }
       case undefined:
         io.stderr(USAGE);
@@ -133,13 +132,13 @@ function expectArgs(rest: readonly string[], count: number): void {
 
 type Values = ReturnType<typeof parse>["values"];
 
-function runOnSpec(
+async function runOnSpec(
   command: "validate" | "plan" | "generate",
   specPath: string,
   values: Values,
   io: CliIO,
   fs: FileSystem,
-): number {
+): Promise<number> {
   const display = basename(specPath);
   let text: string;
   try {
@@ -168,17 +167,29 @@ function runOnSpec(
     );
   const secrets = values["with-secrets"] ? resolveSecretValues(loaded.value, text, specPath, io, fs, display) : {};
   const plan = resolvePlan(loaded.value, { sourceName: display, secrets });
-  if (command === "plan") {
-    io.stdout(renderPlanMarkdown(plan));
-    return EXIT_OK;
-  }
-  let artifacts: ReturnType<typeof generateFromPlan>;
-  try {
-    artifacts = generateFromPlan(plan);
-  } catch (e) {
-    if (!(e instanceof OutputLimitError)) throw e;
-    io.stderr(`${formatIssues([{ path: e.path, message: e.message, severity: "error" }], display)}\n`);
+  const rendered = renderArtifacts(plan);
+  const fail = (issues: readonly SpecIssue[]) => {
+    io.stderr(`${formatIssues(locateIssues(text, issues), display)}\n`);
     return EXIT_INVALID;
+  };
+  if (rendered.errors.length > 0) return fail([...rendered.errors, ...rendered.warnings]);
+  if (rendered.warnings.length > 0) io.stderr(`${formatIssues(locateIssues(text, rendered.warnings), display)}\n`);
+  // The upstream schemas are imported only when the spec has free-form parts; every patched file is checked.
+  const checker = await loadCheckerFor(plan, rendered);
+  if (checker) {
+    const issues = checkRendered(plan, rendered, checker);
+    const notes: SpecIssue[] = checker.notes.map((message) => ({
+      path: ["cilium", "version"],
+      message,
+      severity: "warning",
+    }));
+    if (issues.length > 0) return fail([...issues, ...notes]);
+    if (notes.length > 0) io.stderr(`${formatIssues(locateIssues(text, notes), display)}\n`);
+  }
+  const artifacts = [...rendered.artifacts];
+  if (command === "plan") {
+    io.stdout(artifacts.find((a) => a.path === "PLAN.md")?.content ?? "");
+    return EXIT_OK;
   }
   const outDir = values.output ? resolve(io.cwd, values.output) : join(dirname(specPath), "generated");
   if (values.check) {
