@@ -15,6 +15,7 @@ import {
   type IssuePath,
   isJsonMap,
   loadSpec,
+  locateIssues,
   mdTable,
   OutputLimitError,
   parseYamlDocuments,
@@ -183,12 +184,21 @@ function reach(value: unknown, pointer: readonly string[]): string[] {
 /** Checks the artifacts that need it; each problem is reported at the spec path that put the value there. */
 export function checkRendered(plan: ClusterPlan, rendered: Rendered, checker: ArtifactChecker): SpecIssue[] {
   const issues: SpecIssue[] = [];
+  // Placeholders of unresolved secrets are malformed on purpose (kubeadm must refuse a review tree).
+  const placeholders = new Set(Object.values(plan.secrets).flatMap((s) => (s?.isPlaceholder ? [s.value] : [])));
+  const valueAt = (doc: unknown, pointer: readonly string[]): unknown =>
+    pointer.reduce<unknown>(
+      (v, k) => (v !== null && typeof v === "object" ? (v as Record<string, unknown>)[k] : undefined),
+      doc,
+    );
   for (const a of rendered.toCheck) {
     const problems = checker.check(a);
     if (problems.length === 0) continue;
     const docs = a.path.endsWith(".json") ? [JSON.parse(a.content)] : parseYamlDocuments(a.content);
     for (const p of problems) {
       const doc = docs[p.document];
+      const value = valueAt(doc, p.pointer);
+      if (typeof value === "string" && placeholders.has(value)) continue;
       const kind = isJsonMap(doc) && typeof doc.kind === "string" ? doc.kind : undefined;
       let path: IssuePath | undefined = blameOverlay(rendered.applied.get(a.path), p.document, p.pointer);
       if (!path && a.schema === "cilium-values") {
@@ -271,12 +281,19 @@ function finish(
   return { ok: true, plan, artifacts: rendered.artifacts, warnings: all };
 }
 
+/** Issues found after validation (overlays, schema checks) get their YAML line too when the spec was text. */
+function located(spec: string | unknown, result: GenerateResult): GenerateResult {
+  if (typeof spec !== "string") return result;
+  const warnings = locateIssues(spec, result.warnings);
+  return result.ok ? { ...result, warnings } : { ...result, errors: locateIssues(spec, result.errors), warnings };
+}
+
 /** Validates (text is parsed as YAML), resolves the plan and runs every generator. Never throws on bad input. */
 export function generate(spec: string | unknown, options: GenerateOptions = {}): GenerateResult {
   const prepared = prepare(spec, options);
   if (!prepared.ok) return prepared.result;
   const rendered = renderArtifacts(prepared.plan, options.modules ?? generatorModules);
-  return finish(prepared.plan, rendered, prepared.warnings, options.checker);
+  return located(spec, finish(prepared.plan, rendered, prepared.warnings, options.checker));
 }
 
 /** The schema checker a rendering needs, imported only then: a spec without free-form parts never loads a schema. */
@@ -294,5 +311,5 @@ export async function generateChecked(spec: string | unknown, options: GenerateO
   const rendered = renderArtifacts(prepared.plan, options.modules ?? generatorModules);
   const checker =
     options.checker ?? (rendered.errors.length > 0 ? undefined : await loadCheckerFor(prepared.plan, rendered));
-  return finish(prepared.plan, rendered, prepared.warnings, checker);
+  return located(spec, finish(prepared.plan, rendered, prepared.warnings, checker));
 }

@@ -50,7 +50,15 @@ export const DOCUMENTED_VALUES: Readonly<Record<string, readonly unknown[]>> = {
 export function commentedKeys(valuesText: string): Set<string> {
   const out = new Set<string>();
   const stack: string[] = [];
+  let annotation = false;
   for (const line of valuesText.split("\n")) {
+    // `# @schema` … `# @schema` blocks are helm-schema annotations (`# type: [null, string]`), not keys
+    if (/^ *# @schema@?\s*$/.test(line)) {
+      annotation = !annotation;
+      continue;
+    }
+    if (!/^ *#/.test(line)) annotation = false;
+    else if (annotation) continue;
     const key = /^( *)([A-Za-z0-9_][A-Za-z0-9_.\-/]*):( |$)/.exec(line);
     if (key) {
       const depth = (key[1] ?? "").length / 2;

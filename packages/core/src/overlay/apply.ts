@@ -98,10 +98,11 @@ export function applyOverlays(artifacts: readonly Artifact[], overlays: readonly
       return;
     }
     const lineFormat = matches.filter((a) => a.schema === undefined);
-    for (const a of lineFormat)
+    const first = lineFormat[0];
+    if (first)
       error(
         ["overlays", i, "target"],
-        `overlay target ${overlay.target} matches ${a.path}, which is not a YAML/JSON file with an upstream schema and cannot be patched: set ${typedFieldsFor(a.path)} instead`,
+        `overlay target ${overlay.target} matches ${first.path}${lineFormat.length > 1 ? ` (and ${lineFormat.length - 1} more)` : ""}, which is not a YAML/JSON file with an upstream schema and cannot be patched: set ${typedFieldsFor(first.path)} instead`,
       );
     if (lineFormat.length > 0) return;
     let documentFound = false;
