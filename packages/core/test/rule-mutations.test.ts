@@ -346,13 +346,21 @@ describe("free-form knobs never set what clusterspec owns", () => {
     if (!r.ok) expect(r.errors.map((e) => e.path.join("."))).toEqual([`kubernetes.kubelet.${field}`]);
   });
   it.each(ownedCilium)("refuses cilium.values.%s, and a null or scalar above it", (key) => {
-    for (const values of [nested(key, "1"), { [key.split(".")[0] as string]: key.includes(".") ? null : "1" }]) {
+    const top = key.split(".")[0] as string;
+    for (const [values, at] of [
+      [nested(key, "1"), `cilium.values.${key}`],
+      [{ [top]: key.includes(".") ? null : "1" }, `cilium.values.${top}`],
+    ] as const) {
       const s = spec();
       s.cilium.values = values;
       const r = validateSpec(s);
       expect(r.ok, JSON.stringify(values)).toBe(false);
-      if (!r.ok) expect(r.errors[0]?.message).toContain(OWNED_CILIUM_KEYS[key]);
+      if (!r.ok) expect(r.errors.map((e) => e.path.join("."))).toContain(at);
     }
+    const s = spec();
+    s.cilium.values = nested(key, "1");
+    const r = validateSpec(s);
+    if (!r.ok) expect(r.errors[0]?.message).toContain(OWNED_CILIUM_KEYS[key]);
   });
 });
 
