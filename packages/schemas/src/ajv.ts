@@ -4,16 +4,25 @@ import Ajv, { type ErrorObject, type ValidateFunction } from "ajv";
 import AjvDraft04 from "ajv-draft-04";
 import addFormats from "ajv-formats";
 
-/** ajv for draft-07 schemas (kubeadm/kubelet, Cilium chart). */
+/**
+ * ajv for draft-07 schemas (kubeadm/kubelet, Cilium chart). `optimize: false` compiles the 160 KB Cilium schema
+ * three times faster (about 0.5 s instead of 1.5 s); each schema validates a handful of documents, once.
+ */
 export function ajv07(): InstanceType<typeof Ajv.default> {
-  const ajv = new Ajv.default({ strict: false, allErrors: true, validateFormats: true, logger: false });
+  const ajv = new Ajv.default({
+    strict: false,
+    allErrors: true,
+    validateFormats: true,
+    logger: false,
+    code: { optimize: false },
+  });
   addFormats.default(ajv as never);
   return ajv;
 }
 
 /** ajv for draft-04 (cloud-init's schema, like its Draft4Validator). */
 export function ajv04(): InstanceType<typeof AjvDraft04.default> {
-  const ajv = new AjvDraft04.default({ strict: false, allErrors: true, logger: false });
+  const ajv = new AjvDraft04.default({ strict: false, allErrors: true, logger: false, code: { optimize: false } });
   addFormats.default(ajv as never);
   return ajv;
 }

@@ -104,22 +104,42 @@ export interface CiliumChart {
   check(values: unknown): SchemaProblem[];
 }
 
-export async function loadCiliumChart(version: string): Promise<CiliumChart> {
+const loaded = new Map<string, Promise<CiliumChart>>();
+
+/** The chart nearest to `version`, parsed and compiled once per process. */
+export function loadCiliumChart(version: string): Promise<CiliumChart> {
   const chart = nearestChart(version);
+  let p = loaded.get(chart);
+  if (!p) {
+    p = compileChart(chart);
+    loaded.set(chart, p);
+  }
+  return p;
+}
+
+async function compileChart(chart: string): Promise<CiliumChart> {
   const load = CHARTS[chart];
   if (!load) throw new Error("no Cilium chart stored");
   const [schema, valuesText] = await load();
-  const defaults = (parseYamlDocuments(valuesText)[0] ?? {}) as Json;
+  // values.yaml is parsed only when a key is not in the schema (parsing it costs about 0.5 s)
+  let parsedDefaults: Json | undefined;
+  const defaultsAt = (path: readonly string[]): unknown => {
+    parsedDefaults ??= (parseYamlDocuments(valuesText)[0] ?? {}) as Json;
+    let node: unknown = parsedDefaults;
+    for (const p of path) node = isMap(node) ? node[p] : undefined;
+    return node;
+  };
   const commented = commentedKeys(valuesText);
   const validate = ajv07().compile(withoutMeta(schema));
 
   const unknownKeys = (values: Json): SchemaProblem[] => {
     const problems: SchemaProblem[] = [];
-    const walk = (value: unknown, node: SchemaNode | undefined, def: unknown, path: string[]) => {
+    const walk = (value: unknown, node: SchemaNode | undefined, path: string[]) => {
       if (!isMap(value) || !strictNode(node)) return;
       for (const [k, v] of Object.entries(value)) {
         const p = [...path, k];
-        if (node.properties[k]) walk(v, node.properties[k], isMap(def) ? def[k] : undefined, p);
+        const def = node.properties[k] ? undefined : defaultsAt(path);
+        if (node.properties[k]) walk(v, node.properties[k], p);
         else if (isMap(def) && k in def) continue;
         else if (!commented.has(p.join("."))) {
           const siblings = [
@@ -138,7 +158,7 @@ export async function loadCiliumChart(version: string): Promise<CiliumChart> {
         }
       }
     };
-    walk(values, schema as SchemaNode, defaults, []);
+    walk(values, schema as SchemaNode, []);
     return problems;
   };
 
@@ -162,7 +182,9 @@ export async function loadCiliumChart(version: string): Promise<CiliumChart> {
     chart,
     check(values) {
       if (!isMap(values)) return [{ document: 0, pointer: [], message: "Cilium values must be a mapping" }];
-      const upstream = validate(coalesce(defaults, values)) ? [] : problemsOf(0, validate.errors);
+      // Helm validates the user's values coalesced over values.yaml. The chart schema has no `required` and no
+      // `additionalProperties`, and the defaults pass it, so checking the user's values alone gives the same verdict.
+      const upstream = validate(values) ? [] : problemsOf(0, validate.errors);
       return [...unknownKeys(values), ...undocumentedValues(values), ...upstream];
     },
   };
