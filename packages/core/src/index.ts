@@ -7,69 +7,52 @@ export {
   generatedMarker,
   type SchemaProblem,
 } from "./artifact.js";
-export { shellDoubleQuoted, shellQuote } from "./escape.js";
-export {
-  addressAt,
-  addressCount,
-  type Cidr,
-  canonicalIp,
-  cidrContains,
-  cidrsOverlap,
-  compareIps,
-  hostPart,
-  type IpFamily,
-  ipEquals,
-  ipFamily,
-  isCidr,
-  isIp,
-  isNetworkCidr,
-  lastAddress,
-  networkAddress,
-  networkOf,
-  parseCidr,
-} from "./ip.js";
+export { shellDoubleQuoted, shellQuote, withoutControlCharacters } from "./escape.js";
+export { ASG_TAG_LIMITS, type AsgTag } from "./facts/cloud.js";
+export type {
+  KubeadmApiVersion,
+  StorageIsolationOff,
+} from "./facts/kubernetes.js";
+export { type ControlPlaneComponent, OWNED_CILIUM_KEYS, OWNED_FLAGS, OWNED_KUBELET_FIELDS } from "./facts/owned.js";
+export { shellVar } from "./facts/spec.js";
+export type { VipId, VipKey } from "./facts/vrrp.js";
+export { WIREGUARD_OVERHEAD } from "./facts/wireguard.js";
+export { type Cidr, type IpFamily, ipFamily } from "./ip.js";
 export {
   formatIssues,
   InternalError,
   type IssuePath,
   OutputLimitError,
-  Reporter,
   type SpecIssue,
   toDotPath,
   type Validated,
 } from "./issues.js";
-export { renderSpecReference, specJsonSchema } from "./json-schema.js";
+export { specJsonSchema } from "./json-schema.js";
+export { type Escape, lineTemplate } from "./line-template.js";
 export { type AppliedPatch, applyOverlays, blameOverlay, type OverlayOutcome } from "./overlay/apply.js";
-export { globMatches, globToRegExp } from "./overlay/glob.js";
-export { changedValues, isJsonMap, type JsonMap, mergePatch, toPointer } from "./overlay/merge-patch.js";
-export { ASG_TAG_LIMITS, type AsgTag, autoscalerTags, kubeletMaySetLabel } from "./plan/cloud.js";
+export { globMatches } from "./overlay/glob.js";
+export { isJsonMap, mergePatch, toPointer } from "./overlay/merge-patch.js";
 export { type ExtraArgs, formatExtraArgs } from "./plan/kubeadm-api.js";
-export { type ControlPlaneComponent, OWNED_CILIUM_KEYS, OWNED_FLAGS, OWNED_KUBELET_FIELDS } from "./plan/owned.js";
 export { TERRAFORM_DIR, userDataPaths } from "./plan/paths.js";
-export {
-  CLOUD_NODE_DEVICES,
-  defaultMonitorGracePeriod,
-  kubeadmApiVersionFor,
-  type ResolveOptions,
-  resolvePlan,
-  tunnelMtuOf,
-  WIREGUARD_OVERHEAD,
-} from "./plan/resolve.js";
-export { mdCell, mdTable, summarizeCore } from "./plan/summary.js";
+export { type ResolveOptions, resolvePlan } from "./plan/resolve.js";
+export { mdTable, summarizeCore } from "./plan/summary.js";
 export type {
+  CiliumPlan,
+  CloudPlan,
   ClusterPlan,
-  KubeadmApiVersion,
+  HostPlan,
   KubeadmKnobs,
   NodeHealthPlan,
   PlannedInterface,
   PlannedNode,
+  PlannedPool,
   PolicyRoute,
+  VrrpPlan,
 } from "./plan/types.js";
-export { allocateVrids, mastersWith, type PlannedVip, planVips, priorityOrders, type VipKind } from "./plan/vrrp.js";
+export { mastersWith, type PlannedVip, type VipKind } from "./plan/vrrp.js";
 export {
   checkSecretValues,
   type ResolvedSecret,
-  resolveSecrets,
   SECRET_KINDS,
   type SecretId,
   type SecretValues,
@@ -77,20 +60,16 @@ export {
 } from "./secrets.js";
 export { stableJson } from "./serialize/json.js";
 export { parseYamlDocuments, toYaml, toYamlDocuments } from "./serialize/yaml.js";
-export { shellVar } from "./spec/derive.js";
 export type { ExtraVolume, NodeTaint, Overlay } from "./spec/knobs-schema.js";
-export { type Rule, rules } from "./spec/rules.js";
-export { knobRules, ownedCiliumKeysIn, secretShapeOf } from "./spec/rules-knobs.js";
 export {
   type ClusterSpec,
   type ClusterSpecInput,
   ClusterSpecSchema,
   type InterfaceSpec,
-  MIN_KUBERNETES_MINOR,
   type NodeSpec,
   type PoolSpec,
   type SecretRef,
   type SegmentSpec,
 } from "./spec/schema.js";
 export { loadSpec, locateIssues, validateSpec } from "./spec/validate.js";
-export { durationSeconds, parseKubernetesVersion, parseSemver, type Semver } from "./spec/version.js";
+export { parseSemver, type Semver } from "./spec/version.js";

@@ -29,7 +29,7 @@ function vrrpNodes(plan: ClusterPlan): string[] {
 export function summarizeKeepalived(plan: ClusterPlan): string {
   const vrrp = plan.vrrp;
   const hc = vrrp.healthCheck;
-  const w = vrrp.healthCheckWeight;
+  const w = hc.weight;
   const vipTable = mdTable(
     ["VIP", "instance", "interface", "VRID", "master", "backups (priority)"],
     plan.vips.map((v) => [

@@ -7,7 +7,6 @@ export {
   joinConfiguration,
   KUBELET_API_VERSION,
   KUBELET_PATCH_FILE,
-  KUBELET_PATCHES_SINCE_MINOR,
   type KubeadmDocument,
   kubeadmDocuments,
   kubeletConfiguration,
@@ -18,7 +17,7 @@ export {
   nodeTaints,
   PATCHES_DIRECTORY,
 } from "./documents.js";
-export { generateKubeadm, kubeadmModule, summarizeKubeadm } from "./generate.js";
+export { generateKubeadm, kubeadmModule } from "./generate.js";
 export {
   apiServerArgs,
   controllerManagerArgs,
@@ -26,3 +25,4 @@ export {
   type NodeHealthTiming,
   nodeHealthTiming,
 } from "./node-health.js";
+export { summarizeKubeadm } from "./summary.js";

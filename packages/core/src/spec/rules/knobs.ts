@@ -1,11 +1,9 @@
-// Rules for the open parts of the spec (issue 10): free-form knobs never set what clusterspec derives, node labels
+// Open parts of the spec (issue 10): free-form knobs never set what clusterspec derives, node labels
 // are ones the kubelet may set, and no secret is ever written as a literal.
-import type { IssuePath, Reporter } from "../issues.js";
-import { kubeletMaySetLabel } from "../plan/cloud.js";
-import { type ControlPlaneComponent, OWNED_CILIUM_KEYS, OWNED_FLAGS, OWNED_KUBELET_FIELDS } from "../plan/owned.js";
-import type { ClusterSpec } from "./schema.js";
-
-type Rule = (spec: ClusterSpec, report: Reporter) => void;
+import { kubeletMaySetLabel } from "../../facts/cloud.js";
+import { type ControlPlaneComponent, OWNED_CILIUM_KEYS, OWNED_FLAGS, OWNED_KUBELET_FIELDS } from "../../facts/owned.js";
+import type { IssuePath, Reporter } from "../../issues.js";
+import type { Rule } from "./rule.js";
 
 const COMPONENTS: readonly ControlPlaneComponent[] = ["apiServer", "controllerManager", "scheduler", "etcd"];
 
@@ -127,12 +125,3 @@ export const noSecretLiterals: Rule = (spec, report) => {
   for (const component of COMPONENTS)
     literalSecrets(spec.kubernetes[component].extraArgs, ["kubernetes", component, "extraArgs"], report);
 };
-
-export const knobRules: readonly Rule[] = [
-  extraArgsNotOwned,
-  kubeletFieldsNotOwned,
-  ciliumValuesNotOwned,
-  nodeLabelsSelfSettable,
-  nodeTaintsDistinct,
-  noSecretLiterals,
-];
