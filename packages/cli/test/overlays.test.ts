@@ -74,6 +74,27 @@ describe("overlays through generate", () => {
     `);
   });
 
+  it("fail when a multi-document file is patched without document, or no file holds the document", async () => {
+    expect(
+      await messages(
+        `${base}overlays:\n  - { target: nodes/k8s-1/kubeadm.yaml, patch: { a: 1 } }\n  - { target: cluster/cilium-values.yaml, document: KubeletConfiguration, patch: { a: 1 } }\n`,
+      ),
+    ).toMatchInlineSnapshot(`
+      "✖ nodes/k8s-1/kubeadm.yaml holds 3 documents (InitConfiguration, ClusterConfiguration, KubeletConfiguration): name the one to patch with document
+        → at overlays[0].target (cluster.yaml:70:15)
+      ✖ no file matching cluster/cilium-values.yaml holds a KubeletConfiguration document
+        → at overlays[1].document (cluster.yaml:71:53)"
+    `);
+  });
+
+  it("are refused by the synchronous generate without a checker, saying how to get one", () => {
+    const r = generate(`${base}overlays:\n  - { target: cluster/cilium-values.yaml, patch: { l7Proxy: false } }\n`);
+    expect(r.ok ? "(ok)" : formatIssues(r.errors)).toMatchInlineSnapshot(`
+      "✖ this spec has free-form parts (overlays, cilium.values or kubernetes.kubelet) that must be checked against the upstream schemas: pass options.checker (loadArtifactChecker from @clusterspec/schemas) or call generateChecked
+        → at (root) (<input>:3:1)"
+    `);
+  });
+
   it("pass the schema or fail the run, for arbitrary patches of ClusterConfiguration", async () => {
     const checker = await loadArtifactChecker({ schemas: ["kubeadm"], ciliumVersion: "1.20.0" });
     const key = fc.constantFrom(

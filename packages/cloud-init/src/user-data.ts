@@ -121,6 +121,16 @@ export function userDataObject(plan: ClusterPlan, pool: PlannedPool): Record<str
           `Domains=${["~.", ...plan.network.searchDomains].join(" ")}`,
         ]),
       ),
+      // controlPlane.dnsName is the endpoint every kubeconfig names: burst nodes resolve it to the VIP like on-prem ones
+      ...(plan.controlPlane.dnsName === undefined
+        ? []
+        : [
+            {
+              path: "/etc/hosts",
+              content: `${plan.controlPlane.host} ${plan.controlPlane.dnsName}\n`,
+              append: true,
+            },
+          ]),
       file(JOIN_ENV_PATH, renderJoinEnv(plan, joinEnvFor(plan, cloud, pool))),
       file(JOIN_TEMPLATE_PATH, comment(plan) + toYaml(joinConfiguration(plan, pool))),
       file(JOIN_SCRIPT_PATH, joinScript(generatedMarker(plan)), "0755"),
