@@ -145,6 +145,12 @@ describe("cilium.values", () => {
 });
 
 describe("overlays", () => {
+  it("let an image digest through: only a bare 64-hex value looks like a certificate key", () => {
+    expect(
+      messages(edited("cilium:", `  values: { image: { digest: "sha256:${"ab".repeat(32)}", useDigest: true } }\n`)),
+    ).toBe("(valid)");
+  });
+
   it("refuses a literal that looks like a secret", () => {
     expect(
       messages(

@@ -92,7 +92,8 @@ export const nodeTaintsDistinct: Rule = (spec, report) => {
 const SECRET_SHAPES: readonly (readonly [RegExp, string])[] = [
   [/\b[a-z0-9]{6}\.[a-z0-9]{16}\b/, "a kubeadm bootstrap token"],
   [/-----BEGIN [A-Z ]*PRIVATE KEY-----/, "a private key"],
-  [/(^|[^0-9a-fA-F])[0-9a-fA-F]{64}($|[^0-9a-fA-F])/, "a certificate key"],
+  // the whole value: a sha256 digest (`sha256:…`, `image@sha256:…`) is not a secret
+  [/^\s*[0-9a-fA-F]{64}\s*$/, "a certificate key"],
 ];
 
 /** The kind of secret a string looks like, if any. */
