@@ -1,5 +1,7 @@
 // The programmatic API: spec text or object in, artifacts out. Pure: secrets arrive as values, and the upstream
 // schemas arrive as a checker, loaded (lazily, by the async entry points) only when a spec has free-form parts.
+
+import { byteLength, USER_DATA_LIMIT } from "@clusterspec/cloud-init";
 import {
   type AppliedPatch,
   type Artifact,
@@ -142,6 +144,7 @@ export function renderArtifacts(plan: ClusterPlan, modules: readonly GeneratorMo
   }
   const outcome = applyOverlays(generated, plan.overlays);
   const patched = new Set(outcome.applied.keys());
+  const errors = [...outcome.errors, ...userDataLimits(outcome.artifacts, outcome.applied)];
   const c = plan.cilium;
   const toCheck = outcome.artifacts.filter(
     (a) =>
@@ -157,11 +160,38 @@ export function renderArtifacts(plan: ClusterPlan, modules: readonly GeneratorMo
   assertWellFormed(artifacts);
   return {
     artifacts: artifacts.sort(byPath),
-    errors: outcome.errors,
+    errors,
     warnings: outcome.warnings,
     toCheck,
     applied: outcome.applied,
   };
+}
+
+/**
+ * Patched user data must still reach EC2 as it is: the cloud-init generator gzips what exceeds 16 KiB, which a patch
+ * made afterwards would leave stale, so a patched file must stay under the limit and never have a gzipped twin.
+ */
+function userDataLimits(
+  artifacts: readonly Artifact[],
+  applied: ReadonlyMap<string, readonly AppliedPatch[]>,
+): SpecIssue[] {
+  const paths = new Set(artifacts.map((a) => a.path));
+  return artifacts.flatMap((a) => {
+    const last = applied.get(a.path)?.at(-1);
+    if (a.schema !== "cloud-config" || !last) return [];
+    const size = byteLength(a.content);
+    const twin = a.path.replace(/\.yaml$/, ".gz.b64");
+    if (!paths.has(twin) && size <= USER_DATA_LIMIT) return [];
+    return [
+      {
+        path: ["overlays", last.overlay, "target"],
+        severity: "error" as const,
+        message: paths.has(twin)
+          ? `${a.path} ships gzipped as ${twin} (over the ${USER_DATA_LIMIT} bytes EC2 accepts plain), which a patch would leave stale: user data this large cannot be patched`
+          : `${a.path} is ${size} bytes after overlays, over the ${USER_DATA_LIMIT} bytes EC2 accepts as plain user data: patch less`,
+      },
+    ];
+  });
 }
 
 /** The schemas a rendering needs (none when the spec has no free-form part). */

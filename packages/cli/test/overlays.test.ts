@@ -1,10 +1,12 @@
 // Overlays and free-form values through the whole pipeline: patched files pass their upstream schema or the run fails
 // at the spec path that caused it, with its line; a spec without free-form parts never loads a schema.
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { formatIssues, parseYamlDocuments } from "@clusterspec/core";
 import { TEST_SECRETS } from "@clusterspec/core/testing";
 import { loadArtifactChecker } from "@clusterspec/schemas";
+import { run, toolAvailable } from "@clusterspec/testkit";
 import { generate, generateChecked, renderArtifacts, schemasToLoad } from "clusterspec";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -174,6 +176,69 @@ describe("cilium.values and kubernetes.kubelet through generate", () => {
     expect(formatIssues(r.warnings, "cluster.yaml")).toMatchInlineSnapshot(`
       "⚠ Cilium 1.19.2: its chart schema is not stored, values were checked against the nearest stored chart 1.19.6
         → at cilium.version (cluster.yaml:67:12)"
+    `);
+  });
+});
+
+describe("overlays on user data", () => {
+  const hybrid = readFileSync(join(repo, "examples", "hybrid-cloud-burst", "cluster.yaml"), "utf8");
+
+  it("patch a pool's cloud-config, which passes cloud-init's schema", async () => {
+    const r = await generateChecked(
+      `${hybrid}overlays:\n  - { target: cloud/*/user-data.yaml, patch: { timezone: Europe/Berlin } }\n`,
+    );
+    expect(r.ok ? "(ok)" : formatIssues(r.errors)).toBe("(ok)");
+    const text = r.ok ? (r.artifacts.find((a) => a.path === "cloud/ci-arm64/user-data.yaml")?.content ?? "") : "";
+    expect(text.startsWith("#cloud-config\n")).toBe(true);
+    expect(parseYamlDocuments(text)[0]).toMatchObject({ timezone: "Europe/Berlin" });
+    // toolAvailable throws under CI when cloud-init is missing
+    if (!toolAvailable("cloud-init")) return;
+    const dir = mkdtempSync(join(tmpdir(), "cs-overlay-"));
+    try {
+      writeFileSync(join(dir, "user-data"), text);
+      const out = run("cloud-init", ["schema", "--config-file", join(dir, "user-data")]);
+      expect(`${out.status} ${out.stdout}${out.stderr}`).toMatch(/^0 Valid cloud-config/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("fail at the patch for a cloud-config key cloud-init does not know", async () => {
+    expect(
+      await messages(`${hybrid}overlays:\n  - { target: cloud/*/user-data.yaml, patch: { timezon: Europe/Berlin } }\n`),
+    ).toMatchInlineSnapshot(`
+      "✖ cloud/ci-arm64/user-data.yaml at /timezon fails its upstream schema: unknown field timezon
+        → at overlays[0].patch.timezon (cluster.yaml:103:57)"
+    `);
+  });
+
+  it("fail when the patched user data outgrows what EC2 accepts", async () => {
+    expect(
+      await messages(
+        `${hybrid}overlays:\n  - { target: cloud/*/user-data.yaml, patch: { timezone: UTC } }\n  - { target: cloud/*/user-data.yaml, patch: { bootcmd: ["${"x".repeat(17000)}"] } }\n`,
+      ),
+    ).toMatchInlineSnapshot(`
+      "✖ cloud/ci-arm64/user-data.yaml is 25916 bytes after overlays, over the 16384 bytes EC2 accepts as plain user data: patch less
+        → at overlays[1].target (cluster.yaml:104:15)"
+    `);
+  });
+});
+
+describe("overlays on Terraform JSON", () => {
+  const hybrid = readFileSync(join(repo, "examples", "hybrid-cloud-burst", "cluster.yaml"), "utf8");
+
+  it("patch a resource and fail at the patch for an attribute the AWS provider does not have", async () => {
+    const ok = await generateChecked(
+      `${hybrid}overlays:\n  - target: cloud/terraform/*.tf.json\n    patch: { output: { asg: { value: "\${aws_autoscaling_group.ci-arm64.name}" } } }\n`,
+    );
+    expect(ok.ok ? "(ok)" : formatIssues(ok.errors)).toBe("(ok)");
+    expect(
+      await messages(
+        `${hybrid}overlays:\n  - target: cloud/terraform/pool-ci-arm64.tf.json\n    patch: { resource: { aws_autoscaling_group: { ci-arm64: { max_sizee: 3 } } } }\n`,
+      ),
+    ).toMatchInlineSnapshot(`
+      "✖ cloud/terraform/pool-ci-arm64.tf.json at /resource/aws_autoscaling_group/ci-arm64/max_sizee fails its upstream schema: unknown argument or block max_sizee
+        → at overlays[0].patch.resource.aws_autoscaling_group.ci-arm64.max_sizee (cluster.yaml:104:74)"
     `);
   });
 });

@@ -171,10 +171,10 @@ export async function loadTerraformChecker(): Promise<(doc: unknown) => SchemaPr
   return (doc) =>
     checkTerraformJson(doc, schema).map((line) => {
       const [where = "", ...rest] = line.split(": ");
-      return {
-        document: 0,
-        pointer: rest.length === 0 ? [] : where.split(/[.[\]]+/).filter(Boolean),
-        message: rest.length === 0 ? line : rest.join(": "),
-      };
+      const message = rest.length === 0 ? line : rest.join(": ");
+      const pointer = rest.length === 0 ? [] : where.split(/[.[\]]+/).filter(Boolean);
+      // point at the unknown key itself, as for the JSON schemas
+      const unknown = /^unknown (?:argument or block|object key) (\S+)$/.exec(message)?.[1];
+      return { document: 0, pointer: unknown === undefined ? pointer : [...pointer, unknown], message };
     });
 }
