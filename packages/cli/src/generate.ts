@@ -1,20 +1,12 @@
-// The programmatic API: spec text or object in, artifacts out. Pure: secrets arrive as values, and the upstream
-// schemas arrive as a checker, loaded (lazily, by the async entry points) only when a spec has free-form parts.
-
+// The programmatic API: spec text or object in, artifacts out. Pure: secrets arrive as values, or from a
+// resolver the caller supplies (the CLI's reads the environment and files); the upstream schemas arrive as a
+// checker, loaded (by generateChecked, lazily) only when a spec has free-form parts.
 import { byteLength, USER_DATA_LIMIT } from "@clusterspec/cloud-init";
 import {
-  type AppliedPatch,
-  type Artifact,
-  type ArtifactChecker,
-  type ArtifactSchemaId,
   applyOverlays,
   blameOverlay,
-  type ClusterPlan,
-  type ClusterSpec,
   checkSecretValues,
-  type GeneratorModule,
   InternalError,
-  type IssuePath,
   isJsonMap,
   loadSpec,
   locateIssues,
@@ -22,19 +14,48 @@ import {
   OutputLimitError,
   parseYamlDocuments,
   resolvePlan,
-  type SecretValues,
-  type SpecIssue,
+  secretReferences,
   summarizeCore,
   toPointer,
   validateSpec,
 } from "@clusterspec/core";
+import type {
+  AppliedPatch,
+  Artifact,
+  ArtifactChecker,
+  ArtifactSchemaId,
+  ClusterPlan,
+  ClusterSpec,
+  ClusterSpecInput,
+  GeneratorModule,
+  IssuePath,
+  SecretId,
+  SecretRef,
+  SecretValues,
+  SpecIssue,
+} from "@clusterspec/core/types";
 import { generatorModules } from "./generators.js";
+
+/** A secret the spec references, as handed to a resolver. */
+export interface SecretReference {
+  readonly id: SecretId;
+  readonly ref: SecretRef;
+}
+
+/** What a secret resolver found: the values it could read and an issue (at the reference's path) for each it could not. */
+export interface SecretResolution {
+  readonly values: SecretValues;
+  readonly errors: readonly Pick<SpecIssue, "path" | "message">[];
+}
 
 export interface GenerateOptions {
   /** Spec file name shown in generated headers; default `cluster.yaml`. */
   readonly sourceName?: string;
-  /** Resolved secrets; missing ones render as stable placeholders. */
-  readonly secrets?: SecretValues;
+  /**
+   * Resolved secrets, or a function that resolves the spec's references once it is valid. Missing ones
+   * render as stable placeholders.
+   */
+  readonly secrets?: SecretValues | ((references: readonly SecretReference[]) => SecretResolution);
   /** Override the registered generators (tests, embedding). */
   readonly modules?: readonly GeneratorModule[];
   /**
@@ -274,19 +295,39 @@ function needsChecker(): SpecIssue {
   };
 }
 
-type Prepared = { ok: false; result: GenerateResult } | { ok: true; plan: ClusterPlan; warnings: readonly SpecIssue[] };
+type Prepared =
+  | { readonly ok: false; readonly result: GenerateResult }
+  | { readonly ok: true; readonly plan: ClusterPlan; readonly warnings: readonly SpecIssue[] };
 
-function prepare(spec: string | unknown, options: GenerateOptions): Prepared {
-  const validated = typeof spec === "string" ? loadSpec(spec) : validateSpec(spec);
+/** Validation, secrets and the plan: everything before the generators run. */
+function prepare(spec: string | ClusterSpecInput, options: GenerateOptions): Prepared {
+  const text = typeof spec === "string" ? spec : undefined;
+  const validated = text === undefined ? validateSpec(spec) : loadSpec(text);
   if (!validated.ok) return { ok: false, result: validated };
-  const secretErrors: SpecIssue[] = checkSecretValues(options.secrets ?? {}).map((i) => ({ ...i, severity: "error" }));
-  if (secretErrors.length > 0)
-    return { ok: false, result: { ok: false, errors: secretErrors, warnings: validated.warnings } };
-  const plan = resolvePlan(validated.value as ClusterSpec, {
+  const { warnings } = validated;
+  const value = validated.value as ClusterSpec;
+  const fail = (issues: readonly Pick<SpecIssue, "path" | "message">[]): Prepared => {
+    const errors: SpecIssue[] = issues.map((i) => ({ path: i.path, message: i.message, severity: "error" }));
+    return {
+      ok: false,
+      result: { ok: false, errors: text === undefined ? errors : locateIssues(text, errors), warnings },
+    };
+  };
+
+  let secrets: SecretValues = {};
+  if (typeof options.secrets === "function") {
+    const resolution = options.secrets(secretReferences(value));
+    secrets = resolution.values;
+    if (resolution.errors.length > 0) return fail([...resolution.errors, ...checkSecretValues(secrets)]);
+  } else if (options.secrets !== undefined) secrets = options.secrets;
+  const secretErrors = checkSecretValues(secrets);
+  if (secretErrors.length > 0) return fail(secretErrors);
+
+  const plan = resolvePlan(value, {
     ...(options.sourceName === undefined ? {} : { sourceName: options.sourceName }),
-    ...(options.secrets === undefined ? {} : { secrets: options.secrets }),
+    ...(options.secrets === undefined ? {} : { secrets }),
   });
-  return { ok: true, plan, warnings: validated.warnings };
+  return { ok: true, plan, warnings };
 }
 
 function finish(
@@ -318,8 +359,14 @@ function located(spec: string | unknown, result: GenerateResult): GenerateResult
   return result.ok ? { ...result, warnings } : { ...result, errors: locateIssues(spec, result.errors), warnings };
 }
 
-/** Validates (text is parsed as YAML), resolves the plan and runs every generator. Never throws on bad input. */
-export function generate(spec: string | unknown, options: GenerateOptions = {}): GenerateResult {
+/**
+ * Validates (text is parsed as YAML), resolves secrets and the plan, runs every generator, applies the overlays and
+ * checks free-form content against the upstream schemas (`options.checker`). Never throws on bad input: every
+ * problem comes back as an error with its path (and line/column for text).
+ */
+export function generate(text: string, options?: GenerateOptions): GenerateResult;
+export function generate(spec: ClusterSpecInput, options?: GenerateOptions): GenerateResult;
+export function generate(spec: string | ClusterSpecInput, options: GenerateOptions = {}): GenerateResult {
   const prepared = prepare(spec, options);
   if (!prepared.ok) return prepared.result;
   const rendered = renderArtifacts(prepared.plan, options.modules ?? generatorModules);
@@ -335,7 +382,10 @@ export async function loadCheckerFor(plan: ClusterPlan, rendered: Rendered): Pro
 }
 
 /** Like generate, and loads the upstream schemas by itself when the spec needs them. */
-export async function generateChecked(spec: string | unknown, options: GenerateOptions = {}): Promise<GenerateResult> {
+export async function generateChecked(
+  spec: string | ClusterSpecInput,
+  options: GenerateOptions = {},
+): Promise<GenerateResult> {
   const prepared = prepare(spec, options);
   if (!prepared.ok) return prepared.result;
   const rendered = renderArtifacts(prepared.plan, options.modules ?? generatorModules);

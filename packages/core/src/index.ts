@@ -19,6 +19,7 @@ export type { VipId, VipKey } from "./facts/vrrp.js";
 export { WIREGUARD_OVERHEAD } from "./facts/wireguard.js";
 export { type Cidr, type IpFamily, ipFamily } from "./ip.js";
 export {
+  type FormatOptions,
   formatIssues,
   InternalError,
   type IssuePath,
@@ -60,7 +61,8 @@ export {
 } from "./secrets.js";
 export { stableJson } from "./serialize/json.js";
 export { parseYamlDocuments, toYaml, toYamlDocuments } from "./serialize/yaml.js";
-export type { ExtraVolume, NodeTaint, Overlay } from "./spec/knobs-schema.js";
+export type { ExtraVolume, NodeTaint, Overlay } from "./spec/knob-types.js";
+export { didYouMean, editDistance } from "./spec/messages.js";
 export {
   type ClusterSpec,
   type ClusterSpecInput,

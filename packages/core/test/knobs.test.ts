@@ -33,9 +33,9 @@ describe("kubeadm knobs", () => {
       ),
     ).toMatchInlineSnapshot(`
       "✖ kubeadm reads flag values as strings: quote it ("false")
-        → at kubernetes.scheduler.extraArgs.authentication-tolerate-lookup-failure (cluster.yaml:9:47)
+        → at kubernetes.scheduler.extraArgs.authentication-tolerate-lookup-failure (cluster.yaml:9:7)
       ✖ kubeadm reads flag values as strings: quote it ("4")
-        → at kubernetes.scheduler.extraArgs.v (cluster.yaml:10:10)"
+        → at kubernetes.scheduler.extraArgs.v (cluster.yaml:10:7)"
     `);
   });
 
@@ -44,7 +44,7 @@ describe("kubeadm knobs", () => {
       messages(edited("kubernetes:", "  apiServer:\n    extraArgs: { --oidc-issuer-url: https://id.example.com }\n")),
     ).toMatchInlineSnapshot(`
       "✖ invalid key: flag names are written without the leading --
-        → at kubernetes.apiServer.extraArgs["--oidc-issuer-url"] (cluster.yaml:8:37)"
+        → at kubernetes.apiServer.extraArgs["--oidc-issuer-url"] (cluster.yaml:8:18)"
     `);
   });
 
@@ -53,7 +53,7 @@ describe("kubeadm knobs", () => {
       messages(edited("kubernetes:", "  controllerManager:\n    extraArgs:\n      node-monitor-grace-period: 40s\n")),
     ).toMatchInlineSnapshot(`
       "✖ --node-monitor-grace-period is derived by clusterspec from kubernetes.nodeHealth.monitorGracePeriod: set that field instead of kubernetes.controllerManager.extraArgs
-        → at kubernetes.controllerManager.extraArgs.node-monitor-grace-period (cluster.yaml:9:34)"
+        → at kubernetes.controllerManager.extraArgs.node-monitor-grace-period (cluster.yaml:9:7)"
     `);
   });
 
@@ -62,7 +62,7 @@ describe("kubeadm knobs", () => {
       messages(edited("kubernetes:", "  kubelet:\n    maxPods: 200\n    cgroupDriver: systemd\n")),
     ).toMatchInlineSnapshot(`
       "✖ KubeletConfiguration cgroupDriver is set by clusterspec from kubernetes.cgroupDriver: set that field instead
-        → at kubernetes.kubelet.cgroupDriver (cluster.yaml:9:19)"
+        → at kubernetes.kubelet.cgroupDriver (cluster.yaml:9:5)"
     `);
   });
 
@@ -75,15 +75,15 @@ describe("kubeadm knobs", () => {
         ),
       ),
     ).toMatchInlineSnapshot(`
-      "✖ expected an absolute path
-        → at kubernetes.apiServer.extraVolumes[0].hostPath (cluster.yaml:8:45)"
+      "✖ expected an absolute path, got "etc/audit.yaml"
+        → at kubernetes.apiServer.extraVolumes[0].hostPath (cluster.yaml:8:35)"
     `);
   });
 
   it("refuses a controlPlane.dnsName that is not a lowercase DNS name", () => {
     expect(messages(edited("controlPlane:", "  dnsName: API.example.com\n"))).toMatchInlineSnapshot(`
-      "✖ expected a lowercase DNS name such as api.k8s.example.com
-        → at controlPlane.dnsName (cluster.yaml:32:12)"
+      "✖ expected a lowercase DNS name such as api.k8s.example.com, got "API.example.com"
+        → at controlPlane.dnsName (cluster.yaml:32:3)"
     `);
   });
 });
@@ -94,7 +94,7 @@ describe("node labels and taints", () => {
       messages(edited("    rootFilesystem: btrfs", '    labels: { node-role.kubernetes.io/worker: "" }\n')),
     ).toMatchInlineSnapshot(`
       "✖ the kubelet may not set label node-role.kubernetes.io/worker on its own node (the NodeRestriction admission plugin forbids node-role.kubernetes.io/* and other kubernetes.io/k8s.io keys outside its allowed list): apply it after the node joined with \`kubectl label node k8s-1 node-role.kubernetes.io/worker=\`, or use a key of your own (example.com/role) or under node.kubernetes.io/
-        → at nodes[0].labels["node-role.kubernetes.io/worker"] (cluster.yaml:46:47)"
+        → at nodes[0].labels["node-role.kubernetes.io/worker"] (cluster.yaml:46:15)"
     `);
   });
 
@@ -108,11 +108,11 @@ describe("node labels and taints", () => {
       ),
     ).toMatchInlineSnapshot(`
       "✖ invalid key: label key "example.com/-bad" is not a Kubernetes qualified name ([prefix/]name: name of letters, digits, '-', '_', '.', starting and ending with a letter or digit; prefix a lowercase DNS subdomain)
-        → at nodes[0].labels["example.com/-bad"] (cluster.yaml:46:35)
-      ✖ label values are empty or letters, digits, '-', '_', '.', starting and ending with a letter or digit
-        → at nodes[0].labels["example.com/rack"] (cluster.yaml:46:57)
+        → at nodes[0].labels["example.com/-bad"] (cluster.yaml:46:15)
+      ✖ label values are empty or letters, digits, '-', '_', '.', starting and ending with a letter or digit, got "a b"
+        → at nodes[0].labels["example.com/rack"] (cluster.yaml:46:39)
       ✖ invalid key: label key "example.com/xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx": the name after the prefix is at most 63 characters
-        → at nodes[0].labels["example.com/xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"] (cluster.yaml:46:142)"
+        → at nodes[0].labels["example.com/xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"] (cluster.yaml:46:64)"
     `);
   });
 
@@ -137,9 +137,9 @@ describe("cilium.values", () => {
       messages(edited("cilium:", "  values: { l7Proxy: false, loadBalancer: { mode: dsr }, ipam: null }\n")),
     ).toMatchInlineSnapshot(`
       "✖ Cilium value ipam.mode is set by clusterspec from cilium.ipamMode: set that field instead of cilium.values
-        → at cilium.values.ipam (cluster.yaml:66:64)
+        → at cilium.values.ipam (cluster.yaml:66:58)
       ✖ Cilium value loadBalancer.mode is set by clusterspec from cilium.loadBalancerMode: set that field instead of cilium.values
-        → at cilium.values.loadBalancer.mode (cluster.yaml:66:51)"
+        → at cilium.values.loadBalancer.mode (cluster.yaml:66:45)"
     `);
   });
 });
@@ -158,7 +158,7 @@ describe("overlays", () => {
       ),
     ).toMatchInlineSnapshot(`
       "✖ this looks like a kubeadm bootstrap token: secrets are never written in the spec; kubeadm secrets come from kubernetes.secrets references ({ env } or { file })
-        → at overlays[0].patch.discovery.bootstrapToken.token (cluster.yaml:72:52)"
+        → at overlays[0].patch.discovery.bootstrapToken.token (cluster.yaml:72:45)"
     `);
   });
 
@@ -168,10 +168,10 @@ describe("overlays", () => {
         `${exampleText("bare-metal-ha")}overlays:\n  - { target: nodes/*/kubeadm.yaml, document: cluster-configuration, patch: [1] }\n`,
       ),
     ).toMatchInlineSnapshot(`
-      "✖ document is the kind of one document, e.g. ClusterConfiguration
-        → at overlays[0].document (cluster.yaml:70:47)
+      "✖ document is the kind of one document, e.g. ClusterConfiguration, got "cluster-configuration"
+        → at overlays[0].document (cluster.yaml:70:37)
       ✖ a patch is a mapping (an RFC 7386 JSON merge patch)
-        → at overlays[0].patch (cluster.yaml:70:77)"
+        → at overlays[0].patch (cluster.yaml:70:70)"
     `);
   });
 });

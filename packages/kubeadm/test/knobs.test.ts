@@ -118,14 +118,14 @@ describe("certSANs and controlPlane.dnsName", () => {
     expect(r.ok).toBe(false);
     if (!r.ok)
       expect(r.errors.map((e) => [e.path.join("."), e.line, e.message])).toMatchInlineSnapshot(`
-      [
         [
-          "kubernetes.apiServer.certSANs.0",
-          15,
-          "certificate SANs are IP addresses or lowercase DNS names (a leading *. wildcard is allowed)",
-        ],
-      ]
-    `);
+          [
+            "kubernetes.apiServer.certSANs.0",
+            15,
+            "certificate SANs are IP addresses or lowercase DNS names (a leading *. wildcard is allowed), got "not a name"",
+          ],
+        ]
+      `);
   });
 });
 

@@ -1,8 +1,7 @@
 // The Cilium chart as Helm sees it, made strict: values.schema.json (which has no additionalProperties anywhere),
 // the keys values.yaml documents (some only as comments, e.g. loadBalancer.mode), and the documented values.
-import { parseSemver, parseYamlDocuments, type SchemaProblem } from "@clusterspec/core";
+import { didYouMean, parseSemver, parseYamlDocuments, type SchemaProblem } from "@clusterspec/core";
 import { ajv07, problemsOf, withoutMeta } from "./ajv.js";
-import { closest } from "./suggest.js";
 
 type Json = Record<string, unknown>;
 const isMap = (v: unknown): v is Json => v !== null && typeof v === "object" && !Array.isArray(v);
@@ -149,7 +148,7 @@ async function compileChart(chart: string): Promise<CiliumChart> {
               .filter((c) => c.startsWith(path.join(".")) && c.split(".").length === p.length)
               .map((c) => c.split(".").at(-1) as string),
           ];
-          const hint = closest(k, siblings);
+          const hint = didYouMean(k, siblings);
           problems.push({
             document: 0,
             pointer: p,

@@ -49,6 +49,5 @@ export async function loadArtifactChecker(options: CheckerOptions): Promise<Arti
 }
 
 export { ajv04, ajv07, problemsOf, withoutMeta } from "./ajv.js";
-export { closest, editDistance } from "./suggest.js";
 // The schemas themselves are subpath exports (`@clusterspec/schemas/kubernetes`, `/cilium`, `/cloud-init`,
 // `/terraform`), so importing this entry point loads none of them.

@@ -4,7 +4,7 @@ import type { Artifact } from "../artifact.js";
 import type { IssuePath, SpecIssue } from "../issues.js";
 import { stableJson } from "../serialize/json.js";
 import { parseYamlDocuments, toYaml, toYamlDocuments } from "../serialize/yaml.js";
-import type { Overlay } from "../spec/knobs-schema.js";
+import type { Overlay } from "../spec/knob-types.js";
 import { globToRegExp } from "./glob.js";
 import { changedValues, isJsonMap, mergePatch, toPointer } from "./merge-patch.js";
 

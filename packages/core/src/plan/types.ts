@@ -2,7 +2,7 @@ import type { AsgTag } from "../facts/cloud.js";
 import type { KubeadmApiVersion, StorageIsolationOff } from "../facts/kubernetes.js";
 import type { IssuePath } from "../issues.js";
 import type { ResolvedSecret, SecretId } from "../secrets.js";
-import type { ExtraVolume, NodeTaint, Overlay } from "../spec/knobs-schema.js";
+import type { ExtraVolume, NodeTaint, Overlay } from "../spec/knob-types.js";
 import type { PoolSpec, SegmentSpec } from "../spec/schema.js";
 import type { Semver } from "../spec/version.js";
 import type { PlannedVip } from "./vrrp.js";

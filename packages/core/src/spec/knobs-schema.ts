@@ -3,6 +3,7 @@
 // against the upstream schema of the file it ends up in.
 import { z } from "zod";
 import { isIp } from "../ip.js";
+import type { ExtraVolume, NodeTaint, Overlay } from "./knob-types.js";
 
 /** Kubernetes label keys: optional DNS-subdomain prefix and `/`, then a name of at most 63 characters. */
 export const LABEL_KEY =
@@ -157,6 +158,10 @@ export const OverlaySchema = z
 
 export const OverlaysSchema = z.array(OverlaySchema).default([]).describe("Patches over generated files");
 
-export type NodeTaint = z.output<typeof NodeTaintSchema>;
-export type ExtraVolume = z.output<typeof ExtraVolumeSchema>;
-export type Overlay = z.output<typeof OverlaySchema>;
+// The public types are plain interfaces (knob-types.ts); these lines fail to compile if they drift apart.
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+export const knobTypesMatch: [
+  Equal<z.output<typeof NodeTaintSchema>, NodeTaint>,
+  Equal<z.output<typeof ExtraVolumeSchema>, ExtraVolume>,
+  Equal<z.output<typeof OverlaySchema>, Overlay>,
+] = [true, true, true];
