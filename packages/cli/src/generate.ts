@@ -7,6 +7,8 @@ import {
   blameOverlay,
   checkSecretValues,
   InternalError,
+  isBurstModule,
+  isCloudBurstPlan,
   isJsonMap,
   loadSpec,
   locateIssues,
@@ -15,32 +17,33 @@ import {
   parseYamlDocuments,
   resolvePlan,
   secretReferences,
+  summarizeCloudBurstCore,
   summarizeCore,
   toPointer,
   validateSpec,
 } from "@clusterspec/core";
 import type {
+  AnyPlan,
   AppliedPatch,
   Artifact,
   ArtifactChecker,
   ArtifactSchemaId,
-  ClusterPlan,
-  ClusterSpec,
+  BurstGeneratorModule,
+  CloudBurstSpecInput,
   ClusterSpecInput,
   GeneratorModule,
   IssuePath,
-  SecretId,
-  SecretRef,
+  Overlay,
+  SecretReference,
   SecretValues,
   SpecIssue,
 } from "@clusterspec/core/types";
 import { generatorModules } from "./generators.js";
 
-/** A secret the spec references, as handed to a resolver. */
-export interface SecretReference {
-  readonly id: SecretId;
-  readonly ref: SecretRef;
-}
+/** A secret the spec references (its id, the reference and where the spec makes it), as handed to a resolver. */
+export type { SecretReference };
+
+type Module = GeneratorModule | BurstGeneratorModule;
 
 /** What a secret resolver found: the values it could read and an issue (at the reference's path) for each it could not. */
 export interface SecretResolution {
@@ -57,7 +60,7 @@ export interface GenerateOptions {
    */
   readonly secrets?: SecretValues | ((references: readonly SecretReference[]) => SecretResolution);
   /** Override the registered generators (tests, embedding). */
-  readonly modules?: readonly GeneratorModule[];
+  readonly modules?: readonly Module[];
   /**
    * Upstream schema checks (`loadArtifactChecker` from `@clusterspec/schemas`). Needed only when the spec has
    * overlays, `cilium.values` or `kubernetes.kubelet`; `generateChecked` loads it by itself.
@@ -68,7 +71,7 @@ export interface GenerateOptions {
 export type GenerateResult =
   | {
       readonly ok: true;
-      readonly plan: ClusterPlan;
+      readonly plan: AnyPlan;
       readonly artifacts: readonly Artifact[];
       readonly warnings: readonly SpecIssue[];
     }
@@ -94,20 +97,37 @@ export class ArtifactIssuesError extends Error {
 
 /** PLAN.md: the core summary, then each generator module's section, then the overlays and what they changed. */
 export function renderPlanMarkdown(
-  plan: ClusterPlan,
-  modules: readonly GeneratorModule[] = generatorModules,
+  plan: AnyPlan,
+  modules: readonly Module[] = generatorModules,
   overlaySection?: string,
 ): string {
-  const sections = [
-    summarizeCore(plan),
-    ...modules.map((m) => m.summarize?.(plan)).filter((s): s is string => !!s),
-    ...(overlaySection ? [overlaySection] : []),
-  ];
-  return `${sections.map((s) => s.trimEnd()).join("\n\n")}\n`;
+  const sections = isCloudBurstPlan(plan)
+    ? [summarizeCloudBurstCore(plan), ...modules.filter(isBurstModule).map((m) => m.summarize?.(plan))]
+    : [summarizeCore(plan), ...modules.map((m) => m.summarize?.(plan))];
+  return `${[...sections, overlaySection]
+    .filter((s): s is string => !!s)
+    .map((s) => s.trimEnd())
+    .join("\n\n")}\n`;
+}
+
+/** The artifacts of every module that applies: only the cloud modules for the cloud burst of an existing cluster. */
+function runModules(plan: AnyPlan, modules: readonly Module[]): Artifact[] {
+  if (isCloudBurstPlan(plan)) return modules.filter(isBurstModule).flatMap((m) => m.generate(plan));
+  return modules.flatMap((m) => m.generate(plan));
+}
+
+/** The free-form parts of a plan: a cloud-burst spec has none. */
+function freeForm(plan: AnyPlan): {
+  overlays: readonly Overlay[];
+  ciliumValues: Readonly<Record<string, unknown>>;
+  kubelet: Readonly<Record<string, unknown>>;
+} {
+  if (isCloudBurstPlan(plan)) return { overlays: [], ciliumValues: {}, kubelet: {} };
+  return { overlays: plan.overlays, ciliumValues: plan.cilium.values, kubelet: plan.kubernetes.knobs.kubelet };
 }
 
 function summarizeOverlays(
-  changed: readonly { readonly overlay: ClusterPlan["overlays"][number]; readonly files: readonly string[] }[],
+  changed: readonly { readonly overlay: Overlay; readonly files: readonly string[] }[],
   derived: number,
 ): string | undefined {
   if (changed.length === 0) return undefined;
@@ -149,10 +169,11 @@ function assertWellFormed(artifacts: readonly Artifact[]): void {
 }
 
 /** Runs every generator, applies the overlays and writes PLAN.md; says which artifacts need a schema check. */
-export function renderArtifacts(plan: ClusterPlan, modules: readonly GeneratorModule[] = generatorModules): Rendered {
+export function renderArtifacts(plan: AnyPlan, modules: readonly Module[] = generatorModules): Rendered {
   const generated: Artifact[] = [];
+  const free = freeForm(plan);
   try {
-    for (const m of modules) generated.push(...m.generate(plan));
+    generated.push(...runModules(plan, modules));
   } catch (e) {
     if (!(e instanceof OutputLimitError)) throw e;
     return {
@@ -163,15 +184,14 @@ export function renderArtifacts(plan: ClusterPlan, modules: readonly GeneratorMo
       applied: new Map(),
     };
   }
-  const outcome = applyOverlays(generated, plan.overlays);
+  const outcome = applyOverlays(generated, free.overlays);
   const patched = new Set(outcome.applied.keys());
   const errors = [...outcome.errors, ...userDataLimits(outcome.artifacts, outcome.applied)];
-  const c = plan.cilium;
   const toCheck = outcome.artifacts.filter(
     (a) =>
       patched.has(a.path) ||
-      (a.schema === "cilium-values" && Object.keys(c.values).length > 0) ||
-      (a.schema === "kubeadm" && Object.keys(plan.kubernetes.knobs.kubelet).length > 0),
+      (a.schema === "cilium-values" && Object.keys(free.ciliumValues).length > 0) ||
+      (a.schema === "kubeadm" && Object.keys(free.kubelet).length > 0),
   );
   const plan_md: Artifact = {
     path: "PLAN.md",
@@ -233,7 +253,8 @@ function reach(value: unknown, pointer: readonly string[]): string[] {
 }
 
 /** Checks the artifacts that need it; each problem is reported at the spec path that put the value there. */
-export function checkRendered(plan: ClusterPlan, rendered: Rendered, checker: ArtifactChecker): SpecIssue[] {
+export function checkRendered(plan: AnyPlan, rendered: Rendered, checker: ArtifactChecker): SpecIssue[] {
+  const free = freeForm(plan);
   const issues: SpecIssue[] = [];
   // Placeholders of unresolved secrets are malformed on purpose (kubeadm must refuse a review tree).
   const placeholders = new Set(Object.values(plan.secrets).flatMap((s) => (s?.isPlaceholder ? [s.value] : [])));
@@ -253,11 +274,11 @@ export function checkRendered(plan: ClusterPlan, rendered: Rendered, checker: Ar
       const kind = isJsonMap(doc) && typeof doc.kind === "string" ? doc.kind : undefined;
       let path: IssuePath | undefined = blameOverlay(rendered.applied.get(a.path), p.document, p.pointer);
       if (!path && a.schema === "cilium-values") {
-        const r = reach(plan.cilium.values, p.pointer);
+        const r = reach(free.ciliumValues, p.pointer);
         if (r.length > 0) path = ["cilium", "values", ...r];
       }
       if (!path && kind === "KubeletConfiguration") {
-        const r = reach(plan.kubernetes.knobs.kubelet, p.pointer);
+        const r = reach(free.kubelet, p.pointer);
         if (r.length > 0) path = ["kubernetes", "kubelet", ...r];
       }
       issues.push({
@@ -272,8 +293,8 @@ export function checkRendered(plan: ClusterPlan, rendered: Rendered, checker: Ar
 
 /** Renders, patches and checks; throws ArtifactIssuesError on user errors (overlays, schema) and OutputLimitError. */
 export function generateFromPlan(
-  plan: ClusterPlan,
-  modules: readonly GeneratorModule[] = generatorModules,
+  plan: AnyPlan,
+  modules: readonly Module[] = generatorModules,
   checker?: ArtifactChecker,
 ): Artifact[] {
   const rendered = renderArtifacts(plan, modules);
@@ -297,15 +318,17 @@ function needsChecker(): SpecIssue {
 
 type Prepared =
   | { readonly ok: false; readonly result: GenerateResult }
-  | { readonly ok: true; readonly plan: ClusterPlan; readonly warnings: readonly SpecIssue[] };
+  | { readonly ok: true; readonly plan: AnyPlan; readonly warnings: readonly SpecIssue[] };
+
+type SpecInput = ClusterSpecInput | CloudBurstSpecInput;
 
 /** Validation, secrets and the plan: everything before the generators run. */
-function prepare(spec: string | ClusterSpecInput, options: GenerateOptions): Prepared {
+function prepare(spec: string | SpecInput, options: GenerateOptions): Prepared {
   const text = typeof spec === "string" ? spec : undefined;
   const validated = text === undefined ? validateSpec(spec) : loadSpec(text);
   if (!validated.ok) return { ok: false, result: validated };
   const { warnings } = validated;
-  const value = validated.value as ClusterSpec;
+  const value = validated.value;
   const fail = (issues: readonly Pick<SpecIssue, "path" | "message">[]): Prepared => {
     const errors: SpecIssue[] = issues.map((i) => ({ path: i.path, message: i.message, severity: "error" }));
     return {
@@ -318,9 +341,9 @@ function prepare(spec: string | ClusterSpecInput, options: GenerateOptions): Pre
   if (typeof options.secrets === "function") {
     const resolution = options.secrets(secretReferences(value));
     secrets = resolution.values;
-    if (resolution.errors.length > 0) return fail([...resolution.errors, ...checkSecretValues(secrets)]);
+    if (resolution.errors.length > 0) return fail([...resolution.errors, ...checkSecretValues(secrets, value)]);
   } else if (options.secrets !== undefined) secrets = options.secrets;
-  const secretErrors = checkSecretValues(secrets);
+  const secretErrors = checkSecretValues(secrets, value);
   if (secretErrors.length > 0) return fail(secretErrors);
 
   const plan = resolvePlan(value, {
@@ -331,7 +354,7 @@ function prepare(spec: string | ClusterSpecInput, options: GenerateOptions): Pre
 }
 
 function finish(
-  plan: ClusterPlan,
+  plan: AnyPlan,
   rendered: Rendered,
   warnings: readonly SpecIssue[],
   checker: ArtifactChecker | undefined,
@@ -365,8 +388,8 @@ function located(spec: string | unknown, result: GenerateResult): GenerateResult
  * problem comes back as an error with its path (and line/column for text).
  */
 export function generate(text: string, options?: GenerateOptions): GenerateResult;
-export function generate(spec: ClusterSpecInput, options?: GenerateOptions): GenerateResult;
-export function generate(spec: string | ClusterSpecInput, options: GenerateOptions = {}): GenerateResult {
+export function generate(spec: SpecInput, options?: GenerateOptions): GenerateResult;
+export function generate(spec: string | SpecInput, options: GenerateOptions = {}): GenerateResult {
   const prepared = prepare(spec, options);
   if (!prepared.ok) return prepared.result;
   const rendered = renderArtifacts(prepared.plan, options.modules ?? generatorModules);
@@ -374,16 +397,16 @@ export function generate(spec: string | ClusterSpecInput, options: GenerateOptio
 }
 
 /** The schema checker a rendering needs, imported only then: a spec without free-form parts never loads a schema. */
-export async function loadCheckerFor(plan: ClusterPlan, rendered: Rendered): Promise<ArtifactChecker | undefined> {
+export async function loadCheckerFor(plan: AnyPlan, rendered: Rendered): Promise<ArtifactChecker | undefined> {
   const schemas = schemasToLoad(rendered);
   if (schemas.size === 0) return undefined;
   const { loadArtifactChecker } = await import("@clusterspec/schemas");
-  return loadArtifactChecker({ schemas, ciliumVersion: plan.cilium.version });
+  return loadArtifactChecker({ schemas, ciliumVersion: isCloudBurstPlan(plan) ? "1.20.0" : plan.cilium.version });
 }
 
 /** Like generate, and loads the upstream schemas by itself when the spec needs them. */
 export async function generateChecked(
-  spec: string | ClusterSpecInput,
+  spec: string | SpecInput,
   options: GenerateOptions = {},
 ): Promise<GenerateResult> {
   const prepared = prepare(spec, options);

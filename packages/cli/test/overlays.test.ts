@@ -208,7 +208,7 @@ describe("overlays on user data", () => {
       await messages(`${hybrid}overlays:\n  - { target: cloud/*/user-data.yaml, patch: { timezon: Europe/Berlin } }\n`),
     ).toMatchInlineSnapshot(`
       "✖ cloud/ci-arm64/user-data.yaml at /timezon fails its upstream schema: unknown field timezon
-        → at overlays[0].patch.timezon (cluster.yaml:103:48)"
+        → at overlays[0].patch.timezon (cluster.yaml:106:48)"
     `);
   });
 
@@ -218,8 +218,8 @@ describe("overlays on user data", () => {
         `${hybrid}overlays:\n  - { target: cloud/*/user-data.yaml, patch: { timezone: UTC } }\n  - { target: cloud/*/user-data.yaml, patch: { bootcmd: ["${"x".repeat(17000)}"] } }\n`,
       ),
     ).toMatchInlineSnapshot(`
-      "✖ cloud/ci-arm64/user-data.yaml is 25916 bytes after overlays, over the 16384 bytes EC2 accepts as plain user data: patch less
-        → at overlays[1].target (cluster.yaml:104:7)"
+      "✖ cloud/ci-arm64/user-data.yaml is 28519 bytes after overlays, over the 16384 bytes EC2 accepts as plain user data: patch less
+        → at overlays[1].target (cluster.yaml:107:7)"
     `);
   });
 });
@@ -238,7 +238,7 @@ describe("overlays on Terraform JSON", () => {
       ),
     ).toMatchInlineSnapshot(`
       "✖ cloud/terraform/pool-ci-arm64.tf.json at /resource/aws_autoscaling_group/ci-arm64/max_sizee fails its upstream schema: unknown argument or block max_sizee
-        → at overlays[0].patch.resource.aws_autoscaling_group.ci-arm64.max_sizee (cluster.yaml:104:63)"
+        → at overlays[0].patch.resource.aws_autoscaling_group.ci-arm64.max_sizee (cluster.yaml:107:63)"
     `);
   });
 });

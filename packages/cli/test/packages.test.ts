@@ -42,6 +42,7 @@ describe("published packages", () => {
       "@clusterspec/netifrc",
       "@clusterspec/schemas",
       "@clusterspec/terraform-json",
+      "@clusterspec/wireguard",
       "clusterspec",
     ]);
     expect(manifest("testkit").private).toBe(true);

@@ -2,9 +2,11 @@ export {
   type Artifact,
   type ArtifactChecker,
   type ArtifactSchemaId,
+  type BurstGeneratorModule,
   type Generator,
   type GeneratorModule,
   generatedMarker,
+  isBurstModule,
   type SchemaProblem,
 } from "./artifact.js";
 export { shellDoubleQuoted, shellQuote, withoutControlCharacters } from "./escape.js";
@@ -33,29 +35,46 @@ export { type Escape, lineTemplate } from "./line-template.js";
 export { type AppliedPatch, applyOverlays, blameOverlay, type OverlayOutcome } from "./overlay/apply.js";
 export { globMatches } from "./overlay/glob.js";
 export { isJsonMap, mergePatch, toPointer } from "./overlay/merge-patch.js";
+export {
+  burstPackages,
+  PEER_SECRET_DATA_KEY,
+  PEER_SECRET_TYPE,
+  PROVISIONER_SNS_PATH,
+} from "./plan/burst.js";
 export { type ExtraArgs, formatExtraArgs } from "./plan/kubeadm-api.js";
 export { TERRAFORM_DIR, userDataPaths } from "./plan/paths.js";
 export { type ResolveOptions, resolvePlan } from "./plan/resolve.js";
-export { mdTable, summarizeCore } from "./plan/summary.js";
+export { mdTable, summarizeCloudBurstCore, summarizeCore } from "./plan/summary.js";
 export type {
+  AnyPlan,
+  BurstKubernetes,
+  BurstPlan,
   CiliumPlan,
+  CloudBurstPlan,
   CloudPlan,
   ClusterPlan,
   HostPlan,
   KubeadmKnobs,
   NodeHealthPlan,
+  PeerSecretLayout,
+  PlannedHub,
   PlannedInterface,
   PlannedNode,
+  PlannedPackage,
   PlannedPool,
+  PlannedSlot,
   PolicyRoute,
   VrrpPlan,
 } from "./plan/types.js";
+export { isCloudBurstPlan } from "./plan/types.js";
 export { mastersWith, type PlannedVip, type VipKind } from "./plan/vrrp.js";
 export {
   checkSecretValues,
+  peerKeyLines,
   type ResolvedSecret,
   SECRET_KINDS,
   type SecretId,
+  type SecretReference,
   type SecretValues,
   secretReferences,
 } from "./secrets.js";
@@ -64,14 +83,23 @@ export { parseYamlDocuments, toYaml, toYamlDocuments } from "./serialize/yaml.js
 export type { ExtraVolume, NodeTaint, Overlay } from "./spec/knob-types.js";
 export { didYouMean, editDistance } from "./spec/messages.js";
 export {
+  type AnySpec,
+  AnySpecSchema,
+  type CloudBurstSpec,
+  type CloudBurstSpecInput,
+  CloudBurstSpecSchema,
+  type CloudSpec,
   type ClusterSpec,
   type ClusterSpecInput,
   ClusterSpecSchema,
   type InterfaceSpec,
+  isCloudBurstSpec,
   type NodeSpec,
+  ON_PREM_SECTIONS,
   type PoolSpec,
   type SecretRef,
   type SegmentSpec,
+  WIREGUARD_KEY,
 } from "./spec/schema.js";
 export { loadSpec, locateIssues, validateSpec } from "./spec/validate.js";
 export { parseSemver, type Semver } from "./spec/version.js";

@@ -4,6 +4,7 @@ export type {
   Artifact,
   ArtifactChecker,
   ArtifactSchemaId,
+  BurstGeneratorModule,
   Generator,
   GeneratorModule,
   SchemaProblem,
@@ -14,23 +15,35 @@ export type { VipId, VipKey } from "./facts/vrrp.js";
 export type { FormatOptions, IssuePath, SpecIssue, Validated } from "./issues.js";
 export type { AppliedPatch } from "./overlay/apply.js";
 export type {
+  AnyPlan,
+  BurstKubernetes,
+  BurstPlan,
   CiliumPlan,
+  CloudBurstPlan,
   CloudPlan,
   ClusterPlan,
   HostPlan,
   KubeadmApiVersion,
   KubeadmKnobs,
   NodeHealthPlan,
+  PeerSecretLayout,
+  PlannedHub,
   PlannedInterface,
   PlannedNode,
+  PlannedPackage,
   PlannedPool,
+  PlannedSlot,
   PolicyRoute,
   VrrpPlan,
 } from "./plan/types.js";
 export type { PlannedVip, VipKind } from "./plan/vrrp.js";
-export type { ResolvedSecret, SecretId, SecretValues } from "./secrets.js";
+export type { ResolvedSecret, SecretId, SecretReference, SecretValues } from "./secrets.js";
 export type { ExtraVolume, NodeTaint, Overlay } from "./spec/knob-types.js";
 export type {
+  AnySpec,
+  CloudBurstSpec,
+  CloudBurstSpecInput,
+  CloudSpec,
   ClusterSpec,
   ClusterSpecInput,
   InterfaceSpec,
