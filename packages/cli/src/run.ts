@@ -7,7 +7,7 @@ import type { IssuePath, SecretValues } from "@clusterspec/core/types";
 import { paint, paintPatch, useColor } from "./color.js";
 import { CliError, EXIT_DRIFT, EXIT_INVALID, EXIT_OK, UsageError } from "./errors.js";
 import { describeFsError, type FileSystem, isFsError, nodeFileSystem } from "./fs.js";
-import { generate, type SecretReference, type SecretResolution } from "./generate.js";
+import { generateChecked, type SecretReference, type SecretResolution } from "./generate.js";
 import { COMMAND_HELP, COMMANDS, type Command, USAGE } from "./help.js";
 import { jsonDocument, jsonFailure, jsonIssue, modeText, planJson, renderCheckMarkdown } from "./output.js";
 import { diffTree, writeTree } from "./write.js";
@@ -108,7 +108,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
         return EXIT_OK;
       default: {
         if (rest.length !== 1) throw new UsageError("expected exactly one spec file (or - for standard input)");
-        return runOnSpec(command, rest[0] ?? "", values, io, fs);
+        return await runOnSpec(command, rest[0] ?? "", values, io, fs);
       }
     }
   } catch (e) {
@@ -128,13 +128,13 @@ function formatOf(command: Command, values: Values): Format {
   return format;
 }
 
-function runOnSpec(
+async function runOnSpec(
   command: "validate" | "plan" | "generate",
   specArg: string,
   values: Values,
   io: CliIO,
   fs: FileSystem,
-): number {
+): Promise<number> {
   const format = formatOf(command, values);
   const fromStdin = specArg === "-";
   if (values.check && values["with-secrets"])
@@ -155,7 +155,7 @@ function runOnSpec(
   const out = paint(useColor(io.env, io.isTTY?.stdout === true));
 
   try {
-    return run();
+    return await run();
   } catch (e) {
     if (!(e instanceof CliError)) throw e;
     if (format === "json") json({ ok: false, errors: [jsonFailure(e.kind, e.message)], warnings: [] });
@@ -163,10 +163,11 @@ function runOnSpec(
     return e.code;
   }
 
-  function run(): number {
+  // generateChecked imports the upstream schemas only when the spec has free-form parts (overlays, values, kubelet)
+  async function run(): Promise<number> {
     const text = readSpec();
     const resolved = values["with-secrets"] === true;
-    const result = generate(text, {
+    const result = await generateChecked(text, {
       sourceName: fromStdin ? "cluster.yaml" : display,
       ...(resolved ? { secrets: (refs: readonly SecretReference[]) => readSecrets(refs, specPath, io, fs) } : {}),
     });

@@ -369,3 +369,35 @@ describe("size", () => {
     );
   });
 });
+
+describe("controlPlane.dnsName on burst nodes", () => {
+  const input = buildSpec({ controlPlanes: 3, workers: 0, poolSize: 3, cloud: true }) as any;
+  input.controlPlane.dnsName = "api.k8s.example.com";
+  const plan = mustResolve(input);
+  const text = generateCloudInit(plan).find((a) => a.path.endsWith(".yaml"))?.content ?? "";
+
+  it("appends the name and the VIP to /etc/hosts, as on-prem nodes have it", () => {
+    expect(writeFiles(plan)["/etc/hosts"]).toEqual({
+      path: "/etc/hosts",
+      content: `${plan.controlPlane.host} api.k8s.example.com\n`,
+      append: true,
+    });
+  });
+
+  it("still passes both cloud-config schemas and cloud-init schema", () => {
+    const doc = parseYamlDocuments(text)[0];
+    for (const path of [
+      "cloud-init/schema-cloud-config-v1.json",
+      "cloud-init/debian-22.4.2/schema-cloud-config-v1.json",
+    ]) {
+      const validate = ajv04().compile(readSchema(path));
+      expect(validate(doc), `${path}: ${formatAjvErrors(validate.errors)}`).toBe(true);
+    }
+    if (!toolAvailable("cloud-init")) return;
+    withTmp((dir) => {
+      writeFileSync(join(dir, "user-data"), text);
+      const r = run("cloud-init", ["schema", "--config-file", join(dir, "user-data")]);
+      expect(`${r.status} ${r.stdout}${r.stderr}`).toMatch(/^0 Valid cloud-config/);
+    });
+  });
+});

@@ -391,5 +391,6 @@ export { planVips } from "./plan/vrrp.js";
 export { resolveSecrets } from "./secrets.js";
 export { parseYamlDocuments } from "./serialize/yaml.js";
 export { cloudBurstRules, type Rule, rules, slotCount } from "./spec/rules/index.js";
+export { ownedCiliumKeysIn, secretShapeOf } from "./spec/rules/knobs.js";
 export { MIN_KUBERNETES_MINOR } from "./spec/schema.js";
 export { durationSeconds, parseKubernetesVersion, parseSemver } from "./spec/version.js";

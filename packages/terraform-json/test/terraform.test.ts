@@ -1,9 +1,5 @@
 import { type ClusterPlan, resolvePlan, SECRET_KINDS, stableJson, validateSpec } from "@clusterspec/core";
 import { arbSpecAndPlan, buildSpec, mustResolve, mustValidate } from "@clusterspec/core/testing";
-import { readSchema } from "@clusterspec/testkit";
-import fc from "fast-check";
-import { describe, expect, it } from "vitest";
-import { generateTerraform, terraformModule, tfExpr, tfLiteral } from "../src/index.js";
 import {
   allStrings,
   checkBlock,
@@ -11,7 +7,11 @@ import {
   interpolations,
   type ProviderSchemaFile,
   unescapeTemplate,
-} from "./provider-schema.js";
+} from "@clusterspec/schemas/terraform";
+import { readSchema } from "@clusterspec/testkit";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { generateTerraform, terraformModule, tfExpr, tfLiteral } from "../src/index.js";
 
 const schema = readSchema("aws-provider-subset.json") as unknown as ProviderSchemaFile;
 const schemaNewest = readSchema("aws-provider-subset-6.66.0.json") as unknown as ProviderSchemaFile;

@@ -18,6 +18,8 @@ export interface BurstContext {
   readonly clusterName: string;
   readonly kubernetes: BurstKubernetes;
   readonly apiServerEndpoint: string;
+  /** `controlPlane.dnsName` and the VIP it names: burst nodes map it in /etc/hosts as on-prem nodes do. */
+  readonly apiHostAlias?: { readonly address: string; readonly name: string } | undefined;
   readonly nameservers: readonly string[];
   readonly searchDomains: readonly string[];
   readonly onPremNetworks: readonly string[];
@@ -146,6 +148,7 @@ export function planCloud(cloud: CloudSpec, ctx: BurstContext): CloudPlan {
     pools,
     snsEndpoint: `${url.replace(/\/+$/, "")}${PROVISIONER_SNS_PATH}`,
     apiServerEndpoint: ctx.apiServerEndpoint,
+    apiHostAlias: ctx.apiHostAlias,
     nameservers: ctx.nameservers,
     searchDomains: ctx.searchDomains,
     routedNetworks: [...new Set(routed)],
