@@ -43,6 +43,21 @@ export {
   tunnelMtuOf,
   WIREGUARD_OVERHEAD,
 } from "./plan/resolve.js";
+export {
+  AT_REST,
+  effectivePriority,
+  type FailureState,
+  holderMap,
+  loadSpread,
+  masterDownSeconds,
+  type NodeLoad,
+  type Simulation,
+  simulateFailover,
+  type TakeoverBound,
+  takeoverBounds,
+  type VipHolding,
+  worstTwoCarrierFailure,
+} from "./plan/simulate.js";
 export { mdCell, mdTable, summarizeCore } from "./plan/summary.js";
 export type {
   ClusterPlan,
