@@ -32,6 +32,7 @@ export {
 } from "./issues.js";
 export { renderSpecReference, specJsonSchema } from "./json-schema.js";
 export { ASG_TAG_LIMITS, type AsgTag, autoscalerTags, kubeletMaySetLabel } from "./plan/cloud.js";
+export { DIAGRAM_MAX_NODES, DIAGRAM_MAX_SINGLE_VIPS, failoverDiagram } from "./plan/diagram.js";
 export { type ExtraArgs, formatExtraArgs } from "./plan/kubeadm-api.js";
 export { TERRAFORM_DIR, userDataPaths } from "./plan/paths.js";
 export {
