@@ -82,8 +82,8 @@ async function runLab(
   }
 }
 
-function expectAgreement(report: LabReport): void {
-  const text = formatLabReport(report);
+function expectAgreement(report: LabReport, context = ""): void {
+  const text = `${context}${formatLabReport(report)}`;
   expect(
     report.steps.every((s) => s.ok),
     text,
@@ -111,11 +111,11 @@ describe.concurrent("VRRP lab: real keepalived agrees with the plan", () => {
 });
 
 /** VRRP option corners, one random spec each: together they cover what issue 12 asks of the lab. */
-const RANDOM_LABS: readonly { readonly title: string; readonly shape: VrrpLabShape }[] = [
-  { title: "16 nodes, 254 external VIPs, multicast, AH", shape: { nodes: [16, 16], pool: [254, 254], auth: "AH" } },
-  {
-    title: "3-6 nodes on a VLAN interface, unicast, PASS, nopreempt",
-    shape: {
+const RANDOM_LABS: readonly (readonly [title: string, shape: VrrpLabShape])[] = [
+  ["16 nodes, 254 external VIPs, multicast, AH", { nodes: [16, 16], pool: [254, 254], auth: "AH" }],
+  [
+    "3-6 nodes on a VLAN interface, unicast, PASS, nopreempt",
+    {
       nodes: [3, 6],
       controlPlanes: 3,
       pool: [0, 12],
@@ -124,18 +124,18 @@ const RANDOM_LABS: readonly { readonly title: string; readonly shape: VrrpLabSha
       vlan: true,
       nopreempt: true,
     },
-  },
-  {
-    title: "3-8 nodes, multicast, PASS, a failing check goes to FAULT",
-    shape: { nodes: [3, 8], controlPlanes: 3, pool: [1, 40], auth: "PASS", fault: true },
-  },
+  ],
+  [
+    "3-8 nodes, multicast, PASS, a failing check goes to FAULT",
+    { nodes: [3, 8], controlPlanes: 3, pool: [1, 40], auth: "PASS", fault: true },
+  ],
 ];
 
 /** CLUSTERSPEC_LAB_SEED=<n> replays a run; otherwise every run draws new specs (the seed is in the annotations). */
 const seed = Number(process.env.CLUSTERSPEC_LAB_SEED ?? Math.floor(Math.random() * 2 ** 31));
 
 describe.concurrent("VRRP lab: random specs from the property arbitraries", () => {
-  it.for(RANDOM_LABS)("$title", { timeout: LAB_TIMEOUT }, async ({ title, shape }, ctx) => {
+  it.for(RANDOM_LABS)("%s", { timeout: LAB_TIMEOUT }, async ([title, shape], ctx) => {
     if (!labAvailable()) return ctx.skip("needs keepalived, iproute2 and root (installed by .ci/run)");
     const [input] = fc.sample(arbVrrpLabSpec(shape), { numRuns: 1, seed });
     if (!input) throw new Error("no sample");
@@ -147,7 +147,7 @@ describe.concurrent("VRRP lab: random specs from the property arbitraries", () =
     const plan = mustResolve(input, `${name}.yaml`, { vrrpPassword: LAB_PASSWORD });
     const report = await runLab(ctx, plan, tree, { cycle: 2, checks: 2 });
     expect(report.steps.length, formatLabReport(report)).toBeGreaterThan(1);
-    expectAgreement(report);
+    expectAgreement(report, `seed ${seed} (CLUSTERSPEC_LAB_SEED=${seed} replays it)\n`);
   });
 });
 

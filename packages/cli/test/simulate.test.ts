@@ -1,0 +1,83 @@
+// `clusterspec simulate`: the failure state from the flags, and what the plan says happens in it.
+import { buildSpec, mustResolve } from "@clusterspec/core/testing";
+import { exampleInput } from "@clusterspec/testkit";
+import { describe, expect, it } from "vitest";
+import { CliError } from "../src/errors.js";
+import { failureStateOf, renderSimulation, simulationJson } from "../src/simulate.js";
+
+const plan = () => mustResolve(exampleInput());
+const messageOf = (fn: () => unknown): string => {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof CliError) return `${e.code}: ${e.message}`;
+    throw e;
+  }
+  return "(no error)";
+};
+
+describe("simulate", () => {
+  it("reads --down and --unhealthy as comma-separated node names", () => {
+    expect(failureStateOf(plan(), { down: "k8s-1,k8s-3", unhealthy: "k8s-2" })).toEqual({
+      down: ["k8s-1", "k8s-3"],
+      unhealthy: ["k8s-2"],
+    });
+    expect(failureStateOf(plan(), {})).toEqual({ down: [], unhealthy: [] });
+  });
+
+  it("rejects unknown nodes, empty names and workers in --unhealthy with exit 2, naming them", () => {
+    expect(messageOf(() => failureStateOf(plan(), { down: "k8s-1,k8s-9" }))).toMatchInlineSnapshot(
+      `"2: clusterspec: --down names an unknown node: k8s-9 (nodes: k8s-1, k8s-2, k8s-3)"`,
+    );
+    expect(messageOf(() => failureStateOf(plan(), { unhealthy: "x,y" }))).toMatchInlineSnapshot(
+      `"2: clusterspec: --unhealthy names unknown nodes: x, y (nodes: k8s-1, k8s-2, k8s-3)"`,
+    );
+    expect(messageOf(() => failureStateOf(plan(), { down: "k8s-1,,k8s-2" }))).toMatchInlineSnapshot(
+      `"2: clusterspec: --down takes node names separated by commas"`,
+    );
+    const withWorker = mustResolve(buildSpec({ controlPlanes: 3, workers: 1, poolSize: 2, cloud: false }));
+    expect(messageOf(() => failureStateOf(withWorker, { unhealthy: "node-4" }))).toMatchInlineSnapshot(
+      `"2: clusterspec: --unhealthy node-4: only control-plane nodes run the apiserver check"`,
+    );
+  });
+
+  it("prints who holds each VIP and each node's load", () => {
+    const p = plan();
+    expect(renderSimulation(p, failureStateOf(p, { down: "k8s-1,k8s-3", unhealthy: "k8s-2" }))).toMatchInlineSnapshot(`
+      "Cluster k8s-test, from rest with down: k8s-1, k8s-3; apiserver check failing: k8s-2:
+
+      | VIP | kind | holder (priority) | at rest |
+      | --- | --- | --- | --- |
+      | 10.118.12.100/24 | control-plane | k8s-2 (95) | moved from k8s-1 |
+      | 10.118.11.20/32 | external | k8s-2 (98) | moved from k8s-1 |
+      | 10.118.11.21/32 | external | k8s-2 (100) | same |
+      | 10.118.11.22/32 | external | k8s-2 (99) | moved from k8s-3 |
+
+      | node | state | control-plane VIP | external VIPs |
+      | --- | --- | --- | --- |
+      | k8s-1 | down | - | - |
+      | k8s-2 | up, apiserver check failing | yes | 3 |
+      | k8s-3 | down | - | - |
+      "
+    `);
+  });
+
+  it("gives the same as JSON", () => {
+    const p = plan();
+    const json = simulationJson(p, { down: ["k8s-1"], unhealthy: [] }) as {
+      vips: { address: string; holder: string | null; atRest: string | null }[];
+      nodes: { name: string; externalVips: number; controlPlaneVip: boolean }[];
+    };
+    expect(json.vips.map((v) => [v.address, v.atRest, v.holder])).toEqual([
+      ["10.118.12.100/24", "k8s-1", "k8s-3"],
+      ["10.118.11.20/32", "k8s-1", "k8s-3"],
+      ["10.118.11.21/32", "k8s-2", "k8s-2"],
+      ["10.118.11.22/32", "k8s-3", "k8s-3"],
+    ]);
+    expect(json.nodes).toEqual([
+      { name: "k8s-1", up: false, healthy: true, controlPlaneVip: false, externalVips: 0 },
+      { name: "k8s-2", up: true, healthy: true, controlPlaneVip: false, externalVips: 1 },
+      { name: "k8s-3", up: true, healthy: true, controlPlaneVip: true, externalVips: 2 },
+    ]);
+  });
+});
