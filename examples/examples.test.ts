@@ -2,7 +2,8 @@
 // Update with `pnpm test:update`, then review `git diff examples/` like code.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { parseYamlDocuments, renderSpecReference, specJsonSchema } from "@clusterspec/core";
+import { specJsonSchema } from "@clusterspec/core";
+import { parseYamlDocuments, renderSpecReference } from "@clusterspec/core/testing";
 import { generate, MANIFEST, nodeFileSystem, renderManifest } from "clusterspec";
 import { describe, expect, it } from "vitest";
 

@@ -1,70 +1,11 @@
-import {
-  type Artifact,
-  type ClusterPlan,
-  type GeneratorModule,
-  generatedMarker,
-  mdTable,
-  toYaml,
-} from "@clusterspec/core";
-import { ciliumMtu, ciliumValues, podMtu } from "./values.js";
+import { type Artifact, type ClusterPlan, type GeneratorModule, generatedMarker, toYaml } from "@clusterspec/core";
+import { summarizeCilium } from "./summary.js";
+import { ciliumValues } from "./values.js";
 
 export const VALUES_PATH = "cluster/cilium-values.yaml";
 
 export function generateCilium(plan: ClusterPlan): Artifact[] {
   return [{ path: VALUES_PATH, content: `# ${generatedMarker(plan)}\n${toYaml(ciliumValues(plan))}` }];
-}
-
-/** The helm command lines, run from the generated folder. Every value is schema-checked (semver, fixed path). */
-export function helmCommands(plan: ClusterPlan): string[] {
-  const args = `cilium cilium/cilium --version ${plan.cilium.version} --namespace kube-system --values ${VALUES_PATH}`;
-  return [
-    "helm repo add cilium https://helm.cilium.io/",
-    `helm template ${args} > cilium.yaml   # review`,
-    `helm install ${args}`,
-  ];
-}
-
-export function summarizeCilium(plan: ClusterPlan): string {
-  const c = plan.cilium;
-  const mtu = ciliumMtu(plan);
-  const pod = podMtu(plan);
-  const rows: [string, string][] = [
-    ["kube-proxy replacement", `true; API server ${plan.controlPlane.endpoint} (the control-plane VIP)`],
-    [
-      "routing",
-      c.routingMode === "native"
-        ? `native, native routing CIDR ${plan.kubernetes.podSubnet}, autoDirectNodeRoutes ${c.autoDirectNodeRoutes}`
-        : `tunnel (${c.tunnelProtocol})`,
-    ],
-    ["IPAM", c.ipamMode],
-    ["devices", c.devices.join(", ")],
-    [
-      "host routing",
-      plan.network.policyRoutes.length > 0
-        ? "legacy (bpf.hostLegacyRouting: true): policy routing tables must see pod traffic"
-        : "chart default",
-    ],
-    ["masquerading", c.bpfMasquerade ? "eBPF" : "iptables"],
-    ["load balancer", c.loadBalancerMode],
-    ["encryption", c.encryption],
-    [
-      "MTU",
-      mtu === undefined
-        ? "auto-detected"
-        : `${mtu}${plan.cloud && c.mtu === undefined ? " (inside WireGuard: underlay - 60)" : ""}; pods get ${pod}`,
-    ],
-  ];
-  return [
-    "## Cilium",
-    "",
-    `Cilium ${c.version}, values in \`${VALUES_PATH}\`. Install right after \`kubeadm init\` (nodes stay NotReady until Cilium runs):`,
-    "",
-    "```sh",
-    ...helmCommands(plan),
-    "```",
-    "",
-    mdTable(["setting", "value"], rows),
-  ].join("\n");
 }
 
 export const ciliumModule: GeneratorModule = {

@@ -1,2 +1,3 @@
-export { ciliumModule, generateCilium, helmCommands, summarizeCilium, VALUES_PATH } from "./generate.js";
+export { ciliumModule, generateCilium, VALUES_PATH } from "./generate.js";
+export { helmCommands, summarizeCilium } from "./summary.js";
 export { type CiliumValues, ciliumMtu, ciliumValues, OVERLAY_OVERHEAD, podMtu } from "./values.js";

@@ -9,7 +9,7 @@ export const OVERLAY_OVERHEAD = 50;
 
 /** The device MTU Cilium must assume: the spec's, else inside the WireGuard tunnel when burst nodes exist. */
 export function ciliumMtu(plan: ClusterPlan): number | undefined {
-  return plan.cilium.mtu ?? plan.cloud?.tunnelMtu;
+  return plan.cilium.mtu;
 }
 
 export function ciliumValues(plan: ClusterPlan): CiliumValues {

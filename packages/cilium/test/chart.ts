@@ -1,7 +1,7 @@
 // The Cilium chart as Helm sees it: values.yaml defaults, values.schema.json, and our stricter overlay.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseSemver, parseYamlDocuments } from "@clusterspec/core";
+import { parseSemver, parseYamlDocuments } from "@clusterspec/core/testing";
 import { ajv07, formatAjvErrors, readSchema, schemaDir } from "@clusterspec/testkit";
 
 type Json = Record<string, unknown>;

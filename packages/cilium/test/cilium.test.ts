@@ -3,11 +3,10 @@ import {
   type ClusterSpecInput,
   generatedMarker,
   loadSpec,
-  parseYamlDocuments,
   resolvePlan,
   validateSpec,
 } from "@clusterspec/core";
-import { arbClusterSpec, buildSpec, mustResolve } from "@clusterspec/core/testing";
+import { arbClusterSpec, buildSpec, mustResolve, parseYamlDocuments } from "@clusterspec/core/testing";
 import { exampleNames, exampleText } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";

@@ -1,7 +1,7 @@
 // Whole-pipeline properties over every registered generator.
 import { posix } from "node:path";
-import { OutputLimitError, parseYamlDocuments, resolvePlan, TERRAFORM_DIR } from "@clusterspec/core";
-import { arbClusterSpec, mustValidate } from "@clusterspec/core/testing";
+import { OutputLimitError, resolvePlan, TERRAFORM_DIR } from "@clusterspec/core";
+import { arbClusterSpec, mustValidate, parseYamlDocuments } from "@clusterspec/core/testing";
 import { generate, generateFromPlan, generatorModules } from "clusterspec";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";

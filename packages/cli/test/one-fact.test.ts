@@ -1,8 +1,8 @@
 // "One fact, one place" across packages: the VIP and the pod subnet reach every file from the plan alone.
 
 import { generateCilium, VALUES_PATH } from "@clusterspec/cilium";
-import { type ClusterPlan, type ClusterSpecInput, hostPart, parseYamlDocuments, validateSpec } from "@clusterspec/core";
-import { arbClusterSpec, buildSpec, mustResolve } from "@clusterspec/core/testing";
+import { type ClusterPlan, type ClusterSpecInput, validateSpec } from "@clusterspec/core";
+import { arbClusterSpec, buildSpec, hostPart, mustResolve, parseYamlDocuments } from "@clusterspec/core/testing";
 import { kubeadmDocuments } from "@clusterspec/kubeadm";
 import { generateFromPlan } from "clusterspec";
 import fc from "fast-check";

@@ -3,7 +3,6 @@ export {
   cloudInitModule,
   generateCloudInit,
   planUserData,
-  summarizeCloudInit,
   USER_DATA_LIMIT,
   type UserDataPlan,
 } from "./generate.js";
@@ -19,6 +18,7 @@ export {
   NODE_IP_PLACEHOLDER,
   PROVIDER_ID_PLACEHOLDER,
 } from "./join-script.js";
+export { summarizeCloudInit } from "./summary.js";
 export {
   CRIO_SOCKET,
   fedoraPackages,

@@ -5,7 +5,7 @@ import {
   generatedMarker,
   InternalError,
   ipFamily,
-  type PoolSpec,
+  type PlannedPool,
   shellQuote,
   toYaml,
 } from "@clusterspec/core";
@@ -41,7 +41,7 @@ export function renderJoinEnv(plan: ClusterPlan, env: JoinEnv): string {
   return comment(plan) + JOIN_ENV_KEYS.map((k) => `${k}=${shellQuote(env[k])}\n`).join("");
 }
 
-export function joinEnvFor(plan: ClusterPlan, cloud: Cloud, pool: PoolSpec): JoinEnv {
+export function joinEnvFor(plan: ClusterPlan, cloud: Cloud, pool: PlannedPool): JoinEnv {
   return {
     CLUSTER_NAME: plan.name,
     POOL_NAME: pool.name,
@@ -54,7 +54,7 @@ export function joinEnvFor(plan: ClusterPlan, cloud: Cloud, pool: PoolSpec): Joi
 }
 
 /** The JoinConfiguration with two placeholders the join script replaces at boot (tunnel address, provider id). */
-export function joinConfiguration(plan: ClusterPlan, pool: PoolSpec): Record<string, unknown> {
+export function joinConfiguration(plan: ClusterPlan, pool: PlannedPool): Record<string, unknown> {
   const labels = Object.keys(pool.labels)
     .sort()
     .map((k) => `${k}=${pool.labels[k] ?? ""}`)
@@ -81,7 +81,7 @@ function iniFile(plan: ClusterPlan, lines: readonly string[]): string {
 }
 
 /** The cloud-config object of one pool, in the order it ships. */
-export function userDataObject(plan: ClusterPlan, pool: PoolSpec): Record<string, unknown> {
+export function userDataObject(plan: ClusterPlan, pool: PlannedPool): Record<string, unknown> {
   const cloud = plan.cloud;
   if (!cloud) throw new InternalError("user data needs plan.cloud");
   for (const ns of plan.network.nameservers)
@@ -129,6 +129,6 @@ export function userDataObject(plan: ClusterPlan, pool: PoolSpec): Record<string
   };
 }
 
-export function renderUserData(plan: ClusterPlan, pool: PoolSpec): string {
+export function renderUserData(plan: ClusterPlan, pool: PlannedPool): string {
   return `#cloud-config\n${comment(plan)}${toYaml(userDataObject(plan, pool))}`;
 }

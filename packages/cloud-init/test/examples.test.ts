@@ -2,7 +2,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadSpec, parseYamlDocuments, resolvePlan } from "@clusterspec/core";
+import { loadSpec, resolvePlan } from "@clusterspec/core";
+import { parseYamlDocuments } from "@clusterspec/core/testing";
 import {
   ajv04,
   exampleNames,

@@ -3,8 +3,7 @@
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { parseYamlDocuments } from "@clusterspec/core";
-import { buildSpec, mustResolve } from "@clusterspec/core/testing";
+import { buildSpec, mustResolve, parseYamlDocuments } from "@clusterspec/core/testing";
 import { run, toolAvailable } from "@clusterspec/testkit";
 import { describe, expect, it } from "vitest";
 import { JOIN_SCRIPT_PATH, userDataObject } from "../src/index.js";

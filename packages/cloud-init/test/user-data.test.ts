@@ -1,8 +1,15 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type ClusterPlan, parseYamlDocuments, resolvePlan, SECRET_KINDS } from "@clusterspec/core";
-import { arbPlan, buildSpec, mustResolve, mustValidate } from "@clusterspec/core/testing";
+import { type ClusterPlan, resolvePlan, SECRET_KINDS } from "@clusterspec/core";
+import {
+  arbPlan,
+  arbSpecAndPlan,
+  buildSpec,
+  mustResolve,
+  mustValidate,
+  parseYamlDocuments,
+} from "@clusterspec/core/testing";
 import { ajv04, ajv07, formatAjvErrors, readSchema, run, toolAvailable } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { gunzipSync } from "fflate";
@@ -142,8 +149,8 @@ describe("user data", () => {
 
   it("is the same bytes every time", () => {
     fc.assert(
-      fc.property(arbPlan({ cloud: true, maxWorkers: 2, maxPool: 3 }), (p) => {
-        expect(generateCloudInit(p)).toEqual(generateCloudInit(resolvePlan(p.spec)));
+      fc.property(arbSpecAndPlan({ cloud: true, maxWorkers: 2, maxPool: 3 }), ({ spec, plan: p }) => {
+        expect(generateCloudInit(p)).toEqual(generateCloudInit(resolvePlan(spec)));
       }),
       { numRuns: 30 },
     );

@@ -13,3 +13,15 @@ export function shellDoubleQuoted(value: string): string {
   if (value.includes("\0")) throw new InternalError("NUL byte cannot be passed to a shell");
   return value.replace(/["\\$`]/g, (c) => `\\${c}`);
 }
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the point is to reject them
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/**
+ * Line formats end a value at a line break and misread other control characters: such a value throws.
+ * `what` names the value in the error (`comment`, `conf.d/net value`, …).
+ */
+export function withoutControlCharacters(value: string, what: string): string {
+  if (CONTROL.test(value)) throw new InternalError(`${what} ${JSON.stringify(value)} contains a control character`);
+  return value;
+}

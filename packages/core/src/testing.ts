@@ -212,6 +212,15 @@ export function mustValidate(input: unknown): ClusterSpec {
   return result.value;
 }
 
+/** A valid spec with its plan, for properties that resolve the spec again. */
+export const arbSpecAndPlan = (
+  options?: Parameters<typeof arbClusterSpec>[0],
+): fc.Arbitrary<{ spec: ClusterSpec; plan: ClusterPlan }> =>
+  arbClusterSpec(options).map((s) => {
+    const spec = mustValidate(s);
+    return { spec, plan: resolvePlan(spec) };
+  });
+
 export const arbPlan = (options?: Parameters<typeof arbClusterSpec>[0]): fc.Arbitrary<ClusterPlan> =>
   arbClusterSpec(options).map((s) => mustResolve(s));
 
@@ -290,3 +299,36 @@ export const arbVrrpLabSpec = (shape: VrrpLabShape): fc.Arbitrary<ClusterSpecInp
       const plan = resolvePlan(valid.value, { sourceName: "cluster.yaml" });
       return new Set(plan.vips.flatMap((v) => v.order)).size >= 2;
     });
+
+// Internals the tests check directly: facts, rules and helpers that are not part of the library API.
+export { autoscalerTags, kubeletMaySetLabel } from "./facts/cloud.js";
+export { defaultMonitorGracePeriod, KUBELET_PATCHES_SINCE_MINOR, kubeadmApiVersionFor } from "./facts/kubernetes.js";
+export { allocateVrids, priorityOrders, vipKey } from "./facts/vrrp.js";
+export { tunnelMtuOf } from "./facts/wireguard.js";
+export {
+  addressAt,
+  addressCount,
+  canonicalIp,
+  cidrContains,
+  cidrsOverlap,
+  compareIps,
+  hostPart,
+  ipEquals,
+  isCidr,
+  isIp,
+  isNetworkCidr,
+  lastAddress,
+  networkAddress,
+  networkOf,
+  parseCidr,
+} from "./ip.js";
+export { Reporter } from "./issues.js";
+export { renderSpecReference } from "./json-schema.js";
+export { CLOUD_NODE_DEVICES } from "./plan/resolve.js";
+export { mdCell } from "./plan/summary.js";
+export { planVips } from "./plan/vrrp.js";
+export { resolveSecrets } from "./secrets.js";
+export { parseYamlDocuments } from "./serialize/yaml.js";
+export { type Rule, rules } from "./spec/rules/index.js";
+export { MIN_KUBERNETES_MINOR } from "./spec/schema.js";
+export { durationSeconds, parseKubernetesVersion, parseSemver } from "./spec/version.js";

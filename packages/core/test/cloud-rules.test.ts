@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ASG_TAG_LIMITS, autoscalerTags, formatIssues, kubeletMaySetLabel, validateSpec } from "../src/index.js";
+import { ASG_TAG_LIMITS, formatIssues, validateSpec } from "../src/index.js";
 import type { ClusterSpecInput } from "../src/spec/schema.js";
-import { buildSpec, mustValidate } from "../src/testing.js";
+import { autoscalerTags, buildSpec, kubeletMaySetLabel, mustValidate } from "../src/testing.js";
 
 type PoolInput = Record<string, unknown>;
 
@@ -22,7 +22,7 @@ describe("cloud pool tags", () => {
     const spec = mustValidate(withPool((p) => p));
     const pool = spec.cloud?.pools[0];
     if (!pool) throw new Error("no pool");
-    expect(autoscalerTags(spec.name, pool).map((t) => `${t.key}=${t.value}`)).toEqual([
+    expect(autoscalerTags(spec.name, pool, ["cloud", "pools", 0]).map((t) => `${t.key}=${t.value}`)).toEqual([
       "Name=prop-cluster-ci-arm64",
       "k8s.io/cluster-autoscaler/enabled=true",
       "k8s.io/cluster-autoscaler/prop-cluster=owned",
@@ -66,7 +66,7 @@ describe("cloud pool tags", () => {
         (labels, resources) => {
           const spec = withPool((p) => ({ ...p, labels, resources }));
           const pool = { ...basePool(), labels, resources };
-          const tags = autoscalerTags("prop-cluster", pool);
+          const tags = autoscalerTags("prop-cluster", pool, ["cloud", "pools", 0]);
           const fits =
             tags.length <= ASG_TAG_LIMITS.count &&
             tags.every((t) => t.key.length <= ASG_TAG_LIMITS.keyLength && t.value.length <= ASG_TAG_LIMITS.valueLength);

@@ -11,7 +11,7 @@ import {
   lastAddress,
   networkAddress,
   networkOf,
-} from "@clusterspec/core";
+} from "@clusterspec/core/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 

@@ -1,16 +1,21 @@
 import {
-  addressAt,
-  CLOUD_NODE_DEVICES,
   checkSecretValues,
-  defaultMonitorGracePeriod,
   generatedMarker,
-  kubeadmApiVersionFor,
   resolvePlan,
   SECRET_KINDS,
   specJsonSchema,
   validateSpec,
 } from "@clusterspec/core";
-import { arbClusterSpec, mustResolve, mustValidate, TEST_SECRETS } from "@clusterspec/core/testing";
+import {
+  addressAt,
+  arbClusterSpec,
+  CLOUD_NODE_DEVICES,
+  defaultMonitorGracePeriod,
+  kubeadmApiVersionFor,
+  mustResolve,
+  mustValidate,
+  TEST_SECRETS,
+} from "@clusterspec/core/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { referenceSpec } from "./helpers.js";

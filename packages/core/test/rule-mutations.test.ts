@@ -1,6 +1,6 @@
 // Each cross-field rule, broken on purpose in any valid spec, is reported at the path of the broken value.
-import { rules, validateSpec } from "@clusterspec/core";
-import { arbClusterSpec } from "@clusterspec/core/testing";
+import { validateSpec } from "@clusterspec/core";
+import { arbClusterSpec, rules } from "@clusterspec/core/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 

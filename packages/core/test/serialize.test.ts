@@ -1,13 +1,6 @@
 import { execFileSync } from "node:child_process";
-import {
-  InternalError,
-  parseYamlDocuments,
-  shellDoubleQuoted,
-  shellQuote,
-  stableJson,
-  toYaml,
-  toYamlDocuments,
-} from "@clusterspec/core";
+import { InternalError, shellDoubleQuoted, shellQuote, stableJson, toYaml, toYamlDocuments } from "@clusterspec/core";
+import { parseYamlDocuments } from "@clusterspec/core/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 

@@ -1,19 +1,18 @@
+import { formatIssues, loadSpec, validateSpec } from "@clusterspec/core";
 import {
   addressAt,
   addressCount,
+  arbClusterSpec,
+  buildSpec,
   cidrContains,
   cidrsOverlap,
-  formatIssues,
   hostPart,
   lastAddress,
-  loadSpec,
   networkAddress,
   networkOf,
   parseCidr,
   planVips,
-  validateSpec,
-} from "@clusterspec/core";
-import { arbClusterSpec, buildSpec } from "@clusterspec/core/testing";
+} from "@clusterspec/core/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { errorsAfter, referenceSpec, warningsOf } from "./helpers.js";

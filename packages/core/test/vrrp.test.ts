@@ -2,17 +2,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  allocateVrids,
-  type ClusterSpec,
-  ClusterSpecSchema,
-  formatIssues,
-  loadSpec,
-  planVips,
-  priorityOrders,
-  validateSpec,
-} from "../src/index.js";
-import { buildSpec, mustResolve } from "../src/testing.js";
+import { type ClusterSpec, ClusterSpecSchema, formatIssues, loadSpec, validateSpec } from "../src/index.js";
+import { allocateVrids, buildSpec, mustResolve, planVips, priorityOrders } from "../src/testing.js";
 
 const referenceYaml = readFileSync(join(import.meta.dirname, "../../../examples/bare-metal-ha/cluster.yaml"), "utf8");
 
@@ -358,7 +349,7 @@ describe("planVips", () => {
           const result = validateSpec(spec);
           if (!result.ok) return;
           const plan = mustResolve(spec);
-          const w = plan.vrrp.healthCheckWeight;
+          const w = plan.vrrp.healthCheck.weight;
           if (w === 0) return; // FAULT: the failed node leaves the election altogether
           const ps = plan.controlPlane.vip.priorities;
           // keepalived clamps an effective priority to 1..254 (vrrp_set_effective_priority).
@@ -373,7 +364,7 @@ describe("planVips", () => {
 
   it("defaults the health-check weight to minus the number of control-plane nodes", () => {
     const plan = mustResolve(buildSpec({ controlPlanes: 5, workers: 0, poolSize: 0, cloud: false }));
-    expect(plan.vrrp.healthCheckWeight).toBe(-5);
+    expect(plan.vrrp.healthCheck.weight).toBe(-5);
   });
 });
 

@@ -1,16 +1,10 @@
 // Escapes for the host's line formats. Each returns text its reader turns back into the input, or throws.
-import { InternalError, shellDoubleQuoted } from "@clusterspec/core";
-
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the point is to reject them
-const CONTROL = /[\u0000-\u001f\u007f]/;
+import { InternalError, shellDoubleQuoted, withoutControlCharacters } from "@clusterspec/core";
 
 function noControl(value: unknown, where: string): string {
   if (typeof value !== "string" && typeof value !== "number")
     throw new InternalError(`${where} value must be a string or number, got ${typeof value}`);
-  const text = String(value);
-  if (CONTROL.test(text))
-    throw new InternalError(`${where} value ${JSON.stringify(text)} contains a control character`);
-  return text;
+  return withoutControlCharacters(String(value), `${where} value`);
 }
 
 /** Inside shell double quotes (OpenRC conf.d files are sourced by the shell). */

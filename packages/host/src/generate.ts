@@ -1,4 +1,5 @@
-import { type Artifact, type ClusterPlan, type GeneratorModule, mdTable, toYaml } from "@clusterspec/core";
+import { type Artifact, type ClusterPlan, type GeneratorModule, toYaml } from "@clusterspec/core";
+import { summarizeHost } from "./summary.js";
 import {
   renderAcceptKeywords,
   renderFstabLine,
@@ -9,8 +10,8 @@ import {
   renderResolvConf,
   renderSysctl,
   renderUdevRules,
-} from "./templates.js";
-import { type HostView, needsStorageIsolationGate, toHostView } from "./view.js";
+} from "./template.js";
+import { type HostView, toHostView } from "./view.js";
 
 export const SYSCTL_FILE = "etc/sysctl.d/90-kubernetes.conf";
 
@@ -33,54 +34,11 @@ export function generateHost(plan: ClusterPlan): Artifact[] {
       at("etc/udev/rules.d/70-persistent-net.rules", renderUdevRules(v)),
       at("etc/fstab.clusterspec", renderFstabLine(v)),
       at("etc/rc.conf.clusterspec", renderRcConf(v)),
-      ...(plan.spec.host.gentooPackages
+      ...(plan.host.gentooPackages
         ? [at("etc/portage/package.accept_keywords/kubernetes", renderAcceptKeywords(v))]
         : []),
     ];
   });
-}
-
-export function summarizeHost(plan: ClusterPlan): string {
-  const gate = plan.nodes.filter((n) => needsStorageIsolationGate(n)).map((n) => n.name);
-  const btrfs = plan.nodes.filter((n) => n.rootFilesystem === "btrfs").map((n) => n.name);
-  const files: [string, string][] = [
-    [SYSCTL_FILE, "ip_forward, ip_nonlocal_bind (IPv4 and IPv6) and spec.host.sysctl; ip_local_port_range untouched"],
-    ["etc/hosts", "localhost and every node's name → its internal address"],
-    ["etc/resolv.conf", `nameservers ${plan.network.nameservers.slice(0, 2).join(", ")} (at most 2)`],
-    ["etc/conf.d/modules", "overlay and br_netfilter loaded at boot"],
-    [
-      "etc/conf.d/kubelet",
-      "kubelet flags for kubeadm (config.yaml, kubelet.conf, bootstrap-kubelet.conf, kubeadm-flags.env)",
-    ],
-    ["etc/crictl.yaml", `crictl pointed at ${plan.kubernetes.criSocket}`],
-    ["etc/udev/rules.d/70-persistent-net.rules", "physical interfaces named by MAC (VLANs get no rule)"],
-    ["etc/fstab.clusterspec", "**append to /etc/fstab**: mounts /sys/fs/bpf"],
-    ["etc/rc.conf.clusterspec", '**append to /etc/rc.conf**: `rc_cgroup_memory_use_hierarchy="yes"`'],
-  ];
-  if (plan.spec.host.gentooPackages)
-    files.push([
-      "etc/portage/package.accept_keywords/kubernetes",
-      `keywords for sys-cluster/kubeadm, kubelet and kubectl ${plan.kubernetes.version.major}.${plan.kubernetes.version.minor} (\`emerge sys-cluster/kubeadm sys-cluster/kubelet sys-cluster/kubectl\`)`,
-    ]);
-  const out = [
-    "## Host files (Gentoo/OpenRC)",
-    "",
-    "Copy each `nodes/<node>/` folder onto its server. Two files are snippets to append, because Gentoo reads no drop-in for them:",
-    "",
-    mdTable(["file", "what"], files),
-    "",
-    "Manual steps: `cat /etc/fstab.clusterspec >> /etc/fstab` and `cat /etc/rc.conf.clusterspec >> /etc/rc.conf` once;",
-    "`rc-update add modules boot`, `rc-update add sysctl boot`, `rc-update add containerd default`, `rc-update add kubelet default`;",
-    "`mkdir -p /var/log/kubelet` (the kubelet init script logs there).",
-  ];
-  if (btrfs.length > 0)
-    out.push(
-      "",
-      gate.length > 0
-        ? `Local storage isolation is off on btrfs roots (${gate.join(", ")}) with the kubelet flag \`--feature-gates=LocalStorageCapacityIsolation=false\` (Kubernetes ${plan.kubernetes.versionText}).`
-        : `btrfs roots (${btrfs.join(", ")}): from Kubernetes 1.25 local storage isolation is switched off by the kubeadm patch \`etc/kubernetes/patches/kubeletconfiguration+strategic.yaml\`, not here.`,
-    );
-  return out.join("\n");
 }
 
 export const hostModule: GeneratorModule = { name: "host", generate: generateHost, summarize: summarizeHost };

@@ -1,5 +1,6 @@
 export { field, lineText, shellValue, sysctlValue, udevValue } from "./escape.js";
-export { generateHost, hostModule, renderCrictlYaml, SYSCTL_FILE, summarizeHost } from "./generate.js";
+export { generateHost, hostModule, renderCrictlYaml, SYSCTL_FILE } from "./generate.js";
+export { summarizeHost } from "./summary.js";
 export {
   renderAcceptKeywords,
   renderFstabLine,
@@ -10,7 +11,7 @@ export {
   renderResolvConf,
   renderSysctl,
   renderUdevRules,
-} from "./templates.js";
+} from "./template.js";
 export {
   BPF_FSTAB_LINE,
   type HostView,

@@ -57,9 +57,7 @@ export function needsStorageIsolationGate(node: PlannedNode): boolean {
 
 export function toHostView(plan: ClusterPlan, node: PlannedNode): HostView {
   // sysctl strips blanks around a value itself, so trimming changes nothing it would apply.
-  const extras = Object.entries(plan.spec.host.sysctl)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([key, value]) => ({ key: field(key), value: sysctlValue(String(value).trim()) }));
+  const extras = plan.host.sysctl.map(({ key, value }) => ({ key: field(key), value: sysctlValue(value.trim()) }));
   return {
     marker: lineText(generatedMarker(plan)),
     node: node.name,

@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type ClusterPlan, formatIssues, parseYamlDocuments, resolvePlan, validateSpec } from "@clusterspec/core";
-import { arbPlan, buildSpec, mustResolve } from "@clusterspec/core/testing";
+import { type ClusterPlan, formatIssues, resolvePlan, validateSpec } from "@clusterspec/core";
+import { arbPlan, arbSpecAndPlan, buildSpec, mustResolve, parseYamlDocuments } from "@clusterspec/core/testing";
 import { exampleInput, run, toolAvailable, withNetns } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -330,8 +330,8 @@ describe("host invariants", () => {
 
   it("is deterministic", () => {
     fc.assert(
-      fc.property(arbPlan({ maxWorkers: 4, maxPool: 4 }), (plan) => {
-        expect(generateHost(plan)).toEqual(generateHost(resolvePlan(plan.spec, { sourceName: plan.sourceName })));
+      fc.property(arbSpecAndPlan({ maxWorkers: 4, maxPool: 4 }), ({ spec, plan }) => {
+        expect(generateHost(plan)).toEqual(generateHost(resolvePlan(spec, { sourceName: plan.sourceName })));
       }),
       { numRuns: 30 },
     );

@@ -42,7 +42,7 @@ const range = (b: TakeoverBound): string => (b.min === b.max ? seconds(b.max) : 
 export function summarizeKeepalived(plan: ClusterPlan): string {
   const vrrp = plan.vrrp;
   const hc = vrrp.healthCheck;
-  const w = vrrp.healthCheckWeight;
+  const w = hc.weight;
   const vipTable = mdTable(
     ["VIP", "instance", "interface", "VRID", "master", "backups (priority)"],
     plan.vips.map((v) => [

@@ -1,5 +1,5 @@
 // Line formats as ejs templates: loops and interpolation only, every value escaped (view.ts decides).
-import ejs from "ejs";
+import { lineTemplate } from "@clusterspec/core";
 import { keepalivedSecretToken, keepalivedToken, shellWord } from "./escape.js";
 import type { AuthView, CheckScriptView, KeepalivedView } from "./view.js";
 
@@ -76,12 +76,6 @@ export const checkScriptSource = `#!/bin/sh
 exec curl --silent --fail --output /dev/null --max-time <%= v.maxTime %> --cacert <%= v.caFile %> <%= v.url %>
 `;
 
-// compileDebug off: ejs's rethrow would pass the (absent) file name through the escape and mask the real error.
-const options = { strict: true, _with: false, localsName: "v", compileDebug: false } as const;
-const confTemplate = ejs.compile(keepalivedConfSource, { ...options, escape: keepalivedToken });
-const authTemplate = ejs.compile(authConfSource, { ...options, escape: keepalivedSecretToken });
-const scriptTemplate = ejs.compile(checkScriptSource, { ...options, escape: shellWord });
-
-export const renderKeepalivedConf = (view: KeepalivedView): string => confTemplate(view);
-export const renderAuthConf = (view: AuthView): string => authTemplate(view);
-export const renderCheckScript = (view: CheckScriptView): string => scriptTemplate(view);
+export const renderKeepalivedConf = lineTemplate<KeepalivedView>(keepalivedConfSource, keepalivedToken);
+export const renderAuthConf = lineTemplate<AuthView>(authConfSource, keepalivedSecretToken);
+export const renderCheckScript = lineTemplate<CheckScriptView>(checkScriptSource, shellWord);

@@ -61,9 +61,9 @@ export interface CheckScriptView {
   readonly url: string;
 }
 
-/** `VI_control_plane`, `VI_external_0`: stable because PlannedVip.key is. */
+/** `VI_control_plane`, `VI_external_0`: stable because a VIP's identity is its place in the spec. */
 export function instanceName(vip: PlannedVip): string {
-  return `VI_${vip.key.replace(/-/g, "_")}`;
+  return vip.id.kind === "control-plane" ? "VI_control_plane" : `VI_external_${vip.id.index}`;
 }
 
 /** VIPs a node holds an instance for, in plan order (control plane first). */
@@ -87,13 +87,7 @@ export function toKeepalivedView(plan: ClusterPlan, node: PlannedNode): Keepaliv
   const hc = vrrp.healthCheck;
   const vips = vipsOf(plan, node.name);
   const hasControlPlane = vips.some((v) => v.kind === "control-plane");
-  const notify = (
-    [
-      ["notify_master", vrrp.notify?.master],
-      ["notify_backup", vrrp.notify?.backup],
-      ["notify_fault", vrrp.notify?.fault],
-    ] as const
-  ).flatMap(([keyword, path]) => (path === undefined ? [] : [{ keyword, path }]));
+  const notify = vrrp.notify.map((n) => ({ keyword: `notify_${n.on}` as const, path: n.script }));
   const instances = vips.map((vip): InstanceView => {
     const rank = vip.order.indexOf(node.name);
     const priority = vip.priorities[rank];
@@ -117,7 +111,7 @@ export function toKeepalivedView(plan: ClusterPlan, node: PlannedNode): Keepaliv
       notify,
     };
   });
-  const weight = vrrp.healthCheckWeight;
+  const weight = hc.weight;
   return {
     header: keepalivedComment(generatedMarker(plan)),
     routerId: node.name,

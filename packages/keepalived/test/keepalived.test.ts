@@ -239,8 +239,8 @@ describe("generated configs", () => {
         const plan = mustResolve(input);
         const artifacts = generateKeepalived(plan);
         // Notify scripts are the user's own: stand-ins at the spec's paths (all under /etc/keepalived here).
-        const notify = Object.values(plan.vrrp.notify ?? {})
-          .filter((p): p is string => p !== undefined)
+        const notify = plan.vrrp.notify
+          .map((n) => n.script)
           .map((p) => ({
             path: p,
             content: "#!/bin/sh\nexit 0\n",

@@ -13,8 +13,6 @@ export const KUBELET_API_VERSION = "kubelet.config.k8s.io/v1beta1";
 /** Where the node's patches land (the node folder is a root-filesystem overlay). */
 export const PATCHES_DIRECTORY = "/etc/kubernetes/patches";
 export const KUBELET_PATCH_FILE = "kubeletconfiguration+strategic.yaml";
-/** kubeadm applies kubeletconfiguration patches from 1.25 (kubernetes/kubernetes#110405). */
-export const KUBELET_PATCHES_SINCE_MINOR = 25;
 /** KubeletConfiguration.containerRuntimeEndpoint exists from 1.27. */
 export const CONTAINER_RUNTIME_ENDPOINT_SINCE_MINOR = 27;
 

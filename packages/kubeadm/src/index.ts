@@ -7,7 +7,6 @@ export {
   joinConfiguration,
   KUBELET_API_VERSION,
   KUBELET_PATCH_FILE,
-  KUBELET_PATCHES_SINCE_MINOR,
   type KubeadmDocument,
   kubeadmDocuments,
   kubeletConfiguration,
@@ -16,7 +15,7 @@ export {
   nodeKind,
   PATCHES_DIRECTORY,
 } from "./documents.js";
-export { generateKubeadm, kubeadmModule, summarizeKubeadm } from "./generate.js";
+export { generateKubeadm, kubeadmModule } from "./generate.js";
 export {
   apiServerArgs,
   controllerManagerArgs,
@@ -24,3 +23,4 @@ export {
   type NodeHealthTiming,
   nodeHealthTiming,
 } from "./node-health.js";
+export { summarizeKubeadm } from "./summary.js";

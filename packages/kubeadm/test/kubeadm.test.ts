@@ -4,11 +4,17 @@ import {
   generatedMarker,
   type KubeadmApiVersion,
   loadSpec,
-  parseYamlDocuments,
   resolvePlan,
   toYaml,
 } from "@clusterspec/core";
-import { arbClusterSpec, buildSpec, mustResolve, mustValidate, TEST_SECRETS } from "@clusterspec/core/testing";
+import {
+  arbClusterSpec,
+  buildSpec,
+  mustResolve,
+  mustValidate,
+  parseYamlDocuments,
+  TEST_SECRETS,
+} from "@clusterspec/core/testing";
 import { exampleNames, exampleText } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";

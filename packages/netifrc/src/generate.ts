@@ -1,7 +1,7 @@
-import { type Artifact, type ClusterPlan, type GeneratorModule, mdTable } from "@clusterspec/core";
-import { renderRtTables, toRtTablesView } from "./rt-tables.js";
-import { renderConfdNet } from "./template.js";
-import { policyRouteLines, policyRules, toNetifrcView } from "./view.js";
+import type { Artifact, ClusterPlan, GeneratorModule } from "@clusterspec/core";
+import { summarizeNetifrc } from "./summary.js";
+import { renderConfdNet, renderRtTables } from "./template.js";
+import { toNetifrcView, toRtTablesView } from "./view.js";
 
 export function generateNetifrc(plan: ClusterPlan): Artifact[] {
   const rtTables = renderRtTables(toRtTablesView(plan));
@@ -9,55 +9,6 @@ export function generateNetifrc(plan: ClusterPlan): Artifact[] {
     { path: `nodes/${node.name}/etc/conf.d/net`, content: renderConfdNet(toNetifrcView(plan, node)) },
     { path: `nodes/${node.name}/etc/iproute2/rt_tables`, content: rtTables },
   ]);
-}
-
-export function summarizeNetifrc(plan: ClusterPlan): string {
-  const out = ["## Network interfaces and policy routing (netifrc)", ""];
-  out.push(
-    "Each node gets `/etc/conf.d/net` (addresses, routes, rules, VLANs) and `/etc/iproute2/rt_tables`.",
-    "Manual steps: `ln -s net.lo /etc/init.d/net.<interface>` and `rc-update add net.<interface> default` for each physical interface (VLAN interfaces are started by their parent).",
-    "",
-  );
-  if (plan.cloud) {
-    const hub = plan.cloud.wireguard.hub;
-    out.push(
-      hub === undefined
-        ? `**Burst nodes:** no \`cloud.wireguard.hub\` is declared, so no node routes the tunnel subnet ${plan.cloud.wireguard.tunnelSubnet}; on-prem nodes reach burst nodes only once such a route exists.`
-        : `**Burst nodes:** the tunnel subnet ${plan.cloud.wireguard.tunnelSubnet} is routed through the WireGuard hub ${hub} on ${plan.network.kubernetesSegment.interface} (${plan.nodes.filter((n) => n.tunnelRoute).length} of ${plan.nodes.length} nodes; the hub itself holds the tunnel).`,
-      "",
-    );
-  }
-  if (plan.network.policyRoutes.length === 0) {
-    out.push("No uplink is declared: every reply leaves through the main table.");
-    return out.join("\n");
-  }
-  for (const pr of plan.network.policyRoutes) {
-    out.push(
-      `Table \`${pr.table.name}\` (id ${pr.table.id}) on ${pr.interface}: replies from ${pr.sources.join(", ")} leave through the uplink gateway ${pr.gateway}. Its routes, in the order netifrc adds them (the gateway is on-link in the table before the default route through it):`,
-      "",
-      "```",
-      ...policyRouteLines(pr),
-      "```",
-      "",
-    );
-  }
-  const words = (text: string): string => {
-    const to = /^from all to (\S+) lookup main priority (\d+)$/.exec(text);
-    if (to)
-      return `traffic to the pod subnet ${to[1]} is routed by the main table, so pod traffic never takes the uplink`;
-    const from = /^from (\S+) table (\S+) priority (\d+)$/.exec(text);
-    return from ? `replies from ${from[1]} are routed by table \`${from[2]}\`` : text;
-  };
-  const rules = policyRules(plan);
-  out.push(
-    `Rules, checked in priority order before the main table (32766); the first one that matches decides:`,
-    "",
-    mdTable(
-      ["priority", "rule", "meaning"],
-      rules.map((r) => [/priority (\d+)$/.exec(r.text)?.[1] ?? "", `\`${r.text}\``, words(r.text)]),
-    ),
-  );
-  return out.join("\n");
 }
 
 export const netifrcModule: GeneratorModule = {

@@ -1,9 +1,8 @@
 export { commentText, netifrcValue, token, variableName } from "./escape.js";
-export { generateNetifrc, netifrcModule, summarizeNetifrc } from "./generate.js";
-export { type RtTablesView, renderRtTables, toRtTablesView } from "./rt-tables.js";
-export { renderConfdNet } from "./template.js";
+export { generateNetifrc, netifrcModule } from "./generate.js";
+export { summarizeNetifrc } from "./summary.js";
+export { renderConfdNet, renderRtTables, ruleLine, variableLines } from "./template.js";
 export {
-  expectedValues,
   type NetifrcInterfaceView,
   type NetifrcView,
   type NetVariable,
@@ -11,5 +10,7 @@ export {
   POD_RULE_PRIORITY,
   policyRouteLines,
   policyRules,
+  type RtTablesView,
   toNetifrcView,
+  toRtTablesView,
 } from "./view.js";

@@ -1,6 +1,17 @@
-import ejs from "ejs";
-import { netifrcValue } from "./escape.js";
-import type { NetifrcView } from "./view.js";
+import { lineTemplate } from "@clusterspec/core";
+import { netifrcValue, token } from "./escape.js";
+import type { NetifrcView, NetVariable, PlannedRule, RtTablesView } from "./view.js";
+
+/** An `ip rule` line as netifrc passes it to iproute2, which reads `lookup` and `table` alike. */
+export function ruleLine(rule: PlannedRule): string {
+  const words: (string | number)[] = ["from", rule.from ?? "all"];
+  if (rule.to !== undefined) words.push("to", rule.to);
+  words.push(rule.table === "main" ? "lookup" : "table", rule.table, "priority", rule.priority);
+  return words.map(token).join(" ");
+}
+
+/** The lines of a variable's value: rules written out here, every other value as the view gives it. */
+export const variableLines = (x: NetVariable): readonly string[] => ("rules" in x ? x.rules.map(ruleLine) : x.lines);
 
 // Names are checked shell identifiers (`<%-`); every value goes through netifrcValue inside double quotes.
 const source = `# <%- v.marker %>
@@ -25,6 +36,33 @@ const source = `# <%- v.marker %>
 <% } -%>
 `;
 
-const template = ejs.compile(source, { strict: true, _with: false, localsName: "v", escape: netifrcValue });
+const template = lineTemplate<NetifrcView>(source, netifrcValue);
 
-export const renderConfdNet = (view: NetifrcView): string => template(view);
+export const renderConfdNet = (view: NetifrcView): string =>
+  template({
+    ...view,
+    globals: view.globals.map((x) => ({ name: x.name, lines: variableLines(x) })),
+    interfaces: view.interfaces.map((i) => ({
+      ...i,
+      variables: i.variables.map((x) => ({ name: x.name, lines: variableLines(x) })),
+    })),
+  });
+
+// iproute2's stock entries, then ours: this file replaces /etc/iproute2/rt_tables. Values are checked tokens.
+const rtTablesSource = `# <%- v.marker %>
+#
+# reserved values
+#
+255	local
+254	main
+253	default
+0	unspec
+#
+# local
+#
+<% for (const t of v.tables) { -%>
+<%- t.id %>	<%- t.name %>
+<% } -%>
+`;
+
+export const renderRtTables = lineTemplate<RtTablesView>(rtTablesSource, token);

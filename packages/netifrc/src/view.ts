@@ -10,11 +10,13 @@ import {
 } from "@clusterspec/core";
 import { commentText, token, variableName } from "./escape.js";
 
-/** One shell assignment; more than one line renders as a multi-line string, as netifrc's examples do. */
-export interface NetVariable {
-  readonly name: string;
-  readonly lines: readonly string[];
-}
+/**
+ * One shell assignment; more than one line renders as a multi-line string, as netifrc's examples do.
+ * `rules_*` variables hold typed rules, written as `ip rule` lines only by the template.
+ */
+export type NetVariable =
+  | { readonly name: string; readonly lines: readonly string[] }
+  | { readonly name: string; readonly rules: readonly PlannedRule[] };
 
 export interface NetifrcInterfaceView {
   /** Interface name, for the comment above its block. */
@@ -40,9 +42,15 @@ const isV6 = (cidrOrIp: string): boolean => ipFamily(cidrOrIp) === 6;
 const route = (dest: string, ...rest: (string | number)[]): string =>
   isV6(dest === "default" ? String(rest[1]) : dest) ? line("-6", dest, ...rest) : line(dest, ...rest);
 
+/** An `ip rule`: `from <from|all> [to <to>] table <table> priority <priority>`. */
 export interface PlannedRule {
+  readonly priority: number;
+  /** Source network; absent: all. */
+  readonly from?: string;
+  readonly to?: string;
+  /** Routing table name (`main` or a policy route's table). */
+  readonly table: string;
   readonly family: 4 | 6;
-  readonly text: string;
 }
 
 /**
@@ -52,17 +60,12 @@ export interface PlannedRule {
 export function policyRules(plan: ClusterPlan): PlannedRule[] {
   if (plan.network.policyRoutes.length === 0) return [];
   const pod = plan.kubernetes.podSubnet;
-  const rules: PlannedRule[] = [
-    { family: ipFamily(pod), text: line("from", "all", "to", pod, "lookup", "main", "priority", POD_RULE_PRIORITY) },
-  ];
+  const rules: PlannedRule[] = [{ priority: POD_RULE_PRIORITY, to: pod, table: "main", family: ipFamily(pod) }];
   let priority = POD_RULE_PRIORITY;
   for (const pr of plan.network.policyRoutes) {
     for (const source of pr.sources) {
       priority += 1;
-      rules.push({
-        family: ipFamily(source),
-        text: line("from", source, "table", pr.table.name, "priority", priority),
-      });
+      rules.push({ priority, from: source, table: pr.table.name, family: ipFamily(source) });
     }
   }
   return rules;
@@ -119,10 +122,10 @@ export function toNetifrcView(plan: ClusterPlan, node: PlannedNode): NetifrcView
     if (routes.length > 0) vars.push(v(`routes_${iv}`, routes));
 
     if (f.name === ruleIface) {
-      const r4 = rules.filter((r) => r.family === 4).map((r) => r.text);
-      const r6 = rules.filter((r) => r.family === 6).map((r) => r.text);
-      if (r4.length > 0) vars.push(v(`rules_${iv}`, r4));
-      if (r6.length > 0) vars.push(v(`rules6_${iv}`, r6));
+      const r4 = rules.filter((r) => r.family === 4);
+      const r6 = rules.filter((r) => r.family === 6);
+      if (r4.length > 0) vars.push({ name: variableName(`rules_${iv}`), rules: r4 });
+      if (r6.length > 0) vars.push({ name: variableName(`rules6_${iv}`), rules: r6 });
     }
     if (f.name === k8s) {
       const servers = plan.network.nameservers.slice(0, 2);
@@ -142,10 +145,15 @@ export function toNetifrcView(plan: ClusterPlan, node: PlannedNode): NetifrcView
   };
 }
 
-/** Every variable of a view, by name, with the value the shell sees after sourcing the file. */
-export function expectedValues(view: NetifrcView): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const x of [...view.globals, ...view.interfaces.flatMap((i) => i.variables)])
-    out.set(x.name, x.lines.length === 1 ? (x.lines[0] ?? "") : `\n${x.lines.join("\n")}\n`);
-  return out;
+/** /etc/iproute2/rt_tables: iproute2's stock entries, then the policy routing tables. */
+export interface RtTablesView {
+  readonly marker: string;
+  readonly tables: readonly { readonly id: string; readonly name: string }[];
+}
+
+export function toRtTablesView(plan: ClusterPlan): RtTablesView {
+  return {
+    marker: commentText(generatedMarker(plan)),
+    tables: plan.network.policyRoutes.map((p) => ({ id: token(p.table.id), name: token(p.table.name) })),
+  };
 }

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ClusterPlan, PlannedNode } from "@clusterspec/core";
 import { type Netns, run, withNetns } from "@clusterspec/testkit";
+import { type NetifrcView, variableLines } from "../src/index.js";
 
 // IPv6 addresses skip duplicate address detection so `ip route get` can use them at once.
 const nodad = (address: string): string => (address.includes(":") ? " nodad" : "");
@@ -201,4 +202,14 @@ export async function withAppliedNode<T>(
       return fn({ ns, ip: ipIn });
     });
   });
+}
+
+/** Every variable of a view, by name, with the value the shell sees after sourcing the file (the test oracle). */
+export function expectedValues(view: NetifrcView): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const x of [...view.globals, ...view.interfaces.flatMap((i) => i.variables)]) {
+    const lines = variableLines(x);
+    out.set(x.name, lines.length === 1 ? (lines[0] ?? "") : `\n${lines.join("\n")}\n`);
+  }
+  return out;
 }

@@ -1,2 +1,4 @@
 export { tfExpr, tfLiteral } from "./escape.js";
-export { generateTerraform, poolResourceName, summarizeTerraform, terraformModule } from "./generate.js";
+export { generateTerraform, terraformModule } from "./generate.js";
+export { poolResourceName } from "./resources.js";
+export { summarizeTerraform } from "./summary.js";

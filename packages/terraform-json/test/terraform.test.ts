@@ -1,5 +1,5 @@
 import { type ClusterPlan, resolvePlan, SECRET_KINDS, stableJson, validateSpec } from "@clusterspec/core";
-import { arbPlan, buildSpec, mustResolve, mustValidate } from "@clusterspec/core/testing";
+import { arbSpecAndPlan, buildSpec, mustResolve, mustValidate } from "@clusterspec/core/testing";
 import { readSchema } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -79,9 +79,9 @@ describe("terraform files", () => {
 
   it("hold for any cloud spec", () => {
     fc.assert(
-      fc.property(arbPlan({ cloud: true, maxWorkers: 2, maxPool: 3 }), (p) => {
+      fc.property(arbSpecAndPlan({ cloud: true, maxWorkers: 2, maxPool: 3 }), ({ spec, plan: p }) => {
         expect(checkAll(p)).toEqual([]);
-        expect(generateTerraform(p)).toEqual(generateTerraform(resolvePlan(p.spec)));
+        expect(generateTerraform(p)).toEqual(generateTerraform(resolvePlan(spec)));
       }),
       { numRuns: 30 },
     );

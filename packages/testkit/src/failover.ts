@@ -3,7 +3,6 @@
 import {
   AT_REST,
   type ClusterPlan,
-  canonicalIp,
   effectivePriority,
   type FailureState,
   holderMap,
@@ -12,6 +11,7 @@ import {
   takeoverBounds,
   worstTwoCarrierFailure,
 } from "@clusterspec/core";
+import { canonicalIp } from "@clusterspec/core/testing";
 import type { Observation, VrrpLab } from "./vrrp-lab.js";
 
 export type LabAction =
@@ -148,10 +148,9 @@ export async function runFailoverScenarios(
   const tolerance = options.tolerance ?? 0.75;
   const startAllowance = options.startAllowance ?? 1;
   const advertMs = plan.vrrp.advertInterval * 1000;
-  const base = plan.vrrp.basePriority;
   const lowest = Math.max(
     1,
-    Math.min(...plan.vips.flatMap((v) => v.priorities)) + Math.min(0, plan.vrrp.healthCheckWeight),
+    Math.min(...plan.vips.flatMap((v) => v.priorities)) + Math.min(0, plan.vrrp.healthCheck.weight),
   );
   const worstBound = (event: TakeoverEvent) => takeoverBounds(plan, lowest)[event].max;
   const margin = advertMs + 1500;
@@ -201,7 +200,7 @@ export async function runFailoverScenarios(
     const boundOf = (key: string, to: string): TakeoverBound => {
       const vip = plan.vips.find((v) => v.key === key);
       const p = vip && effectivePriority(plan, vip, to, next);
-      return takeoverBounds(plan, p ?? base)[event];
+      return takeoverBounds(plan, p ?? vip?.priorities[0] ?? 1)[event];
     };
     // Nothing should move: watch for as long as a wrong takeover would take to show. Otherwise hold one advert.
     const longest =

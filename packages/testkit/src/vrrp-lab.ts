@@ -23,7 +23,8 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type ClusterPlan, canonicalIp, shellVar } from "@clusterspec/core";
+import { type ClusterPlan, shellVar } from "@clusterspec/core";
+import { canonicalIp } from "@clusterspec/core/testing";
 
 /** Every lab namespace starts with this, then the pid of the process that made it: stale ones can be reaped. */
 const PREFIX = "cslab";

@@ -1,4 +1,4 @@
-import type { KubeadmApiVersion } from "./types.js";
+import type { KubeadmApiVersion } from "../facts/kubernetes.js";
 
 export type ExtraArgs = Record<string, string> | { name: string; value: string }[];
 

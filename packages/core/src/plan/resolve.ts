@@ -1,39 +1,36 @@
-import { hostPart, ipEquals, ipFamily } from "../ip.js";
-import { InternalError } from "../issues.js";
-import { resolveSecrets, type SecretValues } from "../secrets.js";
+import { autoscalerTags } from "../facts/cloud.js";
+import { defaultMonitorGracePeriod, kubeadmApiVersionFor, storageIsolationOff } from "../facts/kubernetes.js";
 import {
   defaultRouteInterface,
   isControlPlane,
   isWorker,
   kubernetesSegment,
   segmentOfInterface,
-} from "../spec/derive.js";
+} from "../facts/spec.js";
+import { defaultHealthCheckWeight } from "../facts/vrrp.js";
+import { tunnelMtuOf } from "../facts/wireguard.js";
+import { hostPart, ipEquals, ipFamily } from "../ip.js";
+import { InternalError } from "../issues.js";
+import { resolveSecrets, type SecretValues } from "../secrets.js";
 import type { ClusterSpec } from "../spec/schema.js";
 import { durationSeconds, formatKubernetesVersion, parseKubernetesVersion } from "../spec/version.js";
-import type { ClusterPlan, KubeadmApiVersion, NodeHealthPlan, PlannedNode, PolicyRoute } from "./types.js";
+import type {
+  CiliumPlan,
+  CloudPlan,
+  ClusterPlan,
+  NodeHealthPlan,
+  PlannedNode,
+  PlannedPool,
+  PolicyRoute,
+  VrrpPlan,
+} from "./types.js";
 import { planVips } from "./vrrp.js";
-
-/** Bytes WireGuard adds over IPv4: outer IPv4 (20) + UDP (8) + WireGuard header and tag (32). */
-export const WIREGUARD_OVERHEAD = 60;
-
-/** MTU left inside the WireGuard tunnel. */
-export const tunnelMtuOf = (underlayMtu: number): number => underlayMtu - WIREGUARD_OVERHEAD;
 
 export interface ResolveOptions {
   /** Spec file name for the generated-file header; default `cluster.yaml`. */
   readonly sourceName?: string;
   /** Resolved secret values; absent ones become placeholders. */
   readonly secrets?: SecretValues;
-}
-
-/** kubeadm v1beta4 is served from 1.31; v1beta3 is the newest version before that. */
-export function kubeadmApiVersionFor(minor: number): KubeadmApiVersion {
-  return minor >= 31 ? "kubeadm.k8s.io/v1beta4" : "kubeadm.k8s.io/v1beta3";
-}
-
-/** The controller-manager default --node-monitor-grace-period: 40s, 50s from 1.32. */
-export function defaultMonitorGracePeriod(minor: number): string {
-  return minor >= 32 ? "50s" : "40s";
 }
 
 /** The network interface of an EC2 instance on Fedora: ens5 on Nitro instances, eth0 on older ones. */
@@ -57,6 +54,56 @@ function ciliumDevices(spec: ClusterSpec, kubernetesInterface: string): string[]
   return [...new Set(devices)];
 }
 
+function planCilium(spec: ClusterSpec, kubernetesInterface: string, cloud: CloudPlan | undefined): CiliumPlan {
+  const c = spec.cilium;
+  const mtu = c.mtu ?? cloud?.tunnelMtu;
+  return {
+    version: c.version,
+    routingMode: c.routingMode,
+    tunnelProtocol: c.tunnelProtocol,
+    autoDirectNodeRoutes: c.autoDirectNodeRoutes,
+    ipamMode: c.ipamMode,
+    devices: ciliumDevices(spec, kubernetesInterface),
+    bpfMasquerade: c.bpfMasquerade,
+    loadBalancerMode: c.loadBalancerMode,
+    encryption: c.encryption,
+    mtu,
+    mtuSource: c.mtu !== undefined ? "spec" : mtu !== undefined ? "wireguard-tunnel" : "auto",
+  };
+}
+
+function planCloud(spec: ClusterSpec): CloudPlan | undefined {
+  const cloud = spec.cloud;
+  if (!cloud) return undefined;
+  const w = cloud.wireguard;
+  return {
+    aws: { region: cloud.aws.region, vpcCidr: cloud.aws.vpcCidr, providerVersion: cloud.aws.providerVersion },
+    provisioner: { url: cloud.provisioner.url },
+    wireguard: { tunnelSubnet: w.tunnelSubnet, interface: w.interface, hub: w.hub, underlayMtu: w.underlayMtu },
+    tunnelMtu: tunnelMtuOf(w.underlayMtu),
+    pools: cloud.pools.map((pool, i): PlannedPool => {
+      const specPath = ["cloud", "pools", i];
+      return {
+        name: pool.name,
+        specPath,
+        instanceType: pool.instanceType,
+        architecture: pool.architecture,
+        ami: pool.ami,
+        minSize: pool.minSize,
+        maxSize: pool.maxSize,
+        subnets: pool.subnets,
+        securityGroups: pool.securityGroups,
+        instanceProfile: pool.instanceProfile,
+        rootVolumeGiB: pool.rootVolumeGiB,
+        taints: pool.taints,
+        labels: pool.labels,
+        resources: pool.resources,
+        asgTags: autoscalerTags(spec.name, pool, specPath),
+      };
+    }),
+  };
+}
+
 /**
  * Everything derived from a validated spec, once. Generators read only this.
  * Throws InternalError on a spec that did not pass validateSpec.
@@ -78,12 +125,7 @@ export function resolvePlan(spec: ClusterSpec, options: ResolveOptions = {}): Cl
       init: n.name === cpNames[0],
       carriesExternalVips: n.carriesExternalVips,
       rootFilesystem: n.rootFilesystem,
-      localStorageIsolationOff:
-        n.rootFilesystem !== "btrfs"
-          ? undefined
-          : version.minor <= 24
-            ? "kubelet-feature-gate"
-            : "kubelet-config-patch",
+      localStorageIsolationOff: storageIsolationOff(n.rootFilesystem, version.minor),
       disk: n.disk,
       internalInterface: segment.interface,
       internalAddress: hostPart(internal),
@@ -140,11 +182,31 @@ export function resolvePlan(spec: ClusterSpec, options: ResolveOptions = {}): Cl
     },
   };
 
-  const weight = spec.vrrp.healthCheck.weight ?? -cpNames.length;
+  const cloud = planCloud(spec);
+  const v = spec.vrrp;
+  const hc = v.healthCheck;
+  const vrrp: VrrpPlan = {
+    auth: v.auth && { type: v.auth.type },
+    advertInterval: v.advertInterval,
+    initialState: v.initialState,
+    nopreempt: v.nopreempt,
+    unicast: v.unicast,
+    scriptUser: v.scriptUser,
+    healthCheck: {
+      interval: hc.interval,
+      timeout: hc.timeout,
+      fall: hc.fall,
+      rise: hc.rise,
+      weight: hc.weight ?? defaultHealthCheckWeight(cpNames.length),
+    },
+    notify: (["master", "backup", "fault"] as const).flatMap((on) => {
+      const script = v.notify?.[on];
+      return script === undefined ? [] : [{ on, script }];
+    }),
+  };
 
   return {
     sourceName: options.sourceName ?? "cluster.yaml",
-    spec,
     name: spec.name,
     kubernetes: {
       version,
@@ -173,11 +235,17 @@ export function resolvePlan(spec: ClusterSpec, options: ResolveOptions = {}): Cl
       vip: cpVip,
     },
     vips,
-    vrrp: { ...spec.vrrp, healthCheckWeight: weight },
+    vrrp,
     nodes,
     initNode,
-    cilium: { ...spec.cilium, devices: ciliumDevices(spec, segment.interface) },
-    cloud: spec.cloud && { ...spec.cloud, tunnelMtu: tunnelMtuOf(spec.cloud.wireguard.underlayMtu) },
+    host: {
+      sysctl: Object.entries(spec.host.sysctl)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([key, value]) => ({ key, value: String(value) })),
+      gentooPackages: spec.host.gentooPackages,
+    },
+    cilium: planCilium(spec, segment.interface, cloud),
+    cloud,
     secrets: resolveSecrets(spec, options.secrets ?? {}),
   };
 }

@@ -53,7 +53,7 @@ export function effectivePriority(
   const base = vip.priorities[rank];
   if (rank < 0 || base === undefined || state.down.includes(node)) return undefined;
   if (vip.kind !== "control-plane" || !state.unhealthy.includes(node)) return base;
-  const weight = plan.vrrp.healthCheckWeight;
+  const weight = plan.vrrp.healthCheck.weight;
   return weight === 0 ? undefined : clampPriority(base + weight);
 }
 
@@ -178,7 +178,7 @@ export function takeoverBounds(
   const hc = plan.vrrp.healthCheck;
   const down = masterDownSeconds(advert, priority);
   const skew = down - 3 * advert;
-  const fault = plan.vrrp.healthCheckWeight === 0;
+  const fault = plan.vrrp.healthCheck.weight === 0;
   return {
     death: { min: down - advert, max: down },
     checkFailure: fault

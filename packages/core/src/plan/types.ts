@@ -1,9 +1,12 @@
+import type { AsgTag } from "../facts/cloud.js";
+import type { KubeadmApiVersion, StorageIsolationOff } from "../facts/kubernetes.js";
+import type { IssuePath } from "../issues.js";
 import type { ResolvedSecret, SecretId } from "../secrets.js";
-import type { ClusterSpec, PoolSpec, SegmentSpec } from "../spec/schema.js";
+import type { PoolSpec, SegmentSpec } from "../spec/schema.js";
 import type { Semver } from "../spec/version.js";
 import type { PlannedVip } from "./vrrp.js";
 
-export type KubeadmApiVersion = "kubeadm.k8s.io/v1beta3" | "kubeadm.k8s.io/v1beta4";
+export type { KubeadmApiVersion } from "../facts/kubernetes.js";
 
 export interface PlannedInterface {
   readonly name: string;
@@ -32,7 +35,7 @@ export interface PlannedNode {
    * the `LocalStorageCapacityIsolation=false` kubelet flag up to 1.24 (host conf.d), the
    * KubeletConfiguration field through a kubeadm patch from 1.25 (the gate is locked then); undefined: left on.
    */
-  readonly localStorageIsolationOff: "kubelet-feature-gate" | "kubelet-config-patch" | undefined;
+  readonly localStorageIsolationOff: StorageIsolationOff | undefined;
   readonly disk: string | undefined;
   /** Interface and address on the Kubernetes segment: the node's InternalIP. */
   readonly internalInterface: string;
@@ -65,10 +68,86 @@ export interface NodeHealthPlan {
   };
 }
 
+/** keepalived settings common to every VRRP instance (priorities and VRIDs are per VIP, in `vips`). */
+export interface VrrpPlan {
+  /** The password itself is `secrets.vrrpPassword`. */
+  readonly auth: { readonly type: "AH" | "PASS" } | undefined;
+  readonly advertInterval: number;
+  readonly initialState: "BACKUP" | "MASTER";
+  readonly nopreempt: boolean;
+  readonly unicast: boolean;
+  readonly scriptUser: string;
+  readonly healthCheck: {
+    readonly interval: number;
+    readonly timeout: number;
+    readonly fall: number;
+    readonly rise: number;
+    /** vrrp_script weight on the control-plane instance, resolved; 0 means FAULT on failure. */
+    readonly weight: number;
+  };
+  /** Scripts keepalived runs on state changes, in master, backup, fault order. */
+  readonly notify: readonly { readonly on: "master" | "backup" | "fault"; readonly script: string }[];
+}
+
+export interface HostPlan {
+  /** `spec.host.sysctl`, sorted by key, values as text. */
+  readonly sysctl: readonly { readonly key: string; readonly value: string }[];
+  readonly gentooPackages: boolean;
+}
+
+export interface CiliumPlan {
+  readonly version: string;
+  readonly routingMode: "native" | "tunnel";
+  readonly tunnelProtocol: "vxlan" | "geneve";
+  readonly autoDirectNodeRoutes: boolean;
+  readonly ipamMode: "kubernetes" | "cluster-pool";
+  /** Resolved: the spec's list, else the Kubernetes and default-route interfaces, plus the cloud devices. */
+  readonly devices: readonly string[];
+  readonly bpfMasquerade: boolean;
+  readonly loadBalancerMode: "snat" | "dsr" | "hybrid";
+  readonly encryption: "none" | "wireguard";
+  /** The device MTU Cilium assumes: the spec's, else inside the WireGuard tunnel with cloud pools; undefined: auto. */
+  readonly mtu: number | undefined;
+  readonly mtuSource: "spec" | "wireguard-tunnel" | "auto";
+}
+
+export interface PlannedPool {
+  readonly name: string;
+  /** `cloud.pools[i]` */
+  readonly specPath: IssuePath;
+  readonly instanceType: string;
+  readonly architecture: PoolSpec["architecture"];
+  readonly ami: PoolSpec["ami"];
+  readonly minSize: number;
+  readonly maxSize: number;
+  readonly subnets: readonly string[];
+  readonly securityGroups: readonly string[];
+  readonly instanceProfile: string | undefined;
+  readonly rootVolumeGiB: number;
+  readonly taints: PoolSpec["taints"];
+  readonly labels: Readonly<Record<string, string>>;
+  readonly resources: Readonly<Record<string, string>>;
+  /** The Auto Scaling Group's tags, computed once: Terraform writes them, PLAN.md counts them, a rule checks their limits. */
+  readonly asgTags: readonly AsgTag[];
+}
+
+export interface CloudPlan {
+  readonly aws: { readonly region: string; readonly vpcCidr: string; readonly providerVersion: string };
+  readonly provisioner: { readonly url: string };
+  readonly wireguard: {
+    readonly tunnelSubnet: string;
+    readonly interface: string;
+    readonly hub: string | undefined;
+    readonly underlayMtu: number;
+  };
+  /** MTU inside the WireGuard tunnel: underlay minus 60 bytes (IPv4 + UDP + WireGuard). */
+  readonly tunnelMtu: number;
+  readonly pools: readonly PlannedPool[];
+}
+
 export interface ClusterPlan {
   /** The spec file name used in generated headers (no directories, so goldens do not depend on the checkout). */
   readonly sourceName: string;
-  readonly spec: ClusterSpec;
   readonly name: string;
   readonly kubernetes: {
     readonly version: Semver;
@@ -101,19 +180,11 @@ export interface ClusterPlan {
   };
   /** Every VRRP instance: the control-plane VIP first, then the external pool in spec order. */
   readonly vips: readonly PlannedVip[];
-  readonly vrrp: ClusterSpec["vrrp"] & {
-    /** vrrp_script weight on the control-plane instance; 0 means FAULT on failure. */
-    readonly healthCheckWeight: number;
-  };
+  readonly vrrp: VrrpPlan;
   readonly nodes: readonly PlannedNode[];
   readonly initNode: PlannedNode;
-  readonly cilium: ClusterSpec["cilium"] & { readonly devices: readonly string[] };
-  readonly cloud:
-    | (NonNullable<ClusterSpec["cloud"]> & {
-        readonly pools: readonly PoolSpec[];
-        /** MTU inside the WireGuard tunnel: underlay minus 60 bytes (IPv4 + UDP + WireGuard). */
-        readonly tunnelMtu: number;
-      })
-    | undefined;
+  readonly host: HostPlan;
+  readonly cilium: CiliumPlan;
+  readonly cloud: CloudPlan | undefined;
   readonly secrets: Partial<Record<SecretId, ResolvedSecret>>;
 }

@@ -1,7 +1,7 @@
 import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
 import type { z } from "zod";
 import { type IssuePath, Reporter, type SpecIssue, type Validated } from "../issues.js";
-import { rules } from "./rules.js";
+import { rules } from "./rules/index.js";
 import { type ClusterSpec, ClusterSpecSchema } from "./schema.js";
 
 function fromZod(issue: z.core.$ZodIssue): SpecIssue {

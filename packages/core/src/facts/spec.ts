@@ -1,6 +1,6 @@
 // Small lookups over a parsed spec, shared by the rules and by resolvePlan so each fact is derived once.
 import type { IssuePath } from "../issues.js";
-import type { ClusterSpec, InterfaceSpec, NodeSpec, SegmentSpec } from "./schema.js";
+import type { ClusterSpec, InterfaceSpec, NodeSpec, SegmentSpec } from "../spec/schema.js";
 
 export function kubernetesSegment(spec: ClusterSpec): SegmentSpec | undefined {
   const name = spec.network.kubernetesSegment;

@@ -1,10 +1,8 @@
-import ejs from "ejs";
+import { type Escape, lineTemplate } from "@clusterspec/core";
 import { field, shellValue, udevValue } from "./escape.js";
 import type { HostView } from "./view.js";
 
-type Escape = (value: unknown) => string;
-const compile = (source: string, escapeFn: Escape) =>
-  ejs.compile(source, { strict: true, _with: false, localsName: "v", escape: escapeFn }) as (view: HostView) => string;
+const compile = (source: string, escapeValue: Escape) => lineTemplate<HostView>(source, escapeValue);
 
 // The header is a comment in every format; lineText only refuses line breaks.
 // The marker and pre-checked values (sysctl values) are validated in the view and written raw.

@@ -1,5 +1,6 @@
 // Facts about cloud pools shared by spec rules and the Terraform generator: the Auto Scaling Group tags
 // Cluster Autoscaler reads, and which node labels a kubelet may set on itself.
+import type { IssuePath } from "../issues.js";
 import type { PoolSpec } from "../spec/schema.js";
 
 export interface AsgTag {
@@ -7,6 +8,8 @@ export interface AsgTag {
   readonly value: string;
   /** Copied to the instances; Cluster Autoscaler reads the tags of the group itself. */
   readonly propagateAtLaunch: boolean;
+  /** The spec field the tag comes from: the pool's name, or one of its labels, taints or resources. */
+  readonly specPath: IssuePath;
 }
 
 /** AWS limits on Auto Scaling Group tags. */
@@ -18,19 +21,27 @@ const CA = "k8s.io/cluster-autoscaler";
  * The tags of a pool's Auto Scaling Group: a Name, Cluster Autoscaler auto-discovery, and the
  * node-template tags that let it scale from zero (labels, taints as `<value>:<Effect>`, resources).
  */
-export function autoscalerTags(clusterName: string, pool: PoolSpec): AsgTag[] {
-  const ca = (key: string, value: string): AsgTag => ({ key: `${CA}/${key}`, value, propagateAtLaunch: false });
+export function autoscalerTags(clusterName: string, pool: PoolSpec, poolPath: IssuePath): AsgTag[] {
+  const name = [...poolPath, "name"];
+  const ca = (key: string, value: string, specPath: IssuePath): AsgTag => ({
+    key: `${CA}/${key}`,
+    value,
+    propagateAtLaunch: false,
+    specPath,
+  });
   return [
-    { key: "Name", value: `${clusterName}-${pool.name}`, propagateAtLaunch: true },
-    ca("enabled", "true"),
-    ca(clusterName, "owned"),
+    { key: "Name", value: `${clusterName}-${pool.name}`, propagateAtLaunch: true, specPath: name },
+    ca("enabled", "true", name),
+    ca(clusterName, "owned", name),
     ...Object.keys(pool.labels)
       .sort()
-      .map((k) => ca(`node-template/label/${k}`, pool.labels[k] ?? "")),
-    ...pool.taints.map((t) => ca(`node-template/taint/${t.key}`, `${t.value}:${t.effect}`)),
+      .map((k) => ca(`node-template/label/${k}`, pool.labels[k] ?? "", [...poolPath, "labels", k])),
+    ...pool.taints.map((t, j) =>
+      ca(`node-template/taint/${t.key}`, `${t.value}:${t.effect}`, [...poolPath, "taints", j]),
+    ),
     ...Object.keys(pool.resources)
       .sort()
-      .map((k) => ca(`node-template/resources/${k}`, pool.resources[k] ?? "")),
+      .map((k) => ca(`node-template/resources/${k}`, pool.resources[k] ?? "", [...poolPath, "resources", k])),
   ];
 }
 

@@ -1,0 +1,159 @@
+// VRRP facts the rules and the plan share: which VRID each VIP gets, and the order of nodes for each VIP.
+import type { IssuePath } from "../issues.js";
+import { toDotPath } from "../issues.js";
+import type { ClusterSpec } from "../spec/schema.js";
+import { controlPlaneInterface, externalVipEntries, externalVipInterface } from "./spec.js";
+
+/** Which VIP: the control-plane VIP, or the n-th address of the external pool (spec order). */
+export type VipId = { readonly kind: "control-plane" } | { readonly kind: "external"; readonly index: number };
+
+/** Stable text form of a VipId, also the keepalived instance name suffix: `control-plane`, `external-0`, … */
+export type VipKey = "control-plane" | `external-${number}`;
+
+export const vipKey = (id: VipId): VipKey => (id.kind === "control-plane" ? "control-plane" : `external-${id.index}`);
+
+export interface VridRequest {
+  readonly id: VipId;
+  readonly iface: string;
+  readonly explicit: number | undefined;
+  readonly start: number;
+  readonly path: IssuePath;
+}
+
+export interface VridAllocation {
+  readonly vrids: ReadonlyMap<VipKey, number>;
+  readonly issues: readonly { path: IssuePath; message: string }[];
+}
+
+export function vridRequests(spec: ClusterSpec): VridRequest[] {
+  const cpIface = controlPlaneInterface(spec) ?? "";
+  const poolIface = externalVipInterface(spec) ?? "";
+  const requests: VridRequest[] = [
+    {
+      id: { kind: "control-plane" },
+      iface: cpIface,
+      explicit: spec.controlPlane.vrid,
+      start: 1,
+      path: ["controlPlane", "vrid"],
+    },
+  ];
+  const firstVrid = spec.externalVips?.firstVrid ?? 1;
+  externalVipEntries(spec).forEach((e, i) => {
+    requests.push({
+      id: { kind: "external", index: i },
+      iface: poolIface,
+      explicit: e.vrid,
+      start: firstVrid,
+      path: e.vrid === undefined ? ["externalVips", "addresses", i] : ["externalVips", "addresses", i, "vrid"],
+    });
+  });
+  return requests;
+}
+
+/**
+ * VRIDs per interface, in spec order: explicit ones as given, the rest the lowest free id from their start.
+ * An allocated id only avoids ids claimed before it, so appending a VIP never renumbers an existing one;
+ * a later explicit id that hits an earlier one is reported with both paths.
+ */
+export function allocateVrids(spec: ClusterSpec): VridAllocation {
+  const vrids = new Map<VipKey, number>();
+  const issues: { path: IssuePath; message: string }[] = [];
+  const owners = new Map<string, Map<number, { path: IssuePath; explicit: boolean }>>();
+  const reserved = new Map<string, Set<number>>();
+  for (const seg of spec.network.segments) reserved.set(seg.interface, new Set(seg.reservedVrids));
+  for (const req of vridRequests(spec)) {
+    const taken = owners.get(req.iface) ?? new Map<number, { path: IssuePath; explicit: boolean }>();
+    owners.set(req.iface, taken);
+    const avoid = reserved.get(req.iface) ?? new Set<number>();
+    if (req.explicit !== undefined) {
+      const prior = taken.get(req.explicit);
+      if (prior)
+        issues.push({
+          path: req.path,
+          message: prior.explicit
+            ? `VRID ${req.explicit} on ${req.iface} is already used by ${toDotPath(prior.path)}`
+            : `VRID ${req.explicit} on ${req.iface} is already allocated to ${toDotPath(prior.path)} (listed earlier); choose another or give that one a VRID explicitly`,
+        });
+      else if (avoid.has(req.explicit))
+        issues.push({
+          path: req.path,
+          message: `VRID ${req.explicit} is reserved on ${req.iface} (segment reservedVrids)`,
+        });
+      if (!prior) taken.set(req.explicit, { path: req.path, explicit: true });
+      vrids.set(vipKey(req.id), req.explicit);
+      continue;
+    }
+    let id = req.start;
+    while (id <= 255 && (taken.has(id) || avoid.has(id))) id++;
+    if (id > 255) {
+      issues.push({ path: req.path, message: `no free VRID left on ${req.iface} from ${req.start} to 255` });
+      continue;
+    }
+    taken.set(id, { path: req.path, explicit: false });
+    vrids.set(vipKey(req.id), id);
+  }
+  return { vrids, issues };
+}
+
+/**
+ * Priority order of nodes (best first) for each of `vipCount` VIPs over `nodeCount` nodes.
+ * VIP i is mastered by node i mod N. The k-th VIP of a master falls back to the k-th survivor in a list
+ * that puts the least loaded nodes first (then the nearest predecessor), so the VIPs of any single failed
+ * node spread over the survivors evenly and the survivors' loads still differ by at most one.
+ * The second backup only matters when the master and its first backup both fail: it is chosen per such
+ * pair, greedily for the least loaded survivor, which keeps two-node failures balanced too.
+ */
+export function priorityOrders(nodeCount: number, vipCount: number): number[][] {
+  const n = nodeCount;
+  const load = (node: number): number => Math.floor(vipCount / n) + (node < vipCount % n ? 1 : 0);
+  const orders: number[][] = [];
+  for (let vip = 0; vip < vipCount; vip++) {
+    const master = vip % n;
+    const k = Math.floor(vip / n);
+    const survivors: number[] = [];
+    for (let d = 1; d < n; d++) survivors.push((master - d + n) % n);
+    survivors.sort((a, b) => load(a) - load(b) || ((master - a + n) % n) - ((master - b + n) % n));
+    const shift = survivors.length === 0 ? 0 : k % survivors.length;
+    orders.push([master, ...survivors.slice(shift), ...survivors.slice(0, shift)]);
+  }
+  if (n < 4) return orders;
+  const groups = new Map<number, number[]>();
+  orders.forEach((o, vip) => {
+    const [m = 0, f = 0] = o;
+    const key = Math.min(m, f) * n + Math.max(m, f);
+    groups.set(key, [...(groups.get(key) ?? []), vip]);
+  });
+  for (const [key, members] of groups) {
+    const a = Math.floor(key / n);
+    const b = key % n;
+    const inGroup = new Set(members);
+    const loads = Array.from({ length: n }, () => 0);
+    orders.forEach((o, vip) => {
+      const holder = o.find((x) => x !== a && x !== b);
+      if (holder !== undefined && !inGroup.has(vip)) loads[holder] = (loads[holder] ?? 0) + 1;
+    });
+    for (const vip of members) {
+      const o = orders[vip] ?? [];
+      const rest = o.slice(2);
+      let best = 0;
+      rest.forEach((x, i) => {
+        if ((loads[x] ?? 0) < (loads[rest[best] ?? 0] ?? 0)) best = i;
+      });
+      const chosen = rest[best] ?? 0;
+      loads[chosen] = (loads[chosen] ?? 0) + 1;
+      orders[vip] = [...o.slice(0, 2), ...rest.slice(best), ...rest.slice(0, best)];
+    }
+  }
+  return orders;
+}
+
+/** Priorities of a VIP's nodes in its priority order: the master has `basePriority`, each next node one less. */
+export function prioritiesFrom(basePriority: number, nodeCount: number): number[] {
+  return Array.from({ length: nodeCount }, (_, rank) => basePriority - rank);
+}
+
+/**
+ * The default vrrp_script weight: just enough to move the control-plane VIP. Its priorities over the
+ * control-plane nodes are consecutive, so a failed master must drop by their count to go below every other.
+ */
+export const defaultHealthCheckWeight = (controlPlaneCount: number): number => -controlPlaneCount;

@@ -1,0 +1,22 @@
+// The one kit for line formats (keepalived.conf, conf.d/net, host files): ejs templates compiled once, with
+// one option set. The template only loops and interpolates; every `<%=` value passes through `escapeValue`.
+import ejs from "ejs";
+
+/** Turns one interpolated value into text of the target format, or throws. */
+export type Escape = (value: unknown) => string;
+
+/**
+ * Compiles a template whose locals are `v`. `compileDebug` is off because ejs's debug wrapper rethrows
+ * errors through the escape with the (absent) file name, and our escapes throw on that, masking the real error.
+ * No `filename`, `include` or file lookup: the source is a string, so no file system is involved.
+ */
+export function lineTemplate<View>(source: string, escapeValue: Escape): (view: View) => string {
+  const render = ejs.compile(source, {
+    strict: true,
+    _with: false,
+    localsName: "v",
+    escape: escapeValue,
+    compileDebug: false,
+  });
+  return (view) => render(view as ejs.Data);
+}

@@ -1,0 +1,56 @@
+// Rules about Cilium: its devices, its MTU inside WireGuard and DSR dispatch.
+import { defaultRouteInterface } from "../../facts/spec.js";
+import { tunnelMtuOf, WIREGUARD_OVERHEAD } from "../../facts/wireguard.js";
+import type { Rule } from "./rule.js";
+
+export const ciliumDevicesExist: Rule = (spec, report) => {
+  (spec.cilium.devices ?? []).forEach((dev, j) => {
+    if (dev === spec.cloud?.wireguard.interface) return; // the burst nodes' tunnel, not an on-prem interface
+    const missing = spec.nodes.filter((n) => !n.interfaces[dev]).map((n) => n.name);
+    if (missing.length > 0)
+      report.error(["cilium", "devices", j], `Cilium device ${dev} is missing on ${missing.join(", ")}`);
+  });
+  // eBPF masquerading runs only on Cilium's devices: pod traffic leaving by another interface keeps its pod address.
+  const devices = spec.cilium.devices;
+  if (devices && spec.cilium.bpfMasquerade) {
+    const byEgress = new Map<string, string[]>();
+    for (const node of spec.nodes) {
+      const egress = defaultRouteInterface(node);
+      if (egress && !devices.includes(egress)) byEgress.set(egress, [...(byEgress.get(egress) ?? []), node.name]);
+    }
+    for (const [egress, nodes] of byEgress)
+      report.error(
+        ["cilium", "devices"],
+        `${nodes.join(", ")} route to the internet through ${egress}, which is not a Cilium device: with bpfMasquerade their pods' traffic would leave unmasqueraded; add ${egress}`,
+      );
+  }
+  // Burst nodes get their pod CIDRs at run time and reach on-prem only through WireGuard: no static route
+  // can carry native-routed pod traffic to them, and autoDirectNodeRoutes needs a shared L2 segment.
+  if (spec.cloud && spec.cilium.routingMode === "native")
+    report.error(
+      ["cilium", "routingMode"],
+      "burst nodes reach on-prem pods only through WireGuard, with pod CIDRs assigned at run time: use routingMode tunnel with cloud pools",
+    );
+};
+
+/** With cloud pools every pod path may cross WireGuard: Cilium's MTU must fit inside the tunnel. */
+export const ciliumMtuFitsTunnel: Rule = (spec, report) => {
+  const mtu = spec.cilium.mtu;
+  if (mtu === undefined || !spec.cloud) return;
+  const tunnelMtu = tunnelMtuOf(spec.cloud.wireguard.underlayMtu);
+  if (mtu > tunnelMtu)
+    report.error(
+      ["cilium", "mtu"],
+      `Cilium MTU ${mtu} exceeds ${tunnelMtu}, the MTU inside WireGuard (underlay ${spec.cloud.wireguard.underlayMtu} - ${WIREGUARD_OVERHEAD})`,
+    );
+};
+
+/** Cilium's DSR needs native routing, or Geneve dispatch in tunnel mode (Geneve tunnels only). */
+export const ciliumDsrDispatch: Rule = (spec, report) => {
+  const c = spec.cilium;
+  if (c.loadBalancerMode !== "snat" && c.routingMode === "tunnel" && c.tunnelProtocol !== "geneve")
+    report.error(
+      ["cilium", "loadBalancerMode"],
+      `loadBalancerMode ${c.loadBalancerMode} in tunnel mode needs tunnelProtocol geneve (DSR is dispatched in a Geneve option), or use routingMode native`,
+    );
+};

@@ -1,0 +1,89 @@
+// Rules about cloud burst: pools, the WireGuard tunnel, Auto Scaling Group tags, node labels and the provisioner URL.
+import { ASG_TAG_LIMITS, autoscalerTags, kubeletMaySetLabel } from "../../facts/cloud.js";
+import { kubernetesSegment } from "../../facts/spec.js";
+import { addressCount, cidrContains, parseCidr } from "../../ip.js";
+import { toDotPath } from "../../issues.js";
+import { firstSeen, type Rule } from "./rule.js";
+
+export const cloudPoolsValid: Rule = (spec, report) => {
+  if (!spec.cloud) return;
+  const names = firstSeen<string>();
+  spec.cloud.pools.forEach((pool, i) => {
+    const prior = names(pool.name, ["cloud", "pools", i, "name"]);
+    if (prior)
+      report.error(
+        ["cloud", "pools", i, "name"],
+        `duplicate pool name ${pool.name} (also used by ${toDotPath(prior)})`,
+      );
+    if (pool.minSize > pool.maxSize)
+      report.error(["cloud", "pools", i, "minSize"], `minSize ${pool.minSize} is larger than maxSize ${pool.maxSize}`);
+    if (spec.nodes.some((n) => pool.name === n.name))
+      report.error(["cloud", "pools", i, "name"], `pool name ${pool.name} is also a node name`);
+  });
+  const hub = spec.cloud.wireguard.hub;
+  const k8s = kubernetesSegment(spec);
+  if (hub !== undefined && k8s && !cidrContains(k8s.subnet, hub))
+    report.error(
+      ["cloud", "wireguard", "hub"],
+      `WireGuard hub ${hub} is outside ${k8s.subnet}, the Kubernetes segment the on-prem nodes route the tunnel through`,
+    );
+  const tunnel = parseCidr(spec.cloud.wireguard.tunnelSubnet);
+  const needed = spec.cloud.pools.reduce((n, p) => n + p.maxSize, 0) + spec.nodes.length + 2;
+  if (tunnel.family === 4 && addressCount(spec.cloud.wireguard.tunnelSubnet) < BigInt(needed))
+    report.error(
+      ["cloud", "wireguard", "tunnelSubnet"],
+      `tunnel subnet ${spec.cloud.wireguard.tunnelSubnet} has room for fewer than ${needed} peers`,
+    );
+};
+
+/** AWS caps Auto Scaling Group tags; Cluster Autoscaler needs one per label, taint and resource to scale from zero. */
+export const cloudPoolTagsFit: Rule = (spec, report) => {
+  spec.cloud?.pools.forEach((pool, i) => {
+    const base = ["cloud", "pools", i];
+    const tags = autoscalerTags(spec.name, pool, base);
+    if (tags.length > ASG_TAG_LIMITS.count)
+      report.error(
+        base,
+        `pool ${pool.name} needs ${tags.length} Auto Scaling Group tags (labels, taints and resources for Cluster Autoscaler); AWS allows ${ASG_TAG_LIMITS.count}`,
+      );
+    const seen = new Set<string>();
+    for (const tag of tags) {
+      const where = tag.specPath;
+      if (tag.key.length > ASG_TAG_LIMITS.keyLength)
+        report.error(
+          where,
+          `tag key ${tag.key} has ${tag.key.length} characters; AWS allows ${ASG_TAG_LIMITS.keyLength}`,
+        );
+      if (tag.value.length > ASG_TAG_LIMITS.valueLength)
+        report.error(
+          where,
+          `tag ${tag.key} has a value of ${tag.value.length} characters; AWS allows ${ASG_TAG_LIMITS.valueLength}`,
+        );
+      if (seen.has(tag.key))
+        report.error(where, `tag ${tag.key} is produced twice: Cluster Autoscaler reads one taint per key`);
+      seen.add(tag.key);
+    }
+  });
+};
+
+/** The kubelet refuses to start with --node-labels it may not set on itself (kubernetes.io and k8s.io namespaces). */
+export const cloudPoolLabelsSelfSettable: Rule = (spec, report) => {
+  spec.cloud?.pools.forEach((pool, i) => {
+    for (const key of Object.keys(pool.labels))
+      if (!kubeletMaySetLabel(key))
+        report.error(
+          ["cloud", "pools", i, "labels", key],
+          `the kubelet may not set label ${key} on its own node (NodeRestriction); use a key outside kubernetes.io and k8s.io, or under node.kubernetes.io/`,
+        );
+  });
+};
+
+/** Burst nodes append API paths to the provisioner URL. */
+export const provisionerUrlIsBase: Rule = (spec, report) => {
+  const url = spec.cloud?.provisioner.url;
+  if (url !== undefined && /[?#]/.test(url))
+    report.error(
+      ["cloud", "provisioner", "url"],
+      `provisioner URL ${url} has a query or fragment; give its base URL, paths such as /wireguard/config/<instance-id> are appended`,
+    );
+};

@@ -1,0 +1,75 @@
+// Cross-field rules, one small named function per invariant (changesets rules.ts), grouped by concern.
+// Each reports at the spec path of the offending value; the schema has already checked every value on its own.
+// The order of this list is the order issues are reported in.
+
+import { ciliumDevicesExist, ciliumDsrDispatch, ciliumMtuFitsTunnel } from "./cilium.js";
+import { cloudPoolLabelsSelfSettable, cloudPoolsValid, cloudPoolTagsFit, provisionerUrlIsBase } from "./cloud.js";
+import {
+  kubeadmSecretsForJoins,
+  nodeHealthConsistent,
+  podSubnetFitsNodes,
+  podSubnetNodeMaskDiff,
+  serviceSubnetSized,
+} from "./kubernetes.js";
+import {
+  atMostTwoNameservers,
+  gatewaysOnLink,
+  networksDisjoint,
+  nodeAddressesMatchSegments,
+  routingTablesValid,
+  segmentsWellFormed,
+} from "./network.js";
+import {
+  controlPlaneQuorum,
+  hostSysctlAllowed,
+  netifrcVariableNamesDistinct,
+  uniqueMacs,
+  uniqueNodeAddresses,
+  uniqueNodeNames,
+  vlanParentsExist,
+} from "./nodes.js";
+import type { Rule } from "./rule.js";
+import {
+  healthCheckMovesVip,
+  vipInterfacesOnNodes,
+  vipsPlacedSafely,
+  vridsAllocatable,
+  vrrpFamiliesAndUnicast,
+  vrrpOptionsConsistent,
+} from "./vrrp.js";
+
+export type { Rule } from "./rule.js";
+
+export const rules: readonly Rule[] = [
+  uniqueNodeNames,
+  uniqueNodeAddresses,
+  uniqueMacs,
+  netifrcVariableNamesDistinct,
+  vlanParentsExist,
+  segmentsWellFormed,
+  nodeAddressesMatchSegments,
+  gatewaysOnLink,
+  vipsPlacedSafely,
+  networksDisjoint,
+  serviceSubnetSized,
+  podSubnetFitsNodes,
+  controlPlaneQuorum,
+  atMostTwoNameservers,
+  routingTablesValid,
+  vrrpOptionsConsistent,
+  vipInterfacesOnNodes,
+  vrrpFamiliesAndUnicast,
+  vridsAllocatable,
+  healthCheckMovesVip,
+  hostSysctlAllowed,
+  cloudPoolsValid,
+  ciliumDevicesExist,
+  kubeadmSecretsForJoins,
+  podSubnetNodeMaskDiff,
+  nodeHealthConsistent,
+  ciliumMtuFitsTunnel,
+  ciliumDsrDispatch,
+  cloudPoolTagsFit,
+  cloudPoolLabelsSelfSettable,
+  provisionerUrlIsBase,
+];

@@ -1,0 +1,103 @@
+// Rules about Kubernetes itself: service and pod subnets, kubeadm join secrets and node-health timing.
+import { defaultMonitorGracePeriod } from "../../facts/kubernetes.js";
+import { addressCount, parseCidr } from "../../ip.js";
+import { type ClusterSpec, MIN_KUBERNETES_MINOR } from "../schema.js";
+import { durationSeconds, parseKubernetesVersion } from "../version.js";
+import type { Rule } from "./rule.js";
+
+/** kubeadm rejects service subnets larger than /12 (IPv4) or /108 (IPv6); fewer than 10 addresses cannot hold the cluster's own services. */
+export const serviceSubnetSized: Rule = (spec, report) => {
+  const c = parseCidr(spec.kubernetes.serviceSubnet);
+  const min = c.family === 4 ? 12 : 108;
+  if (c.prefixLength < min)
+    report.error(
+      ["kubernetes", "serviceSubnet"],
+      `service subnet ${spec.kubernetes.serviceSubnet} is larger than kubeadm allows (/${min} or smaller for IPv${c.family})`,
+    );
+  else if (addressCount(spec.kubernetes.serviceSubnet) < 10n)
+    report.error(
+      ["kubernetes", "serviceSubnet"],
+      `service subnet ${spec.kubernetes.serviceSubnet} has fewer than 10 addresses`,
+    );
+};
+
+function nodeCount(spec: ClusterSpec): number {
+  return spec.nodes.length + (spec.cloud?.pools.reduce((n, p) => n + p.maxSize, 0) ?? 0);
+}
+
+export const podSubnetFitsNodes: Rule = (spec, report) => {
+  const pod = parseCidr(spec.kubernetes.podSubnet);
+  const mask = spec.kubernetes.nodeCidrMaskSize;
+  if (pod.family === 4 && mask > 32) return;
+  if (pod.prefixLength > mask) {
+    report.error(
+      ["kubernetes", "nodeCidrMaskSize"],
+      `node CIDR /${mask} is larger than the pod subnet ${spec.kubernetes.podSubnet}`,
+    );
+    return;
+  }
+  const capacity = 2 ** Math.min(mask - pod.prefixLength, 30);
+  const needed = nodeCount(spec);
+  if (capacity < needed)
+    report.error(
+      ["kubernetes", "podSubnet"],
+      `pod subnet ${spec.kubernetes.podSubnet} holds ${capacity} node CIDRs of /${mask}, but the cluster can have ${needed} nodes`,
+    );
+};
+
+/** Joining nodes need the bootstrap token, certificate key and CA hash; only a lone node can run without them. */
+export const kubeadmSecretsForJoins: Rule = (spec, report) => {
+  if (spec.nodes.length > 1 && !spec.kubernetes.secrets)
+    report.error(
+      ["kubernetes", "secrets"],
+      `${spec.nodes.length} nodes join the cluster with kubeadm: reference bootstrapToken, certificateKey and caCertHash in kubernetes.secrets`,
+    );
+};
+
+/** kubeadm rejects a pod subnet more than 16 bits larger than the node CIDRs (PodSubnetNodeMaskMaxDiff). */
+export const podSubnetNodeMaskDiff: Rule = (spec, report) => {
+  const pod = parseCidr(spec.kubernetes.podSubnet);
+  const diff = spec.kubernetes.nodeCidrMaskSize - pod.prefixLength;
+  if (diff > 16)
+    report.error(
+      ["kubernetes", "nodeCidrMaskSize"],
+      `node CIDR /${spec.kubernetes.nodeCidrMaskSize} is ${diff} bits smaller than the pod subnet ${spec.kubernetes.podSubnet}; kubeadm allows at most 16`,
+    );
+};
+
+/**
+ * kube-controller-manager help: the grace period "must be N times more than kubelet's nodeStatusUpdateFrequency,
+ * where N means number of retries allowed for kubelet to post node status".
+ */
+export const nodeHealthConsistent: Rule = (spec, report) => {
+  const h = spec.kubernetes.nodeHealth;
+  const base = ["kubernetes", "nodeHealth"];
+  const update = durationSeconds(h.statusUpdateFrequency);
+  const period = durationSeconds(h.monitorPeriod);
+  const minor = parseKubernetesVersion(spec.kubernetes.version)?.minor ?? MIN_KUBERNETES_MINOR;
+  const graceText = h.monitorGracePeriod ?? defaultMonitorGracePeriod(minor);
+  const grace = durationSeconds(graceText);
+  const eviction = durationSeconds(h.evictionAfter);
+  if (update <= 0) report.error([...base, "statusUpdateFrequency"], "statusUpdateFrequency must be positive");
+  if (period <= 0) report.error([...base, "monitorPeriod"], "monitorPeriod must be positive");
+  if (update > 0 && grace < 2 * update)
+    report.error(
+      [...base, "monitorGracePeriod"],
+      `monitorGracePeriod ${graceText} is less than 2 x statusUpdateFrequency ${h.statusUpdateFrequency}: one late status update would mark a healthy node NotReady`,
+    );
+  else if (update > 0 && grace < 4 * update)
+    report.warning(
+      [...base, "monitorGracePeriod"],
+      `monitorGracePeriod ${graceText} allows fewer than 4 status updates of ${h.statusUpdateFrequency} (the upstream defaults allow 4-5)`,
+    );
+  if (period > 0 && period >= grace)
+    report.error(
+      [...base, "monitorPeriod"],
+      `monitorPeriod ${h.monitorPeriod} must be shorter than monitorGracePeriod ${graceText}`,
+    );
+  if (!Number.isInteger(eviction))
+    report.error(
+      [...base, "evictionAfter"],
+      `evictionAfter ${h.evictionAfter} must be whole seconds (kube-apiserver --default-not-ready-toleration-seconds takes an integer)`,
+    );
+};

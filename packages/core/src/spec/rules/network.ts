@@ -1,0 +1,156 @@
+// Rules about the shared networks: segments, node addresses in them, gateways, overlaps, nameservers and routing tables.
+import { kubernetesSegment, nodeInterfaces, segmentOfInterface } from "../../facts/spec.js";
+import { cidrContains, cidrsOverlap, hostPart, networkOf, parseCidr } from "../../ip.js";
+import { type IssuePath, toDotPath } from "../../issues.js";
+import { firstSeen, type Rule } from "./rule.js";
+
+export const segmentsWellFormed: Rule = (spec, report) => {
+  const names = firstSeen<string>();
+  const ifaces = firstSeen<string>();
+  spec.network.segments.forEach((seg, i) => {
+    const p1 = names(seg.name, ["network", "segments", i, "name"]);
+    if (p1)
+      report.error(
+        ["network", "segments", i, "name"],
+        `duplicate segment name ${seg.name} (also used by ${toDotPath(p1)})`,
+      );
+    const p2 = ifaces(seg.interface, ["network", "segments", i, "interface"]);
+    if (p2)
+      report.error(
+        ["network", "segments", i, "interface"],
+        `interface ${seg.interface} already attaches segment ${toDotPath(p2)}; one segment per interface`,
+      );
+    if (seg.uplink) {
+      const gw = seg.uplink.gateway;
+      const reachable = [seg.subnet, ...seg.onLink].some((n) => cidrContains(n, gw));
+      if (!reachable)
+        report.error(
+          ["network", "segments", i, "uplink", "gateway"],
+          `uplink gateway ${gw} is neither in ${seg.subnet} nor in an on-link network of segment ${seg.name}`,
+        );
+    }
+  });
+  const k8s = spec.network.kubernetesSegment;
+  if (k8s !== undefined && !spec.network.segments.some((s) => s.name === k8s))
+    report.error(["network", "kubernetesSegment"], `segment ${k8s} is not declared in network.segments`);
+};
+
+/** Every node is on the Kubernetes segment with an address inside it; addresses on a segment lie in its subnet. */
+export const nodeAddressesMatchSegments: Rule = (spec, report) => {
+  const k8s = kubernetesSegment(spec);
+  spec.nodes.forEach((node, i) => {
+    for (const [name, iface] of nodeInterfaces(node)) {
+      const seg = segmentOfInterface(spec, name);
+      if (!seg || !iface.address) continue;
+      if (!cidrContains(seg.subnet, hostPart(iface.address)))
+        report.error(
+          ["nodes", i, "interfaces", name, "address"],
+          `address ${iface.address} of ${name} is outside segment ${seg.name} (${seg.subnet})`,
+        );
+      else if (networkOf(iface.address) !== seg.subnet)
+        report.error(
+          ["nodes", i, "interfaces", name, "address"],
+          `address ${iface.address} has prefix /${parseCidr(iface.address).prefixLength} but segment ${seg.name} is ${seg.subnet}`,
+        );
+    }
+    if (!k8s) return;
+    const iface = node.interfaces[k8s.interface];
+    if (!iface?.address)
+      report.error(
+        ["nodes", i, "interfaces"],
+        `node ${node.name} has no address on ${k8s.interface}, the interface of Kubernetes segment ${k8s.name}`,
+      );
+  });
+};
+
+export const gatewaysOnLink: Rule = (spec, report) => {
+  spec.nodes.forEach((node, i) => {
+    for (const [name, iface] of nodeInterfaces(node)) {
+      if (!iface.gateway || !iface.address) continue;
+      if (!cidrContains(networkOf(iface.address), iface.gateway))
+        report.error(
+          ["nodes", i, "interfaces", name, "gateway"],
+          `gateway ${iface.gateway} is outside ${networkOf(iface.address)}, the network of ${name}`,
+        );
+    }
+    const defaults = nodeInterfaces(node).filter(([, f]) => f.gateway);
+    if (defaults.length > 1)
+      report.error(
+        ["nodes", i, "interfaces", defaults[1]?.[0] ?? "", "gateway"],
+        `node ${node.name} has more than one default gateway (${defaults.map(([n]) => n).join(", ")})`,
+      );
+  });
+};
+
+/** Pod, service, node, tunnel and VPC networks must not overlap: a packet must have one way to go. */
+export const networksDisjoint: Rule = (spec, report) => {
+  const nets: { net: string; what: string; path: IssuePath }[] = [
+    { net: spec.kubernetes.podSubnet, what: "pod subnet", path: ["kubernetes", "podSubnet"] },
+    { net: spec.kubernetes.serviceSubnet, what: "service subnet", path: ["kubernetes", "serviceSubnet"] },
+  ];
+  spec.network.segments.forEach((seg, i) => {
+    nets.push({ net: seg.subnet, what: `segment ${seg.name}`, path: ["network", "segments", i, "subnet"] });
+    seg.onLink.forEach((n, j) => {
+      nets.push({ net: n, what: `on-link network of ${seg.name}`, path: ["network", "segments", i, "onLink", j] });
+    });
+  });
+  spec.nodes.forEach((node, i) => {
+    for (const [name, iface] of nodeInterfaces(node)) {
+      if (!iface.address || segmentOfInterface(spec, name)) continue;
+      const net = networkOf(iface.address);
+      if (!nets.some((n) => n.net === net))
+        nets.push({ net, what: `network of ${node.name} ${name}`, path: ["nodes", i, "interfaces", name, "address"] });
+    }
+  });
+  if (spec.cloud) {
+    nets.push({
+      net: spec.cloud.wireguard.tunnelSubnet,
+      what: "WireGuard tunnel subnet",
+      path: ["cloud", "wireguard", "tunnelSubnet"],
+    });
+    nets.push({ net: spec.cloud.aws.vpcCidr, what: "AWS VPC", path: ["cloud", "aws", "vpcCidr"] });
+  }
+  for (let a = 0; a < nets.length; a++) {
+    for (let b = a + 1; b < nets.length; b++) {
+      const x = nets[a];
+      const y = nets[b];
+      if (!x || !y || !cidrsOverlap(x.net, y.net)) continue;
+      // Node networks of different nodes may be the same network (wan0 of each server): only report cross-kind overlaps.
+      if (x.what.startsWith("network of ") && y.what.startsWith("network of ") && networkOf(x.net) === networkOf(y.net))
+        continue;
+      report.error(y.path, `${y.what} ${y.net} overlaps the ${x.what} ${x.net} (${toDotPath(x.path)})`);
+    }
+  }
+};
+
+/** glibc reads three nameservers and the kubelet adds the cluster DNS to pods' resolv.conf. */
+export const atMostTwoNameservers: Rule = (spec, report) => {
+  if (spec.network.nameservers.length > 2)
+    report.error(
+      ["network", "nameservers", 2],
+      `${spec.network.nameservers.length} nameservers given; at most 2, because glibc reads 3 and the kubelet adds the cluster DNS`,
+    );
+};
+
+const RESERVED_TABLES = new Set([0, 252, 253, 254, 255]);
+
+export const routingTablesValid: Rule = (spec, report) => {
+  const ids = firstSeen<number>();
+  const names = firstSeen<string>();
+  spec.network.segments.forEach((seg, i) => {
+    const t = seg.uplink?.routingTable;
+    if (!t) return;
+    const base = ["network", "segments", i, "uplink", "routingTable"];
+    if (RESERVED_TABLES.has(t.id))
+      report.error(
+        [...base, "id"],
+        `routing table id ${t.id} is reserved (0 unspec, 252 compat, 253 default, 254 main, 255 local)`,
+      );
+    if (["unspec", "default", "main", "local", "compat"].includes(t.name))
+      report.error([...base, "name"], `routing table name ${t.name} is reserved by iproute2`);
+    const p1 = ids(t.id, [...base, "id"]);
+    if (p1) report.error([...base, "id"], `routing table id ${t.id} is already used by ${toDotPath(p1)}`);
+    const p2 = names(t.name, [...base, "name"]);
+    if (p2) report.error([...base, "name"], `routing table name ${t.name} is already used by ${toDotPath(p2)}`);
+  });
+};

@@ -1,0 +1,15 @@
+// The Rule type and the small helper rules share to name the first user of a duplicated value.
+import type { IssuePath, Reporter } from "../../issues.js";
+import type { ClusterSpec } from "../schema.js";
+
+export type Rule = (spec: ClusterSpec, report: Reporter) => void;
+
+/** Paths already reported by earlier occurrences, for "also used by …" messages. */
+export function firstSeen<K>(): (key: K, path: IssuePath) => IssuePath | undefined {
+  const seen = new Map<K, IssuePath>();
+  return (key, path) => {
+    const prior = seen.get(key);
+    if (prior === undefined) seen.set(key, path);
+    return prior;
+  };
+}

@@ -1,0 +1,212 @@
+// Rules about keepalived: where VIPs may sit, VRRP options that work together, VRIDs and the health check.
+import {
+  controlPlaneInterface,
+  externalVipEntries,
+  externalVipInterface,
+  isControlPlane,
+  nodeInterfaces,
+  segmentOfInterface,
+} from "../../facts/spec.js";
+import { allocateVrids } from "../../facts/vrrp.js";
+import {
+  addressCount,
+  cidrContains,
+  hostPart,
+  ipEquals,
+  ipFamily,
+  isCidr,
+  isIp,
+  lastAddress,
+  networkAddress,
+  networkOf,
+  parseCidr,
+} from "../../ip.js";
+import { type IssuePath, toDotPath } from "../../issues.js";
+import type { ClusterSpec } from "../schema.js";
+import { firstSeen, type Rule } from "./rule.js";
+
+interface VipRef {
+  readonly address: string;
+  readonly iface: string | undefined;
+  readonly path: IssuePath;
+}
+
+function allVips(spec: ClusterSpec): VipRef[] {
+  return [
+    { address: hostPart(spec.controlPlane.vip), iface: controlPlaneInterface(spec), path: ["controlPlane", "vip"] },
+    ...externalVipEntries(spec).map((e) => ({
+      address: hostPart(e.address),
+      iface: externalVipInterface(spec),
+      path: e.path,
+    })),
+  ];
+}
+
+/** A VIP must be reachable where keepalived puts it and must not shadow anything else. */
+export const vipsPlacedSafely: Rule = (spec, report) => {
+  const taken = new Map<string, string>();
+  spec.nodes.forEach((node, i) => {
+    for (const [name, iface] of nodeInterfaces(node)) {
+      if (iface.address)
+        taken.set(
+          hostPart(iface.address),
+          `the address of ${node.name} (${toDotPath(["nodes", i, "interfaces", name, "address"])})`,
+        );
+      if (iface.gateway)
+        taken.set(hostPart(iface.gateway), `a gateway (${toDotPath(["nodes", i, "interfaces", name, "gateway"])})`);
+    }
+  });
+  spec.network.segments.forEach((seg, i) => {
+    if (seg.uplink)
+      taken.set(
+        hostPart(seg.uplink.gateway),
+        `the uplink gateway (${toDotPath(["network", "segments", i, "uplink", "gateway"])})`,
+      );
+  });
+  for (const ns of spec.network.nameservers) taken.set(hostPart(ns), "a nameserver");
+  const seenVip = firstSeen<string>();
+  for (const vip of allVips(spec)) {
+    const seg = vip.iface === undefined ? undefined : segmentOfInterface(spec, vip.iface);
+    if (!seg) {
+      report.error(
+        vip.path,
+        `VIP ${vip.address} is on interface ${vip.iface ?? "(none)"}, which attaches no segment in network.segments`,
+      );
+      continue;
+    }
+    const nets = [seg.subnet, ...seg.onLink];
+    const net = nets.find((n) => cidrContains(n, vip.address));
+    if (!net) {
+      report.error(
+        vip.path,
+        `VIP ${vip.address} is outside ${nets.join(" and ")}, the networks of ${seg.interface} (segment ${seg.name})`,
+      );
+      continue;
+    }
+    const fam = ipFamily(net);
+    const size = addressCount(net);
+    if (fam === 4 && size > 2n && ipEquals(vip.address, networkAddress(net)))
+      report.error(vip.path, `VIP ${vip.address} is the network address of ${net}`);
+    else if (fam === 4 && size > 2n && ipEquals(vip.address, lastAddress(net)))
+      report.error(vip.path, `VIP ${vip.address} is the broadcast address of ${net}`);
+    const clash = taken.get(vip.address);
+    if (clash) report.error(vip.path, `VIP ${vip.address} is already ${clash}`);
+    const prior = seenVip(vip.address, vip.path);
+    if (prior) report.error(vip.path, `VIP ${vip.address} is listed twice (also at ${toDotPath(prior)})`);
+  }
+  if (isCidr(spec.controlPlane.vip)) {
+    const seg = segmentOfInterface(spec, controlPlaneInterface(spec) ?? "");
+    if (
+      seg &&
+      cidrContains(seg.subnet, hostPart(spec.controlPlane.vip)) &&
+      networkOf(spec.controlPlane.vip) !== seg.subnet
+    )
+      report.error(
+        ["controlPlane", "vip"],
+        `VIP ${spec.controlPlane.vip} must carry the prefix of its segment ${seg.subnet} (/${parseCidr(seg.subnet).prefixLength})`,
+      );
+  }
+};
+
+export const vrrpOptionsConsistent: Rule = (spec, report) => {
+  const v = spec.vrrp;
+  if (v.unicast && v.auth?.type === "AH")
+    report.error(
+      ["vrrp", "auth", "type"],
+      "AH authentication does not work with unicast peers in keepalived; use PASS or multicast",
+    );
+  if (v.initialState === "MASTER" && v.auth?.type === "AH")
+    report.error(
+      ["vrrp", "initialState"],
+      "initial state MASTER is incompatible with AH authentication in keepalived (it clears the state); use BACKUP",
+    );
+  if (v.nopreempt && v.initialState !== "BACKUP")
+    report.error(["vrrp", "nopreempt"], "nopreempt requires initialState BACKUP");
+  if (spec.externalVips && !spec.nodes.some((n) => n.carriesExternalVips))
+    report.error(["externalVips"], "no node has carriesExternalVips: true, so nothing would hold the external VIPs");
+  if (!spec.externalVips) {
+    spec.nodes.forEach((n, i) => {
+      if (n.carriesExternalVips)
+        report.warning(
+          ["nodes", i, "carriesExternalVips"],
+          `node ${n.name} carries external VIPs but no externalVips pool is declared`,
+        );
+    });
+  }
+  const carriers = spec.nodes.filter((n) => n.carriesExternalVips).length;
+  const cps = spec.nodes.filter(isControlPlane).length;
+  if (Math.max(carriers, cps) > v.basePriority)
+    report.error(
+      ["vrrp", "basePriority"],
+      `basePriority ${v.basePriority} leaves no distinct priority for ${Math.max(carriers, cps)} nodes`,
+    );
+};
+
+/** Every node that carries a VIP needs the VIP's interface. */
+export const vipInterfacesOnNodes: Rule = (spec, report) => {
+  const cpIface = controlPlaneInterface(spec);
+  const poolIface = externalVipInterface(spec);
+  spec.nodes.forEach((node, i) => {
+    if (isControlPlane(node) && cpIface && !node.interfaces[cpIface])
+      report.error(
+        ["nodes", i, "interfaces"],
+        `control-plane node ${node.name} has no interface ${cpIface} for the control-plane VIP`,
+      );
+    if (spec.externalVips && node.carriesExternalVips && poolIface && !node.interfaces[poolIface])
+      report.error(
+        ["nodes", i, "interfaces"],
+        `node ${node.name} carries external VIPs but has no interface ${poolIface}`,
+      );
+  });
+};
+
+/** keepalived runs IPv6 VIPs as VRRPv3 (no authentication); unicast needs every holder's address on the VIP's interface. */
+export const vrrpFamiliesAndUnicast: Rule = (spec, report) => {
+  const v = spec.vrrp;
+  const vips = allVips(spec);
+  const v6 = vips.find((x) => isIp(x.address) && ipFamily(x.address) === 6);
+  if (v.auth && v6)
+    report.error(
+      ["vrrp", "auth"],
+      `VIP ${v6.address} is IPv6, which keepalived runs as VRRP version 3 without authentication; drop vrrp.auth`,
+    );
+  if (!v.unicast) return;
+  if (v6) report.error(["vrrp", "unicast"], `unicast VRRP is supported for IPv4 VIPs only; ${v6.address} is IPv6`);
+  const cpIface = controlPlaneInterface(spec);
+  const poolIface = externalVipInterface(spec);
+  spec.nodes.forEach((node, i) => {
+    const needs = [
+      ...(isControlPlane(node) && cpIface ? [cpIface] : []),
+      ...(spec.externalVips && node.carriesExternalVips && poolIface ? [poolIface] : []),
+    ];
+    for (const iface of new Set(needs)) {
+      const address = node.interfaces[iface]?.address;
+      if (node.interfaces[iface] && (!address || ipFamily(hostPart(address)) !== 4))
+        report.error(
+          ["nodes", i, "interfaces", iface, "address"],
+          `node ${node.name} needs an IPv4 address on ${iface} for unicast VRRP`,
+        );
+    }
+  });
+};
+
+export const vridsAllocatable: Rule = (spec, report) => {
+  for (const issue of allocateVrids(spec).issues) report.error(issue.path, issue.message);
+};
+
+export const healthCheckMovesVip: Rule = (spec, report) => {
+  const w = spec.vrrp.healthCheck.weight;
+  const cps = spec.nodes.filter(isControlPlane).length;
+  // Priorities over the control-plane nodes are consecutive, so the spread is cps - 1.
+  if (w !== undefined && w !== 0 && -w < cps)
+    report.error(
+      ["vrrp", "healthCheck", "weight"],
+      `weight ${w} cannot move the control-plane VIP: a failed master must drop below every healthy node (|weight| >= ${cps}), or use 0 for FAULT`,
+    );
+  // keepalived clamps an effective priority at 1: the lowest healthy node must stay above that.
+  else if (w !== 0 && cps > 1 && spec.vrrp.basePriority <= cps)
+    report.error(
+      ["vrrp", "basePriority"],
+      `basePriority ${spec.vrrp.basePriority} is too low for the apiserver health check: a failed master is clamped to priority 1, which the lowest of ${cps} control-plane nodes also has; use at least ${cps + 1} or weight 0 for FAULT`,
+    );
+};

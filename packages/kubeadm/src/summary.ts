@@ -1,0 +1,89 @@
+// The PLAN.md section: how each node runs kubeadm, and how fast a dead node is noticed.
+import { type ClusterPlan, mdTable } from "@clusterspec/core";
+import { KUBELET_PATCH_FILE, kubeletPatch, nodeKind, PATCHES_DIRECTORY } from "./documents.js";
+import { apiServerArgs, controllerManagerArgs, LEASE_RENEW_SECONDS, nodeHealthTiming } from "./node-health.js";
+
+const COMMAND = {
+  init: "kubeadm init --config kubeadm.yaml --upload-certs",
+  "join-control-plane": "kubeadm join --config kubeadm.yaml",
+  "join-worker": "kubeadm join --config kubeadm.yaml",
+} as const;
+
+const ROLE = {
+  init: "init (first control plane)",
+  "join-control-plane": "join control plane",
+  "join-worker": "join worker",
+};
+
+const seconds = (n: number): string => `${Number(n.toFixed(3))}s`;
+
+export function summarizeKubeadm(plan: ClusterPlan): string {
+  const k = plan.kubernetes;
+  const api = k.kubeadmApiVersion;
+  const nodes = mdTable(
+    ["node", "kubeadm", "command", "kubelet patch"],
+    plan.nodes.map((n) => {
+      const patch = kubeletPatch(plan, n);
+      return [
+        n.name,
+        ROLE[nodeKind(n)],
+        `\`${COMMAND[nodeKind(n)]}\``,
+        patch ? `${PATCHES_DIRECTORY}/${KUBELET_PATCH_FILE}: ${JSON.stringify(patch)}` : "-",
+      ];
+    }),
+  );
+  const secrets = plan.secrets.bootstrapToken
+    ? [
+        "- Join secrets come from `kubernetes.secrets`. The CA hash must match `/etc/kubernetes/pki/ca.crt` of the init node: create the CA before `kubeadm init`, or fill the hash in after it and regenerate. The uploaded certificates expire 2 hours after `--upload-certs` and the bootstrap token after 24 hours (`kubeadm init phase upload-certs --upload-certs`, `kubeadm token create` renew them).",
+      ]
+    : ["- No join secrets: a single node, kubeadm generates its own bootstrap token."];
+  const h = k.nodeHealth;
+  const t = nodeHealthTiming(plan);
+  const cm = controllerManagerArgs(plan);
+  const as = apiServerArgs(plan);
+  const timing = mdTable(
+    ["tunable", "value", "where"],
+    [
+      [
+        "status update / report frequency",
+        h.statusUpdateFrequency,
+        "KubeletConfiguration nodeStatusUpdateFrequency, nodeStatusReportFrequency",
+      ],
+      ["lease renewal", seconds(LEASE_RENEW_SECONDS), "kubelet default (nodeLeaseDurationSeconds 40 / 4)"],
+      ["node monitor period", h.monitorPeriod, "kube-controller-manager --node-monitor-period"],
+      ["node monitor grace period", h.monitorGracePeriod, "kube-controller-manager --node-monitor-grace-period"],
+      [
+        "eviction after",
+        `${as["default-not-ready-toleration-seconds"]}s`,
+        `kube-apiserver --default-not-ready-toleration-seconds, --default-unreachable-toleration-seconds${cm["pod-eviction-timeout"] ? "; kube-controller-manager --pod-eviction-timeout (below 1.27)" : ""}`,
+      ],
+    ],
+  );
+  return [
+    "## kubeadm",
+    "",
+    `API \`${api}\` for Kubernetes ${k.versionText}. kube-proxy is not installed (${api === "kubeadm.k8s.io/v1beta4" ? "`proxy.disabled: true`" : "`skipPhases: [addon/kube-proxy]`"}): Cilium replaces it. Copy each node's folder onto the node (a root-filesystem overlay) and run, next to its \`kubeadm.yaml\`, in this order:`,
+    "",
+    nodes,
+    "",
+    ...secrets,
+    ...(plan.nodes.some((n) => kubeletPatch(plan, n))
+      ? [
+          `- Keep \`${PATCHES_DIRECTORY}\` on the nodes and pass \`--patches ${PATCHES_DIRECTORY}\` to \`kubeadm upgrade apply\` / \`kubeadm upgrade node\`, or an upgrade rewrites the kubelet configuration without the patch.`,
+        ]
+      : []),
+    ...(plan.nodes.some((n) => n.localStorageIsolationOff === "kubelet-feature-gate")
+      ? [
+          "- Kubernetes below 1.25 has no kubeletconfiguration patches: btrfs nodes get `--feature-gates=LocalStorageCapacityIsolation=false` in their `etc/conf.d/kubelet` instead.",
+        ]
+      : []),
+    "",
+    "### Node failure timing",
+    "",
+    timing,
+    "",
+    `- A healthy node shows a sign of life at least every ${seconds(t.heartbeatSeconds)}; the grace period lets it miss ${t.toleratedMisses} status updates in a row.`,
+    `- A dead node is marked NotReady/Unknown at most **${seconds(t.noticeSeconds)}** after its last heartbeat (grace period + monitor period).`,
+    `- Its pods are evicted at most **${seconds(t.evictSeconds)}** after it died (+ toleration seconds); pods with their own tolerations stay longer.`,
+  ].join("\n");
+}

@@ -1,0 +1,153 @@
+// The Terraform JSON documents of the AWS side, built as plain objects: providers, the instance-state events, and one
+// launch template and Auto Scaling Group per pool.
+import { type ClusterPlan, type PlannedPool, TERRAFORM_DIR, userDataPaths } from "@clusterspec/core";
+import { tfExpr, tfLiteral } from "./escape.js";
+
+export type Json = Record<string, unknown>;
+type Cloud = NonNullable<ClusterPlan["cloud"]>;
+
+const EVENTS = "ec2_state_change";
+
+/** Terraform identifiers start with a letter or underscore; pool names may start with a digit. */
+export function poolResourceName(pool: PlannedPool): string {
+  return /^[a-z]/.test(pool.name) ? pool.name : `pool-${pool.name}`;
+}
+
+/** An AWS name with a fixed suffix, the prefix cut so the whole fits `max` characters. */
+function awsName(prefix: string, suffix: string, max: number): string {
+  return `${prefix.slice(0, max - suffix.length)}${suffix}`;
+}
+
+export function providers(cloud: Cloud): Json {
+  return {
+    terraform: {
+      required_providers: { aws: { source: "hashicorp/aws", version: tfLiteral(cloud.aws.providerVersion) } },
+    },
+    provider: { aws: { region: tfLiteral(cloud.aws.region) } },
+  };
+}
+
+export function events(plan: ClusterPlan, cloud: Cloud): Json {
+  const topicArn = tfExpr(`aws_sns_topic.${EVENTS}.arn`);
+  const ruleArn = tfExpr(`aws_cloudwatch_event_rule.${EVENTS}.arn`);
+  const policy = {
+    Version: "2012-10-17",
+    Statement: [
+      {
+        Sid: "EventBridgePublishesInstanceStateChanges",
+        Effect: "Allow",
+        Principal: { Service: "events.amazonaws.com" },
+        Action: "sns:Publish",
+        Resource: topicArn,
+        Condition: { ArnEquals: { "aws:SourceArn": ruleArn } },
+      },
+    ],
+  };
+  return {
+    resource: {
+      aws_cloudwatch_event_rule: {
+        [EVENTS]: {
+          name: tfLiteral(awsName(plan.name, "-ec2-state-change", 64)),
+          description: tfLiteral(`EC2 instance state changes, for the provisioner of cluster ${plan.name}`),
+          event_pattern: JSON.stringify({
+            source: ["aws.ec2"],
+            "detail-type": ["EC2 Instance State-change Notification"],
+          }),
+        },
+      },
+      aws_cloudwatch_event_target: {
+        [EVENTS]: { rule: tfExpr(`aws_cloudwatch_event_rule.${EVENTS}.name`), target_id: "sns", arn: topicArn },
+      },
+      aws_sns_topic: { [EVENTS]: { name: tfLiteral(awsName(plan.name, "-ec2-state-change", 256)) } },
+      aws_sns_topic_policy: { [EVENTS]: { arn: topicArn, policy: JSON.stringify(policy) } },
+      // https only; the provisioner confirms the subscription itself (no endpoint_auto_confirms)
+      aws_sns_topic_subscription: {
+        provisioner: { topic_arn: topicArn, protocol: "https", endpoint: tfLiteral(cloud.provisioner.url) },
+      },
+    },
+  };
+}
+
+/** `${path.module}` is the Terraform folder: the relative path from there to another generated file. */
+function fromTerraform(artifactPath: string): string {
+  const from = TERRAFORM_DIR.split("/");
+  const to = artifactPath.split("/");
+  let common = 0;
+  while (common < from.length && from[common] === to[common]) common++;
+  return `\${path.module}/${"../".repeat(from.length - common)}${to.slice(common).join("/")}`;
+}
+
+function userDataExpr(pool: PlannedPool): string {
+  const paths = userDataPaths(pool.name);
+  const gz = fromTerraform(paths.gzipBase64);
+  // cloud-init writes user-data.gz.b64 only when the YAML is over EC2's 16 KiB; the review diff stays on the YAML
+  return tfExpr(`fileexists("${gz}") ? trimspace(file("${gz}")) : filebase64("${fromTerraform(paths.yaml)}")`);
+}
+
+export function poolResources(plan: ClusterPlan, pool: PlannedPool): Json {
+  const r = poolResourceName(pool);
+  const name = tfLiteral(`${plan.name}-${pool.name}`);
+  const ami = pool.ami;
+  const filters =
+    "id" in ami
+      ? [{ name: "image-id", values: [tfLiteral(ami.id)] }]
+      : [{ name: "name", values: [tfLiteral(ami.lookup.name)] }];
+  return {
+    data: {
+      aws_ami: {
+        [r]: {
+          ...("id" in ami ? {} : { most_recent: true, owners: ami.lookup.owners.map(tfLiteral) }),
+          filter: [...filters, { name: "architecture", values: [pool.architecture] }],
+        },
+      },
+    },
+    resource: {
+      aws_launch_template: {
+        [r]: {
+          name,
+          description: tfLiteral(`Burst workers of pool ${pool.name} in cluster ${plan.name}`),
+          image_id: tfExpr(`data.aws_ami.${r}.id`),
+          instance_type: tfLiteral(pool.instanceType),
+          vpc_security_group_ids: pool.securityGroups.map(tfLiteral),
+          ...(pool.instanceProfile === undefined
+            ? {}
+            : { iam_instance_profile: [{ name: tfLiteral(pool.instanceProfile) }] }),
+          metadata_options: [{ http_endpoint: "enabled", http_tokens: "required", http_put_response_hop_limit: 2 }],
+          block_device_mappings: [
+            {
+              device_name: tfExpr(`data.aws_ami.${r}.root_device_name`),
+              ebs: [
+                {
+                  volume_size: pool.rootVolumeGiB,
+                  volume_type: "gp3",
+                  encrypted: "true",
+                  delete_on_termination: "true",
+                },
+              ],
+            },
+          ],
+          user_data: userDataExpr(pool),
+          update_default_version: true,
+        },
+      },
+      aws_autoscaling_group: {
+        [r]: {
+          name,
+          min_size: pool.minSize,
+          max_size: pool.maxSize,
+          vpc_zone_identifier: pool.subnets.map(tfLiteral),
+          launch_template: [
+            { id: tfExpr(`aws_launch_template.${r}.id`), version: tfExpr(`aws_launch_template.${r}.latest_version`) },
+          ],
+          tag: pool.asgTags.map((t) => ({
+            key: tfLiteral(t.key),
+            value: tfLiteral(t.value),
+            propagate_at_launch: t.propagateAtLaunch,
+          })),
+          // Cluster Autoscaler owns the desired capacity
+          lifecycle: { ignore_changes: ["desired_capacity"] },
+        },
+      },
+    },
+  };
+}
