@@ -10,6 +10,14 @@ export {
 export { generatorModules } from "./generators.js";
 export { type CliIO, runCli, USAGE } from "./run.js";
 export {
+  failureStateOf,
+  renderSimulation,
+  runSimulate,
+  type SimulateOptions,
+  simulateFromRest,
+  simulationJson,
+} from "./simulate.js";
+export {
   type Drift,
   diffTree,
   MANIFEST,

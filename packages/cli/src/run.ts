@@ -18,6 +18,7 @@ import {
 import { CliError, EXIT_DRIFT, EXIT_INVALID, EXIT_OK, UsageError } from "./errors.js";
 import { type FileSystem, nodeFileSystem } from "./fs.js";
 import { generateFromPlan, renderPlanMarkdown } from "./generate.js";
+import { runSimulate } from "./simulate.js";
 import { diffTree, writeTree } from "./write.js";
 
 export interface CliIO {
@@ -35,6 +36,7 @@ Usage:
   clusterspec generate <spec> [-o <dir>] [--check] [--with-secrets] [--force]
   clusterspec validate <spec>
   clusterspec plan <spec>
+  clusterspec simulate <spec> [--down <nodes>] [--unhealthy <nodes>] [--json]
   clusterspec schema
   clusterspec --help | --version
 
@@ -43,6 +45,8 @@ Commands:
              all files are rendered and checked in memory first, then swapped in at once
   validate   check the spec and print its errors and warnings
   plan       print the human summary that generate also writes as PLAN.md
+  simulate   print who holds each VIP, and each node's load, with the named nodes down
+             and/or failing their apiserver check, starting from the cluster at rest
   schema     print the JSON Schema of the spec (for yaml-language-server)
 
 Options:
@@ -51,6 +55,9 @@ Options:
   --with-secrets      resolve secret references ({ env } / { file }) into the files (written 0600);
                       without it secrets render as placeholders, as in committed golden trees
   --force             overwrite files at generated paths that clusterspec did not write
+  --down <nodes>      simulate: nodes that are down, comma-separated (k8s-1,k8s-3)
+  --unhealthy <nodes> simulate: control-plane nodes whose apiserver check fails
+  --json              simulate: print JSON instead of tables
   -h, --help          show this help
   -v, --version       show the version
 
@@ -89,7 +96,15 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
         const specPath = resolve(io.cwd, rest[0] ?? "");
         if (command !== "generate" && (values.output || values.check || values["with-secrets"] || values.force))
           throw new UsageError(`${command} takes no options`);
+        if (values.down !== undefined || values.unhealthy !== undefined || values.json)
+          throw new UsageError("--down, --unhealthy and --json belong to simulate");
         return runOnSpec(command, specPath, values, io, fs);
+      }
+      case "simulate": {
+        expectArgs(rest, 1);
+        if (values.output || values.check || values["with-secrets"] || values.force)
+          throw new UsageError("simulate takes only --down, --unhealthy and --json");
+        return runSimulate(resolve(io.cwd, rest[0] ?? ""), values, io, fs);
       }
       case undefined:
         io.stderr(USAGE);
@@ -120,6 +135,9 @@ function parse(argv: readonly string[]) {
       check: { type: "boolean" },
       "with-secrets": { type: "boolean" },
       force: { type: "boolean" },
+      down: { type: "string" },
+      unhealthy: { type: "string" },
+      json: { type: "boolean" },
       help: { type: "boolean", short: "h" },
       version: { type: "boolean", short: "v" },
     },

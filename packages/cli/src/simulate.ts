@@ -1,20 +1,53 @@
 // `clusterspec simulate <spec> --down a,b [--unhealthy c] [--json]`: who holds each VIP, and each carrier's load,
 // when those nodes are down or fail their apiserver check, starting from the cluster at rest. The plan alone
 // decides (core's simulateFailover, the model the VRRP lab checks against real keepalived); nothing runs.
+import { basename } from "node:path";
 import {
   AT_REST,
   type ClusterPlan,
   type FailureState,
+  formatIssues,
   holderMap,
+  loadSpec,
   mdTable,
+  resolvePlan,
   type Simulation,
   simulateFailover,
 } from "@clusterspec/core";
-import { CliError } from "./errors.js";
+import { CliError, EXIT_INVALID, EXIT_OK } from "./errors.js";
+import type { FileSystem } from "./fs.js";
 
 export interface SimulateOptions {
   readonly down?: string | undefined;
   readonly unhealthy?: string | undefined;
+  readonly json?: boolean | undefined;
+}
+
+/** The command: reads and validates the spec, then prints the simulation (exit 0) or the problem (exit 2). */
+export function runSimulate(
+  specPath: string,
+  options: SimulateOptions,
+  io: { readonly stdout: (text: string) => void; readonly stderr: (text: string) => void },
+  fs: FileSystem,
+): number {
+  const display = basename(specPath);
+  let text: string;
+  try {
+    text = fs.readText(specPath);
+  } catch (e) {
+    throw new CliError(
+      `clusterspec: cannot read spec ${specPath}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
+  }
+  const loaded = loadSpec(text);
+  if (!loaded.ok) {
+    io.stderr(`${formatIssues([...loaded.errors, ...loaded.warnings], display)}\n`);
+    return EXIT_INVALID;
+  }
+  const plan = resolvePlan(loaded.value, { sourceName: display });
+  const state = failureStateOf(plan, options);
+  io.stdout(options.json ? `${JSON.stringify(simulationJson(plan, state), null, 2)}\n` : renderSimulation(plan, state));
+  return EXIT_OK;
 }
 
 /** `k8s-1,k8s-3` → names; empty items are a usage mistake. */

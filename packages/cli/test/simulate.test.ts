@@ -1,8 +1,11 @@
 // `clusterspec simulate`: the failure state from the flags, and what the plan says happens in it.
+
+import { join } from "node:path";
 import { buildSpec, mustResolve } from "@clusterspec/core/testing";
-import { exampleInput } from "@clusterspec/testkit";
+import { exampleInput, examplesDir } from "@clusterspec/testkit";
 import { describe, expect, it } from "vitest";
 import { CliError } from "../src/errors.js";
+import { runCli } from "../src/run.js";
 import { failureStateOf, renderSimulation, simulationJson } from "../src/simulate.js";
 
 const plan = () => mustResolve(exampleInput());
@@ -79,5 +82,60 @@ describe("simulate", () => {
       { name: "k8s-2", up: true, healthy: true, controlPlaneVip: false, externalVips: 1 },
       { name: "k8s-3", up: true, healthy: true, controlPlaneVip: true, externalVips: 2 },
     ]);
+  });
+});
+
+describe("clusterspec simulate (the command)", () => {
+  const spec = join(examplesDir, "bare-metal-ha", "cluster.yaml");
+  async function cli(args: string[]) {
+    let stdout = "";
+    let stderr = "";
+    const code = await runCli(args, {
+      cwd: examplesDir,
+      env: {},
+      stdout: (t) => (stdout += t),
+      stderr: (t) => (stderr += t),
+      version: "0.0.0",
+    });
+    return { code, stdout, stderr };
+  }
+
+  it("prints the tables, or JSON with --json, and exits 0", async () => {
+    const text = await cli(["simulate", spec, "--down", "k8s-1,k8s-3", "--unhealthy", "k8s-2"]);
+    expect(text).toMatchObject({ code: 0, stderr: "" });
+    expect(text.stdout).toBe(renderSimulation(plan(), { down: ["k8s-1", "k8s-3"], unhealthy: ["k8s-2"] }));
+    const json = await cli(["simulate", spec, "--down", "k8s-2", "--json"]);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual(simulationJson(plan(), { down: ["k8s-2"], unhealthy: [] }));
+    const rest = await cli(["simulate", spec]);
+    expect(rest.stdout).toContain("from rest with every node up and healthy");
+  });
+
+  it("exits 2 naming a node that is not in the spec", async () => {
+    const r = await cli(["simulate", spec, "--down", "k8s-1,k8s-7"]);
+    expect(r).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: "clusterspec: --down names an unknown node: k8s-7 (nodes: k8s-1, k8s-2, k8s-3)\n",
+    });
+  });
+
+  it("exits 2 with the usage for options that belong to another command", async () => {
+    const a = await cli(["simulate", spec, "--check"]);
+    expect(a.code).toBe(2);
+    expect(a.stderr).toContain("simulate takes only --down, --unhealthy and --json");
+    const b = await cli(["plan", spec, "--down", "k8s-1"]);
+    expect(b.code).toBe(2);
+    expect(b.stderr).toContain("--down, --unhealthy and --json belong to simulate");
+    const c = await cli(["simulate"]);
+    expect(c.code).toBe(2);
+    expect(c.stderr).toContain("expected exactly one spec file");
+  });
+
+  it("exits 2 with the spec's own errors when the spec is invalid", async () => {
+    const r = await cli(["simulate", join(examplesDir, "..", "package.json")]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).not.toBe("");
   });
 });

@@ -52,6 +52,8 @@ export interface StepResult {
   readonly ok: boolean;
   readonly diff: readonly string[];
   readonly takeovers: readonly Takeover[];
+  /** VIP key → the holder the model expected (and, when ok, the lab observed). */
+  readonly holders: ReadonlyMap<string, string | undefined>;
 }
 
 export interface LabReport {
@@ -176,7 +178,14 @@ export async function runFailoverScenarios(
         { deadlineMs: worstBound("rejoin") * 1000 + margin + 2000, holdMs: 0 },
       );
   if (alone && !alone.ok) {
-    finish({ name: "every node alone (isolated start)", state: AT_REST, ok: false, diff: alone.diff, takeovers: [] });
+    finish({
+      name: "every node alone (isolated start)",
+      state: AT_REST,
+      ok: false,
+      diff: alone.diff,
+      takeovers: [],
+      holders: new Map(),
+    });
     return { steps: results, seconds: (Date.now() - started) / 1000 };
   }
   await lab.connect();
@@ -187,7 +196,7 @@ export async function runFailoverScenarios(
     holdMs: advertMs,
   });
   const restOk = rest.ok && (await confirm(lab, plan, holders)).length === 0;
-  finish({ name: "at rest", state, ok: restOk, diff: rest.diff, takeovers: [] });
+  finish({ name: "at rest", state, ok: restOk, diff: rest.diff, takeovers: [], holders });
   if (!restOk) return { steps: results, seconds: (Date.now() - started) / 1000 };
 
   for (const step of steps) {
@@ -236,7 +245,7 @@ export async function runFailoverScenarios(
       };
     });
     const ok = waited.ok && confirmed.length === 0;
-    finish({ name: step.name, state: next, ok, diff: [...waited.diff, ...confirmed], takeovers });
+    finish({ name: step.name, state: next, ok, diff: [...waited.diff, ...confirmed], takeovers, holders: expected });
     if (!ok) break;
     state = next;
     holders = expected;
