@@ -2,20 +2,11 @@
 // when those nodes are down or fail their apiserver check, starting from the cluster at rest. The plan alone
 // decides (core's simulateFailover, the model the VRRP lab checks against real keepalived); nothing runs.
 import { basename } from "node:path";
-import {
-  AT_REST,
-  type ClusterPlan,
-  type FailureState,
-  formatIssues,
-  holderMap,
-  loadSpec,
-  mdTable,
-  resolvePlan,
-  type Simulation,
-  simulateFailover,
-} from "@clusterspec/core";
+import { AT_REST, holderMap, mdTable, resolvePlan, simulateFailover } from "@clusterspec/core";
+import type { ClusterPlan, FailureState, Simulation } from "@clusterspec/core/types";
 import { CliError, EXIT_INVALID, EXIT_OK } from "./errors.js";
-import type { FileSystem } from "./fs.js";
+import { describeFsError, type FileSystem, isFsError } from "./fs.js";
+import { formatIssues, loadSpec } from "./spec.js";
 
 export interface SimulateOptions {
   readonly down?: string | undefined;
@@ -31,30 +22,37 @@ export function runSimulate(
   fs: FileSystem,
 ): number {
   const display = basename(specPath);
-  let text: string;
   try {
-    text = fs.readText(specPath);
-  } catch (e) {
-    throw new CliError(
-      `clusterspec: cannot read spec ${specPath}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    let text: string;
+    try {
+      text = fs.readText(specPath);
+    } catch (e) {
+      if (!isFsError(e)) throw e;
+      throw new CliError(`cannot read the spec: ${describeFsError(e, fs, specPath)}`, EXIT_INVALID, "filesystem");
+    }
+    const loaded = loadSpec(text);
+    if (!loaded.ok) {
+      io.stderr(`${formatIssues([...loaded.errors, ...loaded.warnings], display, { source: text })}\n`);
+      return EXIT_INVALID;
+    }
+    const plan = resolvePlan(loaded.value, { sourceName: display });
+    const state = failureStateOf(plan, options);
+    io.stdout(
+      options.json ? `${JSON.stringify(simulationJson(plan, state), null, 2)}\n` : renderSimulation(plan, state),
     );
+    return EXIT_OK;
+  } catch (e) {
+    if (!(e instanceof CliError)) throw e;
+    io.stderr(`✖ ${e.message}\n`);
+    return e.code;
   }
-  const loaded = loadSpec(text);
-  if (!loaded.ok) {
-    io.stderr(`${formatIssues([...loaded.errors, ...loaded.warnings], display)}\n`);
-    return EXIT_INVALID;
-  }
-  const plan = resolvePlan(loaded.value, { sourceName: display });
-  const state = failureStateOf(plan, options);
-  io.stdout(options.json ? `${JSON.stringify(simulationJson(plan, state), null, 2)}\n` : renderSimulation(plan, state));
-  return EXIT_OK;
 }
 
 /** `k8s-1,k8s-3` → names; empty items are a usage mistake. */
 function nodeList(flag: string, text: string | undefined): string[] {
   if (text === undefined) return [];
   const names = text.split(",").map((s) => s.trim());
-  if (names.some((n) => n === "")) throw new CliError(`clusterspec: --${flag} takes node names separated by commas`);
+  if (names.some((n) => n === "")) throw new CliError(`--${flag} takes node names separated by commas`);
   return [...new Set(names)];
 }
 
@@ -70,14 +68,12 @@ export function failureStateOf(plan: ClusterPlan, options: SimulateOptions): Fai
     const unknown = list.filter((n) => !names.includes(n));
     if (unknown.length > 0)
       throw new CliError(
-        `clusterspec: --${flag} names ${unknown.length === 1 ? "an unknown node" : "unknown nodes"}: ${unknown.join(", ")} (nodes: ${names.join(", ")})`,
+        `--${flag} names ${unknown.length === 1 ? "an unknown node" : "unknown nodes"}: ${unknown.join(", ")} (nodes: ${names.join(", ")})`,
       );
   }
   const notCp = unhealthy.filter((n) => !plan.nodes.find((x) => x.name === n)?.controlPlane);
   if (notCp.length > 0)
-    throw new CliError(
-      `clusterspec: --unhealthy ${notCp.join(", ")}: only control-plane nodes run the apiserver check`,
-    );
+    throw new CliError(`--unhealthy ${notCp.join(", ")}: only control-plane nodes run the apiserver check`);
   return { down, unhealthy };
 }
 

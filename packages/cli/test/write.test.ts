@@ -12,7 +12,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readTree } from "@clusterspec/testkit";
-import { diffTree, type FileSystem, nodeFileSystem, writeTree } from "clusterspec";
+import { diffTree, type FileSystem, nodeFileSystem, writeTree } from "clusterspec/cli";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 

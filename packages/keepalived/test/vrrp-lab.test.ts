@@ -18,7 +18,7 @@ import {
   startVrrpLab,
   toolAvailable,
 } from "@clusterspec/testkit";
-import { runCli, simulationJson } from "clusterspec";
+import { runCli, simulationJson } from "clusterspec/cli";
 import fc from "fast-check";
 import { afterAll, describe, expect, it, type TestContext } from "vitest";
 import { parse, stringify } from "yaml";
