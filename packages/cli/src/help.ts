@@ -98,7 +98,8 @@ Options:
 ${SPEC}
   --down <nodes>      nodes that are down, comma-separated (k8s-1,k8s-3)
   --unhealthy <nodes> control-plane nodes whose apiserver check fails, comma-separated
-  --json              print the holders and loads as JSON
+  --json              print the holders and loads as JSON (cluster, down, unhealthy, vips, nodes;
+                      its own shape, not the versioned document of docs/cli-json.md)
 
 ${EXIT}
 `,
