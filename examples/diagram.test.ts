@@ -6,7 +6,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { failoverDiagram } from "@clusterspec/core";
 import { buildSpec, mustResolve } from "@clusterspec/core/testing";
-import { exampleInput, exampleNames, examplesDir, toolAvailable } from "@clusterspec/testkit";
+import { clusterExampleNames, exampleInput, examplesDir, toolAvailable } from "@clusterspec/testkit";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -61,14 +61,18 @@ async function render(text: string): Promise<{ ok: true; svgLength: number } | {
 }
 
 describe("PLAN.md's Mermaid diagram", () => {
-  it.for(exampleNames())("renders from example %s's committed PLAN.md", { timeout: 60_000 }, async (name, ctx) => {
-    if (!available()) return ctx.skip("needs Debian's chromium (installed by .ci/run)");
-    // The block GitHub renders in a pull request: the golden PLAN.md's mermaid fence.
-    const plan = readFileSync(join(examplesDir, name, "generated", "PLAN.md"), "utf8");
-    const block = /^```mermaid\n([\s\S]*?)\n```$/m.exec(plan)?.[1];
-    expect(block).toBe(failoverDiagram(mustResolve(exampleInput(name))));
-    expect(await render(block ?? "")).toMatchObject({ ok: true });
-  });
+  it.for(clusterExampleNames())(
+    "renders from example %s's committed PLAN.md",
+    { timeout: 60_000 },
+    async (name, ctx) => {
+      if (!available()) return ctx.skip("needs Debian's chromium (installed by .ci/run)");
+      // The block GitHub renders in a pull request: the golden PLAN.md's mermaid fence.
+      const plan = readFileSync(join(examplesDir, name, "generated", "PLAN.md"), "utf8");
+      const block = /^```mermaid\n([\s\S]*?)\n```$/m.exec(plan)?.[1];
+      expect(block).toBe(failoverDiagram(mustResolve(exampleInput(name))));
+      expect(await render(block ?? "")).toMatchObject({ ok: true });
+    },
+  );
 
   it("renders at 16 nodes with 200 external VIPs (grouped)", { timeout: 60_000 }, async (ctx) => {
     if (!available()) return ctx.skip("needs Debian's chromium (installed by .ci/run)");

@@ -2,7 +2,7 @@
 import { createHash } from "node:crypto";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { didYouMean, formatIssues, SECRET_KINDS, specJsonSchema } from "@clusterspec/core";
+import { didYouMean, formatIssues, specJsonSchema } from "@clusterspec/core";
 import type { IssuePath, SecretValues } from "@clusterspec/core/types";
 import { paint, paintPatch, useColor } from "./color.js";
 import { CliError, EXIT_DRIFT, EXIT_INVALID, EXIT_OK, UsageError } from "./errors.js";
@@ -300,8 +300,7 @@ function fileSystem<T>(fs: FileSystem, verb: "read" | "write", outDir: string, f
 function readSecrets(refs: readonly SecretReference[], specPath: string, io: CliIO, fs: FileSystem): SecretResolution {
   const values: SecretValues = {};
   const errors: { path: IssuePath; message: string }[] = [];
-  for (const { id, ref } of refs) {
-    const path = SECRET_KINDS[id].path;
+  for (const { id, ref, path } of refs) {
     if ("env" in ref) {
       const v = io.env[ref.env];
       if (v === undefined || v === "") errors.push({ path, message: `environment variable ${ref.env} is not set` });

@@ -2,7 +2,7 @@
 // when those nodes are down or fail their apiserver check, starting from the cluster at rest. The plan alone
 // decides (core's simulateFailover, the model the VRRP lab checks against real keepalived); nothing runs.
 import { basename } from "node:path";
-import { AT_REST, holderMap, mdTable, resolvePlan, simulateFailover } from "@clusterspec/core";
+import { AT_REST, holderMap, isCloudBurstPlan, mdTable, resolvePlan, simulateFailover } from "@clusterspec/core";
 import type { ClusterPlan, FailureState, Simulation } from "@clusterspec/core/types";
 import { CliError, EXIT_INVALID, EXIT_OK } from "./errors.js";
 import { describeFsError, type FileSystem, isFsError } from "./fs.js";
@@ -36,6 +36,10 @@ export function runSimulate(
       return EXIT_INVALID;
     }
     const plan = resolvePlan(loaded.value, { sourceName: display });
+    if (isCloudBurstPlan(plan))
+      throw new CliError(
+        `${display} describes burst nodes for an existing cluster: it has no VIPs, so there is nothing to simulate`,
+      );
     const state = failureStateOf(plan, options);
     io.stdout(
       options.json ? `${JSON.stringify(simulationJson(plan, state), null, 2)}\n` : renderSimulation(plan, state),

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type { ClusterPlan } from "@clusterspec/core";
 import { arbVrrpLabSpec, mustResolve, TEST_SECRETS, type VrrpLabShape } from "@clusterspec/core/testing";
 import {
-  exampleNames,
+  clusterExampleNames,
   examplesDir,
   failoverSteps,
   formatLabReport,
@@ -105,7 +105,7 @@ function expectAgreement(plan: ClusterPlan, report: LabReport, context = ""): vo
 }
 
 describe.concurrent("VRRP lab: real keepalived agrees with the plan", () => {
-  it.for(exampleNames())(
+  it.for(clusterExampleNames())(
     "example %s: at rest, every node down and back, every apiserver check, the worst pair",
     { timeout: LAB_TIMEOUT },
     async (name, ctx) => {
