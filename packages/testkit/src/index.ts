@@ -1,11 +1,5 @@
 export { clusterExampleNames, exampleInput, exampleNames, examplesDir, exampleText } from "./examples.js";
 export {
-  MockProvisioner,
-  type MockProvisionerOptions,
-  type ProvisionerScript,
-  type SeenRequest,
-} from "./mock-provisioner.js";
-export {
   failoverSteps,
   formatLabReport,
   type LabAction,
@@ -18,6 +12,12 @@ export {
   type Takeover,
   type TakeoverEvent,
 } from "./failover.js";
+export {
+  MockProvisioner,
+  type MockProvisionerOptions,
+  type ProvisionerScript,
+  type SeenRequest,
+} from "./mock-provisioner.js";
 export { type Netns, withNetns } from "./netns.js";
 export {
   ajv04,
