@@ -168,6 +168,12 @@ export function summarizeKeepalived(plan: ClusterPlan): string {
     "",
     timing,
     "",
+    ...(vrrp.nopreempt
+      ? [
+          `With nopreempt, which backup takes a VIP after a death is a race: the highest priority wins it by only (difference/256) × advert_int (${((1 / 256) * vrrp.advertInterval * 1000).toFixed(1)} ms per priority step), so on a busy node a lower backup may win, and then keeps the VIP.`,
+          "",
+        ]
+      : []),
     "`clusterspec simulate <spec> --down <nodes> [--unhealthy <nodes>]` prints any other state from the same model; clusterspec's VRRP lab checks it against real keepalived daemons.",
     "",
     "### Picture",

@@ -30,6 +30,7 @@ const LAB_ENV = {
   KUBEADM_TOKEN: TEST_SECRETS.bootstrapToken,
   KUBEADM_CERT_KEY: TEST_SECRETS.certificateKey,
   KUBEADM_CA_HASH: TEST_SECRETS.caCertHash,
+  WG_HUB_PRIVATE_KEY: TEST_SECRETS.wireguardHubPrivateKey,
 };
 
 /** Per lab; the whole file stays under three minutes because the labs run concurrently. */
@@ -155,7 +156,10 @@ describe.concurrent("VRRP lab: random specs from the property arbitraries", () =
     writeFileSync(specPath, stringify(input));
     const tree = await generateTree(specPath, name);
     const plan = mustResolve(input, `${name}.yaml`, { vrrpPassword: LAB_PASSWORD });
-    const report = await runLab(ctx, plan, tree, { cycle: 2, checks: 2 });
+    // With nopreempt, which backup takes over after a death is a race its priority wins by only (Δp/256) x
+    // advert_int (4 ms a step at 1 s); on a busy machine a lower backup can win and then keeps the VIP (seen
+    // here), so a nopreempt lab proves the checks and the rest state, not deaths.
+    const report = await runLab(ctx, plan, tree, { cycle: plan.vrrp.nopreempt ? 0 : 2, checks: 2 });
     expect(report.steps.length, formatLabReport(report)).toBeGreaterThan(1);
     expectAgreement(plan, report, `seed ${seed} (CLUSTERSPEC_LAB_SEED=${seed} replays it)\n`);
   });
