@@ -10,6 +10,7 @@ import { describeFsError, type FileSystem, isFsError, nodeFileSystem } from "./f
 import { generateChecked, type SecretReference, type SecretResolution } from "./generate.js";
 import { COMMAND_HELP, COMMANDS, type Command, USAGE } from "./help.js";
 import { jsonDocument, jsonFailure, jsonIssue, modeText, planJson, renderCheckMarkdown } from "./output.js";
+import { runSimulate } from "./simulate.js";
 import { diffTree, writeTree } from "./write.js";
 
 export { USAGE } from "./help.js";
@@ -41,6 +42,8 @@ function parse(argv: readonly string[]) {
       json: { type: "boolean" },
       "with-secrets": { type: "boolean" },
       force: { type: "boolean" },
+      down: { type: "string" },
+      unhealthy: { type: "string" },
       help: { type: "boolean", short: "h" },
       version: { type: "boolean", short: "v" },
     },
@@ -54,6 +57,7 @@ const ALLOWED: Readonly<Record<Command, readonly (keyof Values)[]>> = {
   generate: ["output", "check", "format", "json", "with-secrets", "force"],
   validate: ["json"],
   plan: ["json"],
+  simulate: ["down", "unhealthy", "json"],
   schema: [],
   help: [],
 };
@@ -106,6 +110,9 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
         if (rest.length > 0) throw new UsageError("schema takes no arguments");
         io.stdout(`${JSON.stringify(specJsonSchema(), null, 2)}\n`);
         return EXIT_OK;
+      case "simulate":
+        if (rest.length !== 1 || rest[0] === "-") throw new UsageError("expected exactly one spec file");
+        return runSimulate(resolve(io.cwd, rest[0] ?? ""), values, io, fs);
       default: {
         if (rest.length !== 1) throw new UsageError("expected exactly one spec file (or - for standard input)");
         return await runOnSpec(command, rest[0] ?? "", values, io, fs);

@@ -41,9 +41,25 @@ export {
   PEER_SECRET_TYPE,
   PROVISIONER_SNS_PATH,
 } from "./plan/burst.js";
+export { DIAGRAM_MAX_NODES, DIAGRAM_MAX_SINGLE_VIPS, failoverDiagram } from "./plan/diagram.js";
 export { type ExtraArgs, formatExtraArgs } from "./plan/kubeadm-api.js";
 export { TERRAFORM_DIR, userDataPaths } from "./plan/paths.js";
 export { type ResolveOptions, resolvePlan } from "./plan/resolve.js";
+export {
+  AT_REST,
+  effectivePriority,
+  type FailureState,
+  holderMap,
+  loadSpread,
+  masterDownSeconds,
+  type NodeLoad,
+  type Simulation,
+  simulateFailover,
+  type TakeoverBound,
+  takeoverBounds,
+  type VipHolding,
+  worstTwoCarrierFailure,
+} from "./plan/simulate.js";
 export { mdTable, summarizeCloudBurstCore, summarizeCore } from "./plan/summary.js";
 export type {
   AnyPlan,

@@ -14,6 +14,7 @@ export type { StorageIsolationOff } from "./facts/kubernetes.js";
 export type { VipId, VipKey } from "./facts/vrrp.js";
 export type { FormatOptions, IssuePath, SpecIssue, Validated } from "./issues.js";
 export type { AppliedPatch } from "./overlay/apply.js";
+export type { FailureState, NodeLoad, Simulation, TakeoverBound, VipHolding } from "./plan/simulate.js";
 export type {
   AnyPlan,
   BurstKubernetes,

@@ -333,7 +333,64 @@ describe("generated configs", () => {
       | node-4 | 192.168.11.5 → node-3 | node-1: 2, node-2: 2, node-3: 2, node-5: 1 |
       | node-5 | 192.168.11.6 → node-4 | node-1: 2, node-2: 2, node-3: 1, node-4: 2 |
 
-      Two carriers down: the worst case is node-1 and node-2, leaving node-3: 1, node-4: 3, node-5: 3 (imbalance 2)."
+      Two carriers down: the worst case is node-1 and node-2, leaving node-3: 1, node-4: 3, node-5: 3 (imbalance 2).
+
+      ### Failover: apiserver check failing
+
+      | failing node | control-plane VIP |
+      | --- | --- |
+      | node-1 | 10.118.12.5 → node-3 |
+      | node-3 | nothing (a backup) |
+      | node-2 | nothing (a backup) |
+
+      ### Takeover times (predicted)
+
+      | event | VIP on its new holder after | because |
+      | --- | --- | --- |
+      | a node dies (no goodbye advert) | 2.61s–3.63s | 3 × advert_int 1s + skew (256 − priority)/256 × advert_int, counted from the dead master's last advert |
+      | the apiserver check fails on the control-plane master | 4.61s–7.61s | 2 failed checks 2s apart, then the backups wait out the down timer |
+      | the check recovers | 4.61s–7.61s | 2 good checks, then the down timer |
+      | a node comes back | 3.61s after keepalived starts | it starts as a backup and runs one down timer |
+
+      \`clusterspec simulate <spec> --down <nodes> [--unhealthy <nodes>]\` prints any other state from the same model; clusterspec's VRRP lab checks it against real keepalived daemons.
+
+      ### Picture
+
+      \`\`\`mermaid
+      flowchart LR
+        subgraph s0["segment internal: wan1 10.118.12.0/24, on-link 192.168.11.0/24"]
+          n0["<b>node-1</b> (control plane, worker)<br/>wan0 198.18.11.10/24<br/>wan1 10.118.12.10/24"]
+          n1["<b>node-2</b> (control plane, worker)<br/>wan0 198.18.11.11/24<br/>wan1 10.118.12.11/24"]
+          n2["<b>node-3</b> (control plane, worker)<br/>wan0 198.18.11.12/24<br/>wan1 10.118.12.12/24"]
+          n3["<b>node-4</b> (worker)<br/>wan0 198.18.11.13/24<br/>wan1 10.118.12.13/24"]
+          n4["<b>node-5</b> (worker)<br/>wan0 198.18.11.14/24<br/>wan1 10.118.12.14/24"]
+        end
+        cp(["control-plane VIP<br/>10.118.12.5/24 VRID 1"])
+        cp ==>|"master"| n0
+        cp -.->|"backup 1"| n2
+        cp -.->|"backup 2"| n1
+        x0(["192.168.11.2 VRID 2<br/>then node-3, node-2, node-4"])
+        x0 ==> n0
+        x0 -.-> n4
+        x1(["192.168.11.3 VRID 3<br/>then node-3, node-1, node-4"])
+        x1 ==> n1
+        x1 -.-> n4
+        x2(["192.168.11.4 VRID 4<br/>then node-4, node-2, node-1"])
+        x2 ==> n2
+        x2 -.-> n4
+        x3(["192.168.11.5 VRID 5<br/>then node-5, node-2, node-1"])
+        x3 ==> n3
+        x3 -.-> n2
+        x4(["192.168.11.6 VRID 6<br/>then node-3, node-2, node-1"])
+        x4 ==> n4
+        x4 -.-> n3
+        x5(["192.168.11.7 VRID 7<br/>then node-3, node-2, node-5"])
+        x5 ==> n0
+        x5 -.-> n3
+        x6(["192.168.11.8 VRID 8<br/>then node-3, node-1, node-5"])
+        x6 ==> n1
+        x6 -.-> n3
+      \`\`\`"
     `);
   });
 
