@@ -32,6 +32,7 @@ export {
   burstPackages,
   PEER_SECRET_DATA_KEY,
   PEER_SECRET_TYPE,
+  PROVISIONER_EVENT_STATES,
   PROVISIONER_SNS_PATH,
 } from "./plan/burst.js";
 export { type ExtraArgs, formatExtraArgs } from "./plan/kubeadm-api.js";

@@ -91,7 +91,7 @@ describe("terraform files", () => {
     for (const a of artifacts) expect(stableJson(JSON.parse(a.content))).toBe(a.content);
   });
 
-  it("send EC2 state changes over SNS to the provisioner's /sns over https; apply waits for the provisioner to confirm", () => {
+  it("send EC2 running/terminated changes over SNS to the provisioner's /sns over https; apply waits for the provisioner to confirm", () => {
     const events = docs(plan)["cloud/terraform/events.tf.json"] as {
       resource: Record<string, Record<string, Record<string, unknown>>>;
     };
@@ -99,6 +99,8 @@ describe("terraform files", () => {
     expect(JSON.parse(String(rule?.event_pattern))).toEqual({
       source: ["aws.ec2"],
       "detail-type": ["EC2 Instance State-change Notification"],
+      // only the states the contract acts on; pool membership is the provisioner's check (the contract)
+      detail: { state: ["running", "terminated"] },
     });
     const sub = events.resource.aws_sns_topic_subscription?.provisioner;
     expect(sub).toEqual({
