@@ -152,6 +152,8 @@ export function poolResources(plan: BurstPlan, pool: PlannedPool): Json {
             },
           ],
           user_data: userDataExpr(pool),
+          // the join script powers the instance off on a fatal error: terminate it, so the group replaces it at once
+          instance_initiated_shutdown_behavior: "terminate",
           update_default_version: true,
         },
       },

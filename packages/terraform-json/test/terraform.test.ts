@@ -123,6 +123,8 @@ describe("terraform files", () => {
     expect(lt?.metadata_options).toEqual([
       { http_endpoint: "enabled", http_put_response_hop_limit: 1, http_tokens: "required" },
     ]);
+    // the join script powers off on a fatal error: the instance terminates and the group replaces it
+    expect(lt?.instance_initiated_shutdown_behavior).toBe("terminate");
     expect(lt?.user_data).toMatchInlineSnapshot(
       `"\${fileexists("\${path.module}/../ci-arm64/user-data.gz.b64") ? trimspace(file("\${path.module}/../ci-arm64/user-data.gz.b64")) : filebase64("\${path.module}/../ci-arm64/user-data.yaml")}"`,
     );
