@@ -15,6 +15,7 @@ export function summarizeTerraform(plan: BurstPlan): string | undefined {
     `${p.asgTags.length} of ${ASG_TAG_LIMITS.count}`,
   ]);
   const podAccess = cloud.pools.filter((p) => p.imdsHopLimit > 1);
+  const oneZone = cloud.pools.filter((p) => p.subnets.length === 1);
   return [
     "## AWS (Terraform)",
     "",
@@ -27,6 +28,10 @@ export function summarizeTerraform(plan: BurstPlan): string | undefined {
     ...podAccess.map(
       (p) =>
         `> **Warning:** pool ${p.name} lets pods reach the instance metadata service (\`imds.podAccess: true\`, hop limit 2): any pod on its nodes can read the instance role's credentials.\n`,
+    ),
+    ...oneZone.map(
+      (p) =>
+        `> **Warning:** pool ${p.name} has a single subnet (${p.subnets[0]}), so a single availability zone: when that zone runs short of ${p.instanceType} capacity, every scale-up of the pool fails. List subnets of two or more zones in \`cloud.pools[${cloud.pools.indexOf(p)}].subnets\`.\n`,
     ),
     mdTable(["pool", "instance type", "AMI", "size", "IMDS hop limit", "taints", "ASG tags"], rows),
   ].join("\n");

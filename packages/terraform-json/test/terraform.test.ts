@@ -130,6 +130,17 @@ describe("terraform files", () => {
     );
   });
 
+  it("warn in PLAN.md when a pool has a single subnet (one availability zone), and only then", () => {
+    const input = cloudInput() as any;
+    input.cloud.pools[0].subnets = ["subnet-0aaaaaaaaaaaaaaaa"];
+    const one = terraformModule.summarize?.(mustResolve(input)) ?? "";
+    expect(one).toContain(
+      "> **Warning:** pool ci-arm64 has a single subnet (subnet-0aaaaaaaaaaaaaaaa), so a single availability zone",
+    );
+    input.cloud.pools[0].subnets = ["subnet-0aaaaaaaaaaaaaaaa", "subnet-0bbbbbbbbbbbbbbbb"];
+    expect(terraformModule.summarize?.(mustResolve(input))).not.toContain("has a single subnet");
+  });
+
   it("raise the hop limit to 2 only for a pool whose pods may reach IMDS, with a warning in PLAN.md", () => {
     const input = cloudInput() as any;
     input.cloud.pools[0].imds = { podAccess: true };
@@ -143,7 +154,7 @@ describe("terraform files", () => {
     expect(terraformModule.summarize?.(p)).toContain(
       "> **Warning:** pool ci-arm64 lets pods reach the instance metadata service (`imds.podAccess: true`, hop limit 2)",
     );
-    expect(terraformModule.summarize?.(plan)).not.toContain("Warning");
+    expect(terraformModule.summarize?.(plan)).not.toContain("lets pods reach");
   });
 
   it("tag the group for Cluster Autoscaler auto-discovery and scale from zero", () => {
