@@ -48,6 +48,7 @@ export function joinEnvFor(plan: BurstPlan, cloud: CloudPlan, pool: PlannedPool)
     TUNNEL_FAMILY: String(ipFamily(cloud.wireguard.tunnelSubnet)),
     TUNNEL_MTU: String(cloud.tunnelMtu),
     NAMESERVERS: cloud.nameservers.join(" "),
+    PACKAGES: fedoraPackages(cloud).join(" "),
   };
 }
 

@@ -39,6 +39,7 @@ export {
   burstPackages,
   PEER_SECRET_DATA_KEY,
   PEER_SECRET_TYPE,
+  PROVISIONER_EVENT_STATES,
   PROVISIONER_SNS_PATH,
 } from "./plan/burst.js";
 export { DIAGRAM_MAX_NODES, DIAGRAM_MAX_SINGLE_VIPS, failoverDiagram } from "./plan/diagram.js";

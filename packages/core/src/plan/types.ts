@@ -137,6 +137,8 @@ export interface CiliumPlan {
 
 export interface PlannedPool {
   readonly name: string;
+  /** The Auto Scaling Group's name (`<cluster>-<pool>`): Terraform names it, the provisioner checks membership by it. */
+  readonly groupName: string;
   /** `cloud.pools[i]` */
   readonly specPath: IssuePath;
   readonly instanceType: string;
