@@ -14,8 +14,9 @@ import { artifactsDir } from "./support.js";
 
 // Budgets, to notice growth; see .artifacts/bundle-size.json for the current numbers. The core (zod is most of it)
 // is what every page loads; the schemas (ajv and the upstream JSON Schemas) load only for specs with free-form parts.
-const MAX_MINIFIED = 800_000;
-const MAX_GZIP = 200_000;
+// Raised from 800 kB / 200 kB when the burst-node work (issue 17) took the core to 783 kB / 203 kB gzip.
+const MAX_MINIFIED = 850_000;
+const MAX_GZIP = 215_000;
 // Every schema chunk together (both stored Cilium charts; a page loads at most the one its spec needs).
 const MAX_SCHEMAS_MINIFIED = 1_000_000;
 const MAX_SCHEMAS_GZIP = 250_000;
