@@ -2,10 +2,12 @@
 import {
   type AnyPlan,
   type Artifact,
+  AT_REST,
   formatIssues,
+  holderMap,
   isCloudBurstPlan,
-  mastersWith,
   type SpecIssue,
+  simulateFailover,
 } from "@clusterspec/core";
 import { type GenerateResult, generateChecked } from "clusterspec";
 import { strToU8, type Zippable, zipSync } from "fflate";
@@ -86,17 +88,25 @@ export interface VipHolder {
   readonly key: string;
   readonly vip: string;
   readonly kind: string;
-  /** Holder with every node up. */
+  /** Holder with every node up and healthy. */
   readonly normally: string | undefined;
-  /** Holder with the `down` nodes failed; undefined when none of its nodes is left. */
+  /** Holder once the `down` nodes fail and the `unhealthy` ones fail their apiserver check; undefined when none can hold it. */
   readonly now: string | undefined;
 }
 
-/** Who holds each VIP when `down` nodes fail: the highest priority among the live nodes (keepalived's rule). */
-export function vipHolders(plan: AnyPlan, down: ReadonlySet<string>): VipHolder[] {
+/**
+ * Who holds each VIP when `down` nodes fail and `unhealthy` control-plane nodes fail their apiserver check: core's
+ * failover model (the one PLAN.md, `clusterspec simulate` and the VRRP lab use), starting from the holders at rest
+ * so that nopreempt keeps a live holder.
+ */
+export function vipHolders(
+  plan: AnyPlan,
+  down: ReadonlySet<string>,
+  unhealthy: ReadonlySet<string> = new Set(),
+): VipHolder[] {
   if (isCloudBurstPlan(plan)) return [];
-  const normally = mastersWith(plan.vips, new Set());
-  const now = mastersWith(plan.vips, down);
+  const normally = holderMap(simulateFailover(plan, AT_REST));
+  const now = holderMap(simulateFailover(plan, { down: [...down], unhealthy: [...unhealthy] }, normally));
   return plan.vips.map((v) => ({
     key: v.key,
     vip: `${v.address}/${v.prefixLength}`,
@@ -104,6 +114,13 @@ export function vipHolders(plan: AnyPlan, down: ReadonlySet<string>): VipHolder[
     normally: normally.get(v.key),
     now: now.get(v.key),
   }));
+}
+
+/** Control-plane nodes in the control-plane VIP's order, in spec order: the ones whose apiserver check can fail. */
+export function checkNodes(plan: AnyPlan): string[] {
+  if (isCloudBurstPlan(plan)) return [];
+  const inOrder = new Set(plan.vips.filter((v) => v.kind === "control-plane").flatMap((v) => v.order));
+  return plan.nodes.filter((n) => n.controlPlane && inOrder.has(n.name)).map((n) => n.name);
 }
 
 /** Nodes that can hold a VIP, in spec order: the ones worth failing (none for a cloud burst of an existing cluster). */

@@ -3,6 +3,7 @@ import { specJsonSchema } from "@clusterspec/core";
 import type { GenerateResult } from "clusterspec";
 import { createEditor } from "./editor.js";
 import {
+  checkNodes,
   fileTree,
   type LineIssue,
   lineIssues,
@@ -42,6 +43,7 @@ let lastIssues: Promise<readonly LineIssue[]> = Promise.resolve([]);
 let shown: Generated | undefined;
 let selectedPath = "PLAN.md";
 const down = new Set<string>();
+const unhealthy = new Set<string>();
 let renderQueue: Promise<void> = Promise.resolve();
 
 /**
@@ -61,7 +63,10 @@ function check(text: string): Promise<readonly LineIssue[]> {
       : `✖ ${errors} error(s): the files below are from the last valid spec`;
     status.dataset.ok = String(result.ok);
     if (result.ok) {
-      if (shown?.plan.name !== result.plan.name) down.clear();
+      if (shown?.plan.name !== result.plan.name) {
+        down.clear();
+        unhealthy.clear();
+      }
       shown = result;
       downloadButton.disabled = false;
     }
@@ -162,26 +167,33 @@ async function renderFailover(result: Generated): Promise<void> {
   const nodes = vipNodes(result.plan);
   byId("no-vips").hidden = nodes.length > 0;
   for (const n of [...down]) if (!nodes.includes(n)) down.delete(n);
-  const fieldset = byId("nodes");
-  fieldset.replaceChildren(
-    fieldset.querySelector("legend") ?? document.createElement("legend"),
-    ...nodes.map((name) => {
-      const label = document.createElement("label");
-      const box = label.appendChild(document.createElement("input"));
-      box.type = "checkbox";
-      box.name = "down";
-      box.value = name;
-      box.checked = down.has(name);
-      box.addEventListener("change", () => {
-        if (box.checked) down.add(name);
-        else down.delete(name);
-        enqueue(() => renderFailover(result));
-      });
-      label.append(` ${name}`);
-      return label;
-    }),
-  );
-  const holders = vipHolders(result.plan, down);
+  const checked = checkNodes(result.plan);
+  for (const n of [...unhealthy]) if (!checked.includes(n)) unhealthy.delete(n);
+  const boxes = (fieldsetId: string, name: string, names: readonly string[], set: Set<string>): void => {
+    const fieldset = byId(fieldsetId);
+    if (fieldsetId === "unhealthy") fieldset.hidden = names.length === 0;
+    fieldset.replaceChildren(
+      fieldset.querySelector("legend") ?? document.createElement("legend"),
+      ...names.map((node) => {
+        const label = document.createElement("label");
+        const box = label.appendChild(document.createElement("input"));
+        box.type = "checkbox";
+        box.name = name;
+        box.value = node;
+        box.checked = set.has(node);
+        box.addEventListener("change", () => {
+          if (box.checked) set.add(node);
+          else set.delete(node);
+          enqueue(() => renderFailover(result));
+        });
+        label.append(` ${node}`);
+        return label;
+      }),
+    );
+  };
+  boxes("nodes", "down", nodes, down);
+  boxes("unhealthy", "unhealthy", checked, unhealthy);
+  const holders = vipHolders(result.plan, down, unhealthy);
   byId("holders")
     .querySelector("tbody")
     ?.replaceChildren(
@@ -189,28 +201,35 @@ async function renderFailover(result: Generated): Promise<void> {
         const tr = document.createElement("tr");
         tr.dataset.vip = h.key;
         tr.dataset.changed = String(h.now !== h.normally);
-        for (const text of [h.vip, h.kind, h.normally ?? "nobody", h.now ?? "nobody (every node of it is down)"])
+        for (const text of [h.vip, h.kind, h.normally ?? "nobody", h.now ?? NOBODY])
           tr.appendChild(document.createElement("td")).textContent = text;
         return tr;
       }),
     );
   const lines = ["flowchart LR"];
-  for (const [i, n] of nodes.entries()) lines.push(`  n${i}["${n}${down.has(n) ? " (down)" : ""}"]`);
+  for (const [i, n] of nodes.entries())
+    lines.push(`  n${i}["${n}${down.has(n) ? " (down)" : unhealthy.has(n) ? " (check failing)" : ""}"]`);
   holders.forEach((h, i) => {
     lines.push(`  v${i}(["${h.vip}"])`);
     const holder = h.now === undefined ? -1 : nodes.indexOf(h.now);
     if (holder >= 0) lines.push(`  n${holder} --> v${i}`);
   });
   lines.push("  classDef down fill:#fdd,stroke:#b00,color:#600");
+  lines.push("  classDef unhealthy fill:#ffe9c7,stroke:#b60,color:#630");
   nodes.forEach((n, i) => {
     if (down.has(n)) lines.push(`  class n${i} down`);
+    else if (unhealthy.has(n)) lines.push(`  class n${i} unhealthy`);
   });
   const diagram = byId("holders-diagram");
   diagram.dataset.source = lines.join("\n");
   if (nodes.length > 0) await renderMermaid(diagram, diagram.dataset.source);
   else diagram.replaceChildren();
   app.dataset.down = [...down].join(",");
+  app.dataset.unhealthy = [...unhealthy].join(",");
 }
+
+/** What the table says when no node can hold a VIP. */
+const NOBODY = "nobody (every node of it is down or in FAULT)";
 
 function selectTab(tab: string): void {
   for (const b of document.querySelectorAll<HTMLButtonElement>("[role=tab]"))

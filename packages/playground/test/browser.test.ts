@@ -3,7 +3,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { isCloudBurstPlan, mastersWith, resolvePlan, validateSpec } from "@clusterspec/core";
+import { AT_REST, holderMap, isCloudBurstPlan, resolvePlan, simulateFailover, validateSpec } from "@clusterspec/core";
 import { exampleInput, exampleNames, examplesDir, exampleText, readTree, toolAvailable } from "@clusterspec/testkit";
 import { MANIFEST, runCli } from "clusterspec/cli";
 import { unzipSync } from "fflate";
@@ -246,9 +246,10 @@ describe("the playground in Chromium", () => {
       page.$$eval("#holders tbody tr", (rows) =>
         rows.map((r) => [...r.querySelectorAll("td")].map((td) => td.textContent)),
       );
-    const expected = (down: Set<string>) => {
-      const now = mastersWith(plan.vips, down);
-      return plan.vips.map((v) => now.get(v.key) ?? "nobody (every node of it is down)");
+    const atRest = holderMap(simulateFailover(plan, AT_REST));
+    const expected = (down: Set<string>, unhealthy: Set<string> = new Set()) => {
+      const now = holderMap(simulateFailover(plan, { down: [...down], unhealthy: [...unhealthy] }, atRest));
+      return plan.vips.map((v) => now.get(v.key) ?? "nobody (every node of it is down or in FAULT)");
     };
     expect((await holders()).map((r) => r[3])).toEqual(expected(new Set()));
     await screenshot("failover-all-up");
@@ -267,6 +268,42 @@ describe("the playground in Chromium", () => {
     await page.uncheck(`#nodes input[value="${victim}"]`);
     await settled();
     expect((await holders()).map((r) => r[3])).toEqual(expected(new Set()));
+  });
+
+  it("fails a control-plane node's apiserver check and moves the control-plane VIP as the model says", async (ctx) => {
+    skipUnlessBrowser(ctx);
+    await loadExample("bare-metal-ha");
+    await page.click('[data-tab="failover"]');
+    const validated = validateSpec(exampleInput("bare-metal-ha"));
+    if (!validated.ok) throw new Error("bare-metal-ha is invalid");
+    const plan = resolvePlan(validated.value);
+    if (isCloudBurstPlan(plan)) throw new Error("bare-metal-ha has VIPs");
+    const holders = () =>
+      page.$$eval("#holders tbody tr", (rows) =>
+        rows.map((r) => [...r.querySelectorAll("td")].map((td) => td.textContent)),
+      );
+    const atRest = holderMap(simulateFailover(plan, AT_REST));
+    const cpIndex = plan.vips.findIndex((v) => v.kind === "control-plane");
+    const cpKey = plan.vips[cpIndex]?.key ?? "";
+    const sick = atRest.get(cpKey) ?? "";
+    const model = holderMap(simulateFailover(plan, { down: [], unhealthy: [sick] }, atRest));
+    expect(model.get(cpKey)).not.toBe(sick);
+
+    expect(await page.locator("#unhealthy input").count()).toBeGreaterThan(0);
+    await page.check(`#unhealthy input[value="${sick}"]`);
+    await settled();
+    const after = await holders();
+    expect(after.map((r) => r[3])).toEqual(
+      plan.vips.map((v) => model.get(v.key) ?? "nobody (every node of it is down or in FAULT)"),
+    );
+    expect(after[cpIndex]?.[3]).not.toBe(sick);
+    expect(await page.locator(`#holders tr[data-vip="${cpKey}"]`).getAttribute("data-changed")).toBe("true");
+    expect(await page.locator("#holders-diagram").textContent()).toContain(`${sick} (check failing)`);
+    await screenshot("failover-check-failing");
+
+    await page.uncheck(`#unhealthy input[value="${sick}"]`);
+    await settled();
+    expect((await holders()).map((r) => r[3])).toEqual(plan.vips.map((v) => atRest.get(v.key) ?? ""));
   });
 
   it("keeps working offline once loaded, and never asked any host but its own", async (ctx) => {

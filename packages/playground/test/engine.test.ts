@@ -1,7 +1,17 @@
+import { AT_REST, holderMap, isCloudBurstPlan, simulateFailover } from "@clusterspec/core";
 import { exampleText } from "@clusterspec/testkit";
 import { unzipSync } from "fflate";
 import { describe, expect, it } from "vitest";
-import { fileTree, lineIssues, mermaidBlocks, runSpec, vipHolders, vipNodes, zipTree } from "../src/engine.js";
+import {
+  checkNodes,
+  fileTree,
+  lineIssues,
+  mermaidBlocks,
+  runSpec,
+  vipHolders,
+  vipNodes,
+  zipTree,
+} from "../src/engine.js";
 
 const result = await runSpec(exampleText("bare-metal-ha"));
 if (!result.ok) throw new Error("bare-metal-ha is invalid");
@@ -71,6 +81,31 @@ describe("vipHolders", () => {
     ]);
     const all = vipHolders(result.plan, new Set(["k8s-1", "k8s-2", "k8s-3"]));
     expect(all.every((h) => h.now === undefined)).toBe(true);
+  });
+
+  it("follows core's failover model, failing an apiserver check too", () => {
+    const plan = result.plan;
+    if (isCloudBurstPlan(plan)) throw new Error("bare-metal-ha has VIPs");
+    const atRest = holderMap(simulateFailover(plan, AT_REST));
+    const model = (down: string[], unhealthy: string[]) =>
+      plan.vips.map((v) => holderMap(simulateFailover(plan, { down, unhealthy }, atRest)).get(v.key));
+    expect(checkNodes(plan)).toEqual(["k8s-1", "k8s-2", "k8s-3"]);
+    for (const [down, unhealthy] of [
+      [[], []],
+      [["k8s-1"], []],
+      [["k8s-2"], ["k8s-1"]],
+      [[], ["k8s-1"]],
+    ] as const) {
+      const holders = vipHolders(plan, new Set(down), new Set(unhealthy));
+      expect(holders.map((h) => h.normally)).toEqual(plan.vips.map((v) => atRest.get(v.key)));
+      expect(holders.map((h) => h.now)).toEqual(model([...down], [...unhealthy]));
+    }
+    // k8s-1 holds the control-plane VIP at rest; failing its apiserver check moves that VIP, not the external ones.
+    const sick = vipHolders(plan, new Set(), new Set(["k8s-1"]));
+    const cp = sick.find((h) => h.kind === "control-plane");
+    expect(cp?.normally).toBe("k8s-1");
+    expect(cp?.now).not.toBe("k8s-1");
+    expect(sick.filter((h) => h.kind !== "control-plane").every((h) => h.now === h.normally)).toBe(true);
   });
 });
 
