@@ -215,7 +215,7 @@ export const arbPlan = (options?: Parameters<typeof arbClusterSpec>[0]): fc.Arbi
 // Internals the tests check directly: facts, rules and helpers that are not part of the library API.
 export { autoscalerTags, kubeletMaySetLabel } from "./facts/cloud.js";
 export { defaultMonitorGracePeriod, KUBELET_PATCHES_SINCE_MINOR, kubeadmApiVersionFor } from "./facts/kubernetes.js";
-export { allocateVrids, priorityOrders, vipKey } from "./facts/vrrp.js";
+export { allocateVrids, priorityOrders, replicaOrders, vipKey } from "./facts/vrrp.js";
 export { tunnelMtuOf } from "./facts/wireguard.js";
 export {
   addressAt,

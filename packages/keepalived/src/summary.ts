@@ -1,4 +1,6 @@
 // The PLAN.md section: who holds which VIP, and who takes over when nodes fail.
+// Everything here is O(output + N·V): a failure only moves the VIPs of the failed nodes, so each failure case
+// corrects the all-up loads for those VIPs instead of recounting every carrier.
 import { type ClusterPlan, mastersWith, mdTable, type PlannedVip } from "@clusterspec/core";
 import { AUTH_FILE, CHECK_SCRIPT, instanceName } from "./view.js";
 
@@ -9,60 +11,142 @@ export function poolLoads(
   down: ReadonlySet<string>,
 ): Map<string, number> {
   const loads = new Map(nodes.filter((n) => !down.has(n)).map((n) => [n, 0]));
+  const external = new Set(vips.filter((v) => v.kind === "external").map((v) => v.key));
   for (const [key, holder] of mastersWith(vips, down)) {
-    if (holder === undefined || !vips.some((v) => v.key === key && v.kind === "external")) continue;
+    if (holder === undefined || !external.has(key)) continue;
     loads.set(holder, (loads.get(holder) ?? 0) + 1);
   }
   return loads;
 }
 
-const formatLoads = (loads: ReadonlyMap<string, number>): string => [...loads].map(([n, l]) => `${n}: ${l}`).join(", ");
+/** Up to this many carriers a failure row lists every survivor's load; beyond, the range. */
+export const LOADS_LISTED_UP_TO = 8;
+/** Backups named per VIP in the table; the full order follows in a collapsed block. */
+export const TABLE_BACKUPS = 2;
 
-const spread = (loads: ReadonlyMap<string, number>): number =>
-  loads.size === 0 ? 0 : Math.max(...loads.values()) - Math.min(...loads.values());
+/** The external pool's all-up loads, and a cheap view of them after some carriers fail. */
+class PoolLoads {
+  readonly base = new Map<string, number>();
+  /** load value → how many carriers have it, all up */
+  private readonly histogram = new Map<number, number>();
+  readonly byMaster = new Map<string, PlannedVip[]>();
 
-/** Every node that holds any VIP, in node-list order. */
-function vrrpNodes(plan: ClusterPlan): string[] {
-  return plan.nodes.map((n) => n.name).filter((n) => plan.vips.some((v) => v.order.includes(n)));
+  constructor(
+    readonly carriers: readonly string[],
+    pool: readonly PlannedVip[],
+  ) {
+    for (const c of carriers) this.base.set(c, 0);
+    for (const v of pool) {
+      const m = v.order[0];
+      if (m === undefined) continue;
+      this.base.set(m, (this.base.get(m) ?? 0) + 1);
+      const list = this.byMaster.get(m);
+      if (list) list.push(v);
+      else this.byMaster.set(m, [v]);
+    }
+    for (const l of this.base.values()) this.histogram.set(l, (this.histogram.get(l) ?? 0) + 1);
+  }
+
+  /** Loads of the carriers that change when `down` fail (the failed ones are dropped), and who holds what moved. */
+  after(down: readonly string[]): { changed: Map<string, number>; moves: [PlannedVip, string | undefined][] } {
+    const changed = new Map<string, number>();
+    const moves: [PlannedVip, string | undefined][] = [];
+    const isDown = (n: string): boolean => down.includes(n);
+    for (const d of down)
+      for (const v of this.byMaster.get(d) ?? []) {
+        const holder = v.order.find((n) => !isDown(n)); // at most down.length + 1 steps
+        moves.push([v, holder]);
+        if (holder !== undefined) changed.set(holder, (changed.get(holder) ?? this.base.get(holder) ?? 0) + 1);
+      }
+    return { changed, moves };
+  }
+
+  /** Lowest and highest load over the live carriers, in O(changed) from the all-up histogram. */
+  range(down: readonly string[], changed: ReadonlyMap<string, number>): { min: number; max: number } | undefined {
+    const h = new Map(this.histogram);
+    const drop = (n: string): void => {
+      const l = this.base.get(n);
+      if (l !== undefined) h.set(l, (h.get(l) ?? 0) - 1);
+    };
+    for (const d of down) drop(d);
+    for (const [n, l] of changed) {
+      drop(n);
+      h.set(l, (h.get(l) ?? 0) + 1);
+    }
+    const present = [...h].filter(([, count]) => count > 0).map(([l]) => l);
+    return present.length === 0 ? undefined : { min: Math.min(...present), max: Math.max(...present) };
+  }
+
+  /** `k8s-1: 2, k8s-3: 1` for a few carriers, else `1 to 2 (spread 1)`. */
+  describe(down: readonly string[], changed: ReadonlyMap<string, number>): string {
+    if (this.carriers.length <= LOADS_LISTED_UP_TO)
+      return this.carriers
+        .filter((c) => !down.includes(c))
+        .map((c) => `${c}: ${changed.get(c) ?? this.base.get(c) ?? 0}`)
+        .join(", ");
+    const r = this.range(down, changed);
+    if (r === undefined) return "no carrier left";
+    return r.min === r.max ? `${r.min} each` : `${r.min} to ${r.max} (spread ${r.max - r.min})`;
+  }
 }
+
+const failures = (n: number): string => `${n} failure${n === 1 ? "" : "s"}`;
 
 export function summarizeKeepalived(plan: ClusterPlan): string {
   const vrrp = plan.vrrp;
   const hc = vrrp.healthCheck;
   const w = hc.weight;
+  const named = (v: PlannedVip, r: number): string => `${v.order[r]} (${v.priorities[r]})`;
   const vipTable = mdTable(
-    ["VIP", "instance", "interface", "VRID", "master", "backups (priority)"],
-    plan.vips.map((v) => [
-      `${v.address}/${v.prefixLength}`,
-      instanceName(v),
-      v.interface,
-      v.vrid,
-      `${v.order[0] ?? "-"} (${v.priorities[0] ?? "-"})`,
-      v.order
-        .slice(1)
-        .map((n, r) => `${n} (${v.priorities[r + 1]})`)
-        .join(", ") || "none",
-    ]),
+    ["VIP", "instance", "interface", "VRID", "master", "backups (priority)", "survives"],
+    plan.vips.map((v) => {
+      const more = v.order.length - 1 - TABLE_BACKUPS;
+      const backups = v.order
+        .slice(1, 1 + TABLE_BACKUPS)
+        .map((_, r) => named(v, r + 1))
+        .join(", ");
+      return [
+        `${v.address}/${v.prefixLength}`,
+        instanceName(v),
+        v.interface,
+        v.vrid,
+        v.order.length > 0 ? named(v, 0) : "-",
+        (backups || "none") + (more > 0 ? ` and ${more} more` : ""),
+        failures(Math.max(0, v.order.length - 1)),
+      ];
+    }),
   );
-  const nodes = vrrpNodes(plan);
   const carriers = plan.nodes.filter((n) => n.carriesExternalVips).map((n) => n.name);
   const pool = plan.vips.filter((v) => v.kind === "external");
-  const allUp = mastersWith(plan.vips, new Set());
+  const loads = new PoolLoads(carriers, pool);
+  const holdsVip = new Set(plan.vips.flatMap((v) => v.order));
+  const nodes = plan.nodes.map((n) => n.name).filter((n) => holdsVip.has(n));
+  const cpVips = new Map<string, PlannedVip[]>();
+  for (const v of plan.vips) {
+    const m = v.order[0];
+    if (v.kind === "control-plane" && m !== undefined) cpVips.set(m, [...(cpVips.get(m) ?? []), v]);
+  }
   const failRows = nodes.map((dead) => {
-    const after = mastersWith(plan.vips, new Set([dead]));
-    const moves = plan.vips
-      .filter((v) => allUp.get(v.key) === dead)
-      .map((v) => `${v.address} → ${after.get(v.key) ?? "nobody"}`);
+    const { changed, moves } = loads.after([dead]);
+    const cpMoves = (cpVips.get(dead) ?? []).map((v): [PlannedVip, string | undefined] => [v, v.order[1]]);
     return [
       dead,
-      moves.join(", ") || "nothing",
-      pool.length === 0 ? "-" : formatLoads(poolLoads(pool, carriers, new Set([dead]))),
+      [...cpMoves, ...moves].map(([v, to]) => `${v.address} → ${to ?? "nobody"}`).join(", ") || "nothing",
+      pool.length === 0 ? "-" : loads.describe([dead], changed),
     ];
   });
+  const replicas = pool[0]?.order.length ?? 0;
   const lines = [
     "## keepalived (VRRP)",
     "",
-    `Every node that holds a VIP gets \`/etc/keepalived/keepalived.conf\`: one \`vrrp_instance\` per VIP it may hold, state ${vrrp.initialState}${vrrp.nopreempt ? " with nopreempt" : ""}, advert_int ${vrrp.advertInterval}, ${vrrp.unicast ? "unicast to the other nodes" : "multicast"}, ${vrrp.auth ? `auth_type ${vrrp.auth.type} with the password in \`${AUTH_FILE}\` (mode 0600, included by keepalived)` : "no authentication"}. The highest priority among the live nodes holds a VIP.`,
+    `Every node that holds a VIP gets \`/etc/keepalived/keepalived.conf\`: one \`vrrp_instance\` per VIP it may hold, state ${vrrp.initialState}${vrrp.nopreempt ? " with nopreempt" : ""}, advert_int ${vrrp.advertInterval}, ${vrrp.unicast ? "unicast to the other nodes" : "multicast"}, ${vrrp.auth ? `auth_type ${vrrp.auth.type} with the password in \`${AUTH_FILE}\` (mode 0600, included by keepalived)` : "no authentication"}. The highest priority among the live nodes holds a VIP; a VIP survives as many node failures as it has backups.`,
+  ];
+  if (pool.length > 0 && replicas < carriers.length)
+    lines.push(
+      "",
+      `Each external VIP is held by ${replicas} of the ${carriers.length} carriers (\`externalVips.replicas\`), so it survives any ${failures(replicas - 1)} and is lost only when all ${replicas} of its carriers are down. A VIP's carriers depend only on its place in the pool: appending an address moves no existing VIP.`,
+    );
+  lines.push(
     "",
     vipTable,
     "",
@@ -75,22 +159,36 @@ export function summarizeKeepalived(plan: ClusterPlan): string {
     "### Failover: one node down",
     "",
     mdTable(["failed node", "VIPs taken over", "external VIPs per surviving carrier"], failRows),
-  ];
+  );
   if (pool.length > 0 && carriers.length >= 3) {
-    let worst: { pair: string; loads: Map<string, number>; spread: number } | undefined;
+    let worst: { down: [string, string]; changed: Map<string, number>; spread: number; lost: number } | undefined;
     for (let a = 0; a < carriers.length; a++)
       for (let b = a + 1; b < carriers.length; b++) {
-        const down = new Set([carriers[a] ?? "", carriers[b] ?? ""]);
-        const loads = poolLoads(pool, carriers, down);
-        if (worst === undefined || spread(loads) > worst.spread)
-          worst = { pair: [...down].join(" and "), loads, spread: spread(loads) };
+        const down: [string, string] = [carriers[a] ?? "", carriers[b] ?? ""];
+        const { changed, moves } = loads.after(down);
+        const r = loads.range(down, changed);
+        const spread = r === undefined ? 0 : r.max - r.min;
+        const lost = moves.filter(([, to]) => to === undefined).length;
+        if (worst === undefined || lost > worst.lost || (lost === worst.lost && spread > worst.spread))
+          worst = { down, changed, spread, lost };
       }
     if (worst)
       lines.push(
         "",
-        `Two carriers down: the worst case is ${worst.pair}, leaving ${formatLoads(worst.loads)} (imbalance ${worst.spread}).`,
+        `Two carriers down: the worst case is ${worst.down.join(" and ")}, leaving ${loads.describe(worst.down, worst.changed)} (imbalance ${worst.spread}${worst.lost > 0 ? `; ${worst.lost} VIP${worst.lost === 1 ? "" : "s"} held by nobody` : ""}).`,
       );
   }
+  if (plan.vips.some((v) => v.order.length > 1 + TABLE_BACKUPS))
+    lines.push(
+      "",
+      "<details><summary>Full priority order of every VIP</summary>",
+      "",
+      ...plan.vips.map(
+        (v) => `- ${instanceName(v)} ${v.address}: ${v.order.map((n, r) => `${n} ${v.priorities[r]}`).join(", ")}`,
+      ),
+      "",
+      "</details>",
+    );
   return lines.join("\n");
 }
 

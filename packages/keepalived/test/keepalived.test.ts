@@ -308,18 +308,18 @@ describe("generated configs", () => {
     expect(summarizeKeepalived(plan)).toMatchInlineSnapshot(`
       "## keepalived (VRRP)
 
-      Every node that holds a VIP gets \`/etc/keepalived/keepalived.conf\`: one \`vrrp_instance\` per VIP it may hold, state BACKUP, advert_int 1, multicast, no authentication. The highest priority among the live nodes holds a VIP.
+      Every node that holds a VIP gets \`/etc/keepalived/keepalived.conf\`: one \`vrrp_instance\` per VIP it may hold, state BACKUP, advert_int 1, multicast, no authentication. The highest priority among the live nodes holds a VIP; a VIP survives as many node failures as it has backups.
 
-      | VIP | instance | interface | VRID | master | backups (priority) |
-      | --- | --- | --- | --- | --- | --- |
-      | 10.118.12.5/24 | VI_control_plane | wan1 | 1 | node-1 (100) | node-3 (99), node-2 (98) |
-      | 192.168.11.2/32 | VI_external_0 | wan1 | 2 | node-1 (100) | node-5 (99), node-3 (98), node-2 (97), node-4 (96) |
-      | 192.168.11.3/32 | VI_external_1 | wan1 | 3 | node-2 (100) | node-5 (99), node-3 (98), node-1 (97), node-4 (96) |
-      | 192.168.11.4/32 | VI_external_2 | wan1 | 4 | node-3 (100) | node-5 (99), node-4 (98), node-2 (97), node-1 (96) |
-      | 192.168.11.5/32 | VI_external_3 | wan1 | 5 | node-4 (100) | node-3 (99), node-5 (98), node-2 (97), node-1 (96) |
-      | 192.168.11.6/32 | VI_external_4 | wan1 | 6 | node-5 (100) | node-4 (99), node-3 (98), node-2 (97), node-1 (96) |
-      | 192.168.11.7/32 | VI_external_5 | wan1 | 7 | node-1 (100) | node-4 (99), node-3 (98), node-2 (97), node-5 (96) |
-      | 192.168.11.8/32 | VI_external_6 | wan1 | 8 | node-2 (100) | node-4 (99), node-3 (98), node-1 (97), node-5 (96) |
+      | VIP | instance | interface | VRID | master | backups (priority) | survives |
+      | --- | --- | --- | --- | --- | --- | --- |
+      | 10.118.12.5/24 | VI_control_plane | wan1 | 1 | node-1 (100) | node-3 (99), node-2 (98) | 2 failures |
+      | 192.168.11.2/32 | VI_external_0 | wan1 | 2 | node-1 (100) | node-5 (99), node-3 (98) and 2 more | 4 failures |
+      | 192.168.11.3/32 | VI_external_1 | wan1 | 3 | node-2 (100) | node-5 (99), node-3 (98) and 2 more | 4 failures |
+      | 192.168.11.4/32 | VI_external_2 | wan1 | 4 | node-3 (100) | node-5 (99), node-4 (98) and 2 more | 4 failures |
+      | 192.168.11.5/32 | VI_external_3 | wan1 | 5 | node-4 (100) | node-3 (99), node-5 (98) and 2 more | 4 failures |
+      | 192.168.11.6/32 | VI_external_4 | wan1 | 6 | node-5 (100) | node-4 (99), node-3 (98) and 2 more | 4 failures |
+      | 192.168.11.7/32 | VI_external_5 | wan1 | 7 | node-1 (100) | node-4 (99), node-3 (98) and 2 more | 4 failures |
+      | 192.168.11.8/32 | VI_external_6 | wan1 | 8 | node-2 (100) | node-4 (99), node-3 (98) and 2 more | 4 failures |
 
       Health check: \`/etc/keepalived/check-apiserver.sh\` asks the kube-apiserver on the node's own address for \`/livez\` (curl, 2s timeout; **curl is a host dependency** of every control-plane node) every 2s; after 2 failures the control-plane instance's priority drops by 3, below every other control-plane node (100 - 3 = 97 < 98); after 2 successes it recovers.
 
@@ -333,7 +333,20 @@ describe("generated configs", () => {
       | node-4 | 192.168.11.5 → node-3 | node-1: 2, node-2: 2, node-3: 2, node-5: 1 |
       | node-5 | 192.168.11.6 → node-4 | node-1: 2, node-2: 2, node-3: 1, node-4: 2 |
 
-      Two carriers down: the worst case is node-1 and node-2, leaving node-3: 1, node-4: 3, node-5: 3 (imbalance 2)."
+      Two carriers down: the worst case is node-1 and node-2, leaving node-3: 1, node-4: 3, node-5: 3 (imbalance 2).
+
+      <details><summary>Full priority order of every VIP</summary>
+
+      - VI_control_plane 10.118.12.5: node-1 100, node-3 99, node-2 98
+      - VI_external_0 192.168.11.2: node-1 100, node-5 99, node-3 98, node-2 97, node-4 96
+      - VI_external_1 192.168.11.3: node-2 100, node-5 99, node-3 98, node-1 97, node-4 96
+      - VI_external_2 192.168.11.4: node-3 100, node-5 99, node-4 98, node-2 97, node-1 96
+      - VI_external_3 192.168.11.5: node-4 100, node-3 99, node-5 98, node-2 97, node-1 96
+      - VI_external_4 192.168.11.6: node-5 100, node-4 99, node-3 98, node-2 97, node-1 96
+      - VI_external_5 192.168.11.7: node-1 100, node-4 99, node-3 98, node-2 97, node-5 96
+      - VI_external_6 192.168.11.8: node-2 100, node-4 99, node-3 98, node-1 97, node-5 96
+
+      </details>"
     `);
   });
 
