@@ -77,8 +77,8 @@ class PoolLoads {
     return present.length === 0 ? undefined : { min: Math.min(...present), max: Math.max(...present) };
   }
 
-  /** `k8s-1: 2, k8s-3: 1` for a few carriers, else `1 to 2 (spread 1)`. */
-  describe(down: readonly string[], changed: ReadonlyMap<string, number>): string {
+  /** `k8s-1: 2, k8s-3: 1` for a few carriers, else `1 to 2 (spread 1)`, or `1 to 2` without the spread. */
+  describe(down: readonly string[], changed: ReadonlyMap<string, number>, withSpread = true): string {
     if (this.carriers.length <= LOADS_LISTED_UP_TO)
       return this.carriers
         .filter((c) => !down.includes(c))
@@ -86,7 +86,8 @@ class PoolLoads {
         .join(", ");
     const r = this.range(down, changed);
     if (r === undefined) return "no carrier left";
-    return r.min === r.max ? `${r.min} each` : `${r.min} to ${r.max} (spread ${r.max - r.min})`;
+    if (r.min === r.max) return `${r.min} on each carrier`;
+    return `${r.min} to ${r.max} on each carrier${withSpread ? ` (spread ${r.max - r.min})` : ""}`;
   }
 }
 
@@ -144,7 +145,7 @@ export function summarizeKeepalived(plan: ClusterPlan): string {
   if (pool.length > 0 && replicas < carriers.length)
     lines.push(
       "",
-      `Each external VIP is held by ${replicas} of the ${carriers.length} carriers (\`externalVips.replicas\`), so it survives any ${failures(replicas - 1)} and is lost only when all ${replicas} of its carriers are down. A VIP's carriers depend only on its place in the pool: appending an address moves no existing VIP.`,
+      `Each external VIP is held by ${replicas} of the ${carriers.length} carriers (\`externalVips.replicas\`), so it survives any ${failures(replicas - 1)} and is lost only when ${replicas === 2 ? "both" : `all ${replicas}`} of its carriers are down. A VIP's carriers depend only on its place in the pool: appending an address moves no existing VIP.`,
     );
   lines.push(
     "",
@@ -175,7 +176,7 @@ export function summarizeKeepalived(plan: ClusterPlan): string {
     if (worst)
       lines.push(
         "",
-        `Two carriers down: the worst case is ${worst.down.join(" and ")}, leaving ${loads.describe(worst.down, worst.changed)} (imbalance ${worst.spread}${worst.lost > 0 ? `; ${worst.lost} VIP${worst.lost === 1 ? "" : "s"} held by nobody` : ""}).`,
+        `Two carriers down: the worst case is ${worst.down.join(" and ")}, leaving ${loads.describe(worst.down, worst.changed, false)} (imbalance ${worst.spread}${worst.lost > 0 ? `; ${worst.lost} VIP${worst.lost === 1 ? "" : "s"} held by nobody` : ""}).`,
       );
   }
   if (plan.vips.some((v) => v.order.length > 1 + TABLE_BACKUPS))

@@ -517,3 +517,82 @@ describe("injection", () => {
     expect(checkSecretValues({ vrrpPassword: "a}b" })).toHaveLength(1);
   });
 });
+
+describe("externalVips.replicas", () => {
+  const replicated = (carriers: number, pool: number, replicas: number, unicast = false): ClusterPlan => {
+    const spec: Loose = buildSpec({ controlPlanes: 3, workers: carriers - 3, poolSize: pool, cloud: false });
+    spec.externalVips.replicas = replicas;
+    if (unicast) spec.vrrp.unicast = true;
+    spec.vrrp.basePriority = 254;
+    return mustResolve(spec);
+  };
+
+  it("writes V × replicas external instances in all, each with its own carriers as unicast peers", () => {
+    const plan = replicated(10, 40, 3, true);
+    const files = generateKeepalived(plan).filter((a) => a.path.endsWith("keepalived.conf"));
+    const external = files.flatMap((f) =>
+      instancesOf(parseKeepalivedConf(f.content)).filter((i) => i.name.startsWith("VI_external_")),
+    );
+    expect(external).toHaveLength(40 * 3);
+    for (const i of external) expect(i.unicastPeers).toHaveLength(2);
+    for (const f of files)
+      expect(parsedInstances(f.content)).toEqual(expectedInstances(plan, f.path.split("/")[1] ?? ""));
+  });
+
+  it("summarizes twelve carriers for PLAN.md with ranges, what each VIP survives and the VIPs two failures lose", () => {
+    const summary = summarizeKeepalived(replicated(12, 14, 2));
+    expect(summary).toMatchInlineSnapshot(`
+      "## keepalived (VRRP)
+
+      Every node that holds a VIP gets \`/etc/keepalived/keepalived.conf\`: one \`vrrp_instance\` per VIP it may hold, state BACKUP, advert_int 1, multicast, no authentication. The highest priority among the live nodes holds a VIP; a VIP survives as many node failures as it has backups.
+
+      Each external VIP is held by 2 of the 12 carriers (\`externalVips.replicas\`), so it survives any 1 failure and is lost only when both of its carriers are down. A VIP's carriers depend only on its place in the pool: appending an address moves no existing VIP.
+
+      | VIP | instance | interface | VRID | master | backups (priority) | survives |
+      | --- | --- | --- | --- | --- | --- | --- |
+      | 10.118.12.5/24 | VI_control_plane | wan1 | 1 | node-1 (254) | node-3 (253), node-2 (252) | 2 failures |
+      | 192.168.11.2/32 | VI_external_0 | wan1 | 2 | node-1 (254) | node-12 (253) | 1 failure |
+      | 192.168.11.3/32 | VI_external_1 | wan1 | 3 | node-2 (254) | node-1 (253) | 1 failure |
+      | 192.168.11.4/32 | VI_external_2 | wan1 | 4 | node-3 (254) | node-2 (253) | 1 failure |
+      | 192.168.11.5/32 | VI_external_3 | wan1 | 5 | node-4 (254) | node-3 (253) | 1 failure |
+      | 192.168.11.6/32 | VI_external_4 | wan1 | 6 | node-5 (254) | node-4 (253) | 1 failure |
+      | 192.168.11.7/32 | VI_external_5 | wan1 | 7 | node-6 (254) | node-5 (253) | 1 failure |
+      | 192.168.11.8/32 | VI_external_6 | wan1 | 8 | node-7 (254) | node-6 (253) | 1 failure |
+      | 192.168.11.9/32 | VI_external_7 | wan1 | 9 | node-8 (254) | node-7 (253) | 1 failure |
+      | 192.168.11.10/32 | VI_external_8 | wan1 | 10 | node-9 (254) | node-8 (253) | 1 failure |
+      | 192.168.11.11/32 | VI_external_9 | wan1 | 11 | node-10 (254) | node-9 (253) | 1 failure |
+      | 192.168.11.12/32 | VI_external_10 | wan1 | 12 | node-11 (254) | node-10 (253) | 1 failure |
+      | 192.168.11.13/32 | VI_external_11 | wan1 | 13 | node-12 (254) | node-11 (253) | 1 failure |
+      | 192.168.11.14/32 | VI_external_12 | wan1 | 14 | node-1 (254) | node-11 (253) | 1 failure |
+      | 192.168.11.15/32 | VI_external_13 | wan1 | 15 | node-2 (254) | node-12 (253) | 1 failure |
+
+      Health check: \`/etc/keepalived/check-apiserver.sh\` asks the kube-apiserver on the node's own address for \`/livez\` (curl, 2s timeout; **curl is a host dependency** of every control-plane node) every 2s; after 2 failures the control-plane instance's priority drops by 3, below every other control-plane node (254 - 3 = 251 < 252); after 2 successes it recovers.
+
+      ### Failover: one node down
+
+      | failed node | VIPs taken over | external VIPs per surviving carrier |
+      | --- | --- | --- |
+      | node-1 | 10.118.12.5 → node-3, 192.168.11.2 → node-12, 192.168.11.14 → node-11 | 1 to 2 on each carrier (spread 1) |
+      | node-2 | 192.168.11.3 → node-1, 192.168.11.15 → node-12 | 1 to 3 on each carrier (spread 2) |
+      | node-3 | 192.168.11.4 → node-2 | 1 to 3 on each carrier (spread 2) |
+      | node-4 | 192.168.11.5 → node-3 | 1 to 2 on each carrier (spread 1) |
+      | node-5 | 192.168.11.6 → node-4 | 1 to 2 on each carrier (spread 1) |
+      | node-6 | 192.168.11.7 → node-5 | 1 to 2 on each carrier (spread 1) |
+      | node-7 | 192.168.11.8 → node-6 | 1 to 2 on each carrier (spread 1) |
+      | node-8 | 192.168.11.9 → node-7 | 1 to 2 on each carrier (spread 1) |
+      | node-9 | 192.168.11.10 → node-8 | 1 to 2 on each carrier (spread 1) |
+      | node-10 | 192.168.11.11 → node-9 | 1 to 2 on each carrier (spread 1) |
+      | node-11 | 192.168.11.12 → node-10 | 1 to 2 on each carrier (spread 1) |
+      | node-12 | 192.168.11.13 → node-11 | 1 to 2 on each carrier (spread 1) |
+
+      Two carriers down: the worst case is node-1 and node-2, leaving 1 to 3 on each carrier (imbalance 2; 1 VIP held by nobody)."
+    `);
+  });
+
+  it("keeps PLAN.md's keepalived section proportional: 240 carriers × 240 VIPs under 2 MB, every row short", () => {
+    const summary = summarizeKeepalived(replicated(240, 240, 240));
+    expect(summary.length).toBeLessThan(2_000_000);
+    const tableRows = summary.split("\n").filter((l) => l.startsWith("| "));
+    expect(Math.max(...tableRows.map((l) => l.length))).toBeLessThan(200);
+  });
+});
