@@ -71,6 +71,8 @@ interface VrrpIndex {
   /** Node name → the VIPs it holds an instance for (plan order) with its rank in each. */
   readonly byNode: ReadonlyMap<string, readonly { readonly vip: PlannedVip; readonly rank: number }[]>;
   readonly nodes: ReadonlyMap<string, PlannedNode>;
+  /** What every node's instance of a VIP shares, worked out once per VIP. */
+  readonly shared: ReadonlyMap<PlannedVip, { readonly comment: string; readonly name: string; readonly vip: string }>;
 }
 
 const indexes = new WeakMap<ClusterPlan, VrrpIndex>();
@@ -85,7 +87,19 @@ function vrrpIndex(plan: ClusterPlan): VrrpIndex {
       if (list) list.push({ vip, rank });
       else byNode.set(name, [{ vip, rank }]);
     });
-  const index = { byNode, nodes: new Map(plan.nodes.map((n) => [n.name, n])) };
+  const shared = new Map(
+    plan.vips.map((vip) => [
+      vip,
+      {
+        comment: keepalivedComment(
+          `${vip.kind === "control-plane" ? "control-plane VIP" : "external VIP"} ${vip.address}: ${describeOrder(vip)}`,
+        ),
+        name: instanceName(vip),
+        vip: `${vip.address}/${vip.prefixLength}`,
+      },
+    ]),
+  );
+  const index = { byNode, nodes: new Map(plan.nodes.map((n) => [n.name, n])), shared };
   indexes.set(plan, index);
   return index;
 }
@@ -120,6 +134,7 @@ export function toKeepalivedView(plan: ClusterPlan, node: PlannedNode): Keepaliv
   const held = index.byNode.get(node.name) ?? [];
   const hasControlPlane = held.some((h) => h.vip.kind === "control-plane");
   const notify = vrrp.notify.map((n) => ({ keyword: `notify_${n.on}` as const, path: n.script }));
+  const auth = vrrp.auth && { type: vrrp.auth.type, include: AUTH_FILE };
   const instances = held.map(({ vip, rank }): InstanceView => {
     const priority = vip.priorities[rank];
     if (priority === undefined) throw new InternalError(`no priority for ${node.name} on ${vip.key}`);
@@ -127,21 +142,21 @@ export function toKeepalivedView(plan: ClusterPlan, node: PlannedNode): Keepaliv
     const peers = vrrp.unicast
       ? vip.order.filter((n) => n !== node.name).map((n) => addressOn(index, n, vip.interface))
       : [];
+    const same = index.shared.get(vip);
+    if (!same) throw new InternalError(`${vip.key} is not in the plan`);
     return {
-      comment: keepalivedComment(
-        `${vip.kind === "control-plane" ? "control-plane VIP" : "external VIP"} ${vip.address}: ${describeOrder(vip)}`,
-      ),
-      name: instanceName(vip),
+      comment: same.comment,
+      name: same.name,
       state: vrrp.initialState,
       iface: vip.interface,
       vrid: vip.vrid,
       priority,
       advertInt: vrrp.advertInterval,
       nopreempt: vrrp.nopreempt,
-      auth: vrrp.auth && { type: vrrp.auth.type, include: AUTH_FILE },
+      auth,
       unicast:
         vrrp.unicast && peers.length > 0 ? { src: addressOn(index, node.name, vip.interface), peers } : undefined,
-      vip: `${vip.address}/${vip.prefixLength}`,
+      vip: same.vip,
       trackScript: vip.kind === "control-plane" ? CHECK_SCRIPT_NAME : undefined,
       notify,
     };
