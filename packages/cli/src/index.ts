@@ -14,6 +14,7 @@ export {
   diffTree,
   MANIFEST,
   type Manifest,
+  recoverInterruptedWrite,
   renderManifest,
   type SecretsMode,
   type WriteOptions,

@@ -40,7 +40,8 @@ Usage:
 
 Commands:
   generate   render every file into <dir> (default: generated/ next to the spec);
-             all files are rendered and checked in memory first, then swapped in at once
+             all files are rendered and checked in memory first; only changed files are
+             written, all or nothing, and an unchanged folder is left untouched
   validate   check the spec and print its errors and warnings
   plan       print the human summary that generate also writes as PLAN.md
   schema     print the JSON Schema of the spec (for yaml-language-server)
@@ -198,7 +199,9 @@ function runOnSpec(
     writeTree(fs, outDir, artifacts, { force: values.force === true, secrets: resolved ? "resolved" : "placeholders" }),
   );
   io.stdout(
-    `✔ wrote ${outDir}: ${summary.written} changed, ${summary.unchanged} unchanged, ${summary.removed} removed` +
+    (summary.written === 0 && summary.removed === 0
+      ? `✔ ${outDir} is up to date (${summary.unchanged} files, none touched)`
+      : `✔ wrote ${outDir}: ${summary.written} changed, ${summary.unchanged} unchanged, ${summary.removed} removed`) +
       `${resolved ? " (secrets resolved, secret files 0600)" : " (secrets as placeholders)"}\n`,
   );
   if (!resolved && secretReferences(loaded.value).length > 0)
