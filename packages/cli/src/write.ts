@@ -87,9 +87,12 @@ function readJournal(fs: FileSystem, path: string): Journal | undefined {
 /** Idempotent: a move whose staged file is gone was done, a removal of a missing file too. */
 function applyJournal(fs: FileSystem, outDir: string, journal: Journal): void {
   const { tmp } = swapPaths(outDir);
+  const made = new Set<string>();
   for (const f of journal.moves) {
     if (!fs.exists(join(tmp, f))) continue;
-    fs.mkdirp(dirname(join(outDir, f)));
+    const folder = dirname(join(outDir, f));
+    if (!made.has(folder)) fs.mkdirp(folder);
+    made.add(folder);
     fs.rename(join(tmp, f), join(outDir, f));
   }
   for (const f of journal.removes) {
@@ -184,10 +187,13 @@ export function writeTree(
   const fresh = !fs.exists(outDir);
   // Staged: every changed file (a new folder: every file), then the manifest.
   const staged = fresh ? artifacts : changed;
+  const made = new Set<string>(); // one mkdir per folder, not per file: thousands of files share a few hundred
   try {
     for (const a of staged) {
       const target = join(tmp, a.path);
-      fs.mkdirp(dirname(target));
+      const folder = dirname(target);
+      if (!made.has(folder)) fs.mkdirp(folder);
+      made.add(folder);
       fs.writeFile(target, a.content, modeOf(a));
     }
     if (fresh || manifestChanged) fs.writeFile(join(tmp, MANIFEST), manifestText, 0o644);
