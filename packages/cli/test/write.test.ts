@@ -247,7 +247,8 @@ describe("kill -9 while writing", () => {
     const states = new Set<string>();
     // Every phase: staging, the journal's commit, moves, removals and clean-up (a bounded, even sample).
     const stride = Math.max(1, Math.ceil(steps / 24));
-    for (let k = 0; k <= steps; k += stride) {
+    const kills = [...Array.from({ length: Math.ceil(steps / stride) }, (_, i) => i * stride), steps];
+    for (const k of kills) {
       writeTree(nodeFileSystem, out, oldTree, OPTS);
       expect(hash(out)).toBe(oldHash);
       const r = spawnSync(process.execPath, [writer, out, input, String(k)], { encoding: "utf8" });
