@@ -4,7 +4,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { specJsonSchema } from "@clusterspec/core";
 import { parseYamlDocuments, renderSpecReference } from "@clusterspec/core/testing";
-import { generate, MANIFEST, nodeFileSystem, renderManifest } from "clusterspec";
+import { generate } from "clusterspec";
+import { MANIFEST, nodeFileSystem, renderManifest } from "clusterspec/cli";
 import { describe, expect, it } from "vitest";
 
 const root = import.meta.dirname;

@@ -1,4 +1,4 @@
 import { defineConfig } from "tsup";
 import { base } from "../../tsup.base.js";
 
-export default defineConfig({ ...base, entry: ["src/index.ts", "src/main.ts"] });
+export default defineConfig({ ...base, entry: ["src/index.ts", "src/cli.ts", "src/main.ts"] });

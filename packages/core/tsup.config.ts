@@ -1,4 +1,8 @@
 import { defineConfig } from "tsup";
 import { base } from "../../tsup.base.js";
 
-export default defineConfig({ ...base, entry: ["src/index.ts", "src/testing.ts"], external: ["fast-check"] });
+export default defineConfig({
+  ...base,
+  entry: ["src/index.ts", "src/testing.ts", "src/types.ts"],
+  external: ["fast-check"],
+});

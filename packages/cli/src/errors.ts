@@ -7,6 +7,8 @@ export class CliError extends Error {
   constructor(
     message: string,
     readonly code = EXIT_INVALID,
+    /** For --json: what kind of failure (`filesystem`, `missing_output`, `refused`, …). */
+    readonly kind = "cli",
   ) {
     super(message);
   }

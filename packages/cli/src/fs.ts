@@ -1,10 +1,11 @@
 // The file-system calls the CLI makes, behind one small interface so tests can inject failures.
 import * as nodeFs from "node:fs";
-import { join, relative, sep } from "node:path";
+import { dirname, join, relative, sep } from "node:path";
 
 export interface FileSystem {
   readText(path: string): string;
   exists(path: string): boolean;
+  isDirectory(path: string): boolean;
   /** Regular files below `dir`, as posix paths relative to it, sorted. */
   listFiles(dir: string): string[];
   mode(path: string): number;
@@ -19,6 +20,7 @@ export interface FileSystem {
 export const nodeFileSystem: FileSystem = {
   readText: (path) => nodeFs.readFileSync(path, "utf8"),
   exists: (path) => nodeFs.existsSync(path),
+  isDirectory: (path) => nodeFs.statSync(path, { throwIfNoEntry: false })?.isDirectory() === true,
   listFiles(dir) {
     const out: string[] = [];
     const walk = (d: string) => {
@@ -56,3 +58,36 @@ export const nodeFileSystem: FileSystem = {
     nodeFs.rmSync(path, { recursive: true, force: true });
   },
 };
+
+/** A file-system error in words: what was expected where, not an errno. */
+export function describeFsError(e: unknown, fs: FileSystem, target: string): string {
+  const err = e as NodeJS.ErrnoException;
+  const at = err.path ?? target;
+  switch (err.code) {
+    case "ENOENT":
+      return `${at} does not exist`;
+    case "EISDIR":
+      return `${at} is a folder, where a file was expected`;
+    case "ENOTDIR": {
+      // Some folder on the way is a file: name it.
+      for (let p = at; p !== dirname(p); p = dirname(p))
+        if (fs.exists(p) && !fs.isDirectory(p)) return `${p} is a file, where a folder was expected`;
+      return `part of ${at} is a file, where a folder was expected`;
+    }
+    case "EACCES":
+    case "EPERM":
+      return `permission denied for ${at}`;
+    case "EROFS":
+      return `${at} is on a read-only file system`;
+    case "ENOSPC":
+      return `no space left on the device holding ${at}`;
+    case "EEXIST":
+      return `${at} already exists`;
+    default:
+      return `${at}: ${err.code ?? err.message}`;
+  }
+}
+
+/** Whether `e` is an error from the operating system (as opposed to a bug). */
+export const isFsError = (e: unknown): boolean =>
+  typeof (e as NodeJS.ErrnoException).code === "string" && (e as NodeJS.ErrnoException).syscall !== undefined;

@@ -1,23 +1,39 @@
-export { CliError, EXIT_DRIFT, EXIT_INVALID, EXIT_OK } from "./errors.js";
-export { type FileSystem, nodeFileSystem } from "./fs.js";
+// `clusterspec`: the library. Spec in, artifacts out; no file system (that is `clusterspec/cli`).
+export type {
+  Artifact,
+  CiliumPlan,
+  CloudPlan,
+  ClusterPlan,
+  ClusterSpec,
+  ClusterSpecInput,
+  FormatOptions,
+  GeneratorModule,
+  HostPlan,
+  InterfaceSpec,
+  IssuePath,
+  NodeSpec,
+  PlannedInterface,
+  PlannedNode,
+  PlannedPool,
+  PlannedVip,
+  PolicyRoute,
+  PoolSpec,
+  SecretId,
+  SecretRef,
+  SecretValues,
+  SegmentSpec,
+  SpecIssue,
+  Validated,
+  VrrpPlan,
+} from "@clusterspec/core/types";
 export {
   type GenerateOptions,
   type GenerateResult,
   generate,
   generateFromPlan,
   renderPlanMarkdown,
+  type SecretReference,
+  type SecretResolution,
 } from "./generate.js";
 export { generatorModules } from "./generators.js";
-export { type CliIO, runCli, USAGE } from "./run.js";
-export {
-  type Drift,
-  diffTree,
-  MANIFEST,
-  type Manifest,
-  recoverInterruptedWrite,
-  renderManifest,
-  type SecretsMode,
-  type WriteOptions,
-  type WriteSummary,
-  writeTree,
-} from "./write.js";
+export { formatIssues, loadSpec, validateSpec } from "./spec.js";

@@ -16,6 +16,8 @@ export async function main(): Promise<void> {
       stdout: (t) => process.stdout.write(t),
       stderr: (t) => process.stderr.write(t),
       version: version(),
+      readStdin: () => readFileSync(0, "utf8"),
+      isTTY: { stdout: process.stdout.isTTY === true, stderr: process.stderr.isTTY === true },
     });
   } catch (e) {
     // A bug, not bad input: show the stack so it can be reported.

@@ -1,24 +1,18 @@
 // The command line, minus the process: argv in, exit code out. main.ts owns process.* (citty runMain/runCommand split).
+import { createHash } from "node:crypto";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import {
-  checkSecretValues,
-  formatIssues,
-  type IssuePath,
-  loadSpec,
-  locateIssues,
-  OutputLimitError,
-  resolvePlan,
-  SECRET_KINDS,
-  type SecretValues,
-  type SpecIssue,
-  secretReferences,
-  specJsonSchema,
-} from "@clusterspec/core";
+import { didYouMean, formatIssues, SECRET_KINDS, specJsonSchema } from "@clusterspec/core";
+import type { IssuePath, SecretValues } from "@clusterspec/core/types";
+import { paint, paintPatch, useColor } from "./color.js";
 import { CliError, EXIT_DRIFT, EXIT_INVALID, EXIT_OK, UsageError } from "./errors.js";
-import { type FileSystem, nodeFileSystem } from "./fs.js";
-import { generateFromPlan, renderPlanMarkdown } from "./generate.js";
+import { describeFsError, type FileSystem, isFsError, nodeFileSystem } from "./fs.js";
+import { generate, type SecretReference, type SecretResolution } from "./generate.js";
+import { COMMAND_HELP, COMMANDS, type Command, USAGE } from "./help.js";
+import { jsonDocument, jsonFailure, jsonIssue, modeText, planJson, renderCheckMarkdown } from "./output.js";
 import { diffTree, writeTree } from "./write.js";
+
+export { USAGE } from "./help.js";
 
 export interface CliIO {
   readonly cwd: string;
@@ -27,89 +21,13 @@ export interface CliIO {
   readonly stderr: (text: string) => void;
   readonly fs?: FileSystem;
   readonly version: string;
+  /** The spec when it is given as `-`. */
+  readonly readStdin?: () => string;
+  /** Whether stdout / stderr are terminals: colour only there (NO_COLOR and FORCE_COLOR win). */
+  readonly isTTY?: { readonly stdout: boolean; readonly stderr: boolean };
 }
 
-export const USAGE = `clusterspec - one validated cluster spec in, every config file of the cluster out
-
-Usage:
-  clusterspec generate <spec> [-o <dir>] [--check] [--with-secrets] [--force]
-  clusterspec validate <spec>
-  clusterspec plan <spec>
-  clusterspec schema
-  clusterspec --help | --version
-
-Commands:
-  generate   render every file into <dir> (default: generated/ next to the spec);
-             all files are rendered and checked in memory first; only changed files are
-             written, all or nothing, and an unchanged folder is left untouched
-  validate   check the spec and print its errors and warnings
-  plan       print the human summary that generate also writes as PLAN.md
-  schema     print the JSON Schema of the spec (for yaml-language-server)
-
-Options:
-  -o, --output <dir>  output folder
-  --check             write nothing; exit 1 and print a unified diff if <dir> differs
-  --with-secrets      resolve secret references ({ env } / { file }) into the files (written 0600);
-                      without it secrets render as placeholders, as in committed golden trees
-  --force             overwrite files at generated paths that clusterspec did not write
-  -h, --help          show this help
-  -v, --version       show the version
-
-Exit codes: 0 ok, 1 drift (--check), 2 invalid input or usage.
-`;
-
-export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
-  const fs = io.fs ?? nodeFileSystem;
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(argv);
-  } catch (e) {
-    io.stderr(`clusterspec: ${(e as Error).message}\n\n${USAGE}`);
-    return EXIT_INVALID;
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    io.stdout(USAGE);
-    return EXIT_OK;
-  }
-  if (values.version) {
-    io.stdout(`${io.version}\n`);
-    return EXIT_OK;
-  }
-  const [command, ...rest] = positionals;
-  try {
-    switch (command) {
-      case "schema":
-        expectArgs(rest, 0);
-        io.stdout(`${JSON.stringify(specJsonSchema(), null, 2)}\n`);
-        return EXIT_OK;
-      case "validate":
-      case "plan":
-      case "generate": {
-        expectArgs(rest, 1);
-        const specPath = resolve(io.cwd, rest[0] ?? "");
-        if (command !== "generate" && (values.output || values.check || values["with-secrets"] || values.force))
-          throw new UsageError(`${command} takes no options`);
-        return runOnSpec(command, specPath, values, io, fs);
-      }
-      case undefined:
-        io.stderr(USAGE);
-        return EXIT_INVALID;
-      default:
-        throw new UsageError(`unknown command ${command}`);
-    }
-  } catch (e) {
-    if (e instanceof UsageError) {
-      io.stderr(`clusterspec: ${e.message}\n\n${USAGE}`);
-      return EXIT_INVALID;
-    }
-    if (e instanceof CliError) {
-      io.stderr(`${e.message}\n`);
-      return e.code;
-    }
-    throw e;
-  }
-}
+type Format = "text" | "markdown" | "json";
 
 function parse(argv: readonly string[]) {
   return parseArgs({
@@ -119,6 +37,8 @@ function parse(argv: readonly string[]) {
     options: {
       output: { type: "string", short: "o" },
       check: { type: "boolean" },
+      format: { type: "string" },
+      json: { type: "boolean" },
       "with-secrets": { type: "boolean" },
       force: { type: "boolean" },
       help: { type: "boolean", short: "h" },
@@ -127,39 +47,96 @@ function parse(argv: readonly string[]) {
   });
 }
 
-function expectArgs(rest: readonly string[], count: number): void {
-  if (rest.length !== count)
-    throw new UsageError(count === 0 ? "this command takes no arguments" : "expected exactly one spec file");
+type Values = ReturnType<typeof parse>["values"];
+
+/** The options each command takes besides --help. */
+const ALLOWED: Readonly<Record<Command, readonly (keyof Values)[]>> = {
+  generate: ["output", "check", "format", "json", "with-secrets", "force"],
+  validate: ["json"],
+  plan: ["json"],
+  schema: [],
+  help: [],
+};
+
+const isCommand = (c: string | undefined): c is Command => (COMMANDS as readonly string[]).includes(c ?? "");
+
+export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
+  const fs = io.fs ?? nodeFileSystem;
+  const named = argv.find((a) => !a.startsWith("-"));
+  const usage = (message: string) => {
+    io.stderr(`clusterspec: ${message}\n\n${isCommand(named) ? COMMAND_HELP[named] : USAGE}`);
+    return EXIT_INVALID;
+  };
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (e) {
+    return usage((e as Error).message);
+  }
+  const { values, positionals } = parsed;
+  const [command, ...rest] = positionals;
+  if (values.version && command === undefined) {
+    io.stdout(`${io.version}\n`);
+    return EXIT_OK;
+  }
+  if (command !== undefined && !isCommand(command)) {
+    const hint = didYouMean(command, COMMANDS);
+    return usage(`unknown command ${command}${hint ? ` (did you mean ${hint}?)` : ""}`);
+  }
+  if (values.help) {
+    io.stdout(command === undefined ? USAGE : COMMAND_HELP[command]);
+    return EXIT_OK;
+  }
+  if (command === undefined) {
+    io.stderr(USAGE);
+    return EXIT_INVALID;
+  }
+  const extra = (Object.keys(values) as (keyof Values)[]).filter((k) => !ALLOWED[command].includes(k));
+  if (extra.length > 0) return usage(`${command} does not take --${extra.join(", --")}`);
+  try {
+    switch (command) {
+      case "help": {
+        if (rest.length > 1) throw new UsageError("help takes at most one command");
+        const topic = rest[0];
+        if (topic !== undefined && !isCommand(topic)) throw new UsageError(`unknown command ${topic}`);
+        io.stdout(topic === undefined ? USAGE : COMMAND_HELP[topic]);
+        return EXIT_OK;
+      }
+      case "schema":
+        if (rest.length > 0) throw new UsageError("schema takes no arguments");
+        io.stdout(`${JSON.stringify(specJsonSchema(), null, 2)}\n`);
+        return EXIT_OK;
+      default: {
+        if (rest.length !== 1) throw new UsageError("expected exactly one spec file (or - for standard input)");
+        return runOnSpec(command, rest[0] ?? "", values, io, fs);
+      }
+    }
+  } catch (e) {
+    if (e instanceof UsageError) return usage(e.message);
+    throw e;
+  }
 }
 
-type Values = ReturnType<typeof parse>["values"];
+function formatOf(command: Command, values: Values): Format {
+  const format = values.json ? "json" : (values.format ?? "text");
+  if (format !== "text" && format !== "markdown" && format !== "json")
+    throw new UsageError(`--format is text, markdown or json, not ${format}`);
+  if (values.json && values.format !== undefined && values.format !== "json")
+    throw new UsageError(`--json and --format ${values.format} contradict each other`);
+  if (format === "markdown" && !(command === "generate" && values.check))
+    throw new UsageError("--format markdown is the pull-request summary of --check: add --check");
+  return format;
+}
 
 function runOnSpec(
   command: "validate" | "plan" | "generate",
-  specPath: string,
+  specArg: string,
   values: Values,
   io: CliIO,
   fs: FileSystem,
 ): number {
-  const display = basename(specPath);
-  let text: string;
-  try {
-    text = fs.readText(specPath);
-  } catch (e) {
-    throw new CliError(
-      `clusterspec: cannot read spec ${specPath}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-    );
-  }
-  const loaded = loadSpec(text);
-  if (!loaded.ok) {
-    io.stderr(`${formatIssues([...loaded.errors, ...loaded.warnings], display)}\n`);
-    return EXIT_INVALID;
-  }
-  if (loaded.warnings.length > 0) io.stderr(`${formatIssues(loaded.warnings, display)}\n`);
-  if (command === "validate") {
-    io.stdout(`✔ ${display} is valid\n`);
-    return EXIT_OK;
-  }
+  const format = formatOf(command, values);
+  const fromStdin = specArg === "-";
   if (values.check && values["with-secrets"])
     throw new UsageError("--check compares golden trees, which hold placeholders: drop --with-secrets");
   // The default output folder is the one committed for review: resolved secrets must go elsewhere, on purpose.
@@ -167,94 +144,174 @@ function runOnSpec(
     throw new UsageError(
       "--with-secrets writes real secrets: name the output folder with -o (never the committed generated/)",
     );
-  const secrets = values["with-secrets"] ? resolveSecretValues(loaded.value, text, specPath, io, fs, display) : {};
-  const plan = resolvePlan(loaded.value, { sourceName: display, secrets });
-  if (command === "plan") {
-    io.stdout(renderPlanMarkdown(plan));
-    return EXIT_OK;
-  }
-  let artifacts: ReturnType<typeof generateFromPlan>;
+  if (fromStdin && command === "generate" && !values.output)
+    throw new UsageError("the spec comes from standard input, so there is no folder beside it: name one with -o");
+  const specPath = fromStdin ? join(io.cwd, "-") : resolve(io.cwd, specArg);
+  const display = fromStdin ? "<stdin>" : basename(specPath);
+  const jsonCommand = command === "generate" && values.check ? "check" : command;
+  const json = (body: Record<string, unknown>) => io.stdout(jsonDocument(jsonCommand, display, body));
+  const errColor = useColor(io.env, io.isTTY?.stderr === true);
+  const err = paint(errColor);
+  const out = paint(useColor(io.env, io.isTTY?.stdout === true));
+
   try {
-    artifacts = generateFromPlan(plan);
+    return run();
   } catch (e) {
-    if (!(e instanceof OutputLimitError)) throw e;
-    io.stderr(`${formatIssues([{ path: e.path, message: e.message, severity: "error" }], display)}\n`);
-    return EXIT_INVALID;
+    if (!(e instanceof CliError)) throw e;
+    if (format === "json") json({ ok: false, errors: [jsonFailure(e.kind, e.message)], warnings: [] });
+    else io.stderr(`${err.red("✖")} ${e.message}\n`);
+    return e.code;
   }
-  const outDir = values.output ? resolve(io.cwd, values.output) : join(dirname(specPath), "generated");
-  if (values.check) {
-    const drift = fileSystemErrors(outDir, () => diffTree(fs, outDir, artifacts));
-    if (drift.length === 0) {
-      io.stdout(`✔ ${outDir} is up to date (${artifacts.length} files)\n`);
+
+  function run(): number {
+    const text = readSpec();
+    const resolved = values["with-secrets"] === true;
+    const result = generate(text, {
+      sourceName: fromStdin ? "cluster.yaml" : display,
+      ...(resolved ? { secrets: (refs: readonly SecretReference[]) => readSecrets(refs, specPath, io, fs) } : {}),
+    });
+    const issues = (list: Parameters<typeof formatIssues>[0]) =>
+      `${formatIssues(list, display, { source: text, color: errColor })}\n`;
+    if (!result.ok) {
+      if (format === "json")
+        json({ ok: false, errors: result.errors.map(jsonIssue), warnings: result.warnings.map(jsonIssue) });
+      else io.stderr(issues([...result.errors, ...result.warnings]));
+      return EXIT_INVALID;
+    }
+    const warnings = result.warnings.map(jsonIssue);
+    if (format !== "json" && result.warnings.length > 0) io.stderr(issues(result.warnings));
+    const { artifacts } = result;
+    if (command === "validate") {
+      if (format === "json") json({ ok: true, errors: [], warnings });
+      else io.stdout(`${out.green("✔")} ${display} is valid\n`);
       return EXIT_OK;
     }
-    io.stdout(drift.map((d) => d.patch).join(""));
-    io.stderr(
-      `✖ ${drift.length} file(s) differ from a fresh generation; run clusterspec generate and commit the result\n`,
+    if (command === "plan") {
+      if (format === "json") json({ ok: true, plan: planJson(result.plan), warnings });
+      else io.stdout(artifacts.find((a) => a.path === "PLAN.md")?.content ?? "");
+      return EXIT_OK;
+    }
+    const outDir = values.output ? resolve(io.cwd, values.output) : join(dirname(specPath), "generated");
+    if (values.check) {
+      if (!fs.exists(outDir))
+        throw new CliError(
+          `${outDir} does not exist, so there is nothing to check: generate it first (clusterspec generate ${specArg}${values.output ? ` -o ${values.output}` : ""}) and commit it`,
+          EXIT_INVALID,
+          "missing_output",
+        );
+      if (!fs.isDirectory(outDir))
+        throw new CliError(`${outDir} is a file, where the generated folder was expected`, EXIT_INVALID, "filesystem");
+      const drift = fileSystem(fs, "read", outDir, () => diffTree(fs, outDir, artifacts));
+      if (format === "json")
+        json({
+          ok: drift.length === 0,
+          outDir,
+          files: artifacts.length,
+          drift: drift.map((d) => ({ path: d.path, kind: d.kind, secret: d.secret, patch: d.patch })),
+          warnings,
+        });
+      else if (format === "markdown")
+        io.stdout(
+          renderCheckMarkdown({
+            spec: specArg,
+            outDir: values.output ?? join(dirname(specArg), "generated"),
+            fileCount: artifacts.length,
+            drift,
+          }),
+        );
+      else if (drift.length === 0) io.stdout(`${out.green("✔")} ${outDir} is up to date (${artifacts.length} files)\n`);
+      else {
+        io.stdout(paintPatch(drift.map((d) => d.patch).join(""), out));
+        io.stderr(
+          `${err.red("✖")} ${drift.length} file(s) differ from a fresh generation; run clusterspec generate and commit the result\n`,
+        );
+      }
+      return drift.length === 0 ? EXIT_OK : EXIT_DRIFT;
+    }
+    const summary = fileSystem(fs, "write", outDir, () =>
+      writeTree(fs, outDir, artifacts, {
+        force: values.force === true,
+        secrets: resolved ? "resolved" : "placeholders",
+      }),
     );
-    return EXIT_DRIFT;
+    const placeholders = !resolved && Object.keys(result.plan.secrets).length > 0;
+    if (format === "json") {
+      json({
+        ok: true,
+        outDir,
+        secrets: resolved ? "resolved" : "placeholders",
+        summary,
+        files: artifacts.map((a) => ({
+          path: a.path,
+          mode: modeText(a),
+          bytes: Buffer.byteLength(a.content),
+          secret: a.secret === true,
+          // A hash of a file that holds a short secret would let anyone guess it offline.
+          ...(a.secret && resolved ? {} : { sha256: createHash("sha256").update(a.content).digest("hex") }),
+        })),
+        warnings,
+      });
+      return EXIT_OK;
+    }
+    io.stdout(
+      (summary.written === 0 && summary.removed === 0
+        ? `${out.green("✔")} ${outDir} is up to date (${summary.unchanged} files, none touched)`
+        : `${out.green("✔")} wrote ${outDir}: ${summary.written} changed, ${summary.unchanged} unchanged, ${summary.removed} removed`) +
+        `${resolved ? " (secrets resolved, secret files 0600)" : " (secrets as placeholders)"}\n`,
+    );
+    if (placeholders)
+      io.stderr(
+        `${err.yellow("⚠")} secrets are placeholders (kubeadm refuses them): this tree is for review; deploy one written with --with-secrets -o <dir>\n`,
+      );
+    return EXIT_OK;
   }
-  const resolved = values["with-secrets"] === true;
-  const summary = fileSystemErrors(outDir, () =>
-    writeTree(fs, outDir, artifacts, { force: values.force === true, secrets: resolved ? "resolved" : "placeholders" }),
-  );
-  io.stdout(
-    (summary.written === 0 && summary.removed === 0
-      ? `✔ ${outDir} is up to date (${summary.unchanged} files, none touched)`
-      : `✔ wrote ${outDir}: ${summary.written} changed, ${summary.unchanged} unchanged, ${summary.removed} removed`) +
-      `${resolved ? " (secrets resolved, secret files 0600)" : " (secrets as placeholders)"}\n`,
-  );
-  if (!resolved && secretReferences(loaded.value).length > 0)
-    io.stderr(
-      "⚠ secrets are placeholders (kubeadm refuses them): this tree is for review; deploy one written with --with-secrets -o <dir>\n",
-    );
-  return EXIT_OK;
+
+  function readSpec(): string {
+    try {
+      if (fromStdin) {
+        if (!io.readStdin) throw new CliError("standard input is not available here", EXIT_INVALID, "usage");
+        return io.readStdin();
+      }
+      return fs.readText(specPath);
+    } catch (e) {
+      if (e instanceof CliError || !isFsError(e)) throw e;
+      throw new CliError(`cannot read the spec: ${describeFsError(e, fs, specPath)}`, EXIT_INVALID, "filesystem");
+    }
+  }
 }
 
 /** A file-system error (permissions, a file where a folder should be, …) is the user's to fix: exit 2, no stack. */
-function fileSystemErrors<T>(outDir: string, fn: () => T): T {
+function fileSystem<T>(fs: FileSystem, verb: "read" | "write", outDir: string, fn: () => T): T {
   try {
     return fn();
   } catch (e) {
-    const err = e as NodeJS.ErrnoException;
-    if (typeof err.code === "string" && err.syscall !== undefined)
-      throw new CliError(
-        `clusterspec: cannot write ${outDir}: ${err.code} (${err.syscall} ${err.path ?? ""})`.trimEnd(),
-      );
+    if (isFsError(e))
+      throw new CliError(`cannot ${verb} ${outDir}: ${describeFsError(e, fs, outDir)}`, EXIT_INVALID, "filesystem");
     throw e;
   }
 }
 
-/** Reads every secret the spec references; any failure is an error at the reference's path. */
-function resolveSecretValues(
-  spec: Parameters<typeof secretReferences>[0],
-  specText: string,
-  specPath: string,
-  io: CliIO,
-  fs: FileSystem,
-  display: string,
-): SecretValues {
+/** Reads every secret the spec references (IO); a failure is an error at the reference's path. */
+function readSecrets(refs: readonly SecretReference[], specPath: string, io: CliIO, fs: FileSystem): SecretResolution {
   const values: SecretValues = {};
-  const issues: SpecIssue[] = [];
-  const fail = (path: IssuePath, message: string) => issues.push({ path, message, severity: "error" });
-  for (const { id, ref } of secretReferences(spec)) {
+  const errors: { path: IssuePath; message: string }[] = [];
+  for (const { id, ref } of refs) {
+    const path = SECRET_KINDS[id].path;
     if ("env" in ref) {
       const v = io.env[ref.env];
-      if (v === undefined || v === "") fail(SECRET_KINDS[id].path, `environment variable ${ref.env} is not set`);
+      if (v === undefined || v === "") errors.push({ path, message: `environment variable ${ref.env} is not set` });
       else values[id] = v;
     } else {
       const file = isAbsolute(ref.file) ? ref.file : join(dirname(specPath), ref.file);
       try {
         values[id] = fs.readText(file).replace(/\r?\n$/, "");
       } catch (e) {
-        fail(
-          SECRET_KINDS[id].path,
-          `cannot read secret file ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-        );
+        errors.push({
+          path,
+          message: `cannot read the secret file: ${isFsError(e) ? describeFsError(e, fs, file) : `${file}: ${(e as Error).message}`}`,
+        });
       }
     }
   }
-  for (const issue of checkSecretValues(values)) fail(issue.path, issue.message);
-  if (issues.length > 0) throw new CliError(formatIssues(locateIssues(specText, issues), display));
-  return values;
+  return { values, errors };
 }

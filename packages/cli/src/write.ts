@@ -5,7 +5,7 @@
 // a failure or kill after it is finished by rolling forward, at once or on the next run. A manifest records
 // what clusterspec wrote; files it did not write are kept as they are and never overwritten without --force.
 import { basename, dirname, join } from "node:path";
-import type { Artifact } from "@clusterspec/core";
+import type { Artifact } from "@clusterspec/core/types";
 import { createTwoFilesPatch } from "diff";
 import { CliError } from "./errors.js";
 import type { FileSystem } from "./fs.js";
@@ -142,7 +142,7 @@ export function writeTree(
   const manifest = readManifest(fs, outDir);
   if (options.secrets === "resolved" && manifest?.secrets === "placeholders" && !options.force)
     throw new CliError(
-      `clusterspec: ${outDir} holds a review tree with placeholder secrets (often committed); write resolved secrets to another folder`,
+      `${outDir} holds a review tree with placeholder secrets (often committed); write resolved secrets to another folder`,
     );
   const existing = fs.listFiles(outDir).filter((f) => f !== MANIFEST);
   const byPath = new Map(artifacts.map((a) => [a.path, a]));
@@ -150,7 +150,7 @@ export function writeTree(
   const foreign = existing.filter((f) => !byPath.has(f) && !managed.has(f));
   if (!manifest && foreign.length > 0 && !options.force)
     throw new CliError(
-      `clusterspec: ${outDir} holds ${foreign.length} file(s) clusterspec did not write (${foreign.slice(0, 3).join(", ")}${foreign.length > 3 ? ", …" : ""}); use an empty or new folder, or pass --force to keep them beside the generated files`,
+      `${outDir} holds ${foreign.length} file(s) clusterspec did not write (${foreign.slice(0, 3).join(", ")}${foreign.length > 3 ? ", …" : ""}); use an empty or new folder, or pass --force to keep them beside the generated files`,
     );
   const refused: string[] = [];
   const changed: Artifact[] = [];
@@ -173,7 +173,7 @@ export function writeTree(
   }
   if (refused.length > 0)
     throw new CliError(
-      `clusterspec: refusing to overwrite ${refused.length} file(s) in ${outDir} that clusterspec did not write:\n` +
+      `refusing to overwrite ${refused.length} file(s) in ${outDir} that clusterspec did not write:\n` +
         `${refused.map((f) => `  ${f}`).join("\n")}\nmove them away or pass --force`,
     );
   const manifestText = renderManifest(artifacts, options.secrets);
@@ -221,6 +221,10 @@ export function writeTree(
 
 export interface Drift {
   readonly path: string;
+  /** changed: differs; missing: not on disk yet; stale: no longer generated; mode: not executable. */
+  readonly kind: "changed" | "missing" | "stale" | "mode";
+  /** A secret file: named, its content never shown. */
+  readonly secret: boolean;
   readonly patch: string;
 }
 
@@ -245,16 +249,29 @@ export function diffTree(fs: FileSystem, outDir: string, artifacts: readonly Art
     if (current === a.content) {
       drift.push({
         path: a.path,
+        kind: "mode",
+        secret: secretOnDisk.has(a.path),
         patch: `File ${a.path} is not executable (expected mode ${modeOf(a).toString(8)})\n`,
       });
       continue;
     }
+    const kind = current === undefined ? "missing" : "changed";
     if (secretOnDisk.has(a.path)) {
-      drift.push({ path: a.path, patch: hidden(a.path, current === undefined ? "is missing" : "differs") });
+      drift.push({
+        path: a.path,
+        kind,
+        secret: true,
+        patch: hidden(a.path, current === undefined ? "is missing" : "differs"),
+      });
       continue;
     }
     const oldName = current === undefined ? "/dev/null" : `a/${a.path}`;
-    drift.push({ path: a.path, patch: createTwoFilesPatch(oldName, `b/${a.path}`, current ?? "", a.content) });
+    drift.push({
+      path: a.path,
+      kind,
+      secret: false,
+      patch: createTwoFilesPatch(oldName, `b/${a.path}`, current ?? "", a.content),
+    });
   }
   const generated = new Set(artifacts.map((a) => a.path));
   // Without a manifest the folder is taken to be entirely generated.
@@ -262,6 +279,8 @@ export function diffTree(fs: FileSystem, outDir: string, artifacts: readonly Art
     if (generated.has(f) || (manifest && !manifest.files.includes(f))) continue;
     drift.push({
       path: f,
+      kind: "stale",
+      secret: secretOnDisk.has(f),
       patch: secretOnDisk.has(f)
         ? hidden(f, "is no longer generated")
         : createTwoFilesPatch(`a/${f}`, "/dev/null", fs.readText(join(outDir, f)), ""),

@@ -34,7 +34,7 @@ describe("clusterspec binary", () => {
   it("prints help and version", () => {
     const help = cli(["--help"]);
     expect(help.code).toBe(0);
-    expect(help.stdout).toContain("clusterspec generate <spec> [-o <dir>] [--check]");
+    expect(help.stdout).toContain("clusterspec generate <spec> [-o <dir>] [--check [--format markdown]]");
     const version = cli(["--version"]);
     expect(version.code).toBe(0);
     expect(version.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
@@ -179,14 +179,16 @@ describe("clusterspec binary", () => {
     writeFileSync(join(work, "a-file"), "x\n");
     const r = cli(["generate", join(work, "cluster.yaml"), "-o", join(work, "a-file", "out")]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^clusterspec: cannot write .*a-file\/out: (ENOTDIR|EEXIST)/);
+    expect(r.stderr).toBe(
+      `✖ cannot write ${join(work, "a-file", "out")}: ${join(work, "a-file")} is a file, where a folder was expected\n`,
+    );
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
   it("exits 2 on a missing spec file", () => {
     const r = cli(["validate", join(work, "missing.yaml")]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("ENOENT");
+    expect(r.stderr).toBe(`✖ cannot read the spec: ${join(work, "missing.yaml")} does not exist\n`);
   });
 
   it("prints a JSON Schema that accepts the examples and rejects a typo", () => {
@@ -234,5 +236,20 @@ describe("clusterspec binary", () => {
     for (const path of manifest.secretFiles) expect(tree[path]?.slice(0, 3), path).toBe("600");
     for (const [path, entry] of Object.entries(tree))
       if (!manifest.secretFiles.includes(path)) expect(["644", "755"], path).toContain(entry.slice(0, 3));
+  });
+});
+
+describe("clusterspec binary on pipes", () => {
+  it("reads - from standard input and prints no colour when piped, even on a colour terminal type", () => {
+    const r = spawnSync(process.execPath, [bin, "validate", "-"], {
+      encoding: "utf8",
+      input: readFileSync(example, "utf8").replace("vrid: 5", "vrid: 0"),
+      env: { PATH: process.env.PATH ?? "", TERM: "xterm-256color" },
+    });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(
+      "✖ 0 is out of range: expected a number in 1..255\n  → at controlPlane.vrid (<stdin>:34:3)",
+    );
+    expect(r.stderr).not.toContain("\x1b[");
   });
 });

@@ -2,6 +2,7 @@
 import { posix } from "node:path";
 import { OutputLimitError, resolvePlan, TERRAFORM_DIR } from "@clusterspec/core";
 import { arbClusterSpec, mustValidate, parseYamlDocuments } from "@clusterspec/core/testing";
+import { exampleText } from "@clusterspec/testkit";
 import { generate, generateFromPlan, generatorModules } from "clusterspec";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -12,6 +13,12 @@ const secretValues = {
   certificateKey: "f0e1d2c3b4a5968778695a4b3c2d1e0ff0e1d2c3b4a5968778695a4b3c2d1e0f",
   caCertHash: "sha256:0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0",
 };
+
+function sampleSpec(options: Parameters<typeof arbClusterSpec>[0]) {
+  const [spec] = fc.sample(arbClusterSpec(options), 1);
+  if (!spec) throw new Error("fast-check sampled nothing");
+  return spec;
+}
 
 describe("generate", () => {
   it("registers every output format once", () => {
@@ -62,11 +69,32 @@ describe("generate", () => {
   });
 
   it("returns errors, not exceptions, for secret values of the wrong shape", () => {
-    const r = generate(structuredClone(fc.sample(arbClusterSpec({ maxWorkers: 1, maxPool: 1 }), 1)[0]), {
+    const r = generate(structuredClone(sampleSpec({ maxWorkers: 1, maxPool: 1 })), {
       secrets: { bootstrapToken: "not-a-token\nkind: Evil" },
     });
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.errors.map((e) => e.path.join("."))).toEqual(["kubernetes.secrets.bootstrapToken"]);
+  });
+
+  it("asks a secret resolver only for the references of a valid spec, and places its errors on the spec text", () => {
+    const text = exampleText("bare-metal-ha");
+    const asked: string[] = [];
+    const r = generate(text, {
+      secrets: (refs) => {
+        asked.push(...refs.map((x) => x.id));
+        return { values: {}, errors: [{ path: ["vrrp", "auth", "password"], message: "VRRP_AUTH_PASS is not set" }] };
+      },
+    });
+    expect(asked).toEqual(["vrrpPassword", "bootstrapToken", "certificateKey", "caCertHash"]);
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    const line = text.split("\n").findIndex((l) => l.includes("password: { env: VRRP_AUTH_PASS }")) + 1;
+    expect(r.errors).toEqual([
+      expect.objectContaining({ path: ["vrrp", "auth", "password"], message: "VRRP_AUTH_PASS is not set", line }),
+    ]);
+    const resolved = generate(text, { secrets: () => ({ values: { vrrpPassword: "Zq9-xW2+" }, errors: [] }) });
+    expect(resolved.ok && resolved.artifacts.some((a) => a.content.includes("Zq9-xW2+") && a.secret)).toBe(true);
+    expect(generate("name: [", { secrets: () => expect.unreachable() }).ok).toBe(false);
   });
 
   it("gives Terraform a user-data file that cloud-init actually generates, for every pool", () => {
@@ -92,12 +120,19 @@ describe("generate", () => {
         throw new OutputLimitError(["cloud", "pools", 0], "user data of pool ci is 20000 bytes; EC2 accepts 16384");
       },
     };
-    const r = generate(fc.sample(arbClusterSpec({ maxWorkers: 0, maxPool: 0 }), 1)[0], { modules: [tooBig] });
+    const r = generate(sampleSpec({ maxWorkers: 0, maxPool: 0 }), { modules: [tooBig] });
     expect(r.ok).toBe(false);
     if (!r.ok)
       expect(r.errors).toEqual([
         { path: ["cloud", "pools", 0], message: expect.stringContaining("EC2 accepts"), severity: "error" },
       ]);
+  });
+
+  it("takes spec text or a spec object and nothing else (checked by tsc), and never throws on a wrong value", () => {
+    // @ts-expect-error a number is neither spec text nor a spec
+    const r = generate(42);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.errors[0]?.code).toBe("invalid_type");
   });
 
   it("returns errors, not exceptions, for invalid input", () => {

@@ -16,7 +16,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readTree } from "@clusterspec/testkit";
-import { diffTree, type FileSystem, nodeFileSystem, recoverInterruptedWrite, writeTree } from "clusterspec";
+import { diffTree, type FileSystem, nodeFileSystem, recoverInterruptedWrite, writeTree } from "clusterspec/cli";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 

@@ -10,6 +10,7 @@ export type { VipId, VipKey } from "./facts/vrrp.js";
 export { WIREGUARD_OVERHEAD } from "./facts/wireguard.js";
 export { type Cidr, type IpFamily, ipFamily } from "./ip.js";
 export {
+  type FormatOptions,
   formatIssues,
   InternalError,
   type IssuePath,
@@ -47,6 +48,7 @@ export {
 } from "./secrets.js";
 export { stableJson } from "./serialize/json.js";
 export { toYaml, toYamlDocuments } from "./serialize/yaml.js";
+export { didYouMean, editDistance } from "./spec/messages.js";
 export {
   type ClusterSpec,
   type ClusterSpecInput,

@@ -5,6 +5,12 @@ export interface SpecIssue {
   readonly path: IssuePath;
   readonly message: string;
   readonly severity: "error" | "warning";
+  /**
+   * What kind of problem, for tooling: `yaml_syntax`, `yaml_duplicate_key`, `empty_spec`, `missing_key`,
+   * `unknown_key`, `invalid_type`, `invalid_value`, `invalid_format`, `out_of_range`, `rule` (a cross-field
+   * rule), `secret`, `output_limit`.
+   */
+  readonly code?: string;
   /** 1-based position in the YAML source, when the spec was loaded from text. */
   readonly line?: number;
   readonly column?: number;
@@ -19,10 +25,10 @@ export class Reporter {
   readonly errors: SpecIssue[] = [];
   readonly warnings: SpecIssue[] = [];
   error(path: IssuePath, message: string): void {
-    this.errors.push({ path, message, severity: "error" });
+    this.errors.push({ path, message, severity: "error", code: "rule" });
   }
   warning(path: IssuePath, message: string): void {
-    this.warnings.push({ path, message, severity: "warning" });
+    this.warnings.push({ path, message, severity: "warning", code: "rule" });
   }
 }
 
@@ -39,15 +45,45 @@ export function toDotPath(path: IssuePath): string {
   return out === "" ? "(root)" : out;
 }
 
-/** zod prettifyError style: `✖ message` then `  → at path (file:line:col)`, shortest paths first. */
-export function formatIssues(issues: readonly SpecIssue[], fileName?: string): string {
+export interface FormatOptions {
+  /** The spec text: each located issue is followed by a code frame of its line. */
+  readonly source?: string;
+  /** ANSI colours (the CLI decides: a terminal, NO_COLOR, FORCE_COLOR). */
+  readonly color?: boolean;
+}
+
+const ansi = (code: string, on: boolean) => (text: string) => (on ? `\x1b[${code}m${text}\x1b[0m` : text);
+
+/**
+ * zod prettifyError style: `✖ message` then `  → at path (file:line:col)`, shortest paths first; with the
+ * source, the offending line follows with a caret under the key or value.
+ */
+export function formatIssues(issues: readonly SpecIssue[], fileName?: string, options: FormatOptions = {}): string {
+  const color = options.color === true;
+  const red = ansi("31", color);
+  const yellow = ansi("33", color);
+  const dim = ansi("2", color);
+  const cyan = ansi("36", color);
+  const sourceLines = options.source?.split(/\r?\n/);
   const sorted = [...issues].sort((a, b) => a.path.length - b.path.length);
   const lines: string[] = [];
   for (const issue of sorted) {
-    const mark = issue.severity === "warning" ? "⚠" : "✖";
+    const mark = issue.severity === "warning" ? yellow("⚠") : red("✖");
     lines.push(`${mark} ${issue.message}`);
-    const where = issue.line === undefined ? "" : ` (${fileName ?? "<input>"}:${issue.line}:${issue.column ?? 1})`;
-    lines.push(`  → at ${toDotPath(issue.path)}${where}`);
+    const where =
+      issue.line === undefined ? "" : ` (${cyan(`${fileName ?? "<input>"}:${issue.line}:${issue.column ?? 1}`)})`;
+    lines.push(`  ${dim("→ at")} ${toDotPath(issue.path)}${where}`);
+    const text = issue.line === undefined ? undefined : sourceLines?.[issue.line - 1];
+    if (text !== undefined && text.trim() !== "" && issue.line !== undefined) {
+      const col = Math.max(1, issue.column ?? 1);
+      const gutter = String(issue.line);
+      const token = /^("[^"]*"|'[^']*'|[^\s:,{}[\]#]+)/.exec(text.slice(col - 1))?.[0] ?? "";
+      const caret = "^".repeat(Math.max(1, Math.min(token.length, 60)));
+      lines.push(`  ${dim(`${gutter} |`)} ${text.replace(/\t/g, " ")}`);
+      lines.push(
+        `  ${dim(`${" ".repeat(gutter.length)} |`)} ${" ".repeat(col - 1)}${(issue.severity === "warning" ? yellow : red)(caret)}`,
+      );
+    }
   }
   return lines.join("\n");
 }

@@ -95,7 +95,7 @@ describe("schema", () => {
         s.nodes[0].name = "K8s_1";
       }),
     ).toMatchInlineSnapshot(`
-      "✖ node name must be an RFC 1123 label: lowercase letters, digits and '-', starting and ending with a letter or digit
+      "✖ node name must be an RFC 1123 label: lowercase letters, digits and '-', starting and ending with a letter or digit, got "K8s_1"
         → at nodes[0].name"
     `);
   });
@@ -119,7 +119,7 @@ describe("schema", () => {
     spec.cloud.provisioner.url = "http://provisioner.example.com";
     const r = validateSpec(spec);
     expect(r.ok ? "(valid)" : formatIssues(r.errors)).toMatchInlineSnapshot(`
-      "✖ the provisioner URL must be https:// (SNS delivers only to HTTPS here)
+      "✖ the provisioner URL must be https:// (SNS delivers only to HTTPS here), got "http://provisioner.example.com"
         → at cloud.provisioner.url"
     `);
   });
@@ -572,17 +572,17 @@ kubernetes:
     expect(r.ok).toBe(false);
     if (!r.ok)
       expect(formatIssues(r.errors, "cluster.yaml")).toMatchInlineSnapshot(`
-      "✖ Invalid input: expected object, received undefined
-        → at network (cluster.yaml:1:1)
-      ✖ Invalid input: expected object, received undefined
-        → at controlPlane (cluster.yaml:1:1)
-      ✖ Invalid input: expected array, received undefined
-        → at nodes (cluster.yaml:1:1)
-      ✖ Invalid input: expected object, received undefined
-        → at cilium (cluster.yaml:1:1)
-      ✖ Kubernetes v1.20.0 is not supported: clusterspec supports 1.22 and newer
-        → at kubernetes.version (cluster.yaml:5:12)"
-    `);
+        "✖ missing required key "network"
+          → at network (cluster.yaml:1:1)
+        ✖ missing required key "controlPlane"
+          → at controlPlane (cluster.yaml:1:1)
+        ✖ missing required key "nodes"
+          → at nodes (cluster.yaml:1:1)
+        ✖ missing required key "cilium"
+          → at cilium (cluster.yaml:1:1)
+        ✖ Kubernetes v1.20.0 is not supported: clusterspec supports 1.22 and newer
+          → at kubernetes.version (cluster.yaml:5:3)"
+      `);
   });
 
   it("reports invalid YAML with its position", () => {
@@ -590,10 +590,9 @@ kubernetes:
     expect(r.ok).toBe(false);
     if (!r.ok)
       expect(formatIssues(r.errors, "cluster.yaml")).toMatchInlineSnapshot(`
-      "✖ could not parse cluster spec - invalid YAML.
-      Flow sequence in block collection must be sufficiently indented and end with a ]
-        → at (root) (cluster.yaml:2:1)"
-    `);
+        "✖ invalid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]
+          → at (root) (cluster.yaml:2:1)"
+      `);
   });
 
   it("rejects duplicate keys", () => {
@@ -601,10 +600,9 @@ kubernetes:
     expect(r.ok).toBe(false);
     if (!r.ok)
       expect(formatIssues(r.errors, "cluster.yaml")).toMatchInlineSnapshot(`
-      "✖ could not parse cluster spec - invalid YAML.
-      Map keys must be unique
-        → at (root) (cluster.yaml:2:1)"
-    `);
+        "✖ duplicate key "name": a key appears once per mapping
+          → at (root) (cluster.yaml:2:1)"
+      `);
   });
 
   it("locates an error inside a node's interface map", () => {
@@ -629,9 +627,9 @@ cilium: { version: 1.20.0 }
     expect(r.ok).toBe(false);
     if (!r.ok)
       expect(formatIssues(r.errors, "cluster.yaml")).toMatchInlineSnapshot(`
-      "✖ expected an address with prefix length such as 10.0.0.20/24
-        → at nodes[0].interfaces.wan1.address (cluster.yaml:15:18)"
-    `);
+        "✖ expected an address with prefix length such as 10.0.0.20/24, got "10.0.0.300/24"
+          → at nodes[0].interfaces.wan1.address (cluster.yaml:15:9)"
+      `);
   });
 });
 
@@ -900,15 +898,15 @@ describe("schema messages", () => {
         s.kubernetes.nodeHealth.monitorPeriod = "2 seconds";
       }),
     ).toMatchInlineSnapshot(`
-      "✖ expected a network such as 10.0.0.0/24
+      "✖ expected a network such as 10.0.0.0/24, got "10.244.0.0"
         → at kubernetes.podSubnet
-      ✖ expected the network address, without host bits (e.g. 10.0.0.0/24)
+      ✖ expected the network address, without host bits (e.g. 10.0.0.0/24), got "10.96.0.1/12"
         → at kubernetes.serviceSubnet
-      ✖ expected a Go duration such as 4s, 500ms or 1m30s
+      ✖ expected a Go duration such as 4s, 500ms or 1m30s, got "2 seconds"
         → at kubernetes.nodeHealth.monitorPeriod
-      ✖ expected an IP address such as 10.0.0.1 or fd00::1
+      ✖ expected an IP address such as 10.0.0.1 or fd00::1, got "1.1.1"
         → at network.nameservers[0]
-      ✖ expected an address with prefix length such as 10.0.0.20/24
+      ✖ expected an address with prefix length such as 10.0.0.20/24, got "10.118.12.20"
         → at nodes[0].interfaces.wan1.address"
     `);
   });
@@ -928,25 +926,25 @@ describe("schema messages", () => {
         s.host.sysctl = { swappiness: 1 };
       }),
     ).toMatchInlineSnapshot(`
-      "✖ DNS domain must be dot-separated RFC 1123 labels
+      "✖ DNS domain must be dot-separated RFC 1123 labels, got "Cluster.Local"
         → at kubernetes.dnsDomain
-      ✖ CRI socket must be a unix:/// URL
+      ✖ CRI socket must be a unix:/// URL, got "/run/containerd/containerd.sock"
         → at kubernetes.criSocket
-      ✖ notify scripts are absolute paths
+      ✖ notify scripts are absolute paths, got "notify.sh"
         → at vrrp.notify.master
       ✖ roles are listed once each
         → at nodes[1].roles
       ✖ invalid key: expected a sysctl key such as vm.swappiness
         → at host.sysctl.swappiness
-      ✖ expected a file path
+      ✖ expected a file path, got "a\\nb"
         → at kubernetes.secrets.bootstrapToken.file
-      ✖ expected an environment variable name
+      ✖ expected an environment variable name, got "1BAD"
         → at vrrp.auth.password.env
-      ✖ expected a MAC address such as 52:54:00:12:34:56
+      ✖ expected a MAC address such as 52:54:00:12:34:56, got "52-54-00-12-34-57"
         → at nodes[1].interfaces.wan0.mac
       ✖ a gateway needs an address on the same interface
         → at nodes[2].interfaces.wan2.gateway
-      ✖ routing table names use letters, digits, '_' and '-', starting with a letter
+      ✖ routing table names use letters, digits, '_' and '-', starting with a letter, got "1table"
         → at network.segments[0].uplink.routingTable.name"
     `);
   });
@@ -964,23 +962,23 @@ describe("schema messages", () => {
     expect(errorsOf(s)).toMatchInlineSnapshot(`
       "✖ expected an AWS region such as eu-central-1
         → at cloud.aws.region
-      ✖ the provisioner URL may not contain quotes, spaces, '$', '\\', braces or brackets
+      ✖ the provisioner URL may not contain quotes, spaces, '$', '\\', braces or brackets, got "https://provisioner.example.com/$x"
         → at cloud.provisioner.url
       ✖ expected an EC2 instance type such as t4g.xlarge
         → at cloud.pools[0].instanceType
-      ✖ expected an AMI id such as ami-0123456789abcdef0
+      ✖ expected an AMI id such as ami-0123456789abcdef0, got "ami-xyz"
         → at cloud.pools[0].ami.id
       ✖ invalid key: expected a Kubernetes label key
         → at cloud.pools[0].labels["-bad"]
-      ✖ expected a Kubernetes label value
+      ✖ expected a Kubernetes label value, got "not ok"
         → at cloud.pools[0].labels.ok
       ✖ invalid key: expected an extended resource name such as github.com/fuse
         → at cloud.pools[0].resources["-fuse"]
-      ✖ expected a quantity such as 1 or 500m
+      ✖ expected a quantity such as 1 or 500m, got "one"
         → at cloud.pools[0].resources["github.com/fuse"]
-      ✖ taint keys follow label-key syntax
+      ✖ taint keys follow label-key syntax, got "-bad"
         → at cloud.pools[0].taints[0].key
-      ✖ taint values follow label-value syntax
+      ✖ taint values follow label-value syntax, got "no good"
         → at cloud.pools[0].taints[0].value"
     `);
   });

@@ -311,7 +311,7 @@ describe("replicaOrders", () => {
     const r = loadSpec(text);
     expect(r.ok ? "(valid)" : formatIssues(r.errors, "cluster.yaml")).toMatchInlineSnapshot(`
       "✖ replicas 4 is more than the 3 nodes with carriesExternalVips: true; use at most 3 or mark more carriers
-        → at externalVips.replicas (cluster.yaml:39:13)"
+        → at externalVips.replicas (cluster.yaml:39:3)"
     `);
   });
 });

@@ -76,7 +76,6 @@ export const SecretRefSchema = z
         : "expected a secret reference { env: NAME } or { file: path }",
   })
   .describe("A secret is referenced, never written inline: { env: NAME } or { file: path }");
-export type SecretRef = z.output<typeof SecretRefSchema>;
 
 // ---- kubernetes ----
 
@@ -316,7 +315,14 @@ const InterfaceSchema = z
   .strictObject({
     mac: z
       .string()
-      .regex(/^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$/, { message: "expected a MAC address such as 52:54:00:12:34:56" })
+      .regex(/^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$/, {
+        message: "expected a MAC address such as 52:54:00:12:34:56",
+        abort: true,
+      })
+      // The group bit (lowest bit of the first octet) marks multicast: no NIC has such an address, so udev would never match.
+      .refine((m) => (Number.parseInt(m.slice(0, 2), 16) & 1) === 0, {
+        message: "a multicast MAC (odd first octet) never belongs to a NIC: use the interface's own unicast MAC",
+      })
       .optional()
       .describe("MAC address the interface is named by (udev); absent on VLAN interfaces"),
     vlan: z
@@ -358,7 +364,19 @@ const NodeSchema = z
       .regex(/^\/dev\/[A-Za-z0-9/_-]+$/)
       .optional()
       .describe("System disk, for the record in PLAN.md"),
-    interfaces: z.record(InterfaceNameSchema, InterfaceSchema).describe("Interfaces by name"),
+    interfaces: z
+      .record(InterfaceNameSchema, InterfaceSchema)
+      .superRefine((interfaces, ctx) => {
+        // netifrc reads NAME.ID as VLAN ID on NAME: a physical NIC renamed so would be configured as a VLAN.
+        for (const [name, i] of Object.entries(interfaces))
+          if (i.mac && !i.vlan && name.includes("."))
+            ctx.addIssue({
+              code: "custom",
+              path: [name],
+              message: `physical interface ${JSON.stringify(name)} (named by MAC, no vlan) must not contain "." - netifrc reads a dotted name as a VLAN; rename it, or declare vlan: { parent, id } for a VLAN`,
+            });
+      })
+      .describe("Interfaces by name"),
   })
   .describe("A bare-metal server");
 
@@ -569,9 +587,14 @@ export const ClusterSpecSchema = z
   })
   .describe("clusterspec cluster: one spec, every config file");
 
-export type ClusterSpecInput = z.input<typeof ClusterSpecSchema>;
-export type ClusterSpec = z.output<typeof ClusterSpecSchema>;
-export type NodeSpec = ClusterSpec["nodes"][number];
-export type InterfaceSpec = NodeSpec["interfaces"][string];
-export type SegmentSpec = ClusterSpec["network"]["segments"][number];
-export type PoolSpec = NonNullable<ClusterSpec["cloud"]>["pools"][number];
+// The spec's types are plain interfaces rendered from this schema (and proven equal to z.input/z.output
+// by test/spec-types.test.ts): declaration files then never reach into zod's types.
+export type {
+  ClusterSpec,
+  ClusterSpecInput,
+  InterfaceSpec,
+  NodeSpec,
+  PoolSpec,
+  SecretRef,
+  SegmentSpec,
+} from "./types.js";

@@ -1,24 +1,14 @@
 import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
-import type { z } from "zod";
 import { type IssuePath, Reporter, type SpecIssue, type Validated } from "../issues.js";
+import { humaneIssues } from "./messages.js";
 import { rules } from "./rules/index.js";
 import { type ClusterSpec, ClusterSpecSchema } from "./schema.js";
 
-function fromZod(issue: z.core.$ZodIssue): SpecIssue {
-  const path = issue.path.map((p) => (typeof p === "symbol" ? String(p) : p));
-  let message = issue.message;
-  if (issue.code === "unrecognized_keys")
-    message = `unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => JSON.stringify(k)).join(", ")}`;
-  if (issue.code === "invalid_key") message = `invalid key: ${issue.issues.map((i) => i.message).join("; ")}`;
-  // Point unknown keys at the key itself so the YAML line is the offending one.
-  const at = issue.code === "unrecognized_keys" && issue.keys.length === 1 ? [...path, issue.keys[0] ?? ""] : path;
-  return { path: at, message, severity: "error" };
-}
-
 /** Validates any JSON-like value. Never throws on user input: every problem comes back with its path. */
 export function validateSpec(input: unknown): Validated<ClusterSpec> {
-  const parsed = ClusterSpecSchema.safeParse(input);
-  if (!parsed.success) return { ok: false, errors: parsed.error.issues.map(fromZod), warnings: [] };
+  const parsed = ClusterSpecSchema.safeParse(input, { reportInput: true });
+  if (!parsed.success)
+    return { ok: false, errors: humaneIssues(parsed.error.issues, { schema: ClusterSpecSchema, input }), warnings: [] };
   const report = new Reporter();
   for (const rule of rules) rule(parsed.data, report);
   if (report.errors.length > 0) return { ok: false, errors: report.errors, warnings: report.warnings };
@@ -29,18 +19,29 @@ export function validateSpec(input: unknown): Validated<ClusterSpec> {
 export function loadSpec(text: string): Validated<ClusterSpec> {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
-  if (doc.errors.length > 0) {
-    const errors: SpecIssue[] = doc.errors.map((e) => {
-      const pos = lineCounter.linePos(e.pos[0]);
-      return {
-        path: [],
-        message: `could not parse cluster spec - invalid YAML.\n${e.message.split("\n")[0]}`,
-        severity: "error",
-        line: pos.line,
-        column: pos.col,
-      };
-    });
-    return { ok: false, errors, warnings: [] };
+  // One syntax error often makes the parser report several more after it: the first is the one to fix.
+  const first = doc.errors[0];
+  if (first) {
+    const pos = lineCounter.linePos(first.pos[0]);
+    const duplicate = first.code === "DUPLICATE_KEY";
+    const key = duplicate ? /^\s*("[^"]*"|'[^']*'|[^:#]+?)\s*:/.exec(text.slice(first.pos[0]))?.[1] : undefined;
+    const message = key
+      ? `duplicate key ${key.startsWith('"') ? key : JSON.stringify(key.replace(/^'|'$/g, ""))}: a key appears once per mapping`
+      : `invalid YAML: ${first.message.split("\n")[0]?.replace(/ at line \d+, column \d+:?$/, "")}`;
+    return {
+      ok: false,
+      errors: [
+        {
+          path: [],
+          message,
+          severity: "error",
+          code: duplicate ? "yaml_duplicate_key" : "yaml_syntax",
+          line: pos.line,
+          column: pos.col,
+        },
+      ],
+      warnings: [],
+    };
   }
   let value: unknown;
   try {
@@ -48,7 +49,7 @@ export function loadSpec(text: string): Validated<ClusterSpec> {
   } catch (e) {
     return {
       ok: false,
-      errors: [{ path: [], message: `could not parse cluster spec - ${(e as Error).message}`, severity: "error" }],
+      errors: [{ path: [], message: `invalid YAML: ${(e as Error).message}`, severity: "error", code: "yaml_syntax" }],
       warnings: [],
     };
   }
@@ -61,7 +62,8 @@ export function loadSpec(text: string): Validated<ClusterSpec> {
 
 function locator(root: unknown, lineCounter: LineCounter): (issue: SpecIssue) => SpecIssue {
   return (issue) => {
-    const offset = offsetOf(root, issue.path);
+    // An empty document has no node at all: its first line is where the mapping should start.
+    const offset = offsetOf(root, issue.path) ?? (issue.path.length === 0 ? 0 : undefined);
     if (offset === undefined) return issue;
     const pos = lineCounter.linePos(offset);
     return { ...issue, line: pos.line, column: pos.col };
@@ -75,7 +77,10 @@ export function locateIssues(text: string, issues: readonly SpecIssue[]): SpecIs
   return issues.map(locator(doc.contents, lineCounter));
 }
 
-/** Source offset of the deepest node on `path` (the key for a missing value, the parent for a missing key). */
+/**
+ * Source offset of what `path` names: the key of the last mapping entry on it (so a wrong value points at its
+ * key, and a missing key at its parent mapping's key), or the item for a list index.
+ */
 function offsetOf(root: unknown, path: IssuePath): number | undefined {
   let node = root as Node | null | undefined;
   let best = node?.range?.[0];
@@ -85,7 +90,7 @@ function offsetOf(root: unknown, path: IssuePath): number | undefined {
       if (!pair) return best;
       const key = pair.key as Node | undefined;
       const value = pair.value as Node | null;
-      best = value?.range?.[0] ?? key?.range?.[0] ?? best;
+      best = key?.range?.[0] ?? value?.range?.[0] ?? best;
       node = value;
     } else if (isSeq(node) && typeof seg === "number") {
       const item = node.items[seg] as Node | undefined;

@@ -1,0 +1,51 @@
+// The golden-review workflow users copy: valid for GitHub (SchemaStore's workflow schema), the same
+// in docs and examples, pinned to this version, and its clusterspec command line works on our examples.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { ajv07, exampleNames, examplesDir, formatAjvErrors, readSchema } from "@clusterspec/testkit";
+import { type CliIO, runCli } from "clusterspec/cli";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+
+const repo = join(import.meta.dirname, "..");
+const workflowText = readFileSync(join(examplesDir, "github-actions", "golden-review.yml"), "utf8");
+const workflow = parse(workflowText);
+const validateWorkflow = ajv07().compile(readSchema("github/github-workflow.json"));
+
+describe("golden-review workflow", () => {
+  it("is a valid GitHub Actions workflow, and the schema does reject a broken one", () => {
+    expect(validateWorkflow(workflow), formatAjvErrors(validateWorkflow.errors)).toBe(true);
+    const broken = structuredClone(workflow);
+    delete broken.jobs.check["runs-on"];
+    expect(validateWorkflow(broken)).toBe(false);
+    const misspelt = { ...structuredClone(workflow), job: workflow.jobs };
+    expect(validateWorkflow(misspelt)).toBe(false);
+  });
+
+  it("is shown verbatim in docs/golden-review.md", () => {
+    const doc = readFileSync(join(repo, "docs", "golden-review.md"), "utf8");
+    const block = /(`{3,})yaml\n([\s\S]*?)\n\1\n/.exec(doc)?.[2];
+    expect(`${block}\n`).toBe(workflowText);
+  });
+
+  it("pins the clusterspec version of this repository", () => {
+    const pkg = JSON.parse(readFileSync(join(repo, "packages", "cli", "package.json"), "utf8"));
+    expect(workflow.env.CLUSTERSPEC_VERSION).toBe(pkg.version);
+  });
+
+  it("runs a clusterspec command line that passes on each committed example", async () => {
+    const steps: { run?: string }[] = workflow.jobs.check.steps;
+    const script = steps.map((s) => s.run ?? "").find((r) => r.includes("--check")) ?? "";
+    const line = /clusterspec@\$\{CLUSTERSPEC_VERSION\}" (.*?) \\\n/.exec(script)?.[1];
+    expect(line).toBe('generate "$CLUSTER_SPEC" --check --format markdown');
+    for (const name of exampleNames()) {
+      const args = (line ?? "")
+        .split(" ")
+        .map((a) => (a === '"$CLUSTER_SPEC"' ? join(examplesDir, name, "cluster.yaml") : a));
+      const printed: string[] = [];
+      const io: CliIO = { cwd: repo, env: {}, stdout: (t) => printed.push(t), stderr: () => {}, version: "test" };
+      expect(await runCli(args, io), name).toBe(0);
+      expect(printed.join("")).toContain("### ✅ clusterspec: generated files are up to date");
+    }
+  });
+});

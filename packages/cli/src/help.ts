@@ -1,0 +1,103 @@
+// Usage texts: one overview and one page per command (`clusterspec help <command>`, `<command> --help`).
+
+export const COMMANDS = ["generate", "validate", "plan", "schema", "help"] as const;
+export type Command = (typeof COMMANDS)[number];
+
+export const USAGE = `clusterspec - one validated cluster spec in, every config file of the cluster out
+
+Usage:
+  clusterspec generate <spec> [-o <dir>] [--check [--format markdown]] [--with-secrets] [--force] [--json]
+  clusterspec validate <spec> [--json]
+  clusterspec plan <spec> [--json]
+  clusterspec schema
+  clusterspec help [<command>]
+  clusterspec --help | --version
+
+Commands:
+  generate   render every file into <dir> (default: generated/ next to the spec);
+             all files are rendered and checked in memory first; only changed files are
+             written, all or nothing, and an unchanged folder is left untouched
+  validate   check the spec and print its errors and warnings
+  plan       print the human summary that generate also writes as PLAN.md
+  schema     print the JSON Schema of the spec (for yaml-language-server)
+  help       show the help of a command
+
+<spec> is a YAML file, or - to read it from standard input.
+--json prints one JSON document on stdout (docs/cli-json.md); exit codes stay the same.
+Colour is used on a terminal; NO_COLOR turns it off, FORCE_COLOR on.
+
+Exit codes: 0 ok, 1 drift (--check), 2 invalid input or usage.
+`;
+
+const SPEC = `  <spec>              the cluster spec (YAML); - reads it from standard input`;
+const JSON_OPTION = `  --json              print one JSON document on stdout (docs/cli-json.md)`;
+const EXIT = `Exit codes: 0 ok, 1 drift (--check), 2 invalid input or usage.`;
+
+export const COMMAND_HELP: Readonly<Record<Command, string>> = {
+  generate: `clusterspec generate - render every file of the cluster
+
+Usage:
+  clusterspec generate <spec> [-o <dir>] [--with-secrets] [--force] [--json]
+  clusterspec generate <spec> [-o <dir>] --check [--format text|markdown|json]
+
+Writes PLAN.md, one root-filesystem overlay per node, cluster and cloud files into <dir>. Everything is
+rendered and checked in memory first; then only changed and new files are written and stale ones removed, all or
+nothing (an interrupted write is finished on the next run), and an unchanged folder is left untouched.
+
+Options:
+${SPEC}
+  -o, --output <dir>  output folder (default: generated/ next to the spec; required with - as <spec>)
+  --check             write nothing; exit 1 and print what differs if <dir> is not what generate would write
+  --format <f>        with --check: text (unified diffs, default), markdown (a pull-request summary:
+                      drifted files, PLAN.md changes first, then each file's diff folded) or json
+  --with-secrets      resolve secret references ({ env } / { file }) into the files (written 0600);
+                      without it secrets render as placeholders, as in committed golden trees
+  --force             overwrite files at generated paths that clusterspec did not write
+${JSON_OPTION}
+
+${EXIT}
+`,
+  validate: `clusterspec validate - check a spec
+
+Usage:
+  clusterspec validate <spec> [--json]
+
+Prints each error and warning with its field path, file:line:column and the offending line; checks
+everything generate checks, without writing anything.
+
+Options:
+${SPEC}
+${JSON_OPTION}
+
+${EXIT}
+`,
+  plan: `clusterspec plan - print the resolved plan
+
+Usage:
+  clusterspec plan <spec> [--json]
+
+Prints PLAN.md (the human summary generate writes); with --json, the resolved plan itself.
+
+Options:
+${SPEC}
+${JSON_OPTION}
+
+${EXIT}
+`,
+  schema: `clusterspec schema - print the JSON Schema of the spec
+
+Usage:
+  clusterspec schema > cluster.schema.json
+
+Point yaml-language-server at it: # yaml-language-server: $schema=./cluster.schema.json
+
+${EXIT}
+`,
+  help: `clusterspec help - show help
+
+Usage:
+  clusterspec help [<command>]
+
+Commands: generate, validate, plan, schema, help.
+`,
+};

@@ -1,0 +1,117 @@
+// What the commands print besides plain text: the versioned JSON documents (docs/cli-json.md,
+// docs/cli-json.schema.json) and the markdown summary of `--check --format markdown`.
+
+import { toDotPath } from "@clusterspec/core";
+import type { Artifact, ClusterPlan, SpecIssue } from "@clusterspec/core/types";
+import type { Drift } from "./write.js";
+
+/** Bumped on any incompatible change to a JSON document the CLI prints. */
+export const JSON_OUTPUT_VERSION = 1;
+
+export interface JsonIssue {
+  readonly severity: "error" | "warning";
+  readonly code: string;
+  readonly message: string;
+  readonly path: readonly (string | number)[];
+  /** `nodes[2].interfaces.wan1.address`; empty for the whole spec. */
+  readonly pathText: string;
+  readonly line?: number;
+  readonly column?: number;
+}
+
+export function jsonIssue(issue: SpecIssue): JsonIssue {
+  return {
+    severity: issue.severity,
+    code: issue.code ?? "rule",
+    message: issue.message,
+    path: issue.path,
+    pathText: issue.path.length === 0 ? "" : toDotPath(issue.path),
+    ...(issue.line === undefined ? {} : { line: issue.line, column: issue.column ?? 1 }),
+  };
+}
+
+/** A failure that is not about a field of the spec (a file that cannot be read, a folder that is missing). */
+export function jsonFailure(code: string, message: string): JsonIssue {
+  return { severity: "error", code, message, path: [], pathText: "" };
+}
+
+export type JsonCommand = "validate" | "plan" | "generate" | "check";
+
+export function jsonDocument(command: JsonCommand, spec: string, body: Record<string, unknown>): string {
+  return `${JSON.stringify({ version: JSON_OUTPUT_VERSION, command, spec, ...body }, null, 2)}\n`;
+}
+
+/** The plan as JSON data; a resolved secret's value never leaves (plan has no --with-secrets, but be sure). */
+export function planJson(plan: ClusterPlan): unknown {
+  return JSON.parse(
+    JSON.stringify(plan, (key, value: unknown) =>
+      key === "value" && typeof value === "string" && isResolvedSecretHolder(plan, value) ? "(secret)" : value,
+    ),
+  );
+}
+
+function isResolvedSecretHolder(plan: ClusterPlan, value: string): boolean {
+  return Object.values(plan.secrets ?? {}).some((s) => s !== undefined && !s.isPlaceholder && s.value === value);
+}
+
+export const modeText = (a: Artifact): string => `0${(a.mode ?? (a.secret ? 0o600 : 0o644)).toString(8)}`;
+
+// ---- markdown summary for pull requests ----
+
+/** GitHub refuses comments over 65536 characters: diffs are cut to fit, the file list never is. */
+const MARKDOWN_BUDGET = 60_000;
+
+export interface MarkdownCheck {
+  readonly spec: string;
+  readonly outDir: string;
+  readonly fileCount: number;
+  readonly drift: readonly Drift[];
+}
+
+/**
+ * The `--check --format markdown` summary: which files drifted, the PLAN.md changes first (what a reviewer
+ * reads), then each other file's diff folded in <details>.
+ */
+export function renderCheckMarkdown(check: MarkdownCheck): string {
+  const lines: string[] = [];
+  if (check.drift.length === 0) {
+    lines.push(
+      "### ✅ clusterspec: generated files are up to date",
+      "",
+      `\`${check.outDir}\` matches a fresh generation of \`${check.spec}\` (${check.fileCount} files).`,
+    );
+    return `${lines.join("\n")}\n`;
+  }
+  const plan = check.drift.find((d) => d.path === "PLAN.md");
+  const others = check.drift.filter((d) => d !== plan);
+  lines.push(
+    "### ❌ clusterspec: generated files are out of date",
+    "",
+    `${check.drift.length} file(s) in \`${check.outDir}\` differ from a fresh generation of \`${check.spec}\`. ` +
+      `Run \`clusterspec generate ${check.spec}\` and commit the result.`,
+    "",
+    "| file | change |",
+    "| --- | --- |",
+    ...check.drift.map((d) => `| \`${d.path}\` | ${d.kind}${d.secret ? " (secret, content not shown)" : ""} |`),
+  );
+  let budget = MARKDOWN_BUDGET - lines.join("\n").length;
+  const fence = (patch: string) => {
+    const longest = Math.max(2, ...[...patch.matchAll(/`+/g)].map((m) => m[0].length));
+    const ticks = "`".repeat(longest + 1);
+    let body = patch.endsWith("\n") ? patch : `${patch}\n`;
+    if (body.length > budget) body = `${body.slice(0, Math.max(0, budget))}\n… (diff cut short: see the CI log)\n`;
+    budget -= body.length;
+    return `${ticks}diff\n${body}${ticks}`;
+  };
+  if (plan) lines.push("", "#### PLAN.md", "", fence(plan.patch));
+  for (const d of others)
+    lines.push(
+      "",
+      `<details><summary><code>${d.path}</code> (${d.kind})</summary>`,
+      "",
+      fence(d.patch),
+      "",
+      "</details>",
+    );
+  return `${lines.join("\n")}\n`;
+}

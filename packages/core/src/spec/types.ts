@@ -1,0 +1,637 @@
+// Generated from the zod schema by packages/core/test/spec-types.test.ts (`npx vitest run packages/core/test/spec-types.test.ts -u`).
+// Plain interfaces, so declaration files never reach into zod's types and a consumer's tsc stays fast;
+// the test also proves them equal to z.input / z.output of ClusterSpecSchema.
+
+/** The spec as it is written (defaults may be left out). */
+export interface ClusterSpecInput {
+  /** Spec format version */
+  apiVersion: "clusterspec/v1alpha1";
+  /** Always Cluster */
+  kind: "Cluster";
+  /** Cluster name (kubeadm clusterName, AWS resource names) */
+  name: string;
+  /** Kubernetes version, networks and kubeadm settings */
+  kubernetes: {
+    /** Kubernetes version, e.g. v1.34.2 (1.22 and newer) */
+    version: string;
+    /** Pod network (kubeadm networking.podSubnet) */
+    podSubnet: string;
+    /** Service network (kubeadm networking.serviceSubnet) */
+    serviceSubnet?: string | undefined;
+    /** Prefix length of the pod CIDR each node gets (kube-controller-manager --node-cidr-mask-size) */
+    nodeCidrMaskSize?: number | undefined;
+    /** Cluster DNS domain */
+    dnsDomain?: string | undefined;
+    /** Let control-plane nodes run workloads (no control-plane taint) */
+    schedulableControlPlanes?: boolean | undefined;
+    /** CRI endpoint of the bare-metal nodes */
+    criSocket?: string | undefined;
+    /** kubelet cgroup driver; cgroupfs on OpenRC hosts */
+    cgroupDriver?: "cgroupfs" | "systemd" | undefined;
+    /** Node failure detection and eviction timing */
+    nodeHealth?: {
+      /** kubelet nodeStatusUpdateFrequency: how often the kubelet posts node status */
+      statusUpdateFrequency?: string | undefined;
+      /** kube-controller-manager --node-monitor-period: how often node status is checked */
+      monitorPeriod?: string | undefined;
+      /** kube-controller-manager --node-monitor-grace-period: how long a node may be silent before NotReady (default 40s, 50s from 1.32) */
+      monitorGracePeriod?: string | undefined;
+      /** How long pods stay on a NotReady/unreachable node before eviction (--pod-eviction-timeout below 1.27, default toleration seconds from 1.27) */
+      evictionAfter?: string | undefined;
+    } | undefined;
+    /** Secrets kubeadm needs to join nodes; placeholders in golden files */
+    secrets?: {
+      /** kubeadm bootstrap token ([a-z0-9]{6}.[a-z0-9]{16}) */
+      bootstrapToken: {
+        /** Environment variable that holds the secret */
+        env: string;
+      } | {
+        /** File that holds the secret (trailing newline ignored); relative to the spec file */
+        file: string;
+      };
+      /** kubeadm certificate key for control-plane joins (64 hex characters) */
+      certificateKey: {
+        /** Environment variable that holds the secret */
+        env: string;
+      } | {
+        /** File that holds the secret (trailing newline ignored); relative to the spec file */
+        file: string;
+      };
+      /** discovery CA certificate hash (sha256:<64 hex>) */
+      caCertHash: {
+        /** Environment variable that holds the secret */
+        env: string;
+      } | {
+        /** File that holds the secret (trailing newline ignored); relative to the spec file */
+        file: string;
+      };
+    } | undefined;
+  };
+  /** Networks shared by the nodes */
+  network: {
+    /** L2 segments */
+    segments: {
+      /** Name of the L2 segment */
+      name: string;
+      /** Interface that attaches every node to this segment */
+      interface: string;
+      /** Address subnet of the segment */
+      subnet: string;
+      /** Further networks reachable on-link on this segment, without a node address in them */
+      onLink?: string[] | undefined;
+      /** Replies from external addresses leave through this gateway, in a table of their own */
+      uplink?: {
+        /** Gateway of the uplink, reachable on-link on this segment */
+        gateway: string;
+        /** Policy routing table */
+        routingTable: {
+          /** Routing table number (not 0, 252-255: reserved) */
+          id: number;
+          /** Routing table name written to /etc/iproute2/rt_tables */
+          name: string;
+        };
+        /** Source networks whose replies take the uplink table (default: the segment's on-link networks) */
+        sources?: string[] | undefined;
+      } | undefined;
+      /** VRIDs used by others on this segment (other clusters): never allocated here */
+      reservedVrids?: number[] | undefined;
+    }[];
+    /** Segment Kubernetes runs on (node InternalIP); default the first segment */
+    kubernetesSegment?: string | undefined;
+    /** DNS servers for the nodes (at most 2) */
+    nameservers: string[];
+    /** DNS search domains */
+    searchDomains?: string[] | undefined;
+  };
+  /** The API server endpoint held by keepalived */
+  controlPlane: {
+    /** Control-plane virtual IP with prefix, e.g. 10.118.12.100/24 */
+    vip: string;
+    /** API server port */
+    port?: number | undefined;
+    /** Interface carrying the VIP; default the Kubernetes segment's */
+    interface?: string | undefined;
+    /** VRRP router id; allocated when absent */
+    vrid?: number | undefined;
+  };
+  /** keepalived/VRRP settings common to every VIP */
+  vrrp?: {
+    /** VRRP authentication */
+    auth?: {
+      /** VRRP authentication type */
+      type: "AH" | "PASS";
+      /** auth_pass (1-8 characters once resolved) */
+      password: {
+        /** Environment variable that holds the secret */
+        env: string;
+      } | {
+        /** File that holds the secret (trailing newline ignored); relative to the spec file */
+        file: string;
+      };
+    } | undefined;
+    /** advert_int in seconds */
+    advertInterval?: number | undefined;
+    /** Initial state of every instance */
+    initialState?: "BACKUP" | "MASTER" | undefined;
+    /** Do not take a VIP back from a lower-priority node (needs BACKUP) */
+    nopreempt?: boolean | undefined;
+    /** Unicast to the other nodes instead of multicast (not with AH) */
+    unicast?: boolean | undefined;
+    /** Priority of a VIP's master */
+    basePriority?: number | undefined;
+    /** keepalived script_user */
+    scriptUser?: string | undefined;
+    /** vrrp_script checking the local kube-apiserver /livez */
+    healthCheck?: {
+      /** Seconds between apiserver checks */
+      interval?: number | undefined;
+      /** Seconds before one check gives up */
+      timeout?: number | undefined;
+      /** Failed checks before the node gives up the VIP */
+      fall?: number | undefined;
+      /** Good checks before the node may take the VIP again */
+      rise?: number | undefined;
+      /** Priority change on failure; 0 puts the instance in FAULT; default: just enough to move the VIP */
+      weight?: number | undefined;
+    } | undefined;
+    /** Scripts keepalived runs on state changes */
+    notify?: {
+      /** Script run when this node becomes master of a VIP */
+      master?: string | undefined;
+      /** Script run when this node becomes backup */
+      backup?: string | undefined;
+      /** Script run when an instance enters FAULT */
+      fault?: string | undefined;
+    } | undefined;
+  } | undefined;
+  /** A pool of external addresses, one VRRP instance each */
+  externalVips?: {
+    /** Interface carrying the pool; default the uplink segment's */
+    interface?: string | undefined;
+    /** Addresses spread over the nodes carrying external VIPs */
+    addresses: (string | {
+      /** External address (a /32 or /128 VIP) */
+      address: string;
+      /** Explicit VRID */
+      vrid?: number | undefined;
+    })[];
+    /** VRIDs are allocated upwards from here */
+    firstVrid?: number | undefined;
+    /** How many carriers hold each address (master and backups); default every carrier. Fewer keeps keepalived.conf small on many carriers, and appending an address never moves an existing one */
+    replicas?: number | undefined;
+  } | undefined;
+  /** Bare-metal servers */
+  nodes: {
+    /** Host name and Kubernetes node name */
+    name: string;
+    /** control-plane, worker or both */
+    roles: ("control-plane" | "worker")[];
+    /** Whether this node takes part in the external VIP pool */
+    carriesExternalVips?: boolean | undefined;
+    /** Root filesystem */
+    rootFilesystem?: "ext4" | "xfs" | "btrfs" | "zfs" | undefined;
+    /** System disk, for the record in PLAN.md */
+    disk?: string | undefined;
+    /** Interfaces by name */
+    interfaces: { [key: string]: {
+      /** MAC address the interface is named by (udev); absent on VLAN interfaces */
+      mac?: string | undefined;
+      /** Makes this a VLAN sub-interface */
+      vlan?: {
+        /** Parent interface */
+        parent: string;
+        /** VLAN id */
+        id: number;
+      } | undefined;
+      /** Address with prefix, e.g. 10.118.12.20/24 */
+      address?: string | undefined;
+      /** Default gateway (main table) through this interface */
+      gateway?: string | undefined;
+    } };
+  }[];
+  /** Bare-metal host settings (Gentoo/OpenRC) */
+  host?: {
+    /** Write etc/portage/package.accept_keywords for sys-cluster/kubeadm, kubelet and kubectl */
+    gentooPackages?: boolean | undefined;
+    /** Extra sysctl settings */
+    sysctl?: { [key: string]: string | number } | undefined;
+  } | undefined;
+  /** Cilium CNI, replacing kube-proxy */
+  cilium: {
+    /** Cilium chart version, e.g. 1.20.0 (1.14 and newer) */
+    version: string;
+    /** Cilium routingMode */
+    routingMode?: "native" | "tunnel" | undefined;
+    /** Overlay protocol in tunnel mode */
+    tunnelProtocol?: "vxlan" | "geneve" | undefined;
+    /** Install routes to other nodes' pod CIDRs (native routing, nodes on one L2 segment) */
+    autoDirectNodeRoutes?: boolean | undefined;
+    /** Cilium ipam.mode */
+    ipamMode?: "kubernetes" | "cluster-pool" | undefined;
+    /** Devices Cilium attaches to (default the Kubernetes interface) */
+    devices?: string[] | undefined;
+    /** eBPF masquerading */
+    bpfMasquerade?: boolean | undefined;
+    /** Service load balancer mode */
+    loadBalancerMode?: "snat" | "dsr" | "hybrid" | undefined;
+    /** Transparent pod traffic encryption */
+    encryption?: "none" | "wireguard" | undefined;
+    /** Device MTU Cilium assumes (default: derived) */
+    mtu?: number | undefined;
+  };
+  /** Cloud burst into AWS */
+  cloud?: {
+    /** AWS account settings */
+    aws: {
+      /** AWS region */
+      region: string;
+      /** CIDR of the VPC the pools run in */
+      vpcCidr: string;
+      /** hashicorp/aws version constraint */
+      providerVersion?: string | undefined;
+    };
+    /** The service that hands out per-instance WireGuard configs and kubeadm discovery kubeconfigs */
+    provisioner: {
+      /** Base URL of the provisioner service */
+      url: string;
+    };
+    /** WireGuard tunnel between on-prem and burst nodes */
+    wireguard: {
+      /** Addresses of the WireGuard tunnel */
+      tunnelSubnet: string;
+      /** wg-quick interface name */
+      interface?: string | undefined;
+      /** On-prem WireGuard endpoint on the Kubernetes segment: the other on-prem nodes route the tunnel subnet through it */
+      hub?: string | undefined;
+      /** MTU of the network the tunnel runs over */
+      underlayMtu?: number | undefined;
+    };
+    /** Node pools */
+    pools: {
+      /** Node pool name; also the Auto Scaling Group suffix */
+      name: string;
+      /** EC2 instance type */
+      instanceType: string;
+      /** CPU architecture of the instance type and AMI */
+      architecture: "x86_64" | "arm64";
+      /** AMI id or lookup */
+      ami: {
+        /** Fixed AMI id */
+        id: string;
+      } | {
+        /** Newest AMI matching a name filter, looked up by Terraform */
+        lookup: {
+          /** AMI owners (required by AWS) */
+          owners: string[];
+          /** AMI name filter, wildcards allowed */
+          name: string;
+        };
+      };
+      /** Minimum instances (0: scale from zero) */
+      minSize?: number | undefined;
+      /** Maximum instances */
+      maxSize: number;
+      /** VPC subnet ids */
+      subnets: string[];
+      /** Security group ids */
+      securityGroups: string[];
+      /** IAM instance profile name */
+      instanceProfile?: string | undefined;
+      /** Root volume size */
+      rootVolumeGiB?: number | undefined;
+      /** Taints registered with the node and advertised to Cluster Autoscaler */
+      taints?: {
+        /** Taint key */
+        key: string;
+        /** Taint value */
+        value?: string | undefined;
+        /** Taint effect */
+        effect: "NoSchedule" | "PreferNoSchedule" | "NoExecute";
+      }[] | undefined;
+      /** Node labels */
+      labels?: { [key: string]: string } | undefined;
+      /** Extended resources a node of this pool offers, for scale-from-zero */
+      resources?: { [key: string]: string } | undefined;
+    }[];
+  } | undefined;
+}
+
+/** A validated spec: defaults filled in. */
+export interface ClusterSpec {
+  /** Spec format version */
+  apiVersion: "clusterspec/v1alpha1";
+  /** Always Cluster */
+  kind: "Cluster";
+  /** Cluster name (kubeadm clusterName, AWS resource names) */
+  name: string;
+  /** Kubernetes version, networks and kubeadm settings */
+  kubernetes: {
+    /** Kubernetes version, e.g. v1.34.2 (1.22 and newer) */
+    version: string;
+    /** Pod network (kubeadm networking.podSubnet) */
+    podSubnet: string;
+    /** Service network (kubeadm networking.serviceSubnet) */
+    serviceSubnet: string;
+    /** Prefix length of the pod CIDR each node gets (kube-controller-manager --node-cidr-mask-size) */
+    nodeCidrMaskSize: number;
+    /** Cluster DNS domain */
+    dnsDomain: string;
+    /** Let control-plane nodes run workloads (no control-plane taint) */
+    schedulableControlPlanes: boolean;
+    /** CRI endpoint of the bare-metal nodes */
+    criSocket: string;
+    /** kubelet cgroup driver; cgroupfs on OpenRC hosts */
+    cgroupDriver: "cgroupfs" | "systemd";
+    /** Node failure detection and eviction timing */
+    nodeHealth: {
+      /** kubelet nodeStatusUpdateFrequency: how often the kubelet posts node status */
+      statusUpdateFrequency: string;
+      /** kube-controller-manager --node-monitor-period: how often node status is checked */
+      monitorPeriod: string;
+      /** kube-controller-manager --node-monitor-grace-period: how long a node may be silent before NotReady (default 40s, 50s from 1.32) */
+      monitorGracePeriod?: string | undefined;
+      /** How long pods stay on a NotReady/unreachable node before eviction (--pod-eviction-timeout below 1.27, default toleration seconds from 1.27) */
+      evictionAfter: string;
+    };
+    /** Secrets kubeadm needs to join nodes; placeholders in golden files */
+    secrets?: {
+      /** kubeadm bootstrap token ([a-z0-9]{6}.[a-z0-9]{16}) */
+      bootstrapToken: {
+        /** Environment variable that holds the secret */
+        env: string;
+      } | {
+        /** File that holds the secret (trailing newline ignored); relative to the spec file */
+        file: string;
+      };
+      /** kubeadm certificate key for control-plane joins (64 hex characters) */
+      certificateKey: {
+        /** Environment variable that holds the secret */
+        env: string;
+      } | {
+        /** File that holds the secret (trailing newline ignored); relative to the spec file */
+        file: string;
+      };
+      /** discovery CA certificate hash (sha256:<64 hex>) */
+      caCertHash: {
+        /** Environment variable that holds the secret */
+        env: string;
+      } | {
+        /** File that holds the secret (trailing newline ignored); relative to the spec file */
+        file: string;
+      };
+    } | undefined;
+  };
+  /** Networks shared by the nodes */
+  network: {
+    /** L2 segments */
+    segments: {
+      /** Name of the L2 segment */
+      name: string;
+      /** Interface that attaches every node to this segment */
+      interface: string;
+      /** Address subnet of the segment */
+      subnet: string;
+      /** Further networks reachable on-link on this segment, without a node address in them */
+      onLink: string[];
+      /** Replies from external addresses leave through this gateway, in a table of their own */
+      uplink?: {
+        /** Gateway of the uplink, reachable on-link on this segment */
+        gateway: string;
+        /** Policy routing table */
+        routingTable: {
+          /** Routing table number (not 0, 252-255: reserved) */
+          id: number;
+          /** Routing table name written to /etc/iproute2/rt_tables */
+          name: string;
+        };
+        /** Source networks whose replies take the uplink table (default: the segment's on-link networks) */
+        sources?: string[] | undefined;
+      } | undefined;
+      /** VRIDs used by others on this segment (other clusters): never allocated here */
+      reservedVrids: number[];
+    }[];
+    /** Segment Kubernetes runs on (node InternalIP); default the first segment */
+    kubernetesSegment?: string | undefined;
+    /** DNS servers for the nodes (at most 2) */
+    nameservers: string[];
+    /** DNS search domains */
+    searchDomains: string[];
+  };
+  /** The API server endpoint held by keepalived */
+  controlPlane: {
+    /** Control-plane virtual IP with prefix, e.g. 10.118.12.100/24 */
+    vip: string;
+    /** API server port */
+    port: number;
+    /** Interface carrying the VIP; default the Kubernetes segment's */
+    interface?: string | undefined;
+    /** VRRP router id; allocated when absent */
+    vrid?: number | undefined;
+  };
+  /** keepalived/VRRP settings common to every VIP */
+  vrrp: {
+    /** VRRP authentication */
+    auth?: {
+      /** VRRP authentication type */
+      type: "AH" | "PASS";
+      /** auth_pass (1-8 characters once resolved) */
+      password: {
+        /** Environment variable that holds the secret */
+        env: string;
+      } | {
+        /** File that holds the secret (trailing newline ignored); relative to the spec file */
+        file: string;
+      };
+    } | undefined;
+    /** advert_int in seconds */
+    advertInterval: number;
+    /** Initial state of every instance */
+    initialState: "BACKUP" | "MASTER";
+    /** Do not take a VIP back from a lower-priority node (needs BACKUP) */
+    nopreempt: boolean;
+    /** Unicast to the other nodes instead of multicast (not with AH) */
+    unicast: boolean;
+    /** Priority of a VIP's master */
+    basePriority: number;
+    /** keepalived script_user */
+    scriptUser: string;
+    /** vrrp_script checking the local kube-apiserver /livez */
+    healthCheck: {
+      /** Seconds between apiserver checks */
+      interval: number;
+      /** Seconds before one check gives up */
+      timeout: number;
+      /** Failed checks before the node gives up the VIP */
+      fall: number;
+      /** Good checks before the node may take the VIP again */
+      rise: number;
+      /** Priority change on failure; 0 puts the instance in FAULT; default: just enough to move the VIP */
+      weight?: number | undefined;
+    };
+    /** Scripts keepalived runs on state changes */
+    notify?: {
+      /** Script run when this node becomes master of a VIP */
+      master?: string | undefined;
+      /** Script run when this node becomes backup */
+      backup?: string | undefined;
+      /** Script run when an instance enters FAULT */
+      fault?: string | undefined;
+    } | undefined;
+  };
+  /** A pool of external addresses, one VRRP instance each */
+  externalVips?: {
+    /** Interface carrying the pool; default the uplink segment's */
+    interface?: string | undefined;
+    /** Addresses spread over the nodes carrying external VIPs */
+    addresses: (string | {
+      /** External address (a /32 or /128 VIP) */
+      address: string;
+      /** Explicit VRID */
+      vrid?: number | undefined;
+    })[];
+    /** VRIDs are allocated upwards from here */
+    firstVrid?: number | undefined;
+    /** How many carriers hold each address (master and backups); default every carrier. Fewer keeps keepalived.conf small on many carriers, and appending an address never moves an existing one */
+    replicas?: number | undefined;
+  } | undefined;
+  /** Bare-metal servers */
+  nodes: {
+    /** Host name and Kubernetes node name */
+    name: string;
+    /** control-plane, worker or both */
+    roles: ("control-plane" | "worker")[];
+    /** Whether this node takes part in the external VIP pool */
+    carriesExternalVips: boolean;
+    /** Root filesystem */
+    rootFilesystem: "ext4" | "xfs" | "btrfs" | "zfs";
+    /** System disk, for the record in PLAN.md */
+    disk?: string | undefined;
+    /** Interfaces by name */
+    interfaces: { [key: string]: {
+      /** MAC address the interface is named by (udev); absent on VLAN interfaces */
+      mac?: string | undefined;
+      /** Makes this a VLAN sub-interface */
+      vlan?: {
+        /** Parent interface */
+        parent: string;
+        /** VLAN id */
+        id: number;
+      } | undefined;
+      /** Address with prefix, e.g. 10.118.12.20/24 */
+      address?: string | undefined;
+      /** Default gateway (main table) through this interface */
+      gateway?: string | undefined;
+    } };
+  }[];
+  /** Bare-metal host settings (Gentoo/OpenRC) */
+  host: {
+    /** Write etc/portage/package.accept_keywords for sys-cluster/kubeadm, kubelet and kubectl */
+    gentooPackages: boolean;
+    /** Extra sysctl settings */
+    sysctl: { [key: string]: string | number };
+  };
+  /** Cilium CNI, replacing kube-proxy */
+  cilium: {
+    /** Cilium chart version, e.g. 1.20.0 (1.14 and newer) */
+    version: string;
+    /** Cilium routingMode */
+    routingMode: "native" | "tunnel";
+    /** Overlay protocol in tunnel mode */
+    tunnelProtocol: "vxlan" | "geneve";
+    /** Install routes to other nodes' pod CIDRs (native routing, nodes on one L2 segment) */
+    autoDirectNodeRoutes: boolean;
+    /** Cilium ipam.mode */
+    ipamMode: "kubernetes" | "cluster-pool";
+    /** Devices Cilium attaches to (default the Kubernetes interface) */
+    devices?: string[] | undefined;
+    /** eBPF masquerading */
+    bpfMasquerade: boolean;
+    /** Service load balancer mode */
+    loadBalancerMode: "snat" | "dsr" | "hybrid";
+    /** Transparent pod traffic encryption */
+    encryption: "none" | "wireguard";
+    /** Device MTU Cilium assumes (default: derived) */
+    mtu?: number | undefined;
+  };
+  /** Cloud burst into AWS */
+  cloud?: {
+    /** AWS account settings */
+    aws: {
+      /** AWS region */
+      region: string;
+      /** CIDR of the VPC the pools run in */
+      vpcCidr: string;
+      /** hashicorp/aws version constraint */
+      providerVersion: string;
+    };
+    /** The service that hands out per-instance WireGuard configs and kubeadm discovery kubeconfigs */
+    provisioner: {
+      /** Base URL of the provisioner service */
+      url: string;
+    };
+    /** WireGuard tunnel between on-prem and burst nodes */
+    wireguard: {
+      /** Addresses of the WireGuard tunnel */
+      tunnelSubnet: string;
+      /** wg-quick interface name */
+      interface: string;
+      /** On-prem WireGuard endpoint on the Kubernetes segment: the other on-prem nodes route the tunnel subnet through it */
+      hub?: string | undefined;
+      /** MTU of the network the tunnel runs over */
+      underlayMtu: number;
+    };
+    /** Node pools */
+    pools: {
+      /** Node pool name; also the Auto Scaling Group suffix */
+      name: string;
+      /** EC2 instance type */
+      instanceType: string;
+      /** CPU architecture of the instance type and AMI */
+      architecture: "x86_64" | "arm64";
+      /** AMI id or lookup */
+      ami: {
+        /** Fixed AMI id */
+        id: string;
+      } | {
+        /** Newest AMI matching a name filter, looked up by Terraform */
+        lookup: {
+          /** AMI owners (required by AWS) */
+          owners: string[];
+          /** AMI name filter, wildcards allowed */
+          name: string;
+        };
+      };
+      /** Minimum instances (0: scale from zero) */
+      minSize: number;
+      /** Maximum instances */
+      maxSize: number;
+      /** VPC subnet ids */
+      subnets: string[];
+      /** Security group ids */
+      securityGroups: string[];
+      /** IAM instance profile name */
+      instanceProfile?: string | undefined;
+      /** Root volume size */
+      rootVolumeGiB: number;
+      /** Taints registered with the node and advertised to Cluster Autoscaler */
+      taints: {
+        /** Taint key */
+        key: string;
+        /** Taint value */
+        value: string;
+        /** Taint effect */
+        effect: "NoSchedule" | "PreferNoSchedule" | "NoExecute";
+      }[];
+      /** Node labels */
+      labels: { [key: string]: string };
+      /** Extended resources a node of this pool offers, for scale-from-zero */
+      resources: { [key: string]: string };
+    }[];
+  } | undefined;
+}
+
+export type NodeSpec = ClusterSpec["nodes"][number];
+export type InterfaceSpec = NodeSpec["interfaces"][string];
+export type SegmentSpec = ClusterSpec["network"]["segments"][number];
+export type PoolSpec = NonNullable<ClusterSpec["cloud"]>["pools"][number];
+export type SecretRef = NonNullable<ClusterSpec["vrrp"]["auth"]>["password"];

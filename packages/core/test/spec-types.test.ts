@@ -1,0 +1,20 @@
+import { describe, expect, it } from "vitest";
+import type { z } from "zod";
+import type { ClusterSpecSchema } from "../src/spec/schema.js";
+import type { ClusterSpec, ClusterSpecInput } from "../src/spec/types.js";
+import { renderSpecTypes } from "./spec-types.js";
+
+// Mutual assignability, checked by tsc (the test command runs it): the plain interfaces are the zod types.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const outputIsSame: Same<ClusterSpec, z.output<typeof ClusterSpecSchema>> = true;
+const inputIsSame: Same<ClusterSpecInput, z.input<typeof ClusterSpecSchema>> = true;
+
+describe("plain spec types", () => {
+  it("src/spec/types.ts is what the schema renders", async () => {
+    await expect(renderSpecTypes()).toMatchFileSnapshot("../src/spec/types.ts");
+  });
+
+  it("equal the zod input and output types (a compile-time check)", () => {
+    expect([outputIsSame, inputIsSame]).toEqual([true, true]);
+  });
+});
