@@ -2,15 +2,14 @@
 import { createHash } from "node:crypto";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { didYouMean, formatIssues, SECRET_KINDS, specJsonSchema } from "@clusterspec/core";
+// Only what every run needs is imported here: --help and --version load nothing else. core, the generators and
+// the writer are imported by the commands that use them, and `diff` only by --check.
 import type { IssuePath, SecretValues } from "@clusterspec/core/types";
 import { paint, paintPatch, useColor } from "./color.js";
 import { CliError, EXIT_DRIFT, EXIT_INVALID, EXIT_OK, UsageError } from "./errors.js";
 import { describeFsError, type FileSystem, isFsError, nodeFileSystem } from "./fs.js";
-import { generate, type SecretReference, type SecretResolution } from "./generate.js";
+import type { SecretReference, SecretResolution } from "./generate.js";
 import { COMMAND_HELP, COMMANDS, type Command, USAGE } from "./help.js";
-import { jsonDocument, jsonFailure, jsonIssue, modeText, planJson, renderCheckMarkdown } from "./output.js";
-import { diffTree, writeTree } from "./write.js";
 
 export { USAGE } from "./help.js";
 
@@ -80,6 +79,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     return EXIT_OK;
   }
   if (command !== undefined && !isCommand(command)) {
+    const { didYouMean } = await import("@clusterspec/core");
     const hint = didYouMean(command, COMMANDS);
     return usage(`unknown command ${command}${hint ? ` (did you mean ${hint}?)` : ""}`);
   }
@@ -104,11 +104,11 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
       }
       case "schema":
         if (rest.length > 0) throw new UsageError("schema takes no arguments");
-        io.stdout(`${JSON.stringify(specJsonSchema(), null, 2)}\n`);
+        io.stdout(`${JSON.stringify((await import("@clusterspec/core")).specJsonSchema(), null, 2)}\n`);
         return EXIT_OK;
       default: {
         if (rest.length !== 1) throw new UsageError("expected exactly one spec file (or - for standard input)");
-        return runOnSpec(command, rest[0] ?? "", values, io, fs);
+        return await runOnSpec(command, rest[0] ?? "", values, io, fs);
       }
     }
   } catch (e) {
@@ -128,13 +128,21 @@ function formatOf(command: Command, values: Values): Format {
   return format;
 }
 
-function runOnSpec(
+async function runOnSpec(
   command: "validate" | "plan" | "generate",
   specArg: string,
   values: Values,
   io: CliIO,
   fs: FileSystem,
-): number {
+): Promise<number> {
+  const [{ formatIssues, SECRET_KINDS }, { generate }, output, { writeTree }, driftModule] = await Promise.all([
+    import("@clusterspec/core"),
+    import("./generate.js"),
+    import("./output.js"),
+    import("./write.js"),
+    command === "generate" && values.check ? import("./drift.js") : undefined,
+  ]);
+  const { jsonDocument, jsonFailure, jsonIssue, modeText, planJson, renderCheckMarkdown } = output;
   const format = formatOf(command, values);
   const fromStdin = specArg === "-";
   if (values.check && values["with-secrets"])
@@ -168,7 +176,9 @@ function runOnSpec(
     const resolved = values["with-secrets"] === true;
     const result = generate(text, {
       sourceName: fromStdin ? "cluster.yaml" : display,
-      ...(resolved ? { secrets: (refs: readonly SecretReference[]) => readSecrets(refs, specPath, io, fs) } : {}),
+      ...(resolved
+        ? { secrets: (refs: readonly SecretReference[]) => readSecrets(refs, specPath, io, fs, SECRET_KINDS) }
+        : {}),
     });
     const issues = (list: Parameters<typeof formatIssues>[0]) =>
       `${formatIssues(list, display, { source: text, color: errColor })}\n`;
@@ -201,6 +211,8 @@ function runOnSpec(
         );
       if (!fs.isDirectory(outDir))
         throw new CliError(`${outDir} is a file, where the generated folder was expected`, EXIT_INVALID, "filesystem");
+      if (!driftModule) throw new Error("--check without the drift module");
+      const { diffTree } = driftModule;
       const drift = fileSystem(fs, "read", outDir, () => diffTree(fs, outDir, artifacts));
       if (format === "json")
         json({
@@ -292,11 +304,17 @@ function fileSystem<T>(fs: FileSystem, verb: "read" | "write", outDir: string, f
 }
 
 /** Reads every secret the spec references (IO); a failure is an error at the reference's path. */
-function readSecrets(refs: readonly SecretReference[], specPath: string, io: CliIO, fs: FileSystem): SecretResolution {
+function readSecrets(
+  refs: readonly SecretReference[],
+  specPath: string,
+  io: CliIO,
+  fs: FileSystem,
+  kinds: typeof import("@clusterspec/core").SECRET_KINDS,
+): SecretResolution {
   const values: SecretValues = {};
   const errors: { path: IssuePath; message: string }[] = [];
   for (const { id, ref } of refs) {
-    const path = SECRET_KINDS[id].path;
+    const path = kinds[id].path;
     if ("env" in ref) {
       const v = io.env[ref.env];
       if (v === undefined || v === "") errors.push({ path, message: `environment variable ${ref.env} is not set` });
