@@ -15,7 +15,7 @@ import { parseDocument, stringify } from "yaml";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const PROCESS_RUNS = Number(process.env.BENCH_PROCESS_RUNS ?? 5);
-const ONLY = process.env.BENCH_ONLY; // substring of a case name
+const ONLY = process.env.BENCH_ONLY; // substring of a case name, or "doubling" for the doubling check alone
 const gc = globalThis.gc ?? (() => {});
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const bin = join(root, "packages", "cli", "bin.js");
@@ -279,7 +279,7 @@ for (const c of cases) {
 }
 
 // ---- doubling check: keepalived time at fixed V must grow with carriers, not carriers² ----
-if (!ONLY) {
+if (!ONLY || ONLY === "doubling") {
   const planFor = (carriers) => {
     const v = loadSpec(stringify(syntheticSpec({ nodes: 300, cps: 5, carriers, pool: 254 })));
     if (!v.ok) throw new Error("invalid");
