@@ -6,8 +6,8 @@ import {
   resolvePlan,
   validateSpec,
 } from "@clusterspec/core";
-import { arbClusterSpec, buildSpec, mustResolve, parseYamlDocuments } from "@clusterspec/core/testing";
-import { exampleNames, exampleText } from "@clusterspec/testkit";
+import { arbClusterSpec, asClusterSpec, buildSpec, mustResolve, parseYamlDocuments } from "@clusterspec/core/testing";
+import { clusterExampleNames, exampleText } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ciliumValues, generateCilium, podMtu, summarizeCilium, VALUES_PATH } from "../src/index.js";
@@ -252,14 +252,14 @@ describe("cluster/cilium-values.yaml", () => {
 });
 
 describe("reference clusters", () => {
-  const examples = exampleNames();
+  const examples = clusterExampleNames();
 
   it.each(examples)(
     "%s: values validate against the chart and the overlay, with the VIP and legacy host routing",
     (name) => {
       const loaded = loadSpec(exampleText(name));
       if (!loaded.ok) throw new Error(`${name} is invalid`);
-      const plan = resolvePlan(loaded.value);
+      const plan = resolvePlan(asClusterSpec(loaded.value));
       const values = valuesOf(plan);
       const chart = nearestChart(plan.cilium.version);
       expect(chart).toBe("1.20.0");

@@ -3,32 +3,34 @@
 import {
   checkSecretValues,
   InternalError,
+  isBurstModule,
+  isCloudBurstPlan,
   loadSpec,
   locateIssues,
   OutputLimitError,
   resolvePlan,
   secretReferences,
+  summarizeCloudBurstCore,
   summarizeCore,
   validateSpec,
 } from "@clusterspec/core";
 import type {
+  AnyPlan,
   Artifact,
-  ClusterPlan,
-  ClusterSpec,
+  BurstGeneratorModule,
+  CloudBurstSpecInput,
   ClusterSpecInput,
   GeneratorModule,
-  SecretId,
-  SecretRef,
+  SecretReference,
   SecretValues,
   SpecIssue,
 } from "@clusterspec/core/types";
 import { generatorModules } from "./generators.js";
 
-/** A secret the spec references, as handed to a resolver. */
-export interface SecretReference {
-  readonly id: SecretId;
-  readonly ref: SecretRef;
-}
+/** A secret the spec references (its id, the reference and where the spec makes it), as handed to a resolver. */
+export type { SecretReference };
+
+type Module = GeneratorModule | BurstGeneratorModule;
 
 /** What a secret resolver found: the values it could read and an issue (at the reference's path) for each it could not. */
 export interface SecretResolution {
@@ -45,31 +47,41 @@ export interface GenerateOptions {
    */
   readonly secrets?: SecretValues | ((references: readonly SecretReference[]) => SecretResolution);
   /** Override the registered generators (tests, embedding). */
-  readonly modules?: readonly GeneratorModule[];
+  readonly modules?: readonly Module[];
 }
 
 export type GenerateResult =
   | {
       readonly ok: true;
-      readonly plan: ClusterPlan;
+      readonly plan: AnyPlan;
       readonly artifacts: readonly Artifact[];
       readonly warnings: readonly SpecIssue[];
     }
   | { readonly ok: false; readonly errors: readonly SpecIssue[]; readonly warnings: readonly SpecIssue[] };
 
 /** PLAN.md: the core summary, then each generator module's section. */
-export function renderPlanMarkdown(plan: ClusterPlan, modules: readonly GeneratorModule[] = generatorModules): string {
-  const sections = [summarizeCore(plan), ...modules.map((m) => m.summarize?.(plan)).filter((s): s is string => !!s)];
-  return `${sections.map((s) => s.trimEnd()).join("\n\n")}\n`;
+export function renderPlanMarkdown(plan: AnyPlan, modules: readonly Module[] = generatorModules): string {
+  const sections = isCloudBurstPlan(plan)
+    ? [summarizeCloudBurstCore(plan), ...modules.filter(isBurstModule).map((m) => m.summarize?.(plan))]
+    : [summarizeCore(plan), ...modules.map((m) => m.summarize?.(plan))];
+  return `${sections
+    .filter((s): s is string => !!s)
+    .map((s) => s.trimEnd())
+    .join("\n\n")}\n`;
+}
+
+/** The artifacts of every module that applies: only the cloud modules for the cloud burst of an existing cluster. */
+function runModules(plan: AnyPlan, modules: readonly Module[]): Artifact[] {
+  if (isCloudBurstPlan(plan)) return modules.filter(isBurstModule).flatMap((m) => m.generate(plan));
+  return modules.flatMap((m) => m.generate(plan));
 }
 
 /** Runs every generator on a plan; artifacts sorted by path, duplicates rejected. */
-export function generateFromPlan(
-  plan: ClusterPlan,
-  modules: readonly GeneratorModule[] = generatorModules,
-): Artifact[] {
-  const artifacts: Artifact[] = [{ path: "PLAN.md", content: renderPlanMarkdown(plan, modules) }];
-  for (const m of modules) artifacts.push(...m.generate(plan));
+export function generateFromPlan(plan: AnyPlan, modules: readonly Module[] = generatorModules): Artifact[] {
+  const artifacts: Artifact[] = [
+    { path: "PLAN.md", content: renderPlanMarkdown(plan, modules) },
+    ...runModules(plan, modules),
+  ];
   const seen = new Set<string>();
   for (const a of artifacts) {
     if (seen.has(a.path)) throw new InternalError(`two artifacts share the path ${a.path}`);
@@ -87,13 +99,16 @@ export function generateFromPlan(
  * on bad input: every problem comes back as an error with its path (and line/column for text).
  */
 export function generate(text: string, options?: GenerateOptions): GenerateResult;
-export function generate(spec: ClusterSpecInput, options?: GenerateOptions): GenerateResult;
-export function generate(spec: string | ClusterSpecInput, options: GenerateOptions = {}): GenerateResult {
+export function generate(spec: ClusterSpecInput | CloudBurstSpecInput, options?: GenerateOptions): GenerateResult;
+export function generate(
+  spec: string | ClusterSpecInput | CloudBurstSpecInput,
+  options: GenerateOptions = {},
+): GenerateResult {
   const text = typeof spec === "string" ? spec : undefined;
   const validated = text === undefined ? validateSpec(spec) : loadSpec(text);
   if (!validated.ok) return validated;
   const { warnings } = validated;
-  const value = validated.value as ClusterSpec;
+  const value = validated.value;
   const fail = (issues: readonly Pick<SpecIssue, "path" | "message">[]): GenerateResult => {
     const errors: SpecIssue[] = issues.map((i) => ({ path: i.path, message: i.message, severity: "error" }));
     return { ok: false, errors: text === undefined ? errors : locateIssues(text, errors), warnings };
@@ -103,9 +118,9 @@ export function generate(spec: string | ClusterSpecInput, options: GenerateOptio
   if (typeof options.secrets === "function") {
     const resolution = options.secrets(secretReferences(value));
     secrets = resolution.values;
-    if (resolution.errors.length > 0) return fail([...resolution.errors, ...checkSecretValues(secrets)]);
+    if (resolution.errors.length > 0) return fail([...resolution.errors, ...checkSecretValues(secrets, value)]);
   } else if (options.secrets !== undefined) secrets = options.secrets;
-  const secretErrors = checkSecretValues(secrets);
+  const secretErrors = checkSecretValues(secrets, value);
   if (secretErrors.length > 0) return fail(secretErrors);
 
   const plan = resolvePlan(value, {

@@ -2,7 +2,7 @@
 // docs/cli-json.schema.json) and the markdown summary of `--check --format markdown`.
 
 import { toDotPath } from "@clusterspec/core";
-import type { Artifact, ClusterPlan, SpecIssue } from "@clusterspec/core/types";
+import type { AnyPlan, Artifact, SpecIssue } from "@clusterspec/core/types";
 import type { Drift } from "./drift.js";
 
 /** Bumped on any incompatible change to a JSON document the CLI prints. */
@@ -42,16 +42,18 @@ export function jsonDocument(command: JsonCommand, spec: string, body: Record<st
 }
 
 /** The plan as JSON data; a resolved secret's value never leaves (plan has no --with-secrets, but be sure). */
-export function planJson(plan: ClusterPlan): unknown {
-  return JSON.parse(
-    JSON.stringify(plan, (key, value: unknown) =>
-      key === "value" && typeof value === "string" && isResolvedSecretHolder(plan, value) ? "(secret)" : value,
+export function planJson(plan: AnyPlan): unknown {
+  // a resolved secret, or one key of a list of keys (WireGuard peers), wherever the plan holds it
+  const secrets = new Set(
+    Object.values(plan.secrets ?? {}).flatMap((s) =>
+      s === undefined || s.isPlaceholder ? [] : [s.value, ...s.value.split(/\r?\n/).filter((l) => l.trim() !== "")],
     ),
   );
-}
-
-function isResolvedSecretHolder(plan: ClusterPlan, value: string): boolean {
-  return Object.values(plan.secrets ?? {}).some((s) => s !== undefined && !s.isPlaceholder && s.value === value);
+  return JSON.parse(
+    JSON.stringify(plan, (_key, value: unknown) =>
+      typeof value === "string" && secrets.has(value) ? "(secret)" : value,
+    ),
+  );
 }
 
 export const modeText = (a: Artifact): string => `0${(a.mode ?? (a.secret ? 0o600 : 0o644)).toString(8)}`;

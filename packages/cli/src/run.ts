@@ -135,7 +135,7 @@ async function runOnSpec(
   io: CliIO,
   fs: FileSystem,
 ): Promise<number> {
-  const [{ formatIssues, SECRET_KINDS }, { generate }, output, { writeTree }, driftModule] = await Promise.all([
+  const [{ formatIssues }, { generate }, output, { writeTree }, driftModule] = await Promise.all([
     import("@clusterspec/core"),
     import("./generate.js"),
     import("./output.js"),
@@ -176,9 +176,7 @@ async function runOnSpec(
     const resolved = values["with-secrets"] === true;
     const result = generate(text, {
       sourceName: fromStdin ? "cluster.yaml" : display,
-      ...(resolved
-        ? { secrets: (refs: readonly SecretReference[]) => readSecrets(refs, specPath, io, fs, SECRET_KINDS) }
-        : {}),
+      ...(resolved ? { secrets: (refs: readonly SecretReference[]) => readSecrets(refs, specPath, io, fs) } : {}),
     });
     const issues = (list: Parameters<typeof formatIssues>[0]) =>
       `${formatIssues(list, display, { source: text, color: errColor })}\n`;
@@ -304,17 +302,10 @@ function fileSystem<T>(fs: FileSystem, verb: "read" | "write", outDir: string, f
 }
 
 /** Reads every secret the spec references (IO); a failure is an error at the reference's path. */
-function readSecrets(
-  refs: readonly SecretReference[],
-  specPath: string,
-  io: CliIO,
-  fs: FileSystem,
-  kinds: typeof import("@clusterspec/core").SECRET_KINDS,
-): SecretResolution {
+function readSecrets(refs: readonly SecretReference[], specPath: string, io: CliIO, fs: FileSystem): SecretResolution {
   const values: SecretValues = {};
   const errors: { path: IssuePath; message: string }[] = [];
-  for (const { id, ref } of refs) {
-    const path = kinds[id].path;
+  for (const { id, ref, path } of refs) {
     if ("env" in ref) {
       const v = io.env[ref.env];
       if (v === undefined || v === "") errors.push({ path, message: `environment variable ${ref.env} is not set` });

@@ -95,6 +95,38 @@ describe("clusterspec binary", () => {
     expect([...manifest.secretFiles].sort()).toEqual(holders.map(([p]) => p).sort());
   });
 
+  it("writes the cloud burst of an existing cluster: only cloud/** and PLAN.md, WireGuard keys from files 0600", () => {
+    cpSync(join(repo, "examples", "cloud-burst-only", "cluster.yaml"), join(work, "cluster.yaml"));
+    const keys = (seed: number, n: number) =>
+      Array.from({ length: n }, (_, i) => Buffer.alloc(32, seed + i).toString("base64")).join("\n");
+    writeFileSync(join(work, "peers.key"), `${keys(10, 6)}\n`);
+    writeFileSync(join(work, "peers.pub"), `${keys(100, 6)}\n`);
+    const text = readFileSync(join(work, "cluster.yaml"), "utf8")
+      .replace("{ file: wireguard/peers.key }", "{ file: peers.key }")
+      .replace("{ file: wireguard/peers.pub }", "{ file: peers.pub }");
+    writeFileSync(join(work, "cluster.yaml"), text);
+    const env = { KUBEADM_CA_HASH: `sha256:${"c".repeat(64)}`, WG_HUB_PRIVATE_KEY: keys(200, 1) };
+    const r = cli(["generate", join(work, "cluster.yaml"), "-o", join(work, "deploy"), "--with-secrets"], env);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const tree = readTree(join(work, "deploy"));
+    expect(Object.keys(tree).every((p) => p === "PLAN.md" || p.startsWith("cloud/") || p.startsWith("."))).toBe(true);
+    const secrets = [env.WG_HUB_PRIVATE_KEY, ...keys(10, 6).split("\n")];
+    const holders = Object.entries(tree).filter(([, e]) => secrets.some((v) => e.includes(v)));
+    expect(holders.map(([p]) => p).sort()).toEqual([
+      "cloud/hub/etc/wireguard/wg0.conf",
+      "cloud/provisioner/peer-secrets.yaml",
+    ]);
+    for (const [path, entry] of holders) expect(entry.slice(0, 3), path).toBe("600");
+    // one key short: an error at the reference, with its line
+    writeFileSync(join(work, "peers.pub"), `${keys(100, 5)}\n`);
+    const short = cli(["generate", join(work, "cluster.yaml"), "-o", join(work, "deploy2"), "--with-secrets"], env);
+    expect(short.code).toBe(2);
+    expect(short.stderr).toMatch(
+      /hold 5 keys; the pools have 6 burst slots[^\n]*\n {2}→ at cloud\.wireguard\.peerKeys\.publicKeys \(cluster\.yaml:\d+:\d+\)/,
+    );
+  });
+
   it("fails with exit 2 and the reference path when a secret cannot be resolved", () => {
     const r = cli(["generate", join(work, "cluster.yaml"), "-o", join(work, "deploy"), "--with-secrets"], {
       VRRP_AUTH_PASS: "waytoolongpassword",

@@ -1,7 +1,22 @@
 // Whole-pipeline properties over every registered generator.
 import { posix } from "node:path";
-import { OutputLimitError, resolvePlan, TERRAFORM_DIR } from "@clusterspec/core";
-import { arbClusterSpec, mustValidate, parseYamlDocuments } from "@clusterspec/core/testing";
+import {
+  type AnySpec,
+  OutputLimitError,
+  peerKeyLines,
+  resolvePlan,
+  type SecretValues,
+  TERRAFORM_DIR,
+} from "@clusterspec/core";
+import {
+  arbCloudBurstSpec,
+  arbClusterSpec,
+  distinctSecretsFor,
+  mustValidate,
+  mustValidateAny,
+  parseYamlDocuments,
+  withWireguardHub,
+} from "@clusterspec/core/testing";
 import { exampleText } from "@clusterspec/testkit";
 import { generate, generateFromPlan, generatorModules } from "clusterspec";
 import fc from "fast-check";
@@ -65,6 +80,38 @@ describe("generate", () => {
         for (const art of placeholder) for (const [, v] of used) expect(art.content.includes(v), art.path).toBe(false);
       }),
       { numRuns: 30 },
+    );
+  });
+
+  it("never puts a secret into user data or a review tree, for any spec (cloud burst, hub keys, static peer keys)", () => {
+    const arbSpec = fc.oneof(
+      arbCloudBurstSpec().map(mustValidateAny),
+      fc
+        .tuple(arbClusterSpec({ cloud: true, maxWorkers: 2, maxPool: 2 }), fc.boolean())
+        .map(([spec, staticKeys]) => mustValidateAny(withWireguardHub(spec, staticKeys))),
+    );
+    fc.assert(
+      fc.property(arbSpec, fc.integer({ min: 1, max: 100000 }), (spec: AnySpec, seed) => {
+        const secrets: SecretValues = distinctSecretsFor(spec, seed);
+        const real = generate(spec, { secrets });
+        const review = generate(spec);
+        expect(real.ok && review.ok).toBe(true);
+        if (!real.ok || !review.ok) return;
+        // every referenced secret, each key of a list on its own
+        const values = Object.values(real.plan.secrets).flatMap((s) =>
+          s === undefined ? [] : s.id.startsWith("wireguardPeer") ? peerKeyLines(s.value) : [s.value],
+        );
+        expect(values.length).toBeGreaterThan(0);
+        for (const art of real.artifacts) {
+          const leaks = values.filter((v) => art.content.includes(v));
+          if (art.path.endsWith("/user-data.yaml") || art.path.endsWith("/user-data.gz.b64"))
+            expect(leaks, art.path).toEqual([]);
+          if (leaks.length > 0) expect(art.secret, `${art.path} holds a secret`).toBe(true);
+        }
+        for (const art of review.artifacts)
+          for (const v of values) expect(art.content.includes(v), art.path).toBe(false);
+      }),
+      { numRuns: 40 },
     );
   });
 

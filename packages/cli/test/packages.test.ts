@@ -28,7 +28,7 @@ function importedPackages(dir: string): Set<string> {
 }
 
 describe("published packages", () => {
-  it("are the eight libraries and the CLI; testkit and the examples are private", () => {
+  it("are the nine libraries and the CLI; testkit and the examples are private", () => {
     expect(published.map((d) => manifest(d).name).sort()).toEqual([
       "@clusterspec/cilium",
       "@clusterspec/cloud-init",
@@ -38,6 +38,7 @@ describe("published packages", () => {
       "@clusterspec/kubeadm",
       "@clusterspec/netifrc",
       "@clusterspec/terraform-json",
+      "@clusterspec/wireguard",
       "clusterspec",
     ]);
     expect(manifest("testkit").private).toBe(true);

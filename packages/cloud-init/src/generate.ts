@@ -1,11 +1,13 @@
 import {
   type Artifact,
-  type ClusterPlan,
-  type GeneratorModule,
+  type BurstGeneratorModule,
+  type BurstPlan,
+  generatedMarker,
   OutputLimitError,
   type PlannedPool,
   userDataPaths,
 } from "@clusterspec/core";
+import { CONTRACT_PATH, renderContract } from "./contract.js";
 import { base64, byteLength, gzipText } from "./encode.js";
 import { summarizeCloudInit } from "./summary.js";
 import { renderUserData } from "./user-data.js";
@@ -24,7 +26,7 @@ export interface UserDataPlan {
 
 export class UserDataTooLargeError extends OutputLimitError {}
 
-export function planUserData(plan: ClusterPlan, pool: PlannedPool, limit = USER_DATA_LIMIT): UserDataPlan {
+export function planUserData(plan: BurstPlan, pool: PlannedPool, limit = USER_DATA_LIMIT): UserDataPlan {
   const yaml = renderUserData(plan, pool);
   const bytes = byteLength(yaml);
   if (bytes <= limit) return { pool, yaml, bytes, gzipBase64: undefined, gzipBytes: undefined };
@@ -37,20 +39,26 @@ export function planUserData(plan: ClusterPlan, pool: PlannedPool, limit = USER_
   return { pool, yaml, bytes, gzipBase64: `${base64(gz)}\n`, gzipBytes: gz.length };
 }
 
-/** `cloud/<pool>/user-data.yaml`, plus `user-data.gz.b64` (what Terraform then uploads) when the YAML is too large. */
-export function generateCloudInit(plan: ClusterPlan): Artifact[] {
+/**
+ * `cloud/<pool>/user-data.yaml`, plus `user-data.gz.b64` (what Terraform then uploads) when the YAML is too large,
+ * and the provisioner contract the user data relies on.
+ */
+export function generateCloudInit(plan: BurstPlan): Artifact[] {
   if (!plan.cloud) return [];
-  return plan.cloud.pools.flatMap((pool) => {
+  const userData = plan.cloud.pools.flatMap((pool) => {
     const u = planUserData(plan, pool);
     const paths = userDataPaths(pool.name);
     const out: Artifact[] = [{ path: paths.yaml, content: u.yaml }];
     if (u.gzipBase64 !== undefined) out.push({ path: paths.gzipBase64, content: u.gzipBase64 });
     return out;
   });
+  const contract = renderContract(plan, generatedMarker(plan));
+  return contract === undefined ? userData : [...userData, { path: CONTRACT_PATH, content: contract }];
 }
 
-export const cloudInitModule: GeneratorModule = {
+export const cloudInitModule: BurstGeneratorModule = {
   name: "cloud-init",
+  burst: true,
   generate: generateCloudInit,
   summarize: summarizeCloudInit,
 };

@@ -1,3 +1,4 @@
+export { CONTRACT_PATH, provisionerContract, renderContract, SNS_PATH } from "./contract.js";
 export { base64, byteLength, gzipText } from "./encode.js";
 export {
   cloudInitModule,
@@ -9,6 +10,7 @@ export {
 export {
   CRIO_DEFAULT_CNI_CONFIGS,
   DISCOVERY_KUBECONFIG_PATH,
+  IDENTITY_HEADERS,
   JOIN_ENV_KEYS,
   JOIN_ENV_PATH,
   JOIN_SCRIPT_PATH,
@@ -17,6 +19,8 @@ export {
   joinScript,
   NODE_IP_PLACEHOLDER,
   PROVIDER_ID_PLACEHOLDER,
+  PROVISIONER_RETRY,
+  RETRIED_STATUSES,
 } from "./join-script.js";
 export { summarizeCloudInit } from "./summary.js";
 export {

@@ -15,6 +15,16 @@ export const CRIO_DEFAULT_CNI_CONFIGS = [
   "/etc/cni/net.d/11-crio-ipv4-bridge.conflist",
 ] as const;
 
+/** Request headers that carry the instance's identity (IMDSv2) to the provisioner; the contract documents them. */
+export const IDENTITY_HEADERS = {
+  document: "X-Clusterspec-Identity-Document",
+  signature: "X-Clusterspec-Identity-Signature",
+} as const;
+
+/** How the join script retries a provisioner request: attempts, seconds between them, and the statuses it retries. */
+export const PROVISIONER_RETRY = { attempts: 30, delaySeconds: 10, timeoutSeconds: 30 } as const;
+export const RETRIED_STATUSES = ["404", "408", "425", "429", "500", "502", "503", "504"] as const;
+
 /** The variables join.env sets, in file order. */
 export const JOIN_ENV_KEYS = [
   "CLUSTER_NAME",
@@ -76,16 +86,55 @@ imds_get() {
     -H "X-aws-ec2-metadata-token: $IMDS_TOKEN" "$IMDS/meta-data/$1"
 }
 
-# fetch URL FILE: downloads over HTTPS into FILE (mode 0600 by umask), replacing it only on success.
+imds_dynamic() {
+  curl --fail --silent --show-error --max-time 5 \\
+    -H "X-aws-ec2-metadata-token: $IMDS_TOKEN" "$IMDS/dynamic/$1"
+}
+
+# fetch PATH FILE: GET $PROVISIONER_URL/PATH over HTTPS with this instance's signed identity, into FILE
+# (0600 by umask), replacing it only on success. 0: done; 1: worth retrying (no answer, ${RETRIED_STATUSES.join(", ")});
+# 2: refused for good (any other status, e.g. 403 when the identity does not verify).
 fetch() {
-  local tmp
+  local tmp status
   tmp=$(mktemp "$2.XXXXXX") || return 1
-  if curl --fail --silent --show-error --max-time 30 --proto '=https' --tlsv1.2 --output "$tmp" "$1"; then
-    mv -f "$tmp" "$2"
-  else
-    rm -f "$tmp"
-    return 1
-  fi
+  status=$(curl --silent --show-error --max-time ${PROVISIONER_RETRY.timeoutSeconds} --proto '=https' --tlsv1.2 \\
+    -H "${IDENTITY_HEADERS.document}: $IDENTITY_DOCUMENT" \\
+    -H "${IDENTITY_HEADERS.signature}: $IDENTITY_SIGNATURE" \\
+    --output "$tmp" --write-out '%{http_code}' "$PROVISIONER_URL/$1") || status=000
+  case $status in
+    200)
+      mv -f "$tmp" "$2"
+      return 0
+      ;;
+    ${RETRIED_STATUSES.join("|")}|000)
+      log "GET /$1: HTTP $status"
+      rm -f "$tmp"
+      return 1
+      ;;
+    *)
+      log "GET /$1: HTTP $status, not retried"
+      rm -f "$tmp"
+      return 2
+      ;;
+  esac
+}
+
+# fetch_retry PATH FILE: fetch, at most ${PROVISIONER_RETRY.attempts} times ${PROVISIONER_RETRY.delaySeconds}s apart; a refusal stops at once.
+fetch_retry() {
+  local n=1 rc
+  while :; do
+    rc=0
+    fetch "$@" || rc=$?
+    [ "$rc" -eq 0 ] && return 0
+    [ "$rc" -eq 2 ] && return 1
+    if [ "$n" -ge ${PROVISIONER_RETRY.attempts} ]; then
+      log "GET /$1 failed $n times, giving up"
+      return 1
+    fi
+    log "GET /$1 failed (attempt $n of ${PROVISIONER_RETRY.attempts}), retrying in ${PROVISIONER_RETRY.delaySeconds}s"
+    sleep ${PROVISIONER_RETRY.delaySeconds}
+    n=$((n + 1))
+  done
 }
 
 tunnel_address() {
@@ -116,15 +165,24 @@ main() {
   [[ $INSTANCE_ID =~ ^i-[0-9a-f]{8,17}$ ]] || die "unexpected instance id $INSTANCE_ID"
   [[ $AZ =~ ^[a-z0-9-]{1,64}$ ]] || die "unexpected availability zone $AZ"
   log "instance $INSTANCE_ID in $AZ"
+  # The signed identity document proves to the provisioner that a request comes from this instance.
+  IDENTITY_DOCUMENT=$(retry 10 3 imds_dynamic instance-identity/document | base64 -w0) || die "no identity document from IMDS"
+  IDENTITY_SIGNATURE=$(retry 10 3 imds_dynamic instance-identity/pkcs7 | tr -d '\\n') || die "no identity signature from IMDS"
+  [[ $IDENTITY_DOCUMENT =~ ^[A-Za-z0-9+/=]+$ ]] || die "unexpected identity document"
+  [[ $IDENTITY_SIGNATURE =~ ^[A-Za-z0-9+/=]+$ ]] || die "unexpected identity signature"
 
   # Both downloads happen while the AWS DNS server still resolves the provisioner's name.
   log "fetching the WireGuard config for $INSTANCE_ID from $PROVISIONER_URL"
   install -d -m 0700 /etc/wireguard
-  retry 30 10 fetch "$PROVISIONER_URL/wireguard/config/$INSTANCE_ID" "/etc/wireguard/$WG_INTERFACE.conf" ||
-    die "no WireGuard config from the provisioner"
+  readonly WG_CONF=/etc/wireguard/$WG_INTERFACE.conf
+  fetch_retry "wireguard/config/$INSTANCE_ID" "$WG_CONF" || die "no WireGuard config from the provisioner"
+  # A burst node keeps only the on-prem nameservers (at most 2): resolvers the served config sets are dropped.
+  if grep -qiE '^[[:space:]]*DNS[[:space:]]*=' "$WG_CONF"; then
+    log "dropping DNS= from the served WireGuard config: the on-prem nameservers ($NAMESERVERS) are the only ones"
+    sed -i -E '/^[[:space:]]*[Dd][Nn][Ss][[:space:]]*=/d' "$WG_CONF"
+  fi
   log "fetching the kubeadm discovery kubeconfig for $INSTANCE_ID"
-  retry 30 10 fetch "$PROVISIONER_URL/kubeadm/kubeconfig/$INSTANCE_ID" "$DISCOVERY_KUBECONFIG" ||
-    die "no discovery kubeconfig from the provisioner"
+  fetch_retry "kubeadm/kubeconfig/$INSTANCE_ID" "$DISCOVERY_KUBECONFIG" || die "no discovery kubeconfig from the provisioner"
 
   log "bringing up WireGuard interface $WG_INTERFACE"
   systemctl enable --now "wg-quick@$WG_INTERFACE.service"
@@ -143,12 +201,16 @@ main() {
     if [ "$dev" != lo ] && [ "$dev" != "$WG_INTERFACE" ]; then resolvectl revert "$dev" || true; fi
   done
   systemctl restart systemd-resolved.service
+  local count=0
   for ns in $(awk '/^nameserver/ { print $2 }' /run/systemd/resolve/resolv.conf); do
+    count=$((count + 1))
     case " $NAMESERVERS " in
       *" $ns "*) log "nameserver $ns" ;;
-      *) log "WARNING: nameserver $ns is not one of the on-prem nameservers ($NAMESERVERS)" ;;
+      *) die "nameserver $ns is not one of the on-prem nameservers ($NAMESERVERS): the AWS resolver must be gone" ;;
     esac
   done
+  # glibc reads 3 nameservers and the kubelet adds the cluster DNS to pods
+  [ "$count" -le 2 ] || die "$count nameservers after tunnel-up; at most 2"
 
   log "removing cri-o's default CNI config before the kubelet starts"
   rm -f ${CRIO_DEFAULT_CNI_CONFIGS.join(" ")}

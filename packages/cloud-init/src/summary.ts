@@ -1,16 +1,16 @@
-// The PLAN.md section: what burst nodes do when they boot, and how large their user data is.
-import { type ClusterPlan, mdTable } from "@clusterspec/core";
+// The PLAN.md sections: what burst nodes do when they boot, their packages and user-data size, and the provisioner contract.
+import { type BurstPlan, type CloudPlan, mdTable } from "@clusterspec/core";
+import { CONTRACT_PATH, SNS_PATH } from "./contract.js";
 import { planUserData, USER_DATA_LIMIT } from "./generate.js";
-import { fedoraPackages } from "./user-data.js";
+import { IDENTITY_HEADERS, PROVISIONER_RETRY, RETRIED_STATUSES } from "./join-script.js";
 
-export function summarizeCloudInit(plan: ClusterPlan): string | undefined {
+export function summarizeCloudInit(plan: BurstPlan): string | undefined {
   const cloud = plan.cloud;
   if (!cloud) return undefined;
   const rows = cloud.pools.map((pool) => {
     const u = planUserData(plan, pool);
     return [
       pool.name,
-      fedoraPackages(plan).join(", "),
       `${u.bytes} of ${USER_DATA_LIMIT} bytes`,
       u.gzipBytes === undefined ? "no" : `yes, ${u.gzipBytes} bytes (user-data.gz.b64)`,
     ];
@@ -18,8 +18,42 @@ export function summarizeCloudInit(plan: ClusterPlan): string | undefined {
   return [
     "## Cloud user data",
     "",
-    `Burst nodes boot Fedora with cloud-init, fetch their WireGuard config and kubeadm discovery kubeconfig from ${cloud.provisioner.url} (\`/wireguard/config/<instance-id>\`, \`/kubeadm/kubeconfig/<instance-id>\`), bring up \`${cloud.wireguard.interface}\` (tunnel ${cloud.wireguard.tunnelSubnet}, MTU ${cloud.tunnelMtu}), keep only the on-prem nameservers (${plan.network.nameservers.join(", ")}) and join with \`node-ip\` = their tunnel address and \`provider-id\` = \`aws:///<az>/<instance-id>\`. No per-instance secret is in the user data.`,
+    `Burst nodes boot Fedora with cloud-init, fetch their WireGuard config and kubeadm discovery kubeconfig from ${cloud.provisioner.url} (\`/wireguard/config/<instance-id>\`, \`/kubeadm/kubeconfig/<instance-id>\`, each request signed with the instance identity document from IMDSv2), bring up \`${cloud.wireguard.interface}\` (tunnel ${cloud.wireguard.tunnelSubnet}, MTU ${cloud.tunnelMtu}) and join ${cloud.apiServerEndpoint} with \`node-ip\` = their tunnel address and \`provider-id\` = \`aws:///<az>/<instance-id>\`. No per-instance secret is in the user data.`,
     "",
-    mdTable(["pool", "packages", "user data", "gzipped"], rows),
+    `Resolvers after tunnel-up: only ${cloud.nameservers.join(", ")} (at most 2, because glibc reads 3 and the kubelet adds the cluster DNS). \`DNS=\` lines of the served WireGuard config are dropped, the AWS resolver is removed, and the join stops if any other nameserver remains.`,
+    "",
+    mdTable(["pool", "user data", "gzipped"], rows),
+    "",
+    "Packages installed on every burst node:",
+    "",
+    mdTable(
+      ["package", "why"],
+      cloud.packages.map((p) => [p.name, p.reason]),
+    ),
+    "",
+    summarizeContract(cloud),
+  ].join("\n");
+}
+
+function summarizeContract(cloud: CloudPlan): string {
+  const s = cloud.peerSecret;
+  const keys =
+    cloud.peerKeys === "static"
+      ? "static keys from `cloud.wireguard.peerKeys`; the hub lists their peers and the provisioner adds or removes each with `wg set` as instances come and go"
+      : "minted by the provisioner for each instance and added to the hub with `wg set`";
+  return [
+    "## Provisioner contract",
+    "",
+    `\`${CONTRACT_PATH}\` (OpenAPI 3.1) is what the provisioner at ${cloud.provisioner.url} must implement:`,
+    "",
+    `- \`GET /wireguard/config/{instanceId}\` and \`GET /kubeadm/kubeconfig/{instanceId}\`: 200 with the instance's wg-quick config or discovery kubeconfig; 403 when the identity does not verify (not retried); 404 before the instance's \`running\` event is handled and after it terminated; ${RETRIED_STATUSES.join(", ")} and no answer are retried, ${PROVISIONER_RETRY.attempts} attempts ${PROVISIONER_RETRY.delaySeconds} s apart.`,
+    `- Every request carries \`${IDENTITY_HEADERS.document}\` (the IMDSv2 instance identity document, base64) and \`${IDENTITY_HEADERS.signature}\` (its PKCS7 signature); the provisioner verifies them against the AWS certificate of ${cloud.aws.region} and the instance id in the path.`,
+    `- \`POST ${SNS_PATH}\`: SNS messages; the provisioner confirms the subscription and, per instance, on \`running\` mints a bootstrap token and assigns a WireGuard peer slot, on \`terminated\` revokes both.`,
+    `- Peer configs live in Secrets of type \`${s.type}\` in namespace ${s.namespace}, data key \`${s.dataKey}\`, labelled \`${s.labels.cluster}\`, \`${s.labels.pool}\`, \`${s.labels.slot}\` and, while an instance holds the slot, \`${s.labels.instanceId}\`. Keys: ${keys}.`,
+    "",
+    mdTable(
+      ["slot", "tunnel address", "Secret"],
+      cloud.slots.map((slot) => [slot.id, slot.cidr, `${s.namespace}/${slot.secretName}`]),
+    ),
   ].join("\n");
 }

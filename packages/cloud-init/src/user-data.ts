@@ -1,6 +1,7 @@
 // cloud-config for a burst node pool, built as an object and serialised with toYaml.
 import {
-  type ClusterPlan,
+  type BurstPlan,
+  type CloudPlan,
   formatExtraArgs,
   generatedMarker,
   InternalError,
@@ -23,25 +24,22 @@ import {
 
 export const CRIO_SOCKET = "unix:///var/run/crio/crio.sock";
 
-type Cloud = NonNullable<ClusterPlan["cloud"]>;
-
 /** A comment line for a generated file: never more than one line, whatever the source name holds. */
-function comment(plan: ClusterPlan): string {
+function comment(plan: BurstPlan): string {
   return `# ${generatedMarker(plan)}\n`;
 }
 
-/** Fedora's versioned packages (Fedora 41 and newer): kubernetesX.Y and cri-oX.Y share the Kubernetes minor. */
-export function fedoraPackages(plan: ClusterPlan): string[] {
-  const v = `${plan.kubernetes.version.major}.${plan.kubernetes.version.minor}`;
-  return [`kubernetes${v}`, `kubernetes${v}-kubeadm`, `cri-o${v}`, `cri-tools${v}`, "wireguard-tools"];
+/** Fedora's versioned packages (Fedora 41 and newer: kubernetesX.Y and cri-oX.Y share the Kubernetes minor) and what preflight checks. */
+export function fedoraPackages(cloud: CloudPlan): string[] {
+  return cloud.packages.map((p) => p.name);
 }
 
 /** join.env: one `KEY='value'` line each, shell-quoted, sourced by the join script. */
-export function renderJoinEnv(plan: ClusterPlan, env: JoinEnv): string {
+export function renderJoinEnv(plan: BurstPlan, env: JoinEnv): string {
   return comment(plan) + JOIN_ENV_KEYS.map((k) => `${k}=${shellQuote(env[k])}\n`).join("");
 }
 
-export function joinEnvFor(plan: ClusterPlan, cloud: Cloud, pool: PlannedPool): JoinEnv {
+export function joinEnvFor(plan: BurstPlan, cloud: CloudPlan, pool: PlannedPool): JoinEnv {
   return {
     CLUSTER_NAME: plan.name,
     POOL_NAME: pool.name,
@@ -49,12 +47,12 @@ export function joinEnvFor(plan: ClusterPlan, cloud: Cloud, pool: PlannedPool): 
     WG_INTERFACE: cloud.wireguard.interface,
     TUNNEL_FAMILY: String(ipFamily(cloud.wireguard.tunnelSubnet)),
     TUNNEL_MTU: String(cloud.tunnelMtu),
-    NAMESERVERS: plan.network.nameservers.join(" "),
+    NAMESERVERS: cloud.nameservers.join(" "),
   };
 }
 
 /** The JoinConfiguration with two placeholders the join script replaces at boot (tunnel address, provider id). */
-export function joinConfiguration(plan: ClusterPlan, pool: PlannedPool): Record<string, unknown> {
+export function joinConfiguration(plan: BurstPlan, pool: PlannedPool): Record<string, unknown> {
   const labels = Object.keys(pool.labels)
     .sort()
     .map((k) => `${k}=${pool.labels[k] ?? ""}`)
@@ -76,20 +74,20 @@ export function joinConfiguration(plan: ClusterPlan, pool: PlannedPool): Record<
   };
 }
 
-function iniFile(plan: ClusterPlan, lines: readonly string[]): string {
+function iniFile(plan: BurstPlan, lines: readonly string[]): string {
   return comment(plan) + lines.map((l) => `${l}\n`).join("");
 }
 
 /** The cloud-config object of one pool, in the order it ships. */
-export function userDataObject(plan: ClusterPlan, pool: PlannedPool): Record<string, unknown> {
+export function userDataObject(plan: BurstPlan, pool: PlannedPool): Record<string, unknown> {
   const cloud = plan.cloud;
   if (!cloud) throw new InternalError("user data needs plan.cloud");
-  for (const ns of plan.network.nameservers)
+  for (const ns of cloud.nameservers)
     if (!/^[0-9A-Fa-f.:]+$/.test(ns)) throw new InternalError(`nameserver ${ns} is not an IP address`);
   const cgroup = plan.kubernetes.cgroupDriver;
   const file = (path: string, content: string, permissions = "0644") => ({ path, content, permissions });
   return {
-    packages: fedoraPackages(plan),
+    packages: fedoraPackages(cloud),
     write_files: [
       file("/etc/modules-load.d/clusterspec.conf", iniFile(plan, ["overlay", "br_netfilter", "wireguard"])),
       file(
@@ -117,8 +115,8 @@ export function userDataObject(plan: ClusterPlan, pool: PlannedPool): Record<str
         "/etc/systemd/resolved.conf.d/90-clusterspec-dns.conf",
         iniFile(plan, [
           "[Resolve]",
-          `DNS=${plan.network.nameservers.join(" ")}`,
-          `Domains=${["~.", ...plan.network.searchDomains].join(" ")}`,
+          `DNS=${cloud.nameservers.join(" ")}`,
+          `Domains=${["~.", ...cloud.searchDomains].join(" ")}`,
         ]),
       ),
       file(JOIN_ENV_PATH, renderJoinEnv(plan, joinEnvFor(plan, cloud, pool))),
@@ -129,6 +127,6 @@ export function userDataObject(plan: ClusterPlan, pool: PlannedPool): Record<str
   };
 }
 
-export function renderUserData(plan: ClusterPlan, pool: PlannedPool): string {
+export function renderUserData(plan: BurstPlan, pool: PlannedPool): string {
   return `#cloud-config\n${comment(plan)}${toYaml(userDataObject(plan, pool))}`;
 }

@@ -25,7 +25,7 @@ const schemas = ["cloud-init/schema-cloud-config-v1.json", "cloud-init/debian-22
 describe.each(withCloud)("example %s", (name) => {
   const loaded = loadSpec(exampleText(name));
   if (!loaded.ok) throw new Error(`example ${name} is invalid`);
-  const artifacts = generateCloudInit(resolvePlan(loaded.value)).filter((a) => a.path.endsWith(".yaml"));
+  const artifacts = generateCloudInit(resolvePlan(loaded.value)).filter((a) => a.path.endsWith("/user-data.yaml"));
 
   it("has user data", () => {
     expect(artifacts.length).toBeGreaterThan(0);

@@ -1,26 +1,43 @@
-// Runs the join script for real, in a private mount namespace with an overlay over /etc and tmpfs on /run, and with
-// stubs for the commands that would touch the machine (curl, systemctl, kubeadm, ip, resolvectl, ...).
+// Runs the join script for real, in a private mount namespace with an overlay over /etc and tmpfs on /run, against
+// a mock provisioner that enforces the contract (cloud/provisioner/openapi.yaml): HTTPS on 127.0.0.1 only, with a
+// throwaway certificate, reached as provisioner.test through the namespace's /etc/hosts. Commands that would touch
+// the machine (systemctl, kubeadm, ip, resolvectl, ...) and the instance metadata service are stubs; every other
+// request goes through the real curl.
+import { spawn } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import type { ClusterPlan } from "@clusterspec/core";
 import { buildSpec, mustResolve, parseYamlDocuments } from "@clusterspec/core/testing";
-import { run, toolAvailable } from "@clusterspec/testkit";
-import { describe, expect, it } from "vitest";
-import { JOIN_SCRIPT_PATH, userDataObject } from "../src/index.js";
+import { hasTool, MockProvisioner, run, sh, toolAvailable } from "@clusterspec/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { IDENTITY_HEADERS, JOIN_SCRIPT_PATH, provisionerContract, userDataObject } from "../src/index.js";
 
-const plan = mustResolve(buildSpec({ controlPlanes: 3, workers: 0, poolSize: 3, cloud: true }));
-const pool = plan.cloud?.pools[0];
+const INSTANCE_ID = "i-0123456789abcdef0";
+const REGION = "eu-central-1";
+const DOCUMENT = JSON.stringify(
+  { accountId: "123456789012", instanceId: INSTANCE_ID, region: REGION, availabilityZone: `${REGION}a` },
+  null,
+  2,
+);
+// IMDS serves the PKCS7 signature as base64 in 64-character lines, without PEM armour.
+const PKCS7 = "MIAGCSqGSIb3DQEHAqCAMIACAQExDzANBglghkgBZQMEAgEFADCABgkqhkiG9w0BBwGggCSABIIB\nbXkgc2lnbmF0dXJl";
 
 const STUBS: Record<string, string> = {
-  curl: `out=; url=
-while [ $# -gt 0 ]; do case $1 in --output) out=$2; shift 2;; -H|-X|--max-time|--proto) shift 2;; -*) shift;; *) url=$1; shift;; esac; done
-echo "curl $url" >>"$STUB_LOG"
+  // Instance metadata (IMDSv2: a token first, then every read carries it); every other URL goes to the real curl.
+  curl: `url=; token=
+for a in "$@"; do case $a in http://169.254.169.254/*) url=$a;; "X-aws-ec2-metadata-token: "*) token=\${a#*: };; esac; done
+if [ -z "$url" ]; then echo "curl $*" >>"$STUB_LOG"; exec "$REAL_CURL" "$@"; fi
+echo "imds \${url#http://169.254.169.254/latest/}" >>"$STUB_LOG"
 case $url in
-  */api/token) printf TOKEN;;
-  */meta-data/instance-id) printf i-0123456789abcdef0;;
-  */meta-data/placement/availability-zone) printf eu-central-1a;;
-  */wireguard/config/*) [ -z "\${FAIL_PROVISIONER:-}" ] || exit 22; printf '[Interface]\\nPrivateKey = test\\n' >"$out";;
-  */kubeadm/kubeconfig/*) [ -z "\${FAIL_PROVISIONER:-}" ] || exit 22; printf 'apiVersion: v1\\nkind: Config\\n' >"$out";;
+  */api/token) printf TOKEN; exit 0;;
+esac
+[ "$token" = TOKEN ] || { echo "imds without token" >>"$STUB_LOG"; exit 22; }
+case $url in
+  */meta-data/instance-id) printf ${INSTANCE_ID};;
+  */meta-data/placement/availability-zone) printf ${REGION}a;;
+  */dynamic/instance-identity/document) cat "$STUB_DIR/document";;
+  */dynamic/instance-identity/pkcs7) printf '${PKCS7.replace("\n", "\\n")}\\n';;
   *) exit 22;;
 esac`,
   ip: `echo "ip $*" >>"$STUB_LOG"; echo "9: wg0    inet 172.30.99.7/24 scope global wg0\\       valid_lft forever preferred_lft forever"`,
@@ -28,7 +45,11 @@ esac`,
 [ ! -e /etc/cni/net.d/100-crio-bridge.conflist ] || { echo "crio bridge still there" >>"$STUB_LOG"; exit 1; }
 cp /etc/clusterspec/kubeadm-join.yaml "$STUB_DIR/join.yaml"`,
   systemctl: `echo "systemctl $*" >>"$STUB_LOG"
-if [ "$*" = "restart systemd-resolved.service" ]; then mkdir -p /run/systemd/resolve; printf 'nameserver 1.1.1.1\\nnameserver 8.8.8.8\\n' >/run/systemd/resolve/resolv.conf; fi`,
+if [ "$*" = "restart systemd-resolved.service" ]; then
+  mkdir -p /run/systemd/resolve
+  printf 'nameserver 1.1.1.1\\nnameserver 8.8.8.8\\n%s' "\${EXTRA_NAMESERVER:+nameserver $EXTRA_NAMESERVER
+}" >/run/systemd/resolve/resolv.conf
+fi`,
   resolvectl: `echo "resolvectl $*" >>"$STUB_LOG"`,
   sysctl: `echo "sysctl $*" >>"$STUB_LOG"`,
   swapoff: `echo "swapoff $*" >>"$STUB_LOG"`,
@@ -36,9 +57,57 @@ if [ "$*" = "restart systemd-resolved.service" ]; then mkdir -p /run/systemd/res
   sleep: `echo "sleep $*" >>"$STUB_LOG"`,
 };
 
-function runJoin(env: Record<string, string> = {}) {
-  const dir = mkdtempSync(join(tmpdir(), "cs-join-"));
-  try {
+const WG_CONFIG = "[Interface]\nPrivateKey = test\nAddress = 172.30.99.7/32\nDNS = 10.0.0.53, 10.0.0.54\n\n[Peer]\n";
+const KUBECONFIG = "apiVersion: v1\nkind: Config\n";
+
+function runAsync(cmd: string, args: string[], timeoutMs: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { stdio: "ignore" });
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    child.on("error", reject);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      resolve(code ?? -1);
+    });
+  });
+}
+
+const canRun = (): boolean =>
+  toolAvailable("unshare", { root: true }) && toolAvailable("curl") && toolAvailable("openssl");
+
+describe("join script against the mock provisioner", () => {
+  const work = mkdtempSync(join(tmpdir(), "cs-join-"));
+  const provisioner = new MockProvisioner({
+    identityHeaders: IDENTITY_HEADERS,
+    region: REGION,
+    bodies: { wireguard: WG_CONFIG, kubeconfig: KUBECONFIG },
+  });
+  let plan: ClusterPlan;
+
+  beforeAll(async () => {
+    if (!hasTool("openssl") || !hasTool("curl")) return;
+    sh(
+      `cd '${work}' && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 -keyout key.pem -out cert.pem -subj /CN=provisioner.test -addext subjectAltName=DNS:provisioner.test 2>/dev/null`,
+    );
+    const port = await provisioner.start(
+      readFileSync(join(work, "key.pem"), "utf8"),
+      readFileSync(join(work, "cert.pem"), "utf8"),
+    );
+    const input = buildSpec({ controlPlanes: 3, workers: 0, poolSize: 3, cloud: true });
+    plan = mustResolve({
+      ...input,
+      cloud: { ...input.cloud, provisioner: { url: `https://provisioner.test:${port}` } },
+    });
+  });
+  afterAll(async () => {
+    await provisioner.stop();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  async function runJoin(script: MockProvisioner["script"], env: Record<string, string> = {}) {
+    provisioner.seen.length = 0;
+    provisioner.script = script;
+    const dir = mkdtempSync(join(work, "run-"));
     const root = join(dir, "root");
     const stubs = join(dir, "bin");
     mkdirSync(stubs);
@@ -46,6 +115,8 @@ function runJoin(env: Record<string, string> = {}) {
       writeFileSync(join(stubs, name), `#!/bin/bash\n${body}\n`);
       chmodSync(join(stubs, name), 0o755);
     }
+    writeFileSync(join(dir, "document"), DOCUMENT);
+    const pool = plan.cloud?.pools[0];
     if (!pool) throw new Error("no pool");
     const files = (userDataObject(plan, pool) as { write_files: { path: string; content: string }[] }).write_files;
     for (const f of files) {
@@ -56,30 +127,39 @@ function runJoin(env: Record<string, string> = {}) {
     writeFileSync(join(root, "etc/cni/net.d/100-crio-bridge.conflist"), "{}");
     const inner = [
       "set -e",
-      // an overlay keeps the host's /etc (alternatives such as awk) and catches every write
+      // an overlay keeps the host's /etc (alternatives such as awk, the CA store) and catches every write
       `mkdir -p "$STUB_DIR/upper" "$STUB_DIR/work"`,
       `mount -t overlay overlay -o "lowerdir=/etc,upperdir=$STUB_DIR/upper,workdir=$STUB_DIR/work" /etc`,
       "mount -t tmpfs none /run",
       `cp -a "$ROOT/etc/." /etc/`,
+      "echo '127.0.0.1 provisioner.test' >>/etc/hosts",
       `set +e; PATH="$STUBS:$PATH" bash "$ROOT${JOIN_SCRIPT_PATH}" 2>"$STUB_DIR/stderr"; status=$?; set -e`,
       `stat -c '%n %a' /etc/wireguard/wg0.conf /etc/clusterspec/discovery.kubeconfig >"$STUB_DIR/modes" 2>/dev/null || true`,
+      `cp /etc/wireguard/wg0.conf "$STUB_DIR/wg0.conf" 2>/dev/null || true`,
       `ls /etc/cni/net.d >"$STUB_DIR/cni"`,
       "exit $status",
     ].join("\n");
-    const r = run("env", [
-      `ROOT=${root}`,
-      `STUBS=${stubs}`,
-      `STUB_DIR=${dir}`,
-      `STUB_LOG=${join(dir, "log")}`,
-      ...Object.entries(env).map(([k, v]) => `${k}=${v}`),
-      "unshare",
-      "--mount",
-      "--propagation",
-      "private",
-      "bash",
-      "-c",
-      inner,
-    ]);
+    const realCurl = run("sh", ["-c", "command -v curl"]).stdout.trim();
+    const status = await runAsync(
+      "env",
+      [
+        `ROOT=${root}`,
+        `STUBS=${stubs}`,
+        `STUB_DIR=${dir}`,
+        `STUB_LOG=${join(dir, "log")}`,
+        `REAL_CURL=${realCurl}`,
+        `CURL_CA_BUNDLE=${join(work, "cert.pem")}`,
+        ...Object.entries(env).map(([k, v]) => `${k}=${v}`),
+        "unshare",
+        "--mount",
+        "--propagation",
+        "private",
+        "bash",
+        "-c",
+        inner,
+      ],
+      120_000,
+    );
     const read = (f: string) => {
       try {
         return readFileSync(join(dir, f), "utf8");
@@ -88,38 +168,45 @@ function runJoin(env: Record<string, string> = {}) {
       }
     };
     return {
-      status: r.status,
+      status,
       log: read("log"),
       stderr: read("stderr"),
       modes: read("modes"),
+      wg: read("wg0.conf"),
       join: read("join.yaml"),
       cni: read("cni"),
+      seen: [...provisioner.seen],
     };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
   }
-}
 
-describe("join script", () => {
-  it("fetches the tunnel config and kubeconfig 0600, drops the crio bridge and joins with the runtime values", (ctx) => {
-    if (!toolAvailable("unshare", { root: true })) return ctx.skip("needs the real tool (installed by .ci/run)");
-    const r = runJoin();
+  it("waits out a 404 and a 503, sends the signed identity, drops the served DNS= and joins", async (ctx) => {
+    if (!canRun()) return ctx.skip();
+    const r = await runJoin({ wireguard: [404, 503, 200], kubeconfig: [200] });
     expect(r.stderr).toContain("clusterspec-join: joined the cluster as 172.30.99.7");
     expect(r.status).toBe(0);
+    // every request passed the mock's identity checks: it answered only from the script
+    expect(r.seen.map((s) => `${s.method} ${s.path} ${s.status}`)).toEqual([
+      `GET /wireguard/config/${INSTANCE_ID} 404`,
+      `GET /wireguard/config/${INSTANCE_ID} 503`,
+      `GET /wireguard/config/${INSTANCE_ID} 200`,
+      `GET /kubeadm/kubeconfig/${INSTANCE_ID} 200`,
+    ]);
+    expect(r.log.split("\n").filter((l) => l.startsWith("sleep 10"))).toHaveLength(2);
+    expect(r.stderr).toContain("GET /wireguard/config/i-0123456789abcdef0: HTTP 404");
     expect(r.modes).toBe("/etc/wireguard/wg0.conf 600\n/etc/clusterspec/discovery.kubeconfig 600\n");
+    expect(r.wg).toBe("[Interface]\nPrivateKey = test\nAddress = 172.30.99.7/32\n\n[Peer]\n");
     expect(r.cni).toBe("");
+    expect(r.log).not.toContain("imds without token");
     const [doc] = parseYamlDocuments(r.join) as { nodeRegistration: { kubeletExtraArgs: unknown } }[];
     expect(doc?.nodeRegistration.kubeletExtraArgs).toEqual([
       { name: "node-ip", value: "172.30.99.7" },
       { name: "node-labels", value: "node.kubernetes.io/ci=" },
-      { name: "provider-id", value: "aws:///eu-central-1a/i-0123456789abcdef0" },
+      { name: "provider-id", value: `aws:///${REGION}a/${INSTANCE_ID}` },
     ]);
     const steps = r.log
       .split("\n")
-      .filter((l) => /^(curl https|systemctl (enable|restart systemd-resolved)|kubeadm join|ip link set)/.test(l));
+      .filter((l) => /^(systemctl (enable|restart systemd-resolved)|kubeadm join|ip link set)/.test(l));
     expect(steps).toEqual([
-      "curl https://provisioner.example.com/wireguard/config/i-0123456789abcdef0",
-      "curl https://provisioner.example.com/kubeadm/kubeconfig/i-0123456789abcdef0",
       "systemctl enable --now wg-quick@wg0.service",
       "ip link set dev wg0 mtu 1440",
       "systemctl restart systemd-resolved.service",
@@ -129,12 +216,90 @@ describe("join script", () => {
     ]);
   });
 
-  it("retries a failing provisioner a bounded number of times, then stops with a clear message", (ctx) => {
-    if (!toolAvailable("unshare", { root: true })) return ctx.skip("needs the real tool (installed by .ci/run)");
-    const r = runJoin({ FAIL_PROVISIONER: "1" });
+  it("gives up after the contract's bounded retries when the kubeconfig stays 404", async (ctx) => {
+    if (!canRun()) return ctx.skip();
+    const r = await runJoin({ wireguard: [200], kubeconfig: [404] });
     expect(r.status).toBe(1);
+    expect(r.seen.filter((s) => s.path.startsWith("/kubeadm/"))).toHaveLength(30);
     expect(r.log.split("\n").filter((l) => l.startsWith("sleep 10"))).toHaveLength(29);
-    expect(r.stderr).toContain("clusterspec-join: FAILED: no WireGuard config from the provisioner");
+    expect(r.stderr).toContain("clusterspec-join: FAILED: no discovery kubeconfig from the provisioner");
     expect(r.log).not.toContain("kubeadm join");
+  });
+
+  it("stops at once on a refusal (403), without retrying", async (ctx) => {
+    if (!canRun()) return ctx.skip();
+    const r = await runJoin({ wireguard: [403], kubeconfig: [200] });
+    expect(r.status).toBe(1);
+    expect(r.seen).toEqual([{ method: "GET", path: `/wireguard/config/${INSTANCE_ID}`, status: 403 }]);
+    expect(r.log).not.toContain("sleep 10");
+    expect(r.stderr).toContain("HTTP 403, not retried");
+    expect(r.stderr).toContain("clusterspec-join: FAILED: no WireGuard config from the provisioner");
+  });
+
+  it("refuses to join while a nameserver other than the on-prem ones (the AWS resolver) remains", async (ctx) => {
+    if (!canRun()) return ctx.skip();
+    const r = await runJoin({ wireguard: [200], kubeconfig: [200] }, { EXTRA_NAMESERVER: "172.24.0.2" });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain("FAILED: nameserver 172.24.0.2 is not one of the on-prem nameservers");
+    expect(r.log).not.toContain("kubeadm join");
+  });
+
+  it("the mock refuses a request without a verifiable identity, as the contract asks", async (ctx) => {
+    if (!canRun()) return ctx.skip();
+    provisioner.seen.length = 0;
+    const url = `${plan.cloud?.provisioner.url}/wireguard/config/${INSTANCE_ID}`;
+    const port = new URL(url).port;
+    const curl = (headers: string[]) =>
+      new Promise<string>((resolve, reject) => {
+        const child = spawn("curl", [
+          "--silent",
+          "--output",
+          "/dev/null",
+          "--write-out",
+          "%{http_code}",
+          "--max-time",
+          "10",
+          "--cacert",
+          join(work, "cert.pem"),
+          "--resolve",
+          `provisioner.test:${port}:127.0.0.1`,
+          ...headers.flatMap((h) => ["-H", h]),
+          url,
+        ]);
+        let out = "";
+        child.stdout.on("data", (d) => {
+          out += String(d);
+        });
+        child.on("error", reject);
+        child.on("exit", () => resolve(out));
+      });
+    const doc = (id: string) => Buffer.from(JSON.stringify({ instanceId: id, region: REGION })).toString("base64");
+    expect(await curl([])).toBe("403");
+    expect(await curl([`${IDENTITY_HEADERS.document}: ${doc(INSTANCE_ID)}`])).toBe("403");
+    expect(
+      await curl([
+        `${IDENTITY_HEADERS.document}: ${doc("i-0fffffffffffffff0")}`,
+        `${IDENTITY_HEADERS.signature}: c2ln`,
+      ]),
+    ).toBe("403");
+    expect(
+      await curl([`${IDENTITY_HEADERS.document}: ${doc(INSTANCE_ID)}`, `${IDENTITY_HEADERS.signature}: c2ln`]),
+    ).toBe("200");
+  });
+
+  it("calls exactly the paths and headers the contract names", () => {
+    const contract = provisionerContract(plan) as {
+      paths: Record<string, unknown>;
+      components: { securitySchemes: Record<string, { name: string }> };
+    };
+    expect(Object.keys(contract.paths)).toEqual([
+      "/wireguard/config/{instanceId}",
+      "/kubeadm/kubeconfig/{instanceId}",
+      "/sns",
+    ]);
+    expect(Object.values(contract.components.securitySchemes).map((s) => s.name)).toEqual([
+      IDENTITY_HEADERS.document,
+      IDENTITY_HEADERS.signature,
+    ]);
   });
 });

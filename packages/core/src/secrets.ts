@@ -3,9 +3,16 @@
 // are deliberately of the wrong shape: kubeadm refuses them, so a review tree cannot be deployed by
 // mistake with a token and certificate key that everyone who can read the repository knows.
 import type { IssuePath } from "./issues.js";
-import type { ClusterSpec, SecretRef } from "./spec/schema.js";
+import { type AnySpec, isCloudBurstSpec, type SecretRef, WIREGUARD_KEY } from "./spec/schema.js";
 
-export type SecretId = "vrrpPassword" | "bootstrapToken" | "certificateKey" | "caCertHash";
+export type SecretId =
+  | "vrrpPassword"
+  | "bootstrapToken"
+  | "certificateKey"
+  | "caCertHash"
+  | "wireguardHubPrivateKey"
+  | "wireguardPeerPrivateKeys"
+  | "wireguardPeerPublicKeys";
 
 interface SecretKind {
   readonly path: IssuePath;
@@ -13,6 +20,16 @@ interface SecretKind {
   /** Rendered when the secret is not resolved; rejected by `check` where the consuming tool can refuse it. */
   readonly placeholder: string;
   readonly check: (value: string) => string | undefined;
+}
+
+const WIREGUARD_KEY_SHAPE =
+  "a WireGuard key is 32 bytes in base64 (44 characters ending in '='), as wg genkey and wg pubkey print it";
+
+function checkKeyLines(value: string): string | undefined {
+  const lines = peerKeyLines(value);
+  const bad = lines.findIndex((l) => !WIREGUARD_KEY.test(l.trim()));
+  if (lines.length === 0) return "expected one WireGuard key per line, one line per burst slot";
+  return bad < 0 ? undefined : `line ${bad + 1}: ${WIREGUARD_KEY_SHAPE}`;
 }
 
 export const SECRET_KINDS: Readonly<Record<SecretId, SecretKind>> = {
@@ -44,7 +61,30 @@ export const SECRET_KINDS: Readonly<Record<SecretId, SecretKind>> = {
     placeholder: "sha256:UNSET-resolve-with-secrets",
     check: (v) => (/^sha256:[0-9a-f]{64}$/.test(v) ? undefined : "a CA certificate hash is sha256:<64 lowercase hex>"),
   },
+  wireguardHubPrivateKey: {
+    path: ["cloud", "wireguard", "privateKey"],
+    describe: "WireGuard hub private key",
+    placeholder: "UNSET-resolve-with-secrets",
+    check: (v) => (WIREGUARD_KEY.test(v) ? undefined : WIREGUARD_KEY_SHAPE),
+  },
+  wireguardPeerPrivateKeys: {
+    path: ["cloud", "wireguard", "peerKeys", "privateKeys"],
+    describe: "WireGuard peer private keys",
+    placeholder: "UNSET-resolve-with-secrets",
+    check: checkKeyLines,
+  },
+  wireguardPeerPublicKeys: {
+    path: ["cloud", "wireguard", "peerKeys", "publicKeys"],
+    describe: "WireGuard peer public keys",
+    placeholder: "UNSET-resolve-with-secrets",
+    check: checkKeyLines,
+  },
 };
+
+/** One line per key: a secret resolved from peerKeys holds one key for every burst slot. */
+export function peerKeyLines(value: string): string[] {
+  return value.split(/\r?\n/).filter((l) => l.trim() !== "");
+}
 
 export interface ResolvedSecret {
   readonly id: SecretId;
@@ -55,34 +95,61 @@ export interface ResolvedSecret {
 
 export type SecretValues = Partial<Record<SecretId, string>>;
 
+export interface SecretReference {
+  readonly id: SecretId;
+  readonly ref: SecretRef;
+  /** where the spec makes the reference */
+  readonly path: IssuePath;
+}
+
 /** The references a spec makes, for the CLI to resolve. */
-export function secretReferences(spec: ClusterSpec): { id: SecretId; ref: SecretRef }[] {
-  const refs: { id: SecretId; ref: SecretRef }[] = [];
-  if (spec.vrrp.auth) refs.push({ id: "vrrpPassword", ref: spec.vrrp.auth.password });
-  const k = spec.kubernetes.secrets;
-  if (k) {
-    refs.push({ id: "bootstrapToken", ref: k.bootstrapToken });
-    refs.push({ id: "certificateKey", ref: k.certificateKey });
-    refs.push({ id: "caCertHash", ref: k.caCertHash });
+export function secretReferences(spec: AnySpec): SecretReference[] {
+  const refs: SecretReference[] = [];
+  const add = (id: SecretId, ref: SecretRef, path: IssuePath = SECRET_KINDS[id].path) => refs.push({ id, ref, path });
+  if (isCloudBurstSpec(spec)) add("caCertHash", spec.existingCluster.caCertHash, ["existingCluster", "caCertHash"]);
+  else {
+    if (spec.vrrp.auth) add("vrrpPassword", spec.vrrp.auth.password);
+    const k = spec.kubernetes.secrets;
+    if (k) {
+      add("bootstrapToken", k.bootstrapToken);
+      add("certificateKey", k.certificateKey);
+      add("caCertHash", k.caCertHash);
+    }
+  }
+  const wg = spec.cloud?.wireguard;
+  if (wg?.privateKey) add("wireguardHubPrivateKey", wg.privateKey);
+  if (wg?.peerKeys) {
+    add("wireguardPeerPrivateKeys", wg.peerKeys.privateKeys);
+    add("wireguardPeerPublicKeys", wg.peerKeys.publicKeys);
   }
   return refs;
 }
 
-/** Errors for resolved values of the wrong shape, at the path of their reference. */
-export function checkSecretValues(values: SecretValues): { path: IssuePath; message: string }[] {
+/**
+ * Errors for resolved values of the wrong shape, at the path of their reference. With the spec, the
+ * peer key lists are also checked to hold one key per burst slot.
+ */
+export function checkSecretValues(values: SecretValues, spec?: AnySpec): { path: IssuePath; message: string }[] {
   const issues: { path: IssuePath; message: string }[] = [];
+  const paths = new Map(spec ? secretReferences(spec).map((r) => [r.id, r.path] as const) : []);
+  const slots = spec?.cloud?.pools.reduce((n, p) => n + p.maxSize, 0) ?? 0;
   for (const [id, value] of Object.entries(values) as [SecretId, string][]) {
+    const path = paths.get(id) ?? SECRET_KINDS[id].path;
     const problem = SECRET_KINDS[id].check(value);
-    if (problem)
-      issues.push({
-        path: SECRET_KINDS[id].path,
-        message: `resolved ${SECRET_KINDS[id].describe} is invalid: ${problem}`,
-      });
+    if (problem) issues.push({ path, message: `resolved ${SECRET_KINDS[id].describe} is invalid: ${problem}` });
+    else if (spec && (id === "wireguardPeerPrivateKeys" || id === "wireguardPeerPublicKeys")) {
+      const count = peerKeyLines(value).length;
+      if (count !== slots)
+        issues.push({
+          path,
+          message: `resolved ${SECRET_KINDS[id].describe} hold ${count} keys; the pools have ${slots} burst slots (the sum of their maxSize), one key each`,
+        });
+    }
   }
   return issues;
 }
 
-export function resolveSecrets(spec: ClusterSpec, values: SecretValues): Partial<Record<SecretId, ResolvedSecret>> {
+export function resolveSecrets(spec: AnySpec, values: SecretValues): Partial<Record<SecretId, ResolvedSecret>> {
   const out: Partial<Record<SecretId, ResolvedSecret>> = {};
   for (const { id, ref } of secretReferences(spec)) {
     const value = values[id];

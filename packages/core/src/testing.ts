@@ -5,7 +5,13 @@ import { formatIssues } from "./issues.js";
 import { resolvePlan } from "./plan/resolve.js";
 import type { ClusterPlan } from "./plan/types.js";
 import type { SecretValues } from "./secrets.js";
-import type { ClusterSpec, ClusterSpecInput } from "./spec/schema.js";
+import {
+  type AnySpec,
+  type CloudBurstSpecInput,
+  type ClusterSpec,
+  type ClusterSpecInput,
+  isCloudBurstSpec,
+} from "./spec/schema.js";
 import { validateSpec } from "./spec/validate.js";
 
 export interface SpecShape {
@@ -187,14 +193,49 @@ export function mustResolve(input: unknown, sourceName = "cluster.yaml", secrets
 }
 
 /** Sample secret values of the real shape (never used anywhere real): for checking output as it is deployed. */
-export const TEST_SECRETS: Required<SecretValues> = {
+export const TEST_SECRETS: Required<
+  Pick<SecretValues, "vrrpPassword" | "bootstrapToken" | "certificateKey" | "caCertHash">
+> &
+  SecretValues = {
   vrrpPassword: "t3st-pw",
   bootstrapToken: "t3stt0.k3n0000000000000",
   certificateKey: "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
   caCertHash: "sha256:fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210",
+  wireguardHubPrivateKey: testWireguardKey(0),
 };
 
+/** A WireGuard key of the real shape (32 bytes in base64) that is known to everyone: tests only. */
+export function testWireguardKey(n: number): string {
+  // xorshift32 seeded by n: distinct n give distinct keys
+  let x = (Math.imul(n + 1, 2654435761) ^ 0x9e3779b9) >>> 0 || 1;
+  const bytes = Array.from({ length: 32 }, () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    return x & 0xff;
+  });
+  return btoa(String.fromCharCode(...bytes));
+}
+
+/** Test secrets for a spec: TEST_SECRETS plus one test key pair per burst slot. */
+export function testSecretsFor(spec: AnySpec): SecretValues {
+  const slots = spec.cloud?.pools.reduce((n, p) => n + p.maxSize, 0) ?? 0;
+  const keys = (offset: number) => Array.from({ length: slots }, (_, i) => testWireguardKey(offset + i)).join("\n");
+  return { ...TEST_SECRETS, wireguardPeerPrivateKeys: `${keys(1000)}\n`, wireguardPeerPublicKeys: `${keys(2000)}\n` };
+}
+
+/** The spec of a generated cluster; throws on the cloud burst of an existing one. */
+export function asClusterSpec(spec: AnySpec): ClusterSpec {
+  if (isCloudBurstSpec(spec)) throw new Error("expected a cluster spec, got a cloud burst of an existing cluster");
+  return spec;
+}
+
 export function mustValidate(input: unknown): ClusterSpec {
+  return asClusterSpec(mustValidateAny(input));
+}
+
+export function mustValidateAny(input: unknown): AnySpec {
   const result = validateSpec(input);
   if (!result.ok) throw new Error(`spec is invalid:\n${formatIssues(result.errors)}`);
   return result.value;
@@ -211,6 +252,114 @@ export const arbSpecAndPlan = (
 
 export const arbPlan = (options?: Parameters<typeof arbClusterSpec>[0]): fc.Arbitrary<ClusterPlan> =>
   arbClusterSpec(options).map((s) => mustResolve(s));
+
+/** Adds an on-prem WireGuard hub (the first node) with its key and, optionally, static keys for every burst slot. */
+export function withWireguardHub(spec: ClusterSpecInput, staticPeerKeys: boolean): ClusterSpecInput {
+  const cloud = spec.cloud;
+  const hub = spec.nodes[0]?.interfaces.wan1?.address?.split("/")[0];
+  if (!cloud || hub === undefined) return spec;
+  return {
+    ...spec,
+    cloud: {
+      ...cloud,
+      wireguard: {
+        ...cloud.wireguard,
+        hub,
+        endpoint: "vpn.example.com:51820",
+        privateKey: { env: "WG_HUB_PRIVATE_KEY" },
+        publicKey: testWireguardKey(9999),
+        ...(staticPeerKeys
+          ? { peerKeys: { privateKeys: { file: "wg/peers.key" }, publicKeys: { file: "wg/peers.pub" } } }
+          : {}),
+      },
+    },
+  };
+}
+
+/** Valid cloud-burst-only specs (existingCluster + cloud): 1-3 pools, with or without a hub and static keys. */
+export const arbCloudBurstSpec = (): fc.Arbitrary<CloudBurstSpecInput> =>
+  fc
+    .record({
+      k8s: fc.integer({ min: 1, max: 90 }),
+      minor: fc.integer({ min: 22, max: 35 }),
+      pools: fc.uniqueArray(
+        fc.record({
+          name: arbNodeName(),
+          maxSize: fc.integer({ min: 1, max: 6 }),
+          podAccess: fc.boolean(),
+          arm: fc.boolean(),
+        }),
+        { minLength: 1, maxLength: 3, selector: (p) => p.name },
+      ),
+      nameservers: fc.integer({ min: 1, max: 2 }),
+      hub: fc.constantFrom("none" as const, "provisioner" as const, "static" as const),
+      dnsEndpoint: fc.boolean(),
+    })
+    .map(
+      (r): CloudBurstSpecInput => ({
+        apiVersion: "clusterspec/v1alpha1",
+        kind: "Cluster",
+        name: "burst-prop",
+        existingCluster: {
+          endpoint: r.dnsEndpoint ? "api.home.example:6443" : `10.${r.k8s}.0.100:6443`,
+          caCertHash: { env: "KUBEADM_CA_HASH" },
+          kubernetesVersion: `v1.${r.minor}.1`,
+          podSubnet: "10.244.0.0/16",
+          serviceSubnet: "10.96.0.0/12",
+          onPremNetworks: [`10.${r.k8s}.0.0/24`],
+          nameservers: [`10.${r.k8s}.0.53`, "1.1.1.1"].slice(0, r.nameservers),
+        },
+        cloud: {
+          aws: { region: "eu-central-1", vpcCidr: "172.24.0.0/16" },
+          provisioner: { url: "https://provisioner.example.com" },
+          wireguard: {
+            tunnelSubnet: "172.30.99.0/24",
+            ...(r.hub === "none"
+              ? {}
+              : {
+                  hub: `10.${r.k8s}.0.10`,
+                  endpoint: "vpn.example.com:51820",
+                  privateKey: { env: "WG_HUB_PRIVATE_KEY" },
+                  publicKey: testWireguardKey(9999),
+                }),
+            ...(r.hub === "static"
+              ? { peerKeys: { privateKeys: { file: "wg/peers.key" }, publicKeys: { file: "wg/peers.pub" } } }
+              : {}),
+          },
+          pools: r.pools.map((p) => ({
+            name: p.name,
+            instanceType: p.arm ? "t4g.xlarge" : "c7i.xlarge",
+            architecture: p.arm ? ("arm64" as const) : ("x86_64" as const),
+            ami: { id: "ami-0123456789abcdef0" },
+            maxSize: p.maxSize,
+            subnets: ["subnet-0123456789abcdef0"],
+            securityGroups: ["sg-0123456789abcdef0"],
+            imds: { podAccess: p.podAccess },
+            taints: [{ key: "ci", value: "true", effect: "NoSchedule" as const }],
+          })),
+        },
+      }),
+    );
+
+/**
+ * Secret values of the real shape, distinct for every reference a spec makes (one key per burst slot), for
+ * checking where each one ends up. `seed` varies them.
+ */
+export function distinctSecretsFor(spec: AnySpec, seed: number): SecretValues {
+  const slots = spec.cloud?.pools.reduce((n, p) => n + p.maxSize, 0) ?? 0;
+  const keys = (offset: number) =>
+    `${Array.from({ length: slots }, (_, i) => testWireguardKey(seed * 97 + offset + i)).join("\n")}\n`;
+  const hex = (n: number) => Array.from({ length: 64 }, (_, i) => ((n + i * 7) % 16).toString(16)).join("");
+  return {
+    vrrpPassword: `V%${(seed % 1679616).toString(36).padStart(4, "0")}=`,
+    bootstrapToken: `${String(seed % 1000000).padStart(6, "0")}.${hex(seed).slice(0, 16)}`,
+    certificateKey: hex(seed + 1),
+    caCertHash: `sha256:${hex(seed + 2)}`,
+    wireguardHubPrivateKey: testWireguardKey(seed * 97 + 1),
+    wireguardPeerPrivateKeys: keys(10),
+    wireguardPeerPublicKeys: keys(50),
+  };
+}
 
 // Internals the tests check directly: facts, rules and helpers that are not part of the library API.
 export { autoscalerTags, kubeletMaySetLabel } from "./facts/cloud.js";
@@ -241,6 +390,6 @@ export { mdCell } from "./plan/summary.js";
 export { planVips } from "./plan/vrrp.js";
 export { resolveSecrets } from "./secrets.js";
 export { parseYamlDocuments } from "./serialize/yaml.js";
-export { type Rule, rules } from "./spec/rules/index.js";
+export { cloudBurstRules, type Rule, rules, slotCount } from "./spec/rules/index.js";
 export { MIN_KUBERNETES_MINOR } from "./spec/schema.js";
 export { durationSeconds, parseKubernetesVersion, parseSemver } from "./spec/version.js";

@@ -1,26 +1,38 @@
 // `@clusterspec/core/types`: the public types alone, as plain interfaces. Nothing here reaches into zod,
 // so a consumer's type check loads a few hundred types instead of zod's tens of thousands.
-export type { Artifact, Generator, GeneratorModule } from "./artifact.js";
+export type { Artifact, BurstGeneratorModule, Generator, GeneratorModule } from "./artifact.js";
 export type { AsgTag } from "./facts/cloud.js";
 export type { StorageIsolationOff } from "./facts/kubernetes.js";
 export type { VipId, VipKey } from "./facts/vrrp.js";
 export type { FormatOptions, IssuePath, SpecIssue, Validated } from "./issues.js";
 export type {
+  AnyPlan,
+  BurstKubernetes,
+  BurstPlan,
   CiliumPlan,
+  CloudBurstPlan,
   CloudPlan,
   ClusterPlan,
   HostPlan,
   KubeadmApiVersion,
   NodeHealthPlan,
+  PeerSecretLayout,
+  PlannedHub,
   PlannedInterface,
   PlannedNode,
+  PlannedPackage,
   PlannedPool,
+  PlannedSlot,
   PolicyRoute,
   VrrpPlan,
 } from "./plan/types.js";
 export type { PlannedVip, VipKind } from "./plan/vrrp.js";
-export type { ResolvedSecret, SecretId, SecretValues } from "./secrets.js";
+export type { ResolvedSecret, SecretId, SecretReference, SecretValues } from "./secrets.js";
 export type {
+  AnySpec,
+  CloudBurstSpec,
+  CloudBurstSpecInput,
+  CloudSpec,
   ClusterSpec,
   ClusterSpecInput,
   InterfaceSpec,

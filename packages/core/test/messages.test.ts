@@ -78,8 +78,8 @@ describe("messages for the spec file", () => {
   it("an AMI lookup without owners says owners is missing", () => {
     expect(report(hybrid, /\s+owners: .*\n/, "\n")).toMatchInlineSnapshot(`
       "✖ missing required key "owners"
-        → at cloud.pools[0].ami.lookup.owners (cluster.yaml:87:9)
-        87 |         lookup:
+        → at cloud.pools[0].ami.lookup.owners (cluster.yaml:90:9)
+        90 |         lookup:
            |         ^^^^^^"
     `);
   });

@@ -120,10 +120,15 @@ describe("secrets", () => {
 
 describe("specJsonSchema", () => {
   it("describes every top-level field and accepts nothing unknown", () => {
-    const schema = specJsonSchema() as {
-      properties: Record<string, { description?: string }>;
-      additionalProperties: unknown;
-    };
+    const [full, burst] = (
+      specJsonSchema() as {
+        anyOf: { properties: Record<string, { description?: string }>; additionalProperties: unknown }[];
+      }
+    ).anyOf;
+    if (!full || !burst) throw new Error("expected a cluster and a cloud burst alternative");
+    expect(Object.keys(burst.properties)).toEqual(["apiVersion", "kind", "name", "existingCluster", "cloud"]);
+    expect(burst.additionalProperties).toBe(false);
+    const schema = full;
     expect(Object.keys(schema.properties)).toEqual([
       "apiVersion",
       "kind",

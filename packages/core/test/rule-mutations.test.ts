@@ -261,6 +261,15 @@ const mutations: Mutation[] = [
       return "cloud.provisioner.url";
     },
   },
+  {
+    rule: "wireguardKeysConsistent",
+    apply: (s) => {
+      if (!s.cloud) return undefined;
+      delete s.cloud.wireguard.hub;
+      s.cloud.wireguard.privateKey = { env: "WG_HUB_PRIVATE_KEY" };
+      return "cloud.wireguard.privateKey";
+    },
+  },
 ];
 
 describe("every rule, broken on purpose, is reported at its path", () => {

@@ -1,6 +1,6 @@
 // Renders src/spec/types.ts: the spec as plain TypeScript interfaces, from the zod schema's JSON Schema,
 // so the declaration files consumers load never reach into zod's types (a consumer's tsc stays fast).
-import { ClusterSpecSchema } from "@clusterspec/core";
+import { CloudBurstSpecSchema, ClusterSpecSchema } from "@clusterspec/core";
 import { z } from "zod";
 
 interface JsonSchema {
@@ -63,9 +63,10 @@ function objectOf(s: JsonSchema, indent: string): string {
 }
 
 export function renderSpecTypes(): string {
-  const json = (io: "input" | "output") =>
-    z.toJSONSchema(ClusterSpecSchema, { io, unrepresentable: "any" }) as unknown as JsonSchema;
-  const body = (io: "input" | "output") => objectOf(json(io), "");
+  const json = (schema: z.ZodType, io: "input" | "output") =>
+    z.toJSONSchema(schema, { io, unrepresentable: "any" }) as unknown as JsonSchema;
+  const body = (io: "input" | "output") => objectOf(json(ClusterSpecSchema, io), "");
+  const burst = (io: "input" | "output") => objectOf(json(CloudBurstSpecSchema, io), "");
   return `// Generated from the zod schema by packages/core/test/spec-types.test.ts (\`npx vitest run packages/core/test/spec-types.test.ts -u\`).
 // Plain interfaces, so declaration files never reach into zod's types and a consumer's tsc stays fast;
 // the test also proves them equal to z.input / z.output of ClusterSpecSchema.
@@ -81,5 +82,15 @@ export type InterfaceSpec = NodeSpec["interfaces"][string];
 export type SegmentSpec = ClusterSpec["network"]["segments"][number];
 export type PoolSpec = NonNullable<ClusterSpec["cloud"]>["pools"][number];
 export type SecretRef = NonNullable<ClusterSpec["vrrp"]["auth"]>["password"];
+
+/** The cloud burst of an existing cluster, as it is written. */
+export interface CloudBurstSpecInput ${burst("input")}
+
+/** A validated cloud-burst spec: defaults filled in. */
+export interface CloudBurstSpec ${burst("output")}
+
+/** Either kind of spec. */
+export type AnySpec = ClusterSpec | CloudBurstSpec;
+export type CloudSpec = NonNullable<ClusterSpec["cloud"]>;
 `;
 }

@@ -3,6 +3,7 @@ import {
   addressAt,
   addressCount,
   arbClusterSpec,
+  asClusterSpec,
   buildSpec,
   cidrContains,
   cidrsOverlap,
@@ -724,7 +725,7 @@ describe("invariants hold for every spec validateSpec accepts", () => {
           });
           const r = validateSpec(s);
           if (!r.ok) return;
-          const vips = planVips(r.value);
+          const vips = planVips(asClusterSpec(r.value));
           const ids = vips.map((v) => `${v.interface}/${v.vrid}`);
           expect(new Set(ids).size).toBe(ids.length);
           for (const v of vips) expect(v.vrid >= 1 && v.vrid <= 255).toBe(true);

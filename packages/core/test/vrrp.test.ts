@@ -3,14 +3,22 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type ClusterSpec, ClusterSpecSchema, formatIssues, loadSpec, validateSpec } from "../src/index.js";
-import { allocateVrids, buildSpec, mustResolve, planVips, priorityOrders, replicaOrders } from "../src/testing.js";
+import {
+  allocateVrids,
+  asClusterSpec,
+  buildSpec,
+  mustResolve,
+  planVips,
+  priorityOrders,
+  replicaOrders,
+} from "../src/testing.js";
 
 const referenceYaml = readFileSync(join(import.meta.dirname, "../../../examples/bare-metal-ha/cluster.yaml"), "utf8");
 
 function referenceSpec(): ClusterSpec {
   const r = loadSpec(referenceYaml);
   if (!r.ok) throw new Error("reference cluster is invalid");
-  return r.value;
+  return asClusterSpec(r.value);
 }
 
 /** Schema-parsed only (rules skipped), so tests can feed collisions to allocateVrids. */

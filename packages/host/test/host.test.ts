@@ -2,7 +2,14 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ClusterPlan, formatIssues, resolvePlan, validateSpec } from "@clusterspec/core";
-import { arbPlan, arbSpecAndPlan, buildSpec, mustResolve, parseYamlDocuments } from "@clusterspec/core/testing";
+import {
+  arbPlan,
+  arbSpecAndPlan,
+  asClusterSpec,
+  buildSpec,
+  mustResolve,
+  parseYamlDocuments,
+} from "@clusterspec/core/testing";
 import { exampleInput, run, toolAvailable, withNetns } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -371,7 +378,7 @@ describe("injection", () => {
           fields[k]?.(spec, value);
           const result = validateSpec(spec);
           if (!result.ok) return;
-          const plan = resolvePlan(result.value);
+          const plan = resolvePlan(asClusterSpec(result.value));
           const node = plan.nodes[0];
           if (!node) return;
           const f = files(plan, node.name);

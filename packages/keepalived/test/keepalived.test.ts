@@ -1,6 +1,6 @@
 import { type Artifact, type ClusterPlan, checkSecretValues, resolvePlan, validateSpec } from "@clusterspec/core";
 import { arbPlan, buildSpec, mustResolve, mustValidate } from "@clusterspec/core/testing";
-import { exampleInput, exampleNames, run, toolAvailable } from "@clusterspec/testkit";
+import { clusterExampleNames, exampleInput, run, toolAvailable } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
@@ -118,7 +118,7 @@ describe("reference cluster 1", () => {
 
   it("passes keepalived -t on every node of every example, printing nothing", async (ctx) => {
     if (!keepalivedAvailable()) return ctx.skip("needs the real tool (installed by .ci/run)");
-    const specs = exampleNames();
+    const specs = clusterExampleNames();
     expect(specs).toContain("bare-metal-ha");
     for (const name of specs) {
       const input = exampleInput(name);

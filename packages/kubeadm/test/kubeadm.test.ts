@@ -9,13 +9,14 @@ import {
 } from "@clusterspec/core";
 import {
   arbClusterSpec,
+  asClusterSpec,
   buildSpec,
   mustResolve,
   mustValidate,
   parseYamlDocuments,
   TEST_SECRETS,
 } from "@clusterspec/core/testing";
-import { exampleNames, exampleText } from "@clusterspec/testkit";
+import { clusterExampleNames, exampleText } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
@@ -444,13 +445,13 @@ describe("arbitraries", () => {
 });
 
 describe("reference clusters", () => {
-  const examples = exampleNames();
+  const examples = clusterExampleNames();
 
   it.each(examples)("%s: every kubeadm document is schema-valid, v1beta4, with the VIP and btrfs patches", (name) => {
     const text = exampleText(name);
     const loaded = loadSpec(text);
     if (!loaded.ok) throw new Error(`${name} is invalid`);
-    const plan = resolvePlan(loaded.value, { secrets: TEST_SECRETS });
+    const plan = resolvePlan(asClusterSpec(loaded.value), { secrets: TEST_SECRETS });
     const artifacts = generateKubeadm(plan);
     for (const node of plan.nodes) {
       for (const doc of docsOf(plan, node.name)) {

@@ -1,6 +1,13 @@
 import { type ClusterPlan, formatIssues, resolvePlan, shellVar, validateSpec } from "@clusterspec/core";
-import { arbPlan, arbSpecAndPlan, buildSpec, cidrContains, mustResolve } from "@clusterspec/core/testing";
-import { exampleInput, exampleNames, toolAvailable } from "@clusterspec/testkit";
+import {
+  arbPlan,
+  arbSpecAndPlan,
+  asClusterSpec,
+  buildSpec,
+  cidrContains,
+  mustResolve,
+} from "@clusterspec/core/testing";
+import { clusterExampleNames, exampleInput, toolAvailable } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
@@ -224,7 +231,7 @@ describe("conf.d/net applied with iproute2 in a network namespace", () => {
     }
   }
 
-  const examples = exampleNames();
+  const examples = clusterExampleNames();
 
   // ipAvailable throws under CI when ip/unshare are missing, so CI can never skip this.
   it.skipIf(!ipAvailable()).each(examples)(
@@ -434,7 +441,7 @@ describe("injection", () => {
           fields[k]?.(spec, value);
           const result = validateSpec(spec);
           if (!result.ok) return;
-          const plan = resolvePlan(result.value, { sourceName: "cluster.yaml" });
+          const plan = resolvePlan(asClusterSpec(result.value), { sourceName: "cluster.yaml" });
           for (const node of plan.nodes) {
             const view = toNetifrcView(plan, node);
             const expected = expectedValues(view);

@@ -1,8 +1,8 @@
 // The AWS side of cloud burst in Terraform JSON syntax: one file per concern under cloud/terraform, written with stableJson.
 import {
   type Artifact,
-  type ClusterPlan,
-  type GeneratorModule,
+  type BurstGeneratorModule,
+  type BurstPlan,
   generatedMarker,
   stableJson,
   TERRAFORM_DIR,
@@ -11,11 +11,11 @@ import { tfLiteral } from "./escape.js";
 import { events, type Json, poolResources, providers } from "./resources.js";
 import { summarizeTerraform } from "./summary.js";
 
-function file(plan: ClusterPlan, name: string, body: Json): Artifact {
+function file(plan: BurstPlan, name: string, body: Json): Artifact {
   return { path: `${TERRAFORM_DIR}/${name}`, content: stableJson({ "//": tfLiteral(generatedMarker(plan)), ...body }) };
 }
 
-export function generateTerraform(plan: ClusterPlan): Artifact[] {
+export function generateTerraform(plan: BurstPlan): Artifact[] {
   const cloud = plan.cloud;
   if (!cloud) return [];
   return [
@@ -25,8 +25,9 @@ export function generateTerraform(plan: ClusterPlan): Artifact[] {
   ];
 }
 
-export const terraformModule: GeneratorModule = {
+export const terraformModule: BurstGeneratorModule = {
   name: "terraform-json",
+  burst: true,
   generate: generateTerraform,
   summarize: summarizeTerraform,
 };

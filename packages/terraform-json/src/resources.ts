@@ -1,10 +1,13 @@
 // The Terraform JSON documents of the AWS side, built as plain objects: providers, the instance-state events, and one
 // launch template and Auto Scaling Group per pool.
-import { type ClusterPlan, type PlannedPool, TERRAFORM_DIR, userDataPaths } from "@clusterspec/core";
+import { type BurstPlan, type CloudPlan, type PlannedPool, TERRAFORM_DIR, userDataPaths } from "@clusterspec/core";
 import { tfExpr, tfLiteral } from "./escape.js";
 
 export type Json = Record<string, unknown>;
-type Cloud = NonNullable<ClusterPlan["cloud"]>;
+type Cloud = CloudPlan;
+
+/** How long `terraform apply` waits for the provisioner to confirm the SNS subscription. */
+export const SNS_CONFIRMATION_TIMEOUT_MINUTES = 5;
 
 const EVENTS = "ec2_state_change";
 
@@ -27,7 +30,7 @@ export function providers(cloud: Cloud): Json {
   };
 }
 
-export function events(plan: ClusterPlan, cloud: Cloud): Json {
+export function events(plan: BurstPlan, cloud: Cloud): Json {
   const topicArn = tfExpr(`aws_sns_topic.${EVENTS}.arn`);
   const ruleArn = tfExpr(`aws_cloudwatch_event_rule.${EVENTS}.arn`);
   const policy = {
@@ -60,9 +63,16 @@ export function events(plan: ClusterPlan, cloud: Cloud): Json {
       },
       aws_sns_topic: { [EVENTS]: { name: tfLiteral(awsName(plan.name, "-ec2-state-change", 256)) } },
       aws_sns_topic_policy: { [EVENTS]: { arn: topicArn, policy: JSON.stringify(policy) } },
-      // https only; the provisioner confirms the subscription itself (no endpoint_auto_confirms)
+      // The provisioner confirms the subscription itself (the contract): endpoint_auto_confirms makes apply wait
+      // for that and fail after the timeout, so no unconfirmed subscription is ever taken for a working one.
       aws_sns_topic_subscription: {
-        provisioner: { topic_arn: topicArn, protocol: "https", endpoint: tfLiteral(cloud.provisioner.url) },
+        provisioner: {
+          topic_arn: topicArn,
+          protocol: "https",
+          endpoint: tfLiteral(cloud.snsEndpoint),
+          endpoint_auto_confirms: true,
+          confirmation_timeout_in_minutes: SNS_CONFIRMATION_TIMEOUT_MINUTES,
+        },
       },
     },
   };
@@ -84,7 +94,7 @@ function userDataExpr(pool: PlannedPool): string {
   return tfExpr(`fileexists("${gz}") ? trimspace(file("${gz}")) : filebase64("${fromTerraform(paths.yaml)}")`);
 }
 
-export function poolResources(plan: ClusterPlan, pool: PlannedPool): Json {
+export function poolResources(plan: BurstPlan, pool: PlannedPool): Json {
   const r = poolResourceName(pool);
   const name = tfLiteral(`${plan.name}-${pool.name}`);
   const ami = pool.ami;
@@ -112,7 +122,10 @@ export function poolResources(plan: ClusterPlan, pool: PlannedPool): Json {
           ...(pool.instanceProfile === undefined
             ? {}
             : { iam_instance_profile: [{ name: tfLiteral(pool.instanceProfile) }] }),
-          metadata_options: [{ http_endpoint: "enabled", http_tokens: "required", http_put_response_hop_limit: 2 }],
+          // IMDSv2 only; hop limit 1 keeps pods (one hop further) away from the instance's credentials
+          metadata_options: [
+            { http_endpoint: "enabled", http_tokens: "required", http_put_response_hop_limit: pool.imdsHopLimit },
+          ],
           block_device_mappings: [
             {
               device_name: tfExpr(`data.aws_ami.${r}.root_device_name`),

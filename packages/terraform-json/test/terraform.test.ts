@@ -91,7 +91,7 @@ describe("terraform files", () => {
     for (const a of artifacts) expect(stableJson(JSON.parse(a.content))).toBe(a.content);
   });
 
-  it("send EC2 state changes over SNS to the provisioner over https, confirmed by the provisioner", () => {
+  it("send EC2 state changes over SNS to the provisioner's /sns over https; apply waits for the provisioner to confirm", () => {
     const events = docs(plan)["cloud/terraform/events.tf.json"] as {
       resource: Record<string, Record<string, Record<string, unknown>>>;
     };
@@ -104,24 +104,42 @@ describe("terraform files", () => {
     expect(sub).toEqual({
       topic_arn: tfExpr("aws_sns_topic.ec2_state_change.arn"),
       protocol: "https",
-      endpoint: "https://provisioner.example.com",
+      endpoint: "https://provisioner.example.com/sns",
+      endpoint_auto_confirms: true,
+      confirmation_timeout_in_minutes: 5,
     });
     const policy = JSON.parse(String(events.resource.aws_sns_topic_policy?.ec2_state_change?.policy));
     expect(policy.Statement[0].Principal).toEqual({ Service: "events.amazonaws.com" });
     expect(policy.Statement[0].Action).toBe("sns:Publish");
   });
 
-  it("require IMDSv2 with hop limit 2 and upload the generated user data", () => {
+  it("require IMDSv2 with hop limit 1 (no pod access by default) and upload the generated user data", () => {
     const pool = docs(plan)["cloud/terraform/pool-ci-arm64.tf.json"] as {
       resource: Record<string, Record<string, Record<string, unknown>>>;
     };
     const lt = pool.resource.aws_launch_template?.["ci-arm64"];
     expect(lt?.metadata_options).toEqual([
-      { http_endpoint: "enabled", http_put_response_hop_limit: 2, http_tokens: "required" },
+      { http_endpoint: "enabled", http_put_response_hop_limit: 1, http_tokens: "required" },
     ]);
     expect(lt?.user_data).toMatchInlineSnapshot(
       `"\${fileexists("\${path.module}/../ci-arm64/user-data.gz.b64") ? trimspace(file("\${path.module}/../ci-arm64/user-data.gz.b64")) : filebase64("\${path.module}/../ci-arm64/user-data.yaml")}"`,
     );
+  });
+
+  it("raise the hop limit to 2 only for a pool whose pods may reach IMDS, with a warning in PLAN.md", () => {
+    const input = cloudInput() as any;
+    input.cloud.pools[0].imds = { podAccess: true };
+    const p = mustResolve(input);
+    const pool = docs(p)["cloud/terraform/pool-ci-arm64.tf.json"] as {
+      resource: Record<string, Record<string, Record<string, unknown>>>;
+    };
+    expect(pool.resource.aws_launch_template?.["ci-arm64"]?.metadata_options).toEqual([
+      { http_endpoint: "enabled", http_put_response_hop_limit: 2, http_tokens: "required" },
+    ]);
+    expect(terraformModule.summarize?.(p)).toContain(
+      "> **Warning:** pool ci-arm64 lets pods reach the instance metadata service (`imds.podAccess: true`, hop limit 2)",
+    );
+    expect(terraformModule.summarize?.(plan)).not.toContain("Warning");
   });
 
   it("tag the group for Cluster Autoscaler auto-discovery and scale from zero", () => {

@@ -13,6 +13,11 @@ export function exampleNames(): string[] {
     .sort();
 }
 
+/** Examples that generate a cluster (not only the cloud burst of an existing one). */
+export function clusterExampleNames(): string[] {
+  return exampleNames().filter((d) => !/^existingCluster:/m.test(exampleText(d)));
+}
+
 export function exampleText(name = "bare-metal-ha"): string {
   return readFileSync(join(examplesDir, name, "cluster.yaml"), "utf8");
 }

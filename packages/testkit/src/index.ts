@@ -1,5 +1,20 @@
-export { exampleInput, exampleNames, examplesDir, exampleText } from "./examples.js";
+export { clusterExampleNames, exampleInput, exampleNames, examplesDir, exampleText } from "./examples.js";
+export {
+  MockProvisioner,
+  type MockProvisionerOptions,
+  type ProvisionerScript,
+  type SeenRequest,
+} from "./mock-provisioner.js";
 export { type Netns, withNetns } from "./netns.js";
-export { ajv04, ajv07, formatAjvErrors, readSchema, schemaDir, type ValidateFunction } from "./schemas.js";
+export {
+  ajv04,
+  ajv07,
+  ajv2020,
+  formatAjvErrors,
+  openApi31Validator,
+  readSchema,
+  schemaDir,
+  type ValidateFunction,
+} from "./schemas.js";
 export { hasTool, run, sh, type ToolResult, toolAvailable } from "./tools.js";
 export { readTree } from "./tree.js";

@@ -1,4 +1,3 @@
-import { autoscalerTags } from "../facts/cloud.js";
 import { defaultMonitorGracePeriod, kubeadmApiVersionFor, storageIsolationOff } from "../facts/kubernetes.js";
 import {
   defaultRouteInterface,
@@ -8,19 +7,21 @@ import {
   segmentOfInterface,
 } from "../facts/spec.js";
 import { defaultHealthCheckWeight } from "../facts/vrrp.js";
-import { tunnelMtuOf } from "../facts/wireguard.js";
 import { hostPart, ipEquals, ipFamily } from "../ip.js";
 import { InternalError } from "../issues.js";
 import { resolveSecrets, type SecretValues } from "../secrets.js";
-import type { ClusterSpec } from "../spec/schema.js";
-import { durationSeconds, formatKubernetesVersion, parseKubernetesVersion } from "../spec/version.js";
+import { type AnySpec, type CloudBurstSpec, type ClusterSpec, isCloudBurstSpec } from "../spec/schema.js";
+import { durationSeconds, formatKubernetesVersion, parseKubernetesVersion, type Semver } from "../spec/version.js";
+import { planCloud } from "./burst.js";
 import type {
+  AnyPlan,
+  BurstKubernetes,
   CiliumPlan,
+  CloudBurstPlan,
   CloudPlan,
   ClusterPlan,
   NodeHealthPlan,
   PlannedNode,
-  PlannedPool,
   PolicyRoute,
   VrrpPlan,
 } from "./types.js";
@@ -72,43 +73,59 @@ function planCilium(spec: ClusterSpec, kubernetesInterface: string, cloud: Cloud
   };
 }
 
-function planCloud(spec: ClusterSpec): CloudPlan | undefined {
-  const cloud = spec.cloud;
-  if (!cloud) return undefined;
-  const w = cloud.wireguard;
-  return {
-    aws: { region: cloud.aws.region, vpcCidr: cloud.aws.vpcCidr, providerVersion: cloud.aws.providerVersion },
-    provisioner: { url: cloud.provisioner.url },
-    wireguard: { tunnelSubnet: w.tunnelSubnet, interface: w.interface, hub: w.hub, underlayMtu: w.underlayMtu },
-    tunnelMtu: tunnelMtuOf(w.underlayMtu),
-    pools: cloud.pools.map((pool, i): PlannedPool => {
-      const specPath = ["cloud", "pools", i];
-      return {
-        name: pool.name,
-        specPath,
-        instanceType: pool.instanceType,
-        architecture: pool.architecture,
-        ami: pool.ami,
-        minSize: pool.minSize,
-        maxSize: pool.maxSize,
-        subnets: pool.subnets,
-        securityGroups: pool.securityGroups,
-        instanceProfile: pool.instanceProfile,
-        rootVolumeGiB: pool.rootVolumeGiB,
-        taints: pool.taints,
-        labels: pool.labels,
-        resources: pool.resources,
-        asgTags: autoscalerTags(spec.name, pool, specPath),
-      };
-    }),
-  };
-}
-
 /**
  * Everything derived from a validated spec, once. Generators read only this.
  * Throws InternalError on a spec that did not pass validateSpec.
  */
-export function resolvePlan(spec: ClusterSpec, options: ResolveOptions = {}): ClusterPlan {
+export function resolvePlan(spec: ClusterSpec, options?: ResolveOptions): ClusterPlan;
+export function resolvePlan(spec: CloudBurstSpec, options?: ResolveOptions): CloudBurstPlan;
+export function resolvePlan(spec: AnySpec, options?: ResolveOptions): AnyPlan;
+export function resolvePlan(spec: AnySpec, options: ResolveOptions = {}): AnyPlan {
+  return isCloudBurstSpec(spec) ? resolveCloudBurstPlan(spec, options) : resolveClusterPlan(spec, options);
+}
+
+function burstKubernetes(
+  version: Semver,
+  k: { podSubnet: string; serviceSubnet: string; dnsDomain: string; cgroupDriver: "cgroupfs" | "systemd" },
+): BurstKubernetes {
+  return {
+    version,
+    versionText: formatKubernetesVersion(version),
+    kubeadmApiVersion: kubeadmApiVersionFor(version.minor),
+    podSubnet: k.podSubnet,
+    serviceSubnet: k.serviceSubnet,
+    dnsDomain: k.dnsDomain,
+    cgroupDriver: k.cgroupDriver,
+  };
+}
+
+/** The plan of a cloud-burst-only spec: the existing cluster's facts and the burst side. */
+function resolveCloudBurstPlan(spec: CloudBurstSpec, options: ResolveOptions): CloudBurstPlan {
+  const e = spec.existingCluster;
+  const version = parseKubernetesVersion(e.kubernetesVersion);
+  if (!version) throw new InternalError("resolvePlan needs a validated spec");
+  const kubernetes = burstKubernetes(version, e);
+  const secrets = resolveSecrets(spec, options.secrets ?? {});
+  return {
+    sourceName: options.sourceName ?? "cluster.yaml",
+    name: spec.name,
+    existingCluster: { endpoint: e.endpoint, onPremNetworks: e.onPremNetworks },
+    kubernetes,
+    cloud: planCloud(spec.cloud, {
+      clusterName: spec.name,
+      kubernetes,
+      apiServerEndpoint: e.endpoint,
+      nameservers: e.nameservers,
+      searchDomains: e.searchDomains,
+      onPremNetworks: e.onPremNetworks,
+      nodes: [],
+      secrets,
+    }),
+    secrets,
+  };
+}
+
+function resolveClusterPlan(spec: ClusterSpec, options: ResolveOptions): ClusterPlan {
   const version = parseKubernetesVersion(spec.kubernetes.version);
   const segment = kubernetesSegment(spec);
   if (!version || !segment) throw new InternalError("resolvePlan needs a validated spec");
@@ -182,7 +199,19 @@ export function resolvePlan(spec: ClusterSpec, options: ResolveOptions = {}): Cl
     },
   };
 
-  const cloud = planCloud(spec);
+  const secrets = resolveSecrets(spec, options.secrets ?? {});
+  const cloud: CloudPlan | undefined =
+    spec.cloud &&
+    planCloud(spec.cloud, {
+      clusterName: spec.name,
+      kubernetes: burstKubernetes(version, spec.kubernetes),
+      apiServerEndpoint: ipFamily(host) === 6 ? `[${host}]:${port}` : `${host}:${port}`,
+      nameservers: spec.network.nameservers,
+      searchDomains: spec.network.searchDomains,
+      onPremNetworks: [segment.subnet],
+      nodes: nodes.map((n) => ({ name: n.name, address: n.internalAddress })),
+      secrets,
+    });
   const v = spec.vrrp;
   const hc = v.healthCheck;
   const vrrp: VrrpPlan = {
@@ -246,6 +275,6 @@ export function resolvePlan(spec: ClusterSpec, options: ResolveOptions = {}): Cl
     },
     cilium: planCilium(spec, segment.interface, cloud),
     cloud,
-    secrets: resolveSecrets(spec, options.secrets ?? {}),
+    secrets,
   };
 }

@@ -1,4 +1,4 @@
-import type { ClusterPlan } from "./types.js";
+import type { CloudBurstPlan, ClusterPlan } from "./types.js";
 
 /** Escapes a value for a Markdown table cell. */
 export function mdCell(value: string | number): string {
@@ -25,14 +25,7 @@ export function summarizeCore(plan: ClusterPlan): string {
       n.rootFilesystem,
     ]),
   );
-  const placeholders = Object.values(plan.secrets).filter((s) => s?.isPlaceholder);
-  const warning =
-    placeholders.length === 0
-      ? []
-      : [
-          `> **Review tree, not for deployment:** ${placeholders.length} secret(s) are placeholders (${placeholders.map((s) => s?.id).join(", ")}); kubeadm refuses its placeholders. Deploy a tree written with \`clusterspec generate --with-secrets -o <dir>\`.`,
-          "",
-        ];
+  const warning = placeholderWarning(plan);
   return [
     `# Cluster ${plan.name}`,
     "",
@@ -45,5 +38,32 @@ export function summarizeCore(plan: ClusterPlan): string {
     "## Nodes",
     "",
     nodes,
+  ].join("\n");
+}
+
+function placeholderWarning(plan: Pick<ClusterPlan, "secrets">): string[] {
+  const placeholders = Object.values(plan.secrets).filter((s) => s?.isPlaceholder);
+  return placeholders.length === 0
+    ? []
+    : [
+        `> **Review tree, not for deployment:** ${placeholders.length} secret(s) are placeholders (${placeholders.map((s) => s?.id).join(", ")}); kubeadm refuses its placeholders. Deploy a tree written with \`clusterspec generate --with-secrets -o <dir>\`.`,
+        "",
+      ];
+}
+
+/** The core part of PLAN.md for the cloud burst of an existing cluster: only cloud/** is generated. */
+export function summarizeCloudBurstCore(plan: CloudBurstPlan): string {
+  const k = plan.kubernetes;
+  return [
+    `# Cloud burst of cluster ${plan.name}`,
+    "",
+    ...placeholderWarning(plan),
+    "The cluster exists and is managed by other means; clusterspec generates only its cloud burst (`cloud/**`).",
+    "",
+    `- Kubernetes ${k.versionText}, kubeadm API \`${k.kubeadmApiVersion}\`, kubelet cgroup driver ${k.cgroupDriver}`,
+    `- API endpoint \`${plan.existingCluster.endpoint}\``,
+    `- Pod subnet ${k.podSubnet}, service subnet ${k.serviceSubnet}, DNS domain ${k.dnsDomain}`,
+    `- On-prem networks through the tunnel: ${plan.existingCluster.onPremNetworks.join(", ")}`,
+    `- Burst node nameservers ${plan.cloud.nameservers.join(", ")}`,
   ].join("\n");
 }

@@ -129,11 +129,72 @@ export interface PlannedPool {
   readonly resources: Readonly<Record<string, string>>;
   /** The Auto Scaling Group's tags, computed once: Terraform writes them, PLAN.md counts them, a rule checks their limits. */
   readonly asgTags: readonly AsgTag[];
+  /** IMDSv2 response hop limit: 1 keeps pods (one hop further) away from the instance's credentials. */
+  readonly imdsHopLimit: 1 | 2;
+  /** The pool's WireGuard peer slots, one per instance it may run (maxSize). */
+  readonly slots: readonly PlannedSlot[];
+}
+
+// ---- cloud burst: slots, hub, provisioner contract ----
+
+export interface PlannedSlot {
+  readonly pool: string;
+  /** 0-based within the pool */
+  readonly index: number;
+  /** `ci-arm64-0` */
+  readonly id: string;
+  /** the slot's tunnel address, `172.30.99.2` */
+  readonly address: string;
+  /** exactly the slot: `172.30.99.2/32` */
+  readonly cidr: string;
+  /** name of the Kubernetes Secret that holds the slot's client config */
+  readonly secretName: string;
+  /** static keys only: the private key (value or placeholder) and the public key the hub lists */
+  readonly privateKey: string | undefined;
+  readonly publicKey: string | undefined;
+}
+
+export interface PlannedHub {
+  /** on-prem address of the hub */
+  readonly address: string;
+  /** the generated node that is the hub, if any */
+  readonly node: string | undefined;
+  /** `172.30.99.1` and `172.30.99.1/24` */
+  readonly tunnelAddress: string;
+  readonly tunnelCidr: string;
+  readonly listenPort: number;
+  readonly endpoint: string | undefined;
+  readonly publicKey: string | undefined;
+  /** value or placeholder; undefined when no key is referenced (then no hub config is written) */
+  readonly privateKey: string | undefined;
+  /** where the hub's wg-quick config is written */
+  readonly configPath: string | undefined;
+}
+
+/** Where the provisioner keeps one burst slot's client config (the contract names this layout). */
+export interface PeerSecretLayout {
+  readonly namespace: string;
+  readonly type: string;
+  /** data key of the wg-quick config */
+  readonly dataKey: string;
+  readonly labels: {
+    readonly cluster: string;
+    readonly pool: string;
+    readonly slot: string;
+    /** set while an instance holds the slot, removed on `terminated` */
+    readonly instanceId: string;
+  };
+}
+
+/** A package the burst nodes install, and why (PLAN.md lists them). */
+export interface PlannedPackage {
+  readonly name: string;
+  readonly reason: string;
 }
 
 export interface CloudPlan {
   readonly aws: { readonly region: string; readonly vpcCidr: string; readonly providerVersion: string };
-  readonly provisioner: { readonly url: string };
+  readonly provisioner: { readonly url: string; readonly namespace: string };
   readonly wireguard: {
     readonly tunnelSubnet: string;
     readonly interface: string;
@@ -143,6 +204,50 @@ export interface CloudPlan {
   /** MTU inside the WireGuard tunnel: underlay minus 60 bytes (IPv4 + UDP + WireGuard). */
   readonly tunnelMtu: number;
   readonly pools: readonly PlannedPool[];
+  /** the SNS subscription's endpoint: the provisioner URL + /sns */
+  readonly snsEndpoint: string;
+  /** host:port the burst nodes join */
+  readonly apiServerEndpoint: string;
+  /** the only resolvers a burst node keeps after tunnel-up (at most 2) */
+  readonly nameservers: readonly string[];
+  readonly searchDomains: readonly string[];
+  /** networks a burst node routes through the tunnel (its client config's AllowedIPs) */
+  readonly routedNetworks: readonly string[];
+  readonly hub: PlannedHub | undefined;
+  /** every pool's slots, in pool order */
+  readonly slots: readonly PlannedSlot[];
+  /** static: keys from the spec's references; provisioner: minted per instance and added with `wg set` */
+  readonly peerKeys: "static" | "provisioner";
+  readonly peerSecret: PeerSecretLayout;
+  /** Fedora packages of the burst nodes */
+  readonly packages: readonly PlannedPackage[];
+}
+
+/** Facts about the cluster the burst nodes join, from kubernetes: or existingCluster:. */
+export interface BurstKubernetes {
+  readonly version: Semver;
+  /** `v1.34.2` */
+  readonly versionText: string;
+  readonly kubeadmApiVersion: KubeadmApiVersion;
+  readonly podSubnet: string;
+  readonly serviceSubnet: string;
+  readonly dnsDomain: string;
+  readonly cgroupDriver: "cgroupfs" | "systemd";
+}
+
+/** What the cloud generators read: every plan is one, a generated cluster's or a cloud burst's only. */
+export interface BurstPlan {
+  readonly sourceName: string;
+  readonly name: string;
+  readonly kubernetes: BurstKubernetes;
+  readonly cloud: CloudPlan | undefined;
+  readonly secrets: Partial<Record<SecretId, ResolvedSecret>>;
+}
+
+/** The plan of a spec with `existingCluster:`: only the burst side is generated. */
+export interface CloudBurstPlan extends BurstPlan {
+  readonly existingCluster: { readonly endpoint: string; readonly onPremNetworks: readonly string[] };
+  readonly cloud: CloudPlan;
 }
 
 export interface ClusterPlan {
@@ -188,3 +293,6 @@ export interface ClusterPlan {
   readonly cloud: CloudPlan | undefined;
   readonly secrets: Partial<Record<SecretId, ResolvedSecret>>;
 }
+
+export type AnyPlan = ClusterPlan | CloudBurstPlan;
+export const isCloudBurstPlan = (plan: AnyPlan): plan is CloudBurstPlan => "existingCluster" in plan;

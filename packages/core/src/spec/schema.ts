@@ -100,6 +100,17 @@ const NodeHealthSchema = z
   })
   .describe("Node failure detection and eviction timing");
 
+const kubernetesVersion = () =>
+  z.string().superRefine((v, ctx) => {
+    const parsed = parseKubernetesVersion(v);
+    if (!parsed) ctx.addIssue({ code: "custom", message: `Kubernetes version ${v} is not of the form v1.MINOR.PATCH` });
+    else if (parsed.minor < MIN_KUBERNETES_MINOR)
+      ctx.addIssue({
+        code: "custom",
+        message: `Kubernetes ${v} is not supported: clusterspec supports 1.${MIN_KUBERNETES_MINOR} and newer`,
+      });
+  });
+
 const KubeadmSecretsSchema = z
   .strictObject({
     bootstrapToken: SecretRefSchema.describe("kubeadm bootstrap token ([a-z0-9]{6}.[a-z0-9]{16})"),
@@ -110,19 +121,7 @@ const KubeadmSecretsSchema = z
 
 const KubernetesSchema = z
   .strictObject({
-    version: z
-      .string()
-      .superRefine((v, ctx) => {
-        const parsed = parseKubernetesVersion(v);
-        if (!parsed)
-          ctx.addIssue({ code: "custom", message: `Kubernetes version ${v} is not of the form v1.MINOR.PATCH` });
-        else if (parsed.minor < MIN_KUBERNETES_MINOR)
-          ctx.addIssue({
-            code: "custom",
-            message: `Kubernetes ${v} is not supported: clusterspec supports 1.${MIN_KUBERNETES_MINOR} and newer`,
-          });
-      })
-      .describe("Kubernetes version, e.g. v1.34.2 (1.22 and newer)"),
+    version: kubernetesVersion().describe("Kubernetes version, e.g. v1.34.2 (1.22 and newer)"),
     podSubnet: networkCidr().describe("Pod network (kubeadm networking.podSubnet)"),
     serviceSubnet: networkCidr().default("10.96.0.0/12").describe("Service network (kubeadm networking.serviceSubnet)"),
     nodeCidrMaskSize: z
@@ -432,6 +431,70 @@ const CiliumSchema = z
   })
   .describe("Cilium CNI, replacing kube-proxy");
 
+// ---- cloud burst: hardening, the hub's WireGuard keys, the provisioner contract ----
+
+// 32 bytes in base64: 43 characters whose last carries 4 bits, then one '='.
+export const WIREGUARD_KEY = /^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/;
+// host:port, the host an IPv4 address, a bracketed IPv6 address or a DNS name; nothing a shell, YAML or INI reader would interpret.
+const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?):([1-9][0-9]{0,4})$/;
+const endpointHost = (v: string): string =>
+  v.startsWith("[") ? v.slice(1, v.lastIndexOf("]")) : v.slice(0, v.lastIndexOf(":"));
+export const hostPort = () =>
+  z
+    .string()
+    .regex(HOST_PORT, {
+      message: "expected host:port, the host an IP address ([fd00::1] for IPv6) or a DNS name",
+      abort: true,
+    })
+    .refine((v) => Number(v.slice(v.lastIndexOf(":") + 1)) <= 65535, { message: "port must be 1-65535" })
+    .refine(
+      (v) => (v.startsWith("[") ? isIp(endpointHost(v)) : !/^[0-9.]+$/.test(endpointHost(v)) || isIp(endpointHost(v))),
+      {
+        message: "expected a valid IP address or DNS name before the port",
+      },
+    );
+
+const ImdsSchema = z
+  .strictObject({
+    podAccess: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Let pods reach the instance metadata service (hop limit 2) and so the instance role's credentials; default hop limit 1",
+      ),
+  })
+  .describe("Instance metadata service (IMDSv2 is always required)");
+
+const WireguardHubFields = {
+  listenPort: z.number().int().min(1).max(65535).default(51820).describe("UDP port the hub listens on"),
+  endpoint: hostPort()
+    .optional()
+    .describe("host:port the burst nodes dial to reach the hub (its public address); needed for the client configs"),
+  privateKey: SecretRefSchema.optional().describe(
+    "The hub's private key; with hub set, the hub's wg-quick config is generated (0600, placeholder in review trees)",
+  ),
+  publicKey: z
+    .string()
+    .regex(WIREGUARD_KEY, { message: "expected a WireGuard key: 32 bytes in base64 (44 characters ending in '=')" })
+    .optional()
+    .describe("The hub's public key (wg pubkey), written into the burst nodes' client configs"),
+  peerKeys: z
+    .strictObject({
+      privateKeys: SecretRefSchema.describe("One private key per line, one line per burst slot in slot order"),
+      publicKeys: SecretRefSchema.describe("The matching public keys, one per line in the same order"),
+    })
+    .optional()
+    .describe(
+      "Static keys for the burst slots; without them the provisioner mints a key pair per instance and adds the peer with wg set",
+    ),
+};
+
+const ProvisionerFields = {
+  namespace: rfc1123Label("namespace")
+    .default("clusterspec")
+    .describe("Kubernetes namespace of the provisioner's peer-config Secrets"),
+};
+
 // ---- cloud ----
 
 const TaintSchema = z.strictObject({
@@ -513,6 +576,7 @@ const PoolSchema = z
       )
       .default({})
       .describe("Extended resources a node of this pool offers, for scale-from-zero"),
+    imds: ImdsSchema.prefault({}),
   })
   .describe("An EC2 Auto Scaling Group of burst workers");
 
@@ -544,6 +608,7 @@ const CloudSchema = z
             message: "the provisioner URL may not contain quotes, spaces, '$', '\\', braces or brackets",
           })
           .describe("Base URL of the provisioner service"),
+        ...ProvisionerFields,
       })
       .describe("The service that hands out per-instance WireGuard configs and kubeadm discovery kubeconfigs"),
     wireguard: z
@@ -562,6 +627,7 @@ const CloudSchema = z
           .max(9001)
           .default(1500)
           .describe("MTU of the network the tunnel runs over"),
+        ...WireguardHubFields,
       })
       .describe("WireGuard tunnel between on-prem and burst nodes"),
     pools: z.array(PoolSchema).min(1).describe("Node pools"),
@@ -587,9 +653,65 @@ export const ClusterSpecSchema = z
   })
   .describe("clusterspec cluster: one spec, every config file");
 
+// ---- existing cluster (cloud burst only) ----
+
+const ExistingClusterSchema = z
+  .strictObject({
+    endpoint: hostPort().describe("API server endpoint the burst nodes join (host:port, IP or DNS name)"),
+    caCertHash: SecretRefSchema.describe("discovery CA certificate hash (sha256:<64 hex>) of the cluster"),
+    kubernetesVersion: kubernetesVersion().describe(
+      "Kubernetes version the cluster runs, e.g. v1.34.2 (1.22 and newer)",
+    ),
+    podSubnet: networkCidr().describe("The cluster's pod network"),
+    serviceSubnet: networkCidr().default("10.96.0.0/12").describe("The cluster's service network"),
+    dnsDomain: z
+      .string()
+      .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/, {
+        message: "DNS domain must be dot-separated RFC 1123 labels",
+      })
+      .default("cluster.local")
+      .describe("Cluster DNS domain"),
+    cgroupDriver: z
+      .enum(["cgroupfs", "systemd"])
+      .default("systemd")
+      .describe("The cgroup driver of the cluster's KubeletConfiguration; cri-o on the burst nodes follows it"),
+    onPremNetworks: z
+      .array(networkCidr())
+      .min(1)
+      .describe("On-prem networks the burst nodes reach through the tunnel (nodes, API endpoint, hub)"),
+    nameservers: z.array(ipAddress()).min(1).describe("DNS servers of the burst nodes after tunnel-up (at most 2)"),
+    searchDomains: z
+      .array(z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/))
+      .default([])
+      .describe("DNS search domains of the burst nodes"),
+  })
+  .describe("A cluster that exists already, managed by other means: only its cloud burst is generated");
+
+/** Sections that describe a cluster to generate; a spec with existingCluster has none of them. */
+export const ON_PREM_SECTIONS = ["nodes", "controlPlane", "network", "vrrp", "externalVips", "cilium", "host"] as const;
+
+export const CloudBurstSpecSchema = z
+  .strictObject({
+    apiVersion: z.literal("clusterspec/v1alpha1").describe("Spec format version"),
+    kind: z.literal("Cluster").describe("Always Cluster"),
+    name: rfc1123Label("cluster name").describe("Cluster name (AWS resource names, node labels)"),
+    existingCluster: ExistingClusterSchema,
+    cloud: CloudSchema,
+  })
+  .describe("clusterspec cloud burst for an existing cluster: cloud/** and PLAN.md only");
+
+/** What `clusterspec schema` describes: a cluster to generate, or the cloud burst of an existing one. */
+export const AnySpecSchema = z.union([ClusterSpecSchema, CloudBurstSpecSchema]);
+
+export const isCloudBurstSpec = (spec: AnySpec): spec is CloudBurstSpec => "existingCluster" in spec;
+
 // The spec's types are plain interfaces rendered from this schema (and proven equal to z.input/z.output
 // by test/spec-types.test.ts): declaration files then never reach into zod's types.
 export type {
+  AnySpec,
+  CloudBurstSpec,
+  CloudBurstSpecInput,
+  CloudSpec,
   ClusterSpec,
   ClusterSpecInput,
   InterfaceSpec,
@@ -598,3 +720,5 @@ export type {
   SecretRef,
   SegmentSpec,
 } from "./types.js";
+
+import type { AnySpec, CloudBurstSpec } from "./types.js";

@@ -254,6 +254,8 @@ export interface ClusterSpecInput {
     provisioner: {
       /** Base URL of the provisioner service */
       url: string;
+      /** Kubernetes namespace of the provisioner's peer-config Secrets */
+      namespace?: string | undefined;
     };
     /** WireGuard tunnel between on-prem and burst nodes */
     wireguard: {
@@ -265,6 +267,39 @@ export interface ClusterSpecInput {
       hub?: string | undefined;
       /** MTU of the network the tunnel runs over */
       underlayMtu?: number | undefined;
+      /** UDP port the hub listens on */
+      listenPort?: number | undefined;
+      /** host:port the burst nodes dial to reach the hub (its public address); needed for the client configs */
+      endpoint?: string | undefined;
+      /** The hub's private key; with hub set, the hub's wg-quick config is generated (0600, placeholder in review trees) */
+      privateKey?: {
+        /** Environment variable that holds the secret */
+        env: string;
+      } | {
+        /** File that holds the secret (trailing newline ignored); relative to the spec file */
+        file: string;
+      } | undefined;
+      /** The hub's public key (wg pubkey), written into the burst nodes' client configs */
+      publicKey?: string | undefined;
+      /** Static keys for the burst slots; without them the provisioner mints a key pair per instance and adds the peer with wg set */
+      peerKeys?: {
+        /** One private key per line, one line per burst slot in slot order */
+        privateKeys: {
+          /** Environment variable that holds the secret */
+          env: string;
+        } | {
+          /** File that holds the secret (trailing newline ignored); relative to the spec file */
+          file: string;
+        };
+        /** The matching public keys, one per line in the same order */
+        publicKeys: {
+          /** Environment variable that holds the secret */
+          env: string;
+        } | {
+          /** File that holds the secret (trailing newline ignored); relative to the spec file */
+          file: string;
+        };
+      } | undefined;
     };
     /** Node pools */
     pools: {
@@ -312,6 +347,11 @@ export interface ClusterSpecInput {
       labels?: { [key: string]: string } | undefined;
       /** Extended resources a node of this pool offers, for scale-from-zero */
       resources?: { [key: string]: string } | undefined;
+      /** Instance metadata service (IMDSv2 is always required) */
+      imds?: {
+        /** Let pods reach the instance metadata service (hop limit 2) and so the instance role's credentials; default hop limit 1 */
+        podAccess?: boolean | undefined;
+      } | undefined;
     }[];
   } | undefined;
 }
@@ -568,6 +608,8 @@ export interface ClusterSpec {
     provisioner: {
       /** Base URL of the provisioner service */
       url: string;
+      /** Kubernetes namespace of the provisioner's peer-config Secrets */
+      namespace: string;
     };
     /** WireGuard tunnel between on-prem and burst nodes */
     wireguard: {
@@ -579,6 +621,39 @@ export interface ClusterSpec {
       hub?: string | undefined;
       /** MTU of the network the tunnel runs over */
       underlayMtu: number;
+      /** UDP port the hub listens on */
+      listenPort: number;
+      /** host:port the burst nodes dial to reach the hub (its public address); needed for the client configs */
+      endpoint?: string | undefined;
+      /** The hub's private key; with hub set, the hub's wg-quick config is generated (0600, placeholder in review trees) */
+      privateKey?: {
+        /** Environment variable that holds the secret */
+        env: string;
+      } | {
+        /** File that holds the secret (trailing newline ignored); relative to the spec file */
+        file: string;
+      } | undefined;
+      /** The hub's public key (wg pubkey), written into the burst nodes' client configs */
+      publicKey?: string | undefined;
+      /** Static keys for the burst slots; without them the provisioner mints a key pair per instance and adds the peer with wg set */
+      peerKeys?: {
+        /** One private key per line, one line per burst slot in slot order */
+        privateKeys: {
+          /** Environment variable that holds the secret */
+          env: string;
+        } | {
+          /** File that holds the secret (trailing newline ignored); relative to the spec file */
+          file: string;
+        };
+        /** The matching public keys, one per line in the same order */
+        publicKeys: {
+          /** Environment variable that holds the secret */
+          env: string;
+        } | {
+          /** File that holds the secret (trailing newline ignored); relative to the spec file */
+          file: string;
+        };
+      } | undefined;
     };
     /** Node pools */
     pools: {
@@ -626,6 +701,11 @@ export interface ClusterSpec {
       labels: { [key: string]: string };
       /** Extended resources a node of this pool offers, for scale-from-zero */
       resources: { [key: string]: string };
+      /** Instance metadata service (IMDSv2 is always required) */
+      imds: {
+        /** Let pods reach the instance metadata service (hop limit 2) and so the instance role's credentials; default hop limit 1 */
+        podAccess: boolean;
+      };
     }[];
   } | undefined;
 }
@@ -635,3 +715,315 @@ export type InterfaceSpec = NodeSpec["interfaces"][string];
 export type SegmentSpec = ClusterSpec["network"]["segments"][number];
 export type PoolSpec = NonNullable<ClusterSpec["cloud"]>["pools"][number];
 export type SecretRef = NonNullable<ClusterSpec["vrrp"]["auth"]>["password"];
+
+/** The cloud burst of an existing cluster, as it is written. */
+export interface CloudBurstSpecInput {
+  /** Spec format version */
+  apiVersion: "clusterspec/v1alpha1";
+  /** Always Cluster */
+  kind: "Cluster";
+  /** Cluster name (AWS resource names, node labels) */
+  name: string;
+  /** A cluster that exists already, managed by other means: only its cloud burst is generated */
+  existingCluster: {
+    /** API server endpoint the burst nodes join (host:port, IP or DNS name) */
+    endpoint: string;
+    /** discovery CA certificate hash (sha256:<64 hex>) of the cluster */
+    caCertHash: {
+      /** Environment variable that holds the secret */
+      env: string;
+    } | {
+      /** File that holds the secret (trailing newline ignored); relative to the spec file */
+      file: string;
+    };
+    /** Kubernetes version the cluster runs, e.g. v1.34.2 (1.22 and newer) */
+    kubernetesVersion: string;
+    /** The cluster's pod network */
+    podSubnet: string;
+    /** The cluster's service network */
+    serviceSubnet?: string | undefined;
+    /** Cluster DNS domain */
+    dnsDomain?: string | undefined;
+    /** The cgroup driver of the cluster's KubeletConfiguration; cri-o on the burst nodes follows it */
+    cgroupDriver?: "cgroupfs" | "systemd" | undefined;
+    /** On-prem networks the burst nodes reach through the tunnel (nodes, API endpoint, hub) */
+    onPremNetworks: string[];
+    /** DNS servers of the burst nodes after tunnel-up (at most 2) */
+    nameservers: string[];
+    /** DNS search domains of the burst nodes */
+    searchDomains?: string[] | undefined;
+  };
+  /** Cloud burst into AWS */
+  cloud: {
+    /** AWS account settings */
+    aws: {
+      /** AWS region */
+      region: string;
+      /** CIDR of the VPC the pools run in */
+      vpcCidr: string;
+      /** hashicorp/aws version constraint */
+      providerVersion?: string | undefined;
+    };
+    /** The service that hands out per-instance WireGuard configs and kubeadm discovery kubeconfigs */
+    provisioner: {
+      /** Base URL of the provisioner service */
+      url: string;
+      /** Kubernetes namespace of the provisioner's peer-config Secrets */
+      namespace?: string | undefined;
+    };
+    /** WireGuard tunnel between on-prem and burst nodes */
+    wireguard: {
+      /** Addresses of the WireGuard tunnel */
+      tunnelSubnet: string;
+      /** wg-quick interface name */
+      interface?: string | undefined;
+      /** On-prem WireGuard endpoint on the Kubernetes segment: the other on-prem nodes route the tunnel subnet through it */
+      hub?: string | undefined;
+      /** MTU of the network the tunnel runs over */
+      underlayMtu?: number | undefined;
+      /** UDP port the hub listens on */
+      listenPort?: number | undefined;
+      /** host:port the burst nodes dial to reach the hub (its public address); needed for the client configs */
+      endpoint?: string | undefined;
+      /** The hub's private key; with hub set, the hub's wg-quick config is generated (0600, placeholder in review trees) */
+      privateKey?: {
+        /** Environment variable that holds the secret */
+        env: string;
+      } | {
+        /** File that holds the secret (trailing newline ignored); relative to the spec file */
+        file: string;
+      } | undefined;
+      /** The hub's public key (wg pubkey), written into the burst nodes' client configs */
+      publicKey?: string | undefined;
+      /** Static keys for the burst slots; without them the provisioner mints a key pair per instance and adds the peer with wg set */
+      peerKeys?: {
+        /** One private key per line, one line per burst slot in slot order */
+        privateKeys: {
+          /** Environment variable that holds the secret */
+          env: string;
+        } | {
+          /** File that holds the secret (trailing newline ignored); relative to the spec file */
+          file: string;
+        };
+        /** The matching public keys, one per line in the same order */
+        publicKeys: {
+          /** Environment variable that holds the secret */
+          env: string;
+        } | {
+          /** File that holds the secret (trailing newline ignored); relative to the spec file */
+          file: string;
+        };
+      } | undefined;
+    };
+    /** Node pools */
+    pools: {
+      /** Node pool name; also the Auto Scaling Group suffix */
+      name: string;
+      /** EC2 instance type */
+      instanceType: string;
+      /** CPU architecture of the instance type and AMI */
+      architecture: "x86_64" | "arm64";
+      /** AMI id or lookup */
+      ami: {
+        /** Fixed AMI id */
+        id: string;
+      } | {
+        /** Newest AMI matching a name filter, looked up by Terraform */
+        lookup: {
+          /** AMI owners (required by AWS) */
+          owners: string[];
+          /** AMI name filter, wildcards allowed */
+          name: string;
+        };
+      };
+      /** Minimum instances (0: scale from zero) */
+      minSize?: number | undefined;
+      /** Maximum instances */
+      maxSize: number;
+      /** VPC subnet ids */
+      subnets: string[];
+      /** Security group ids */
+      securityGroups: string[];
+      /** IAM instance profile name */
+      instanceProfile?: string | undefined;
+      /** Root volume size */
+      rootVolumeGiB?: number | undefined;
+      /** Taints registered with the node and advertised to Cluster Autoscaler */
+      taints?: {
+        /** Taint key */
+        key: string;
+        /** Taint value */
+        value?: string | undefined;
+        /** Taint effect */
+        effect: "NoSchedule" | "PreferNoSchedule" | "NoExecute";
+      }[] | undefined;
+      /** Node labels */
+      labels?: { [key: string]: string } | undefined;
+      /** Extended resources a node of this pool offers, for scale-from-zero */
+      resources?: { [key: string]: string } | undefined;
+      /** Instance metadata service (IMDSv2 is always required) */
+      imds?: {
+        /** Let pods reach the instance metadata service (hop limit 2) and so the instance role's credentials; default hop limit 1 */
+        podAccess?: boolean | undefined;
+      } | undefined;
+    }[];
+  };
+}
+
+/** A validated cloud-burst spec: defaults filled in. */
+export interface CloudBurstSpec {
+  /** Spec format version */
+  apiVersion: "clusterspec/v1alpha1";
+  /** Always Cluster */
+  kind: "Cluster";
+  /** Cluster name (AWS resource names, node labels) */
+  name: string;
+  /** A cluster that exists already, managed by other means: only its cloud burst is generated */
+  existingCluster: {
+    /** API server endpoint the burst nodes join (host:port, IP or DNS name) */
+    endpoint: string;
+    /** discovery CA certificate hash (sha256:<64 hex>) of the cluster */
+    caCertHash: {
+      /** Environment variable that holds the secret */
+      env: string;
+    } | {
+      /** File that holds the secret (trailing newline ignored); relative to the spec file */
+      file: string;
+    };
+    /** Kubernetes version the cluster runs, e.g. v1.34.2 (1.22 and newer) */
+    kubernetesVersion: string;
+    /** The cluster's pod network */
+    podSubnet: string;
+    /** The cluster's service network */
+    serviceSubnet: string;
+    /** Cluster DNS domain */
+    dnsDomain: string;
+    /** The cgroup driver of the cluster's KubeletConfiguration; cri-o on the burst nodes follows it */
+    cgroupDriver: "cgroupfs" | "systemd";
+    /** On-prem networks the burst nodes reach through the tunnel (nodes, API endpoint, hub) */
+    onPremNetworks: string[];
+    /** DNS servers of the burst nodes after tunnel-up (at most 2) */
+    nameservers: string[];
+    /** DNS search domains of the burst nodes */
+    searchDomains: string[];
+  };
+  /** Cloud burst into AWS */
+  cloud: {
+    /** AWS account settings */
+    aws: {
+      /** AWS region */
+      region: string;
+      /** CIDR of the VPC the pools run in */
+      vpcCidr: string;
+      /** hashicorp/aws version constraint */
+      providerVersion: string;
+    };
+    /** The service that hands out per-instance WireGuard configs and kubeadm discovery kubeconfigs */
+    provisioner: {
+      /** Base URL of the provisioner service */
+      url: string;
+      /** Kubernetes namespace of the provisioner's peer-config Secrets */
+      namespace: string;
+    };
+    /** WireGuard tunnel between on-prem and burst nodes */
+    wireguard: {
+      /** Addresses of the WireGuard tunnel */
+      tunnelSubnet: string;
+      /** wg-quick interface name */
+      interface: string;
+      /** On-prem WireGuard endpoint on the Kubernetes segment: the other on-prem nodes route the tunnel subnet through it */
+      hub?: string | undefined;
+      /** MTU of the network the tunnel runs over */
+      underlayMtu: number;
+      /** UDP port the hub listens on */
+      listenPort: number;
+      /** host:port the burst nodes dial to reach the hub (its public address); needed for the client configs */
+      endpoint?: string | undefined;
+      /** The hub's private key; with hub set, the hub's wg-quick config is generated (0600, placeholder in review trees) */
+      privateKey?: {
+        /** Environment variable that holds the secret */
+        env: string;
+      } | {
+        /** File that holds the secret (trailing newline ignored); relative to the spec file */
+        file: string;
+      } | undefined;
+      /** The hub's public key (wg pubkey), written into the burst nodes' client configs */
+      publicKey?: string | undefined;
+      /** Static keys for the burst slots; without them the provisioner mints a key pair per instance and adds the peer with wg set */
+      peerKeys?: {
+        /** One private key per line, one line per burst slot in slot order */
+        privateKeys: {
+          /** Environment variable that holds the secret */
+          env: string;
+        } | {
+          /** File that holds the secret (trailing newline ignored); relative to the spec file */
+          file: string;
+        };
+        /** The matching public keys, one per line in the same order */
+        publicKeys: {
+          /** Environment variable that holds the secret */
+          env: string;
+        } | {
+          /** File that holds the secret (trailing newline ignored); relative to the spec file */
+          file: string;
+        };
+      } | undefined;
+    };
+    /** Node pools */
+    pools: {
+      /** Node pool name; also the Auto Scaling Group suffix */
+      name: string;
+      /** EC2 instance type */
+      instanceType: string;
+      /** CPU architecture of the instance type and AMI */
+      architecture: "x86_64" | "arm64";
+      /** AMI id or lookup */
+      ami: {
+        /** Fixed AMI id */
+        id: string;
+      } | {
+        /** Newest AMI matching a name filter, looked up by Terraform */
+        lookup: {
+          /** AMI owners (required by AWS) */
+          owners: string[];
+          /** AMI name filter, wildcards allowed */
+          name: string;
+        };
+      };
+      /** Minimum instances (0: scale from zero) */
+      minSize: number;
+      /** Maximum instances */
+      maxSize: number;
+      /** VPC subnet ids */
+      subnets: string[];
+      /** Security group ids */
+      securityGroups: string[];
+      /** IAM instance profile name */
+      instanceProfile?: string | undefined;
+      /** Root volume size */
+      rootVolumeGiB: number;
+      /** Taints registered with the node and advertised to Cluster Autoscaler */
+      taints: {
+        /** Taint key */
+        key: string;
+        /** Taint value */
+        value: string;
+        /** Taint effect */
+        effect: "NoSchedule" | "PreferNoSchedule" | "NoExecute";
+      }[];
+      /** Node labels */
+      labels: { [key: string]: string };
+      /** Extended resources a node of this pool offers, for scale-from-zero */
+      resources: { [key: string]: string };
+      /** Instance metadata service (IMDSv2 is always required) */
+      imds: {
+        /** Let pods reach the instance metadata service (hop limit 2) and so the instance role's credentials; default hop limit 1 */
+        podAccess: boolean;
+      };
+    }[];
+  };
+}
+
+/** Either kind of spec. */
+export type AnySpec = ClusterSpec | CloudBurstSpec;
+export type CloudSpec = NonNullable<ClusterSpec["cloud"]>;

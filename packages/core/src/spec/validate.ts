@@ -1,11 +1,40 @@
 import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
 import { type IssuePath, Reporter, type SpecIssue, type Validated } from "../issues.js";
+import { conflictingSections, isCloudBurstInput } from "./cloud-burst.js";
 import { humaneIssues } from "./messages.js";
-import { rules } from "./rules/index.js";
-import { type ClusterSpec, ClusterSpecSchema } from "./schema.js";
+import { cloudBurstRules, rules } from "./rules/index.js";
+import {
+  type AnySpec,
+  type CloudBurstSpec,
+  CloudBurstSpecSchema,
+  type ClusterSpec,
+  ClusterSpecSchema,
+} from "./schema.js";
 
 /** Validates any JSON-like value. Never throws on user input: every problem comes back with its path. */
-export function validateSpec(input: unknown): Validated<ClusterSpec> {
+export function validateSpec(input: unknown): Validated<AnySpec> {
+  if (isCloudBurstInput(input)) return validateCloudBurstSpec(input);
+  return validateClusterSpec(input);
+}
+
+/** A spec with `existingCluster:` describes only the cloud burst of a cluster managed by other means. */
+function validateCloudBurstSpec(input: Record<string, unknown>): Validated<CloudBurstSpec> {
+  const conflicts = conflictingSections(input);
+  if (conflicts.length > 0) return { ok: false, errors: conflicts, warnings: [] };
+  const parsed = CloudBurstSpecSchema.safeParse(input, { reportInput: true });
+  if (!parsed.success)
+    return {
+      ok: false,
+      errors: humaneIssues(parsed.error.issues, { schema: CloudBurstSpecSchema, input }),
+      warnings: [],
+    };
+  const report = new Reporter();
+  for (const rule of cloudBurstRules) rule(parsed.data, report);
+  if (report.errors.length > 0) return { ok: false, errors: report.errors, warnings: report.warnings };
+  return { ok: true, value: parsed.data, warnings: report.warnings };
+}
+
+function validateClusterSpec(input: unknown): Validated<ClusterSpec> {
   const parsed = ClusterSpecSchema.safeParse(input, { reportInput: true });
   if (!parsed.success)
     return { ok: false, errors: humaneIssues(parsed.error.issues, { schema: ClusterSpecSchema, input }), warnings: [] };
@@ -16,7 +45,7 @@ export function validateSpec(input: unknown): Validated<ClusterSpec> {
 }
 
 /** Parses YAML text and validates it; issues carry `line`/`column` wherever the path exists in the text. */
-export function loadSpec(text: string): Validated<ClusterSpec> {
+export function loadSpec(text: string): Validated<AnySpec> {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   // One syntax error often makes the parser report several more after it: the first is the one to fix.

@@ -3,7 +3,7 @@ import { ASG_TAG_LIMITS, autoscalerTags, kubeletMaySetLabel } from "../../facts/
 import { kubernetesSegment } from "../../facts/spec.js";
 import { addressCount, cidrContains, parseCidr } from "../../ip.js";
 import { toDotPath } from "../../issues.js";
-import { firstSeen, type Rule } from "./rule.js";
+import { type CloudRule, firstSeen, type Rule } from "./rule.js";
 
 export const cloudPoolsValid: Rule = (spec, report) => {
   if (!spec.cloud) return;
@@ -37,7 +37,7 @@ export const cloudPoolsValid: Rule = (spec, report) => {
 };
 
 /** AWS caps Auto Scaling Group tags; Cluster Autoscaler needs one per label, taint and resource to scale from zero. */
-export const cloudPoolTagsFit: Rule = (spec, report) => {
+export const cloudPoolTagsFit: CloudRule = (spec, report) => {
   spec.cloud?.pools.forEach((pool, i) => {
     const base = ["cloud", "pools", i];
     const tags = autoscalerTags(spec.name, pool, base);
@@ -67,7 +67,7 @@ export const cloudPoolTagsFit: Rule = (spec, report) => {
 };
 
 /** The kubelet refuses to start with --node-labels it may not set on itself (kubernetes.io and k8s.io namespaces). */
-export const cloudPoolLabelsSelfSettable: Rule = (spec, report) => {
+export const cloudPoolLabelsSelfSettable: CloudRule = (spec, report) => {
   spec.cloud?.pools.forEach((pool, i) => {
     for (const key of Object.keys(pool.labels))
       if (!kubeletMaySetLabel(key))
@@ -79,11 +79,38 @@ export const cloudPoolLabelsSelfSettable: Rule = (spec, report) => {
 };
 
 /** Burst nodes append API paths to the provisioner URL. */
-export const provisionerUrlIsBase: Rule = (spec, report) => {
+export const provisionerUrlIsBase: CloudRule = (spec, report) => {
   const url = spec.cloud?.provisioner.url;
   if (url !== undefined && /[?#]/.test(url))
     report.error(
       ["cloud", "provisioner", "url"],
       `provisioner URL ${url} has a query or fragment; give its base URL, paths such as /wireguard/config/<instance-id> are appended`,
+    );
+};
+
+/** The hub's keys and the burst slots' static keys only make sense together. */
+export const wireguardKeysConsistent: CloudRule = (spec, report) => {
+  const wg = spec.cloud?.wireguard;
+  if (!wg) return;
+  const base = ["cloud", "wireguard"];
+  if (wg.hub === undefined) {
+    if (wg.privateKey)
+      report.error(
+        [...base, "privateKey"],
+        "a hub private key needs cloud.wireguard.hub: the hub's config is written for that address",
+      );
+    if (wg.peerKeys)
+      report.error([...base, "peerKeys"], "static peer keys need cloud.wireguard.hub, whose config lists the peers");
+    return;
+  }
+  if (wg.peerKeys && wg.publicKey === undefined)
+    report.error(
+      [...base, "publicKey"],
+      "static peer keys need the hub's public key: the burst slots' client configs name it as their peer",
+    );
+  if (wg.peerKeys && wg.endpoint === undefined)
+    report.error(
+      [...base, "endpoint"],
+      "static peer keys need the hub's endpoint (host:port): the burst slots' client configs dial it",
     );
 };

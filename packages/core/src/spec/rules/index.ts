@@ -3,7 +3,13 @@
 // The order of this list is the order issues are reported in.
 
 import { ciliumDevicesExist, ciliumDsrDispatch, ciliumMtuFitsTunnel } from "./cilium.js";
-import { cloudPoolLabelsSelfSettable, cloudPoolsValid, cloudPoolTagsFit, provisionerUrlIsBase } from "./cloud.js";
+import {
+  cloudPoolLabelsSelfSettable,
+  cloudPoolsValid,
+  cloudPoolTagsFit,
+  provisionerUrlIsBase,
+  wireguardKeysConsistent,
+} from "./cloud.js";
 import {
   kubeadmSecretsForJoins,
   nodeHealthConsistent,
@@ -38,7 +44,8 @@ import {
   vrrpOptionsConsistent,
 } from "./vrrp.js";
 
-export type { Rule } from "./rule.js";
+export { type CloudBurstRule, cloudBurstRules, slotCount } from "./cloud-burst.js";
+export type { CloudRule, Rule } from "./rule.js";
 
 export const rules: readonly Rule[] = [
   uniqueNodeNames,
@@ -72,4 +79,5 @@ export const rules: readonly Rule[] = [
   cloudPoolTagsFit,
   cloudPoolLabelsSelfSettable,
   provisionerUrlIsBase,
+  wireguardKeysConsistent,
 ];

@@ -1,0 +1,286 @@
+// The provisioner's side of the bargain, as an OpenAPI 3.1 document built from the plan: the endpoints the
+// join script calls (with the same paths, headers, statuses and retries the script uses), the SNS endpoint,
+// the lifecycle it must implement and the Kubernetes Secret layout of the peer configs.
+import { type BurstPlan, type CloudPlan, PROVISIONER_SNS_PATH, toYaml } from "@clusterspec/core";
+import { IDENTITY_HEADERS, PROVISIONER_RETRY, RETRIED_STATUSES } from "./join-script.js";
+
+export const CONTRACT_PATH = "cloud/provisioner/openapi.yaml";
+
+/** The SNS subscription posts here (Terraform subscribes the plan's snsEndpoint). */
+export const SNS_PATH = PROVISIONER_SNS_PATH;
+
+const INSTANCE_ID_PATTERN = "^i-[0-9a-f]{8,17}$";
+
+const INSTANCE_ID_PARAMETER = {
+  name: "instanceId",
+  in: "path",
+  required: true,
+  description: "The EC2 instance id, as the node reads it from IMDS",
+  schema: { type: "string", pattern: INSTANCE_ID_PATTERN },
+};
+
+const retryText = (what: string) =>
+  `The join script sends GET at most ${PROVISIONER_RETRY.attempts} times, ${PROVISIONER_RETRY.delaySeconds} s apart (${PROVISIONER_RETRY.timeoutSeconds} s timeout each), retrying on no answer and on ${RETRIED_STATUSES.join(", ")}; any other status stops the join at once. ${what}`;
+
+function identityText(cloud: CloudPlan): string {
+  return [
+    `Every request carries the instance identity document and its signature, both read from IMDSv2 (\`/latest/dynamic/instance-identity/document\` and \`/latest/dynamic/instance-identity/pkcs7\`).`,
+    `\`${IDENTITY_HEADERS.document}\` is the document, base64-encoded (one line); \`${IDENTITY_HEADERS.signature}\` is the PKCS7 signature as IMDS serves it, newlines removed.`,
+    `To verify: decode the document; check the PKCS7 (SignedData) signature over exactly those bytes against the AWS public certificate for instance identity documents of region ${cloud.aws.region} (AWS documents one per region and partition; openssl: \`openssl smime -verify -in sig.p7 -inform PEM -content document -certfile aws.pem -noverify\`, with the signature wrapped in PEM BEGIN/END PKCS7 lines);`,
+    `then require document.region = ${cloud.aws.region}, document.accountId = the account this provisioner serves, document.instanceId = the path's instanceId, and that the instance is one the provisioner saw start (\`running\`) in a group of this cluster and has not seen terminate.`,
+    "A request that fails any check gets 403 and is not retried: without it anyone who learns an instance id could fetch its WireGuard key and a bootstrap token.",
+  ].join(" ");
+}
+
+function lifecycleText(plan: BurstPlan, cloud: CloudPlan): string {
+  const wg = cloud.wireguard.interface;
+  const keys =
+    cloud.peerKeys === "static"
+      ? `The slots' key pairs are static (\`cloud.wireguard.peerKeys\`): their client configs are the generated Secrets and the hub's config lists their peers; on \`running\` the provisioner (re-)adds the slot's peer with \`wg set ${wg} peer <public key> allowed-ips <slot address>/32\` on the hub, on \`terminated\` it removes it with \`wg set ${wg} peer <public key> remove\` (and again whenever the hub restarts, for every free slot).`
+      : `The provisioner mints a key pair per instance on \`running\`, writes the client config into the slot's Secret and adds the peer on the hub with \`wg set ${wg} peer <public key> allowed-ips <slot address>/32\`; on \`terminated\` it removes the peer (\`wg set ${wg} peer <public key> remove\`) and deletes the key from the Secret.`;
+  return [
+    `EC2 state changes of cluster ${plan.name} reach the provisioner as SNS notifications (POST ${SNS_PATH}).`,
+    "On `running`: assign the instance a free WireGuard peer slot of its pool (a Secret of the pool without the instance-id label; label it with the instance id) and mint a bootstrap token for that instance alone (kubeadm token with a short TTL, usages authentication and signing, groups system:bootstrappers:kubeadm:default-node-token), used only in that instance's discovery kubeconfig.",
+    "On `terminated`: delete the instance's bootstrap token and free its slot (remove the instance-id label), so that GET for that instance id answers 404 from then on.",
+    keys,
+    "Events may arrive twice, late or out of order: handle each idempotently, and treat `terminated` as final for an instance id.",
+  ].join(" ");
+}
+
+function clientConfigText(cloud: CloudPlan): string {
+  const hub = cloud.hub;
+  return [
+    "A complete wg-quick config for this instance's slot:",
+    `[Interface] PrivateKey (the slot's key), Address = the slot address as /32 (one of ${cloud.slots.length} slots, see x-clusterspec.slots), MTU = ${cloud.tunnelMtu};`,
+    `[Peer] PublicKey = the hub's public key${hub?.publicKey ? ` (${hub.publicKey})` : ""}, Endpoint = ${hub?.endpoint ?? "the hub's public host:port"}, AllowedIPs = ${cloud.routedNetworks.join(", ")}, PersistentKeepalive = 25.`,
+    `No DNS= line: the burst node drops any, keeping only ${cloud.nameservers.join(", ")}.`,
+    "It is the data key of the slot's Secret (x-clusterspec.peerSecrets).",
+  ].join(" ");
+}
+
+function errorResponses(notFound: string): Record<string, unknown> {
+  const text = { "text/plain": { schema: { type: "string" } } };
+  return {
+    "403": {
+      description: "The identity headers are missing or do not verify for this instance. Not retried.",
+      content: text,
+    },
+    "404": { description: notFound, content: text },
+    "429": { description: "Too many requests. Retried.", content: text },
+    "5XX": { description: "The provisioner failed. Retried.", content: text },
+  };
+}
+
+function getOperation(
+  operationId: string,
+  summary: string,
+  description: string,
+  ok: Record<string, unknown>,
+  notFound: string,
+): Record<string, unknown> {
+  return {
+    get: {
+      operationId,
+      summary,
+      description,
+      security: [{ identityDocument: [], identitySignature: [] }],
+      // inline: the 3.1 schema of 2021-04-15 wants an absolute URI in $ref
+      parameters: [INSTANCE_ID_PARAMETER],
+      responses: { "200": ok, ...errorResponses(notFound) },
+    },
+  };
+}
+
+/** The contract as an object, in the order it is written. */
+export function provisionerContract(plan: BurstPlan): Record<string, unknown> | undefined {
+  const cloud = plan.cloud;
+  if (!cloud) return undefined;
+  const s = cloud.peerSecret;
+  const notYet =
+    `The instance has no slot or token (yet): the \`running\` notification has not been handled, or the instance is gone. ${retryText("")}`.trim();
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: `clusterspec provisioner of cluster ${plan.name}`,
+      version: "clusterspec/v1alpha1",
+      summary: "What the burst nodes' user data expects from the provisioner",
+      description: lifecycleText(plan, cloud),
+    },
+    servers: [{ url: cloud.provisioner.url.replace(/\/+$/, "") }],
+    paths: {
+      "/wireguard/config/{instanceId}": getOperation(
+        "getWireguardConfig",
+        "The wg-quick config of the instance's peer slot",
+        `${clientConfigText(cloud)} ${retryText("The node writes it 0600 to /etc/wireguard/" + cloud.wireguard.interface + ".conf.")}`,
+        { description: "The client config", content: { "text/plain": { schema: { type: "string" } } } },
+        notYet,
+      ),
+      "/kubeadm/kubeconfig/{instanceId}": getOperation(
+        "getDiscoveryKubeconfig",
+        "The kubeadm discovery kubeconfig of the instance",
+        `A kubeconfig for \`kubeadm join --discovery-file\`: cluster server https://${cloud.apiServerEndpoint}, its certificate-authority-data the cluster CA (whose hash is the spec's caCertHash), and as user token the bootstrap token minted for this instance on \`running\`. ${retryText("")}`.trim(),
+        { description: "The discovery kubeconfig", content: { "application/yaml": { schema: { type: "string" } } } },
+        `${notYet} Once the instance has terminated, always 404.`,
+      ),
+      [SNS_PATH]: {
+        post: {
+          operationId: "receiveSnsMessage",
+          summary: "EC2 instance state changes, through the SNS topic Terraform creates",
+          description: [
+            "Verify every message's signature (SignatureVersion, Signature, SigningCertURL on an sns.<region>.amazonaws.com host) and that TopicArn is this cluster's topic; reject others with 400.",
+            "SubscriptionConfirmation: GET the SubscribeURL (the provisioner confirms the subscription itself; Terraform sets endpoint_auto_confirms and waits for it).",
+            "Notification: Message is the EventBridge event; act on detail.state running and terminated (see the lifecycle in info.description), ignore other states.",
+            "Answer 2XX only once the event is stored or handled: SNS retries other answers.",
+          ].join(" "),
+          parameters: [
+            {
+              name: "x-amz-sns-message-type",
+              in: "header",
+              required: true,
+              schema: { type: "string", enum: ["SubscriptionConfirmation", "Notification", "UnsubscribeConfirmation"] },
+            },
+          ],
+          requestBody: {
+            required: true,
+            description: "SNS posts JSON with Content-Type text/plain",
+            content: { "text/plain": { schema: { $ref: "#/components/schemas/SnsMessage" } } },
+          },
+          responses: {
+            "200": { description: "Handled (or stored for handling)" },
+            "400": { description: "Signature or topic does not verify: dropped" },
+            "5XX": { description: "Not handled: SNS delivers again" },
+          },
+        },
+      },
+    },
+    components: {
+      securitySchemes: {
+        identityDocument: {
+          type: "apiKey",
+          in: "header",
+          name: IDENTITY_HEADERS.document,
+          description: identityText(cloud),
+        },
+        identitySignature: {
+          type: "apiKey",
+          in: "header",
+          name: IDENTITY_HEADERS.signature,
+          description: `The PKCS7 signature of the identity document; see ${IDENTITY_HEADERS.document}.`,
+        },
+      },
+      schemas: {
+        SnsMessage: {
+          type: "object",
+          required: ["Type", "MessageId", "TopicArn", "Timestamp", "SignatureVersion", "Signature", "SigningCertURL"],
+          properties: Object.fromEntries(
+            [
+              "Type",
+              "MessageId",
+              "TopicArn",
+              "Subject",
+              "Message",
+              "Timestamp",
+              "SignatureVersion",
+              "Signature",
+              "SigningCertURL",
+              "SubscribeURL",
+              "Token",
+              "UnsubscribeURL",
+            ].map((k) => [k, { type: "string" }]),
+          ),
+        },
+        Ec2StateChange: {
+          type: "object",
+          description: "The EventBridge event in a Notification's Message",
+          required: ["source", "detail-type", "detail"],
+          properties: {
+            source: { const: "aws.ec2" },
+            "detail-type": { const: "EC2 Instance State-change Notification" },
+            region: { type: "string" },
+            account: { type: "string" },
+            detail: {
+              type: "object",
+              required: ["instance-id", "state"],
+              properties: {
+                "instance-id": { type: "string", pattern: INSTANCE_ID_PATTERN },
+                state: {
+                  type: "string",
+                  enum: ["pending", "running", "stopping", "stopped", "shutting-down", "terminated"],
+                },
+              },
+            },
+          },
+        },
+        PeerSecret: {
+          type: "object",
+          description: `One Kubernetes Secret per burst slot, in namespace ${s.namespace}, named <cluster>-wg-<pool>-<index>.`,
+          required: ["apiVersion", "kind", "type", "metadata", "data"],
+          properties: {
+            apiVersion: { const: "v1" },
+            kind: { const: "Secret" },
+            type: { const: s.type },
+            metadata: {
+              type: "object",
+              required: ["name", "namespace", "labels"],
+              properties: {
+                name: { type: "string" },
+                namespace: { const: s.namespace },
+                labels: {
+                  type: "object",
+                  required: [s.labels.cluster, s.labels.pool, s.labels.slot],
+                  properties: {
+                    [s.labels.cluster]: { const: plan.name },
+                    [s.labels.pool]: { enum: cloud.pools.map((p) => p.name) },
+                    [s.labels.slot]: { type: "string", pattern: "^[0-9]+$" },
+                    [s.labels.instanceId]: {
+                      type: "string",
+                      pattern: INSTANCE_ID_PATTERN,
+                      description: "Set on running while the instance holds the slot; removed on terminated",
+                    },
+                  },
+                },
+              },
+            },
+            data: {
+              type: "object",
+              required: [s.dataKey],
+              properties: {
+                [s.dataKey]: { type: "string", contentEncoding: "base64", description: "The client config" },
+              },
+            },
+          },
+        },
+      },
+    },
+    "x-clusterspec": {
+      peerSecrets: {
+        namespace: s.namespace,
+        type: s.type,
+        dataKey: s.dataKey,
+        labels: s.labels,
+        keys: cloud.peerKeys,
+      },
+      ...(cloud.hub === undefined
+        ? {}
+        : {
+            hub: {
+              tunnelAddress: cloud.hub.tunnelCidr,
+              listenPort: cloud.hub.listenPort,
+              ...(cloud.hub.endpoint === undefined ? {} : { endpoint: cloud.hub.endpoint }),
+              ...(cloud.hub.publicKey === undefined ? {} : { publicKey: cloud.hub.publicKey }),
+            },
+          }),
+      slots: cloud.slots.map((slot) => ({
+        pool: slot.pool,
+        index: slot.index,
+        address: slot.cidr,
+        secret: slot.secretName,
+      })),
+    },
+  };
+}
+
+export function renderContract(plan: BurstPlan, marker: string): string | undefined {
+  const contract = provisionerContract(plan);
+  return contract && `# ${marker}\n${toYaml(contract)}`;
+}

@@ -1,0 +1,68 @@
+// cloud/provisioner/openapi.yaml: valid OpenAPI 3.1 (the official schema) for every example and any cloud spec,
+// and it names exactly what the join script does.
+import { loadSpec, resolvePlan } from "@clusterspec/core";
+import { arbPlan, buildSpec, mustResolve, parseYamlDocuments } from "@clusterspec/core/testing";
+import { exampleNames, exampleText, formatAjvErrors, openApi31Validator } from "@clusterspec/testkit";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  CONTRACT_PATH,
+  generateCloudInit,
+  IDENTITY_HEADERS,
+  joinScript,
+  PROVISIONER_RETRY,
+  provisionerContract,
+  RETRIED_STATUSES,
+} from "../src/index.js";
+
+const validate = openApi31Validator();
+const withCloud = exampleNames().filter((d) => /^cloud:/m.test(exampleText(d)));
+
+function contractText(name: string): string {
+  const loaded = loadSpec(exampleText(name));
+  if (!loaded.ok) throw new Error(`example ${name} is invalid`);
+  const a = generateCloudInit(resolvePlan(loaded.value)).find((x) => x.path === CONTRACT_PATH);
+  if (!a) throw new Error("no contract");
+  return a.content;
+}
+
+describe("provisioner contract", () => {
+  it.each(withCloud)("%s: openapi.yaml validates against the OpenAPI 3.1 schema", (name) => {
+    const [doc] = parseYamlDocuments(contractText(name));
+    expect(validate(doc), formatAjvErrors(validate.errors)).toBe(true);
+  });
+
+  it("validates for any cloud spec", () => {
+    fc.assert(
+      fc.property(arbPlan({ cloud: true, maxWorkers: 2, maxPool: 3 }), (plan) => {
+        const doc = provisionerContract(plan);
+        expect(validate(doc), formatAjvErrors(validate.errors)).toBe(true);
+      }),
+      { numRuns: 15 },
+    );
+  });
+
+  it("the schema catches a broken contract", () => {
+    const doc = provisionerContract(mustResolve(buildSpec({ controlPlanes: 1, workers: 0, poolSize: 0, cloud: true })));
+    expect(validate({ ...doc, openapi: "3.1" })).toBe(false);
+    expect(validate({ ...doc, paths: { "/x": { get: { responses: { "200": {} } } } } })).toBe(false);
+  });
+
+  it("documents the headers, statuses and retries the join script uses", () => {
+    const plan = mustResolve(buildSpec({ controlPlanes: 1, workers: 0, poolSize: 0, cloud: true }));
+    const doc = provisionerContract(plan) as {
+      paths: Record<string, { get?: { responses: Record<string, unknown>; description: string } }>;
+    };
+    const script = joinScript("marker");
+    for (const h of Object.values(IDENTITY_HEADERS)) expect(script).toContain(`-H "${h}: $`);
+    for (const path of ["/wireguard/config/{instanceId}", "/kubeadm/kubeconfig/{instanceId}"]) {
+      const get = doc.paths[path]?.get;
+      expect(Object.keys(get?.responses ?? {})).toEqual(["200", "403", "404", "429", "5XX"]);
+      expect(get?.description).toContain(
+        `at most ${PROVISIONER_RETRY.attempts} times, ${PROVISIONER_RETRY.delaySeconds} s apart`,
+      );
+      expect(script).toContain(`fetch_retry "${path.slice(1).replace("{instanceId}", "$INSTANCE_ID")}"`);
+    }
+    expect(script).toContain(`${RETRIED_STATUSES.join("|")}|000)`);
+  });
+});

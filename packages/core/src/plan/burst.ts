@@ -1,0 +1,168 @@
+// The burst side of a plan, shared by a generated cluster with cloud pools and by the cloud burst of an
+// existing cluster: pools with their IMDS hop limit and WireGuard slots, the hub, the resolvers a burst
+// node keeps, and the layout of the provisioner's peer-config Secrets. Cloud generators read only this.
+import { autoscalerTags } from "../facts/cloud.js";
+import { tunnelMtuOf } from "../facts/wireguard.js";
+import { addressAt, cidrContains, hostPart, ipEquals, ipFamily, parseCidr } from "../ip.js";
+import { peerKeyLines, type ResolvedSecret, type SecretId } from "../secrets.js";
+import type { CloudSpec } from "../spec/schema.js";
+import type { BurstKubernetes, CloudPlan, PlannedHub, PlannedPackage, PlannedPool, PlannedSlot } from "./types.js";
+
+/** The provisioner's SNS endpoint path: Terraform subscribes it, the contract describes it. */
+export const PROVISIONER_SNS_PATH = "/sns";
+
+export const PEER_SECRET_TYPE = "clusterspec.dev/wireguard-peer";
+export const PEER_SECRET_DATA_KEY = "wg-quick.conf";
+
+export interface BurstContext {
+  readonly clusterName: string;
+  readonly kubernetes: BurstKubernetes;
+  readonly apiServerEndpoint: string;
+  readonly nameservers: readonly string[];
+  readonly searchDomains: readonly string[];
+  readonly onPremNetworks: readonly string[];
+  /** generated nodes by internal address, to find the hub among them */
+  readonly nodes: readonly { readonly name: string; readonly address: string }[];
+  readonly secrets: Partial<Record<SecretId, ResolvedSecret>>;
+}
+
+/**
+ * What `kubeadm join` and the join script need on Fedora Cloud beyond the Kubernetes packages. kubeadm's
+ * preflight (addExecChecks) requires ip, iptables, mount and nsenter on the PATH for every version, and
+ * conntrack before 1.32 (kube-proxy stopped needing it then); ebtables, ethtool, socat, tc and touch only
+ * warn. Fedora Cloud ships ip (iproute), mount and nsenter (util-linux-core) and touch (coreutils).
+ */
+export function burstPackages(kubernetes: BurstKubernetes): PlannedPackage[] {
+  const v = `${kubernetes.version.major}.${kubernetes.version.minor}`;
+  return [
+    { name: `kubernetes${v}`, reason: "kubelet and kubectl of the cluster's minor version" },
+    { name: `kubernetes${v}-kubeadm`, reason: "kubeadm join" },
+    { name: `cri-o${v}`, reason: "container runtime of the same minor" },
+    { name: `cri-tools${v}`, reason: "crictl, which kubeadm looks for to talk to the runtime" },
+    { name: "iptables-nft", reason: "iptables, required by kubeadm preflight (FileExisting-iptables)" },
+    ...(kubernetes.version.minor < 32
+      ? [
+          {
+            name: "conntrack-tools",
+            reason: "conntrack, required by kubeadm preflight before 1.32 (FileExisting-conntrack)",
+          },
+        ]
+      : []),
+    { name: "wireguard-tools", reason: "wg-quick brings up the tunnel from the provisioner's config" },
+  ];
+}
+
+function slotsOf(cloud: CloudSpec, clusterName: string, secrets: BurstContext["secrets"]): PlannedSlot[][] {
+  const privateKeys = secretLines(secrets.wireguardPeerPrivateKeys);
+  const publicKeys = secretLines(secrets.wireguardPeerPublicKeys);
+  const subnet = cloud.wireguard.tunnelSubnet;
+  const prefix = ipFamily(subnet) === 4 ? 32 : 128;
+  let next = 0;
+  return cloud.pools.map((pool) =>
+    Array.from({ length: pool.maxSize }, (_, index) => {
+      const n = next++;
+      const address = addressAt(subnet, 2 + n);
+      return {
+        pool: pool.name,
+        index,
+        id: `${pool.name}-${index}`,
+        address,
+        cidr: `${address}/${prefix}`,
+        secretName: `${clusterName}-wg-${pool.name}-${index}`.slice(0, 253),
+        privateKey: cloud.wireguard.peerKeys ? keyAt(privateKeys, n) : undefined,
+        publicKey: cloud.wireguard.peerKeys ? keyAt(publicKeys, n) : undefined,
+      };
+    }),
+  );
+}
+
+/** One key per slot: a placeholder secret stands for every slot's key. */
+function secretLines(secret: ResolvedSecret | undefined): { lines: string[]; placeholder: string } | undefined {
+  if (!secret) return undefined;
+  return secret.isPlaceholder
+    ? { lines: [], placeholder: secret.value }
+    : { lines: peerKeyLines(secret.value), placeholder: secret.value };
+}
+
+function keyAt(keys: { lines: string[]; placeholder: string } | undefined, n: number): string | undefined {
+  if (!keys) return undefined;
+  return keys.lines.length === 0 ? keys.placeholder : keys.lines[n];
+}
+
+export function planCloud(cloud: CloudSpec, ctx: BurstContext): CloudPlan {
+  const slotsByPool = slotsOf(cloud, ctx.clusterName, ctx.secrets);
+  const pools = cloud.pools.map((pool, i): PlannedPool => {
+    const specPath = ["cloud", "pools", i];
+    return {
+      name: pool.name,
+      specPath,
+      instanceType: pool.instanceType,
+      architecture: pool.architecture,
+      ami: pool.ami,
+      minSize: pool.minSize,
+      maxSize: pool.maxSize,
+      subnets: pool.subnets,
+      securityGroups: pool.securityGroups,
+      instanceProfile: pool.instanceProfile,
+      rootVolumeGiB: pool.rootVolumeGiB,
+      taints: pool.taints,
+      labels: pool.labels,
+      resources: pool.resources,
+      asgTags: autoscalerTags(ctx.clusterName, pool, specPath),
+      imdsHopLimit: pool.imds.podAccess ? 2 : 1,
+      slots: slotsByPool[i] ?? [],
+    };
+  });
+  const wg = cloud.wireguard;
+  const subnet = wg.tunnelSubnet;
+  let hub: PlannedHub | undefined;
+  if (wg.hub !== undefined) {
+    const node = ctx.nodes.find((n) => ipEquals(n.address, wg.hub ?? ""))?.name;
+    const tunnelAddress = addressAt(subnet, 1);
+    const hasKey = wg.privateKey !== undefined;
+    hub = {
+      address: wg.hub,
+      node,
+      tunnelAddress,
+      tunnelCidr: `${tunnelAddress}/${parseCidr(subnet).prefixLength}`,
+      listenPort: wg.listenPort,
+      endpoint: wg.endpoint,
+      publicKey: wg.publicKey,
+      privateKey: hasKey ? ctx.secrets.wireguardHubPrivateKey?.value : undefined,
+      configPath: hasKey
+        ? node === undefined
+          ? `cloud/hub/etc/wireguard/${wg.interface}.conf`
+          : `nodes/${node}/etc/wireguard/${wg.interface}.conf`
+        : undefined,
+    };
+  }
+  const routed = [subnet, ...ctx.onPremNetworks.filter((n) => !cidrContains(subnet, hostPart(n)))];
+  const url = cloud.provisioner.url;
+  return {
+    aws: { region: cloud.aws.region, vpcCidr: cloud.aws.vpcCidr, providerVersion: cloud.aws.providerVersion },
+    provisioner: { url, namespace: cloud.provisioner.namespace },
+    wireguard: { tunnelSubnet: subnet, interface: wg.interface, hub: wg.hub, underlayMtu: wg.underlayMtu },
+    tunnelMtu: tunnelMtuOf(wg.underlayMtu),
+    pools,
+    snsEndpoint: `${url.replace(/\/+$/, "")}${PROVISIONER_SNS_PATH}`,
+    apiServerEndpoint: ctx.apiServerEndpoint,
+    nameservers: ctx.nameservers,
+    searchDomains: ctx.searchDomains,
+    routedNetworks: [...new Set(routed)],
+    hub,
+    slots: pools.flatMap((p) => p.slots),
+    peerKeys: wg.peerKeys ? "static" : "provisioner",
+    peerSecret: {
+      namespace: cloud.provisioner.namespace,
+      type: PEER_SECRET_TYPE,
+      dataKey: PEER_SECRET_DATA_KEY,
+      labels: {
+        cluster: "clusterspec.dev/cluster",
+        pool: "clusterspec.dev/pool",
+        slot: "clusterspec.dev/slot",
+        instanceId: "clusterspec.dev/instance-id",
+      },
+    },
+    packages: burstPackages(ctx.kubernetes),
+  };
+}

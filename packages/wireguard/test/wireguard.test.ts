@@ -1,0 +1,242 @@
+// The hub's wg-quick config and the slots' client configs: parsed by the real wg-quick (strip), keys of the
+// real shape, one /32 per slot, Secrets in the contract's layout, placeholders in review trees.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { provisionerContract } from "@clusterspec/cloud-init";
+import {
+  InternalError,
+  loadSpec,
+  resolvePlan,
+  type SecretValues,
+  validateSpec,
+  WIREGUARD_KEY,
+} from "@clusterspec/core";
+import {
+  addressCount,
+  arbClusterSpec,
+  cidrContains,
+  mustValidateAny,
+  parseYamlDocuments,
+  testSecretsFor,
+  testWireguardKey,
+} from "@clusterspec/core/testing";
+import {
+  ajv2020,
+  exampleInput,
+  exampleNames,
+  exampleText,
+  formatAjvErrors,
+  run,
+  toolAvailable,
+} from "@clusterspec/testkit";
+import fc from "fast-check";
+import ini from "ini";
+import { describe, expect, it } from "vitest";
+import { generateWireguard, PEER_SECRETS_PATH, renderWireguardConfig } from "../src/index.js";
+
+const withHub = exampleNames().filter((d) => /^ {4}privateKey:/m.test(exampleText(d)));
+
+/** A cloud spec from the arbitrary, with a hub on the first node and static keys for every slot. */
+const arbHubSpec = () =>
+  arbClusterSpec({ cloud: true, maxWorkers: 2, maxPool: 2 }).map((s: any) => {
+    s.cloud.wireguard = {
+      ...s.cloud.wireguard,
+      hub: s.nodes[0].interfaces.wan1.address.split("/")[0],
+      endpoint: "vpn.example.com:51820",
+      privateKey: { env: "WG_HUB" },
+      publicKey: testWireguardKey(7),
+      peerKeys: { privateKeys: { file: "peers.key" }, publicKeys: { file: "peers.pub" } },
+    };
+    return mustValidateAny(s);
+  });
+
+interface Files {
+  readonly hub: string;
+  readonly clients: string[];
+}
+
+function filesOf(spec: ReturnType<typeof mustValidateAny>, secrets: SecretValues): Files {
+  const plan = resolvePlan(spec, { secrets });
+  const artifacts = generateWireguard(plan);
+  const hub = artifacts.find((a) => a.path.endsWith(".conf"));
+  const secretsFile = artifacts.find((a) => a.path === PEER_SECRETS_PATH);
+  const clients = secretsFile
+    ? (parseYamlDocuments(secretsFile.content) as { stringData: Record<string, string> }[]).map(
+        (d) => d.stringData["wg-quick.conf"] ?? "",
+      )
+    : [];
+  return { hub: hub?.content ?? "", clients };
+}
+
+/**
+ * `wg-quick strip` (its own parser), then `wg setconf` on the stripped config: wg parses the whole file before it
+ * talks to the kernel, so on this kernel (no wireguard link type) a config that parses ends in "Unable to modify
+ * interface", and one that does not in "Configuration parsing error". No interface is created. wg resolves
+ * Endpoint host names while parsing, and tests reach no network: the host is replaced by 127.0.0.1 for that step.
+ */
+function wgQuickStrip(text: string): { status: number; out: string; wg: string } {
+  const dir = mkdtempSync(join(tmpdir(), "cs-wg-"));
+  try {
+    writeFileSync(join(dir, "wg0.conf"), text, { mode: 0o600 });
+    const r = run("wg-quick", ["strip", join(dir, "wg0.conf")]);
+    const offline = r.stdout.replace(/^Endpoint = .*:(\d+)$/m, "Endpoint = 127.0.0.1:$1");
+    writeFileSync(join(dir, "stripped.conf"), offline, { mode: 0o600 });
+    const w = run("wg", ["setconf", "cs-parse-only", join(dir, "stripped.conf")]);
+    return { status: r.status, out: r.stdout + r.stderr, wg: w.stderr };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const keysOf = (text: string): string[] =>
+  [...text.matchAll(/^(?:PrivateKey|PublicKey) = (.*)$/gm)].map((m) => m[1] ?? "");
+
+describe("wg-quick configs", () => {
+  it.skipIf(!toolAvailable("wg-quick")).each(withHub)(
+    "%s: the hub's config and every client config pass wg-quick strip, with test keys of 32 bytes",
+    (name) => {
+      const loaded = loadSpec(exampleText(name));
+      if (!loaded.ok) throw new Error(`${name} is invalid`);
+      for (const secrets of [{}, testSecretsFor(loaded.value)]) {
+        const f = filesOf(loaded.value, secrets);
+        for (const text of [f.hub, ...f.clients]) {
+          const r = wgQuickStrip(text);
+          expect(r.status, r.out).toBe(0);
+          // wg-quick took its own keys (Address, MTU) out: what is left is for wg setconf
+          expect(r.out).not.toMatch(/^(Address|MTU|DNS) =/m);
+          if (Object.keys(secrets).length > 0) {
+            expect(r.wg).toContain("Unable to modify interface");
+            expect(r.wg).not.toContain("parsing error");
+            for (const key of keysOf(text)) {
+              expect(key).toMatch(WIREGUARD_KEY);
+              expect(atob(key)).toHaveLength(32);
+            }
+          } else {
+            // a review tree cannot be deployed by mistake: wg refuses its placeholder keys
+            expect(r.wg).toContain("Key is not the correct length or format: `UNSET-resolve-with-secrets'");
+          }
+        }
+      }
+    },
+  );
+
+  it.skipIf(!toolAvailable("wg-quick"))("passes wg-quick strip for any cloud spec with a hub", () => {
+    fc.assert(
+      fc.property(arbHubSpec(), (spec) => {
+        const f = filesOf(spec, testSecretsFor(spec));
+        for (const text of [f.hub, ...f.clients]) {
+          const r = wgQuickStrip(text);
+          expect(r.status).toBe(0);
+          expect(r.wg).not.toContain("parsing error");
+        }
+      }),
+      { numRuns: 8 },
+    );
+  });
+
+  it("gives each slot exactly its own /32, inside the tunnel subnet, never the hub's address", () => {
+    fc.assert(
+      fc.property(arbHubSpec(), (spec) => {
+        const plan = resolvePlan(spec, { secrets: testSecretsFor(spec) });
+        const cloud = plan.cloud;
+        if (!cloud?.hub) throw new Error("no hub");
+        const sections = filesOf(spec, testSecretsFor(spec)).hub.split(/\n\n/).slice(1);
+        expect(sections).toHaveLength(cloud.slots.length);
+        const seen = new Set<string>([cloud.hub.tunnelAddress]);
+        cloud.slots.forEach((slot, i) => {
+          expect(ini.parse(sections[i] ?? "").Peer).toEqual({ PublicKey: slot.publicKey, AllowedIPs: slot.cidr });
+          expect(slot.cidr).toBe(`${slot.address}/32`);
+          expect(cidrContains(cloud.wireguard.tunnelSubnet, slot.address)).toBe(true);
+          expect(seen.has(slot.address)).toBe(false);
+          seen.add(slot.address);
+        });
+        expect(BigInt(seen.size)).toBeLessThan(addressCount(cloud.wireguard.tunnelSubnet));
+      }),
+      { numRuns: 20 },
+    );
+  });
+
+  it("writes the hub's config into the node that is the hub, 0600, or under cloud/hub/ when no node is", () => {
+    fc.assert(
+      fc.property(arbHubSpec(), (spec) => {
+        const plan = resolvePlan(spec);
+        const node = (spec as { nodes: { name: string }[] }).nodes[0]?.name;
+        const [hub] = generateWireguard(plan);
+        expect(hub?.path).toBe(`nodes/${node}/etc/wireguard/wg0.conf`);
+        expect(hub?.secret).toBe(true);
+      }),
+      { numRuns: 5 },
+    );
+    const loaded = loadSpec(exampleText("cloud-burst-only"));
+    if (!loaded.ok) throw new Error("invalid example");
+    expect(generateWireguard(resolvePlan(loaded.value)).map((a) => a.path)).toEqual([
+      "cloud/hub/etc/wireguard/wg0.conf",
+      PEER_SECRETS_PATH,
+    ]);
+  });
+
+  it("writes Secrets in the contract's layout, and the review tree holds only placeholders", () => {
+    for (const name of withHub) {
+      const loaded = loadSpec(exampleText(name));
+      if (!loaded.ok) throw new Error(`${name} is invalid`);
+      const plan = resolvePlan(loaded.value);
+      const artifacts = generateWireguard(plan);
+      for (const a of artifacts) {
+        expect(a.secret, a.path).toBe(true);
+        expect(a.content).toContain("UNSET-resolve-with-secrets");
+        // only the hub's public key, which the spec states, has the shape of a key
+        for (const key of keysOf(a.content))
+          expect(key === plan.cloud?.hub?.publicKey || !WIREGUARD_KEY.test(key)).toBe(true);
+      }
+      const secretsFile = artifacts.find((a) => a.path === PEER_SECRETS_PATH);
+      if (!secretsFile) continue;
+      const contract = provisionerContract(plan) as { components: { schemas: { PeerSecret: object } } };
+      const validate = ajv2020().compile(contract.components.schemas.PeerSecret);
+      for (const doc of parseYamlDocuments(secretsFile.content) as { stringData: Record<string, string> }[]) {
+        // the API server stores stringData in data, base64
+        const { stringData, ...rest } = doc;
+        const stored = {
+          ...rest,
+          data: Object.fromEntries(Object.entries(stringData).map(([k, v]) => [k, btoa(v)])),
+        };
+        expect(validate(stored), formatAjvErrors(validate.errors)).toBe(true);
+      }
+    }
+  });
+
+  it("rejects or round-trips hostile endpoint strings: the client config reads back exactly the spec's value", () => {
+    const base = exampleInput("cloud-burst-only");
+    const hostile = fc.oneof(
+      fc.string(),
+      fc.constantFrom(
+        "a.example:1#x",
+        "a;b:1",
+        'a"b:1',
+        "a b:1",
+        "a.example:51820\nDNS = 1.1.1.1",
+        "[::1]:1",
+        "x:65535",
+      ),
+    );
+    fc.assert(
+      fc.property(hostile, (endpoint) => {
+        const input = structuredClone(base);
+        input.cloud.wireguard.endpoint = endpoint;
+        const r = validateSpec(input);
+        if (!r.ok) return;
+        const f = filesOf(r.value, testSecretsFor(r.value));
+        for (const text of f.clients) expect(ini.parse(text.split("\n\n")[1] ?? "").Peer?.Endpoint).toBe(endpoint);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("refuses values that WireGuard would read differently", () => {
+    for (const bad of ["a # b", "a\nb", '"quoted"', " x", "a;b", ""])
+      expect(() => renderWireguardConfig("h", [{ name: "Interface", values: { PrivateKey: bad } }])).toThrow(
+        InternalError,
+      );
+    expect(() => renderWireguardConfig("two\nlines", [])).toThrow(InternalError);
+  });
+});
