@@ -1,6 +1,8 @@
 // The one kit for line formats (keepalived.conf, conf.d/net, host files): ejs templates compiled once (on first use), with
 // one option set. The template only loops and interpolates; every `<%=` value passes through `escapeValue`.
-import ejs from "ejs";
+// ejs's own browser build (ejs.js, shipped in the package): the same two modules as lib/ejs.js and lib/utils.js,
+// but with no require("fs") / require("path"), so core and the generators bundle for a browser with no Node shim.
+import ejs from "ejs/ejs.js";
 
 /** Turns one interpolated value into text of the target format, or throws. */
 export type Escape = (value: unknown) => string;
