@@ -4,13 +4,13 @@
 // own resource usage) as a ratio to `node -e 0` measured in the same run, interleaved, medians: on a loaded machine
 // only ratios from one run compare. Not a test, except the doubling check (run first), which exits 1 when
 // keepalived time grows with carriers² instead of carriers.
-import { spawnSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadSpec, resolvePlan, validateSpec } from "@clusterspec/core";
-import { generatorModules, renderPlanMarkdown } from "clusterspec";
+import { generate, generateChecked, generatorModules, renderPlanMarkdown } from "clusterspec";
 import { parseDocument, stringify } from "yaml";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -315,3 +315,56 @@ for (const c of cases) {
 }
 
 console.log(`\npeak RSS of this bench process ${mib(process.resourceUsage().maxRSS * 1024)}`);
+
+// The upstream schemas are loaded only for specs with free-form parts (overlays, cilium.values, kubernetes.kubelet).
+// Import and first-use costs need a fresh process each, so each figure is the median of RUNS child processes.
+function childMs(script) {
+  const times = [];
+  for (let r = 0; r < RUNS; r++)
+    times.push(Number(execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" })));
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)];
+}
+const timed = (body) => `const t0 = performance.now(); ${body}; process.stdout.write(String(performance.now() - t0));`;
+const bare = JSON.stringify(readFileSync(join(root, "examples", "bare-metal-ha", "cluster.yaml"), "utf8"));
+const custom = JSON.stringify(readFileSync(join(root, "examples", "customised", "cluster.yaml"), "utf8"));
+const rows = [
+  ["import clusterspec (CLI library, no schema)", timed(`await import("clusterspec")`)],
+  [
+    "+ import @clusterspec/schemas (entry: ajv)",
+    `await import("clusterspec"); ${timed(`await import("@clusterspec/schemas")`)}`,
+  ],
+  ...[
+    ["kubeadm", "k.yaml", "apiVersion: kubelet.config.k8s.io/v1beta1\\nkind: KubeletConfiguration\\nmaxPods: 10\\n"],
+    ["cilium-values", "v.yaml", "l7Proxy: false\\n"],
+    ["cloud-config", "u.yaml", "packages: [curl]\\n"],
+    ["terraform-aws", "x.tf.json", "{}\\n"],
+  ].map(([id, path, content]) => [
+    `+ load the ${id} schema and check one file`,
+    `await import("clusterspec"); const { loadArtifactChecker } = await import("@clusterspec/schemas"); const t0 = performance.now(); const c = await loadArtifactChecker({ schemas: ["${id}"], ciliumVersion: "1.20.0" }); const p = c.check({ path: "${path}", content: "${content}", schema: "${id}" }); if (p.length) throw new Error(JSON.stringify(p)); process.stdout.write(String(performance.now() - t0));`,
+  ]),
+  [
+    "first generate, bare-metal-ha (no free-form part)",
+    `const { generateChecked } = await import("clusterspec"); ${timed(`await generateChecked(${bare})`)}`,
+  ],
+  [
+    "first generate, customised (overlays + values)",
+    `const { generateChecked } = await import("clusterspec"); ${timed(`await generateChecked(${custom})`)}`,
+  ],
+];
+console.log(`\nschemas at generate time (fresh process each, median of ${RUNS})`);
+for (const [name, script] of rows) console.log(`  ${name.padEnd(50)}${childMs(script).toFixed(1).padStart(9)} ms`);
+const warm = (text, checked) => measure(() => (checked ? undefined : generate(text)));
+const bareText = readFileSync(join(root, "examples", "bare-metal-ha", "cluster.yaml"), "utf8");
+const customText = readFileSync(join(root, "examples", "customised", "cluster.yaml"), "utf8");
+console.log(`  warm generate, bare-metal-ha                     ${fmt(warm(bareText, false))}`);
+const times = [];
+for (let r = 0; r < RUNS; r++) {
+  const t0 = process.hrtime.bigint();
+  await generateChecked(customText);
+  times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+}
+times.sort((a, b) => a - b);
+console.log(
+  `  warm generateChecked, customised                 ${times[Math.floor(times.length / 2)].toFixed(2).padStart(9)} ms`,
+);

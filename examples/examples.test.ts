@@ -4,16 +4,23 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { specJsonSchema } from "@clusterspec/core";
 import { parseYamlDocuments, renderSpecReference } from "@clusterspec/core/testing";
-import { generate } from "clusterspec";
+import { type GenerateResult, generateChecked } from "clusterspec";
 import { MANIFEST, nodeFileSystem, renderManifest } from "clusterspec/cli";
 import { describe, expect, it } from "vitest";
 
 const root = import.meta.dirname;
 const exampleDirs = readdirSync(root).filter((d) => existsSync(join(root, d, "cluster.yaml")));
+// generateChecked: examples with overlays or free-form values are checked against the upstream schemas, as the CLI does.
+const results = new Map<string, GenerateResult>();
+for (const name of exampleDirs)
+  results.set(
+    name,
+    await generateChecked(readFileSync(join(root, name, "cluster.yaml"), "utf8"), { sourceName: "cluster.yaml" }),
+  );
 
 describe.each(exampleDirs)("example %s", (name) => {
   const dir = join(root, name);
-  const result = generate(readFileSync(join(dir, "cluster.yaml"), "utf8"), { sourceName: "cluster.yaml" });
+  const result = results.get(name) as GenerateResult;
   if (!result.ok) throw new Error(`example ${name} is invalid: ${JSON.stringify(result.errors)}`);
   const artifacts = result.artifacts;
 

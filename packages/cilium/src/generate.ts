@@ -5,7 +5,13 @@ import { ciliumValues } from "./values.js";
 export const VALUES_PATH = "cluster/cilium-values.yaml";
 
 export function generateCilium(plan: ClusterPlan): Artifact[] {
-  return [{ path: VALUES_PATH, content: `# ${generatedMarker(plan)}\n${toYaml(ciliumValues(plan))}` }];
+  return [
+    {
+      path: VALUES_PATH,
+      content: `# ${generatedMarker(plan)}\n${toYaml(ciliumValues(plan))}`,
+      schema: "cilium-values",
+    },
+  ];
 }
 
 export const ciliumModule: GeneratorModule = {

@@ -37,6 +37,9 @@ export function summarizeCilium(plan: ClusterPlan): string {
     ["masquerading", c.bpfMasquerade ? "eBPF" : "iptables"],
     ["load balancer", c.loadBalancerMode],
     ["encryption", c.encryption],
+    ...(Object.keys(c.values).length > 0
+      ? ([["extra values (cilium.values)", Object.keys(c.values).sort().join(", ")]] as [string, string][])
+      : []),
     [
       "MTU",
       mtu === undefined

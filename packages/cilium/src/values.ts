@@ -1,6 +1,6 @@
 // Helm values for the Cilium chart, built as an object. Only keys the chart documents, only values it documents;
 // removed keys (`tunnel`, `kubeProxyReplacement: strict|partial`) are never written.
-import { type ClusterPlan, ipFamily, WIREGUARD_OVERHEAD } from "@clusterspec/core";
+import { type ClusterPlan, ipFamily, mergePatch, WIREGUARD_OVERHEAD } from "@clusterspec/core";
 
 export type CiliumValues = Record<string, unknown>;
 
@@ -12,7 +12,12 @@ export function ciliumMtu(plan: ClusterPlan): number | undefined {
   return plan.cilium.mtu;
 }
 
+/** The generated values with `cilium.values` deep-merged over them (the rules refuse the keys clusterspec owns). */
 export function ciliumValues(plan: ClusterPlan): CiliumValues {
+  return mergePatch(generatedValues(plan), plan.cilium.values) as CiliumValues;
+}
+
+function generatedValues(plan: ClusterPlan): CiliumValues {
   const c = plan.cilium;
   const pod = plan.kubernetes.podSubnet;
   const v6 = ipFamily(pod) === 6;

@@ -1,28 +1,14 @@
 // The Cilium chart as Helm sees it: values.yaml defaults, values.schema.json, and our stricter overlay.
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseSemver, parseYamlDocuments } from "@clusterspec/core/testing";
+import { parseYamlDocuments } from "@clusterspec/core/testing";
+import { DOCUMENTED_VALUES } from "@clusterspec/schemas/cilium";
 import { ajv07, formatAjvErrors, readSchema, schemaDir } from "@clusterspec/testkit";
 
 type Json = Record<string, unknown>;
-const isMap = (v: unknown): v is Json => v !== null && typeof v === "object" && !Array.isArray(v);
 
-/** Chart versions whose schema and values are stored (packages/testkit/schemas/cilium/<version>/). */
-export const chartVersions: readonly string[] = readdirSync(join(schemaDir, "cilium")).filter((d) => parseSemver(d));
-
-/** The stored chart for a version: the same one, else the nearest minor (then the newest patch of it). */
-export function nearestChart(version: string): string {
-  const want = parseSemver(version);
-  if (!want) throw new Error(`not a version: ${version}`);
-  if (chartVersions.includes(version)) return version;
-  const score = (v: string) => {
-    const s = parseSemver(v);
-    return s ? Math.abs(s.minor - want.minor) * 1000 - s.patch : Number.POSITIVE_INFINITY;
-  };
-  const best = [...chartVersions].sort((a, b) => score(a) - score(b))[0];
-  if (!best) throw new Error("no Cilium chart stored");
-  return best;
-}
+// Which charts are stored and which stands in for a version: the runtime's answer (@clusterspec/schemas).
+export { chartVersions, coalesce, DOCUMENTED_VALUES, nearestChart } from "@clusterspec/schemas/cilium";
 
 const defaultsCache = new Map<string, Json>();
 
@@ -42,17 +28,6 @@ export function chartValuesText(chart: string): string {
 
 function readFileText(rel: string): string {
   return readFileSync(join(schemaDir, rel), "utf8");
-}
-
-/** Helm's coalescing of user values over chart defaults: maps merge deeply, anything else the user gives wins, null deletes. */
-export function coalesce(defaults: Json, user: Json): Json {
-  const out: Json = { ...defaults };
-  for (const [k, v] of Object.entries(user)) {
-    if (v === null) delete out[k];
-    else if (isMap(v) && isMap(out[k])) out[k] = coalesce(out[k] as Json, v);
-    else out[k] = v;
-  }
-  return out;
 }
 
 function withoutMeta(schema: Json): Json {
@@ -82,17 +57,6 @@ export const COMMENTED_KEYS: readonly (readonly [parent: string, key: string])[]
   ["loadBalancer", "dsrDispatch"],
   ["", "devices"],
 ];
-
-/** Documented values of the keys whose upstream schema only checks the type. */
-export const DOCUMENTED_VALUES: Readonly<Record<string, readonly unknown[]>> = {
-  kubeProxyReplacement: [true, false, "true", "false"],
-  routingMode: ["native", "tunnel"],
-  tunnelProtocol: ["vxlan", "geneve"],
-  "ipam.mode": ["cluster-pool", "kubernetes", "multi-pool", "crd", "eni", "azure", "alibabacloud", "delegated-plugin"],
-  "loadBalancer.mode": ["snat", "dsr", "hybrid"],
-  "loadBalancer.dsrDispatch": ["opt", "ipip", "geneve"],
-  "encryption.type": ["ipsec", "wireguard", "ztunnel"],
-};
 
 /** Whether values.yaml documents `key` as a comment directly in the block of the top-level `parent` ("" for top level). */
 export function documentedInComment(valuesText: string, parent: string, key: string): boolean {

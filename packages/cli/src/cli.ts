@@ -7,6 +7,14 @@ export { COMMAND_HELP, COMMANDS, type Command, USAGE } from "./help.js";
 export { JSON_OUTPUT_VERSION, renderCheckMarkdown } from "./output.js";
 export { type CliIO, runCli } from "./run.js";
 export {
+  failureStateOf,
+  renderSimulation,
+  runSimulate,
+  type SimulateOptions,
+  simulateFromRest,
+  simulationJson,
+} from "./simulate.js";
+export {
   MANIFEST,
   type Manifest,
   recoverInterruptedWrite,

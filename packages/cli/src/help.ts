@@ -1,6 +1,6 @@
 // Usage texts: one overview and one page per command (`clusterspec help <command>`, `<command> --help`).
 
-export const COMMANDS = ["generate", "validate", "plan", "schema", "help"] as const;
+export const COMMANDS = ["generate", "validate", "plan", "simulate", "schema", "help"] as const;
 export type Command = (typeof COMMANDS)[number];
 
 export const USAGE = `clusterspec - one validated cluster spec in, every config file of the cluster out
@@ -9,6 +9,7 @@ Usage:
   clusterspec generate <spec> [-o <dir>] [--check [--format markdown]] [--with-secrets] [--force] [--json]
   clusterspec validate <spec> [--json]
   clusterspec plan <spec> [--json]
+  clusterspec simulate <spec> [--down <nodes>] [--unhealthy <nodes>] [--json]
   clusterspec schema
   clusterspec help [<command>]
   clusterspec --help | --version
@@ -19,6 +20,7 @@ Commands:
              written, all or nothing, and an unchanged folder is left untouched
   validate   check the spec and print its errors and warnings
   plan       print the human summary that generate also writes as PLAN.md
+  simulate   print who holds each VIP, and each node's load, with nodes down or failing their check
   schema     print the JSON Schema of the spec (for yaml-language-server)
   help       show the help of a command
 
@@ -84,6 +86,25 @@ ${JSON_OPTION}
 
 ${EXIT}
 `,
+  simulate: `clusterspec simulate - who holds each VIP when nodes fail
+
+Usage:
+  clusterspec simulate <spec> [--down <nodes>] [--unhealthy <nodes>] [--json]
+
+Starting from the cluster at rest, with the nodes of --down dead and the control-plane nodes of --unhealthy
+failing their apiserver check, prints who holds each VIP (its effective priority, and whether it moved) and
+each node's load, from the plan alone: the failover model behind PLAN.md's tables, which clusterspec's VRRP
+lab checks against real keepalived.
+
+Options:
+${SPEC}
+  --down <nodes>      nodes that are down, comma-separated (k8s-1,k8s-3)
+  --unhealthy <nodes> control-plane nodes whose apiserver check fails, comma-separated
+  --json              print the holders and loads as JSON (cluster, down, unhealthy, vips, nodes;
+                      its own shape, not the versioned document of docs/cli-json.md)
+
+${EXIT}
+`,
   schema: `clusterspec schema - print the JSON Schema of the spec
 
 Usage:
@@ -98,6 +119,6 @@ ${EXIT}
 Usage:
   clusterspec help [<command>]
 
-Commands: generate, validate, plan, schema, help.
+Commands: generate, validate, plan, simulate, schema, help.
 `,
 };

@@ -1,6 +1,8 @@
 // `clusterspec`: the library. Spec in, artifacts out; no file system (that is `clusterspec/cli`).
 export type {
   Artifact,
+  ArtifactChecker,
+  ArtifactSchemaId,
   CiliumPlan,
   CloudPlan,
   ClusterPlan,
@@ -27,13 +29,20 @@ export type {
   VrrpPlan,
 } from "@clusterspec/core/types";
 export {
+  ArtifactIssuesError,
+  checkRendered,
   type GenerateOptions,
   type GenerateResult,
   generate,
+  generateChecked,
   generateFromPlan,
+  loadCheckerFor,
+  type Rendered,
+  renderArtifacts,
   renderPlanMarkdown,
   type SecretReference,
   type SecretResolution,
+  schemasToLoad,
 } from "./generate.js";
 export { generatorModules } from "./generators.js";
 export { formatIssues, loadSpec, validateSpec } from "./spec.js";

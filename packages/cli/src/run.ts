@@ -40,6 +40,8 @@ function parse(argv: readonly string[]) {
       json: { type: "boolean" },
       "with-secrets": { type: "boolean" },
       force: { type: "boolean" },
+      down: { type: "string" },
+      unhealthy: { type: "string" },
       help: { type: "boolean", short: "h" },
       version: { type: "boolean", short: "v" },
     },
@@ -53,6 +55,7 @@ const ALLOWED: Readonly<Record<Command, readonly (keyof Values)[]>> = {
   generate: ["output", "check", "format", "json", "with-secrets", "force"],
   validate: ["json"],
   plan: ["json"],
+  simulate: ["down", "unhealthy", "json"],
   schema: [],
   help: [],
 };
@@ -106,6 +109,9 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
         if (rest.length > 0) throw new UsageError("schema takes no arguments");
         io.stdout(`${JSON.stringify((await import("@clusterspec/core")).specJsonSchema(), null, 2)}\n`);
         return EXIT_OK;
+      case "simulate":
+        if (rest.length !== 1 || rest[0] === "-") throw new UsageError("expected exactly one spec file");
+        return (await import("./simulate.js")).runSimulate(resolve(io.cwd, rest[0] ?? ""), values, io, fs);
       default: {
         if (rest.length !== 1) throw new UsageError("expected exactly one spec file (or - for standard input)");
         return await runOnSpec(command, rest[0] ?? "", values, io, fs);
@@ -135,7 +141,7 @@ async function runOnSpec(
   io: CliIO,
   fs: FileSystem,
 ): Promise<number> {
-  const [{ formatIssues }, { generate }, output, { writeTree }, driftModule] = await Promise.all([
+  const [{ formatIssues }, { generateChecked }, output, { writeTree }, driftModule] = await Promise.all([
     import("@clusterspec/core"),
     import("./generate.js"),
     import("./output.js"),
@@ -163,7 +169,7 @@ async function runOnSpec(
   const out = paint(useColor(io.env, io.isTTY?.stdout === true));
 
   try {
-    return run();
+    return await run();
   } catch (e) {
     if (!(e instanceof CliError)) throw e;
     if (format === "json") json({ ok: false, errors: [jsonFailure(e.kind, e.message)], warnings: [] });
@@ -171,10 +177,11 @@ async function runOnSpec(
     return e.code;
   }
 
-  function run(): number {
+  // generateChecked imports the upstream schemas only when the spec has free-form parts (overlays, values, kubelet)
+  async function run(): Promise<number> {
     const text = readSpec();
     const resolved = values["with-secrets"] === true;
-    const result = generate(text, {
+    const result = await generateChecked(text, {
       sourceName: fromStdin ? "cluster.yaml" : display,
       ...(resolved ? { secrets: (refs: readonly SecretReference[]) => readSecrets(refs, specPath, io, fs) } : {}),
     });

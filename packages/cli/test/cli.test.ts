@@ -149,6 +149,25 @@ describe("clusterspec binary", () => {
     expect(readTree(join(work, "generated"))).toEqual(before);
   });
 
+  it("checks a spec's overlays against the upstream schemas: exit 2 at overlays[i].patch with its line, nothing written", () => {
+    expect(cli(["generate", join(work, "cluster.yaml")]).code).toBe(0);
+    const before = readTree(join(work, "generated"));
+    const text = `${readFileSync(join(work, "cluster.yaml"), "utf8")}overlays:\n  - target: nodes/k8s-1/kubeadm.yaml\n    document: ClusterConfiguration\n    patch: { apiServer: { certSANz: [a.example.com] } }\n`;
+    writeFileSync(join(work, "cluster.yaml"), text);
+    const r = cli(["generate", join(work, "cluster.yaml")]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      "✖ nodes/k8s-1/kubeadm.yaml (ClusterConfiguration) at /apiServer/certSANz fails its upstream schema: unknown field certSANz",
+    );
+    expect(r.stderr).toMatch(/→ at overlays\[0\]\.patch\.apiServer\.certSANz \(cluster\.yaml:\d+:\d+\)/);
+    expect(readTree(join(work, "generated"))).toEqual(before);
+  });
+
+  it("generates the customised example (overlays, free-form values) byte for byte as its committed tree", () => {
+    const r = cli(["generate", join(repo, "examples", "customised", "cluster.yaml"), "--check"]);
+    expect(`${r.code} ${r.stderr}`).toBe("0 ");
+  });
+
   it("--check exits 0 on a fresh tree and 1 with a unified diff after a hand edit, a deletion and a stale file", () => {
     const spec = join(work, "cluster.yaml");
     expect(cli(["generate", spec]).code).toBe(0);

@@ -18,9 +18,12 @@ function sourceFiles(dir: string): string[] {
 
 function importedPackages(dir: string): Set<string> {
   const out = new Set<string>();
+  // static imports and re-exports, and dynamic import("pkg") (the lazily loaded schemas)
   for (const file of sourceFiles(join(dir, "src")))
-    for (const m of readFileSync(file, "utf8").matchAll(/^(?:import|export)[^"']*from\s+["']([^"'.][^"']*)["']/gm)) {
-      const spec = m[1] ?? "";
+    for (const m of readFileSync(file, "utf8").matchAll(
+      /^(?:import|export)[^"']*from\s+["']([^"'.][^"']*)["']|\bimport\(\s*["']([^"'.][^"']*)["']/gm,
+    )) {
+      const spec = m[1] ?? m[2] ?? "";
       if (spec.startsWith("node:")) continue;
       out.add(spec.startsWith("@") ? spec.split("/").slice(0, 2).join("/") : (spec.split("/")[0] ?? spec));
     }
@@ -37,6 +40,7 @@ describe("published packages", () => {
       "@clusterspec/keepalived",
       "@clusterspec/kubeadm",
       "@clusterspec/netifrc",
+      "@clusterspec/schemas",
       "@clusterspec/terraform-json",
       "@clusterspec/wireguard",
       "clusterspec",

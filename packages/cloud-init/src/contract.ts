@@ -1,7 +1,13 @@
 // The provisioner's side of the bargain, as an OpenAPI 3.1 document built from the plan: the endpoints the
 // join script calls (with the same paths, headers, statuses and retries the script uses), the SNS endpoint,
 // the lifecycle it must implement and the Kubernetes Secret layout of the peer configs.
-import { type BurstPlan, type CloudPlan, PROVISIONER_SNS_PATH, toYaml } from "@clusterspec/core";
+import {
+  type BurstPlan,
+  type CloudPlan,
+  PROVISIONER_EVENT_STATES,
+  PROVISIONER_SNS_PATH,
+  toYaml,
+} from "@clusterspec/core";
 import { IDENTITY_HEADERS, PROVISIONER_RETRY, RETRIED_STATUSES } from "./join-script.js";
 
 export const CONTRACT_PATH = "cloud/provisioner/openapi.yaml";
@@ -27,9 +33,13 @@ function identityText(cloud: CloudPlan): string {
     `Every request carries the instance identity document and its signature, both read from IMDSv2 (\`/latest/dynamic/instance-identity/document\` and \`/latest/dynamic/instance-identity/pkcs7\`).`,
     `\`${IDENTITY_HEADERS.document}\` is the document, base64-encoded (one line); \`${IDENTITY_HEADERS.signature}\` is the PKCS7 signature as IMDS serves it, newlines removed.`,
     `To verify: decode the document; check the PKCS7 (SignedData) signature over exactly those bytes against the AWS public certificate for instance identity documents of region ${cloud.aws.region} (AWS documents one per region and partition; openssl: \`openssl smime -verify -in sig.p7 -inform PEM -content document -certfile aws.pem -noverify\`, with the signature wrapped in PEM BEGIN/END PKCS7 lines);`,
-    `then require document.region = ${cloud.aws.region}, document.accountId = the account this provisioner serves, document.instanceId = the path's instanceId, and that the instance is one the provisioner saw start (\`running\`) in a group of this cluster and has not seen terminate.`,
+    `then require document.region = ${cloud.aws.region}, document.accountId = the account this provisioner serves, document.instanceId = the path's instanceId, and that the instance is one the provisioner saw start (\`running\`) in one of the pools' groups (${groupList(cloud)}) and has not seen terminate.`,
     "A request that fails any check gets 403 and is not retried: without it anyone who learns an instance id could fetch its WireGuard key and a bootstrap token.",
   ].join(" ");
+}
+
+function groupList(cloud: CloudPlan): string {
+  return cloud.pools.map((p) => `\`${p.groupName}\` (pool ${p.name})`).join(", ");
 }
 
 function lifecycleText(plan: BurstPlan, cloud: CloudPlan): string {
@@ -39,8 +49,9 @@ function lifecycleText(plan: BurstPlan, cloud: CloudPlan): string {
       ? `The slots' key pairs are static (\`cloud.wireguard.peerKeys\`): their client configs are the generated Secrets and the hub's config lists their peers; on \`running\` the provisioner (re-)adds the slot's peer with \`wg set ${wg} peer <public key> allowed-ips <slot address>/32\` on the hub, on \`terminated\` it removes it with \`wg set ${wg} peer <public key> remove\` (and again whenever the hub restarts, for every free slot).`
       : `The provisioner mints a key pair per instance on \`running\`, writes the client config into the slot's Secret and adds the peer on the hub with \`wg set ${wg} peer <public key> allowed-ips <slot address>/32\`; on \`terminated\` it removes the peer (\`wg set ${wg} peer <public key> remove\`) and deletes the key from the Secret.`;
   return [
-    `EC2 state changes of cluster ${plan.name} reach the provisioner as SNS notifications (POST ${SNS_PATH}).`,
-    "On `running`: assign the instance a free WireGuard peer slot of its pool (a Secret of the pool without the instance-id label; label it with the instance id) and mint a bootstrap token for that instance alone (kubeadm token with a short TTL, usages authentication and signing, groups system:bootstrappers:kubeadm:default-node-token), used only in that instance's discovery kubeconfig.",
+    `EC2 state changes (${PROVISIONER_EVENT_STATES.join(" and ")} only) reach the provisioner of cluster ${plan.name} as SNS notifications (POST ${SNS_PATH}).`,
+    `They cover every instance of the account and region: the event names no Auto Scaling Group, and EventBridge cannot match on tags. So on \`running\`, before anything else, check that the instance belongs to a pool: its tag \`aws:autoscaling:groupName\` (set by Auto Scaling on every instance it launches; read with ec2:DescribeTags or ec2:DescribeInstances, retrying while the tag is not there yet, as the event may come first) is one of ${groupList(cloud)}, which also names the instance's pool. An instance of no pool gets nothing (no slot, no token; answer 2XX and drop the event), so unrelated instances neither use up peer slots nor receive credentials.`,
+    "On `running` of a pool's instance: assign the instance a free WireGuard peer slot of its pool (a Secret of the pool without the instance-id label; label it with the instance id) and mint a bootstrap token for that instance alone (kubeadm token with a short TTL, usages authentication and signing, groups system:bootstrappers:kubeadm:default-node-token), used only in that instance's discovery kubeconfig.",
     "On `terminated`: delete the instance's bootstrap token and free its slot (remove the instance-id label), so that GET for that instance id answers 404 from then on.",
     keys,
     "Events may arrive twice, late or out of order: handle each idempotently, and treat `terminated` as final for an instance id.",
@@ -129,7 +140,7 @@ export function provisionerContract(plan: BurstPlan): Record<string, unknown> | 
           description: [
             "Verify every message's signature (SignatureVersion, Signature, SigningCertURL on an sns.<region>.amazonaws.com host) and that TopicArn is this cluster's topic; reject others with 400.",
             "SubscriptionConfirmation: GET the SubscribeURL (the provisioner confirms the subscription itself; Terraform sets endpoint_auto_confirms and waits for it).",
-            "Notification: Message is the EventBridge event; act on detail.state running and terminated (see the lifecycle in info.description), ignore other states.",
+            `Notification: Message is the EventBridge event; act on detail.state ${PROVISIONER_EVENT_STATES.join(" and ")} (the rule forwards no other state) of instances in the pools' groups (see the lifecycle in info.description), ignore any other.`,
             "Answer 2XX only once the event is stored or handled: SNS retries other answers.",
           ].join(" "),
           parameters: [
@@ -205,7 +216,7 @@ export function provisionerContract(plan: BurstPlan): Record<string, unknown> | 
                 "instance-id": { type: "string", pattern: INSTANCE_ID_PATTERN },
                 state: {
                   type: "string",
-                  enum: ["pending", "running", "stopping", "stopped", "shutting-down", "terminated"],
+                  enum: [...PROVISIONER_EVENT_STATES],
                 },
               },
             },

@@ -48,7 +48,7 @@ export function generateCloudInit(plan: BurstPlan): Artifact[] {
   const userData = plan.cloud.pools.flatMap((pool) => {
     const u = planUserData(plan, pool);
     const paths = userDataPaths(pool.name);
-    const out: Artifact[] = [{ path: paths.yaml, content: u.yaml }];
+    const out: Artifact[] = [{ path: paths.yaml, content: u.yaml, schema: "cloud-config" }];
     if (u.gzipBase64 !== undefined) out.push({ path: paths.gzipBase64, content: u.gzipBase64 });
     return out;
   });

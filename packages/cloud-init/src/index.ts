@@ -18,8 +18,10 @@ export {
   type JoinEnv,
   joinScript,
   NODE_IP_PLACEHOLDER,
+  PACKAGE_RETRY,
   PROVIDER_ID_PLACEHOLDER,
   PROVISIONER_RETRY,
+  REQUIRED_BINARIES,
   RETRIED_STATUSES,
 } from "./join-script.js";
 export { summarizeCloudInit } from "./summary.js";

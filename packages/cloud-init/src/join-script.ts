@@ -34,7 +34,13 @@ export const JOIN_ENV_KEYS = [
   "TUNNEL_FAMILY",
   "TUNNEL_MTU",
   "NAMESERVERS",
+  "PACKAGES",
 ] as const;
+/** The binaries the join script needs; it checks them after the package install and stops without one. */
+export const REQUIRED_BINARIES = ["kubeadm", "kubelet", "crictl", "wg"] as const;
+/** How often the join script tries the package install (cloud-init goes on to the scripts even when it failed). */
+export const PACKAGE_RETRY = { attempts: 5, delaySeconds: 30 } as const;
+
 export type JoinEnv = Record<(typeof JOIN_ENV_KEYS)[number], string>;
 
 export function joinScript(marker: string): string {
@@ -60,6 +66,17 @@ die() {
   log "FAILED: $*"
   exit 1
 }
+
+# Any failure (die, or a command under set -e) powers the instance off: the launch template terminates an
+# instance that shuts itself down, so the Auto Scaling Group replaces it at once.
+power_off_on_failure() {
+  local rc=$?
+  [ "$rc" -eq 0 ] && return 0
+  log "exit status $rc: powering off, so that the Auto Scaling Group replaces this instance"
+  systemctl --no-block poweroff || poweroff || true
+  exit "$rc"
+}
+trap power_off_on_failure EXIT
 
 # retry ATTEMPTS DELAY COMMAND...: runs COMMAND until it succeeds, at most ATTEMPTS times.
 retry() {
@@ -154,6 +171,16 @@ main() {
   . ${JOIN_ENV_PATH}
   log "joining cluster $CLUSTER_NAME as a node of pool $POOL_NAME"
 
+  # cloud-init runs this script even when its package install failed: install again (a no-op when done), then check.
+  local -a packages
+  read -r -a packages <<<"$PACKAGES"
+  log "installing \${packages[*]}"
+  retry ${PACKAGE_RETRY.attempts} ${PACKAGE_RETRY.delaySeconds} dnf install -y "\${packages[@]}" || die "the package install failed"
+  local bin
+  for bin in ${REQUIRED_BINARIES.join(" ")}; do
+    command -v "$bin" >/dev/null || die "$bin is not installed"
+  done
+
   log "loading kernel modules and sysctl settings; turning swap off"
   systemctl restart systemd-modules-load.service
   sysctl --system >/dev/null
@@ -184,11 +211,16 @@ main() {
   log "fetching the kubeadm discovery kubeconfig for $INSTANCE_ID"
   fetch_retry "kubeadm/kubeconfig/$INSTANCE_ID" "$DISCOVERY_KUBECONFIG" || die "no discovery kubeconfig from the provisioner"
 
-  log "bringing up WireGuard interface $WG_INTERFACE"
-  systemctl enable --now "wg-quick@$WG_INTERFACE.service"
   # wg-quick would size the tunnel from the EC2 interface (MTU 9001); outside the VPC only 1500 gets through,
-  # and Cilium is told the tunnel MTU the plan computed: set it whatever the provisioner's config says.
-  ip link set dev "$WG_INTERFACE" mtu "$TUNNEL_MTU" || die "cannot set the MTU of $WG_INTERFACE to $TUNNEL_MTU"
+  # and Cilium is told the tunnel MTU the plan computed. Written into the config (whatever the provisioner's
+  # says), so that wg-quick sets it again after every reboot.
+  [[ $TUNNEL_MTU =~ ^[0-9]{3,5}$ ]] || die "unexpected tunnel MTU $TUNNEL_MTU"
+  sed -i -E '/^[[:space:]]*[Mm][Tt][Uu][[:space:]]*=/d' "$WG_CONF"
+  sed -i -E "0,/^\\[Interface\\][[:space:]]*$/s//&\\nMTU = $TUNNEL_MTU/" "$WG_CONF"
+  grep -qx "MTU = $TUNNEL_MTU" "$WG_CONF" || die "no [Interface] section in the served WireGuard config"
+
+  log "bringing up WireGuard interface $WG_INTERFACE (MTU $TUNNEL_MTU)"
+  systemctl enable --now "wg-quick@$WG_INTERFACE.service"
   NODE_IP=$(retry 10 3 tunnel_address) || die "no IPv$TUNNEL_FAMILY address on $WG_INTERFACE"
   [[ $NODE_IP =~ ^[0-9a-f.:]+$ ]] || die "unexpected tunnel address $NODE_IP"
   log "tunnel address $NODE_IP"

@@ -51,6 +51,8 @@ function summarizeContract(cloud: CloudPlan): string {
     `- \`POST ${SNS_PATH}\`: SNS messages; the provisioner confirms the subscription and, per instance, on \`running\` mints a bootstrap token and assigns a WireGuard peer slot, on \`terminated\` revokes both.`,
     `- Peer configs live in Secrets of type \`${s.type}\` in namespace ${s.namespace}, data key \`${s.dataKey}\`, labelled \`${s.labels.cluster}\`, \`${s.labels.pool}\`, \`${s.labels.slot}\` and, while an instance holds the slot, \`${s.labels.instanceId}\`. Keys: ${keys}.`,
     "",
+    `Peer-slot budget: a pool needs at least one slot per instance that holds one at a time, i.e. \`maxSize\` plus the instances still terminating (an instance keeps its slot until its \`terminated\` event is handled, while Auto Scaling may already run its replacement). The plan gives each pool exactly \`maxSize\` slots (${cloud.pools.map((p) => `${p.name}: ${p.slots.length}`).join(", ")}), so a replacement that starts while its predecessor terminates finds no free slot and gets 404 until the \`terminated\` event frees one; the join script waits ${PROVISIONER_RETRY.attempts * PROVISIONER_RETRY.delaySeconds} s for that. Slots go only to instances of the pools' groups (the contract), so unrelated instances never take one.`,
+    "",
     mdTable(
       ["slot", "tunnel address", "Secret"],
       cloud.slots.map((slot) => [slot.id, slot.cidr, `${s.namespace}/${slot.secretName}`]),

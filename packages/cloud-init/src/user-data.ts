@@ -48,6 +48,7 @@ export function joinEnvFor(plan: BurstPlan, cloud: CloudPlan, pool: PlannedPool)
     TUNNEL_FAMILY: String(ipFamily(cloud.wireguard.tunnelSubnet)),
     TUNNEL_MTU: String(cloud.tunnelMtu),
     NAMESERVERS: cloud.nameservers.join(" "),
+    PACKAGES: fedoraPackages(cloud).join(" "),
   };
 }
 
@@ -119,6 +120,12 @@ export function userDataObject(plan: BurstPlan, pool: PlannedPool): Record<strin
           `Domains=${["~.", ...cloud.searchDomains].join(" ")}`,
         ]),
       ),
+      // controlPlane.dnsName is the endpoint every kubeconfig names: burst nodes resolve it to the VIP like on-prem ones
+      ...(cloud.apiHostAlias === undefined
+        ? []
+        : [
+            { path: "/etc/hosts", content: `${cloud.apiHostAlias.address} ${cloud.apiHostAlias.name}\n`, append: true },
+          ]),
       file(JOIN_ENV_PATH, renderJoinEnv(plan, joinEnvFor(plan, cloud, pool))),
       file(JOIN_TEMPLATE_PATH, comment(plan) + toYaml(joinConfiguration(plan, pool))),
       file(JOIN_SCRIPT_PATH, joinScript(generatedMarker(plan)), "0755"),

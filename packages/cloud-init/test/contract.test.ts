@@ -65,4 +65,26 @@ describe("provisioner contract", () => {
     }
     expect(script).toContain(`${RETRIED_STATUSES.join("|")}|000)`);
   });
+
+  it("forwards only running and terminated, and has the provisioner check the instance's group before handing out anything", () => {
+    fc.assert(
+      fc.property(arbPlan({ cloud: true, maxWorkers: 1, maxPool: 2 }), (plan) => {
+        const cloud = plan.cloud;
+        if (!cloud) return;
+        const doc = provisionerContract(plan) as {
+          info: { description: string };
+          components: { schemas: { Ec2StateChange: { properties: { detail: { properties: { state: unknown } } } } } };
+        };
+        expect(doc.components.schemas.Ec2StateChange.properties.detail.properties.state).toEqual({
+          type: "string",
+          enum: ["running", "terminated"],
+        });
+        const text = doc.info.description;
+        expect(text).toContain("aws:autoscaling:groupName");
+        expect(text).toContain("An instance of no pool gets nothing");
+        for (const p of cloud.pools) expect(text).toContain(`\`${p.groupName}\` (pool ${p.name})`);
+      }),
+      { numRuns: 30 },
+    );
+  });
 });

@@ -11,7 +11,16 @@ import type { ClusterPlan } from "@clusterspec/core";
 import { buildSpec, mustResolve, parseYamlDocuments } from "@clusterspec/core/testing";
 import { hasTool, MockProvisioner, run, sh, toolAvailable } from "@clusterspec/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { IDENTITY_HEADERS, JOIN_SCRIPT_PATH, provisionerContract, userDataObject } from "../src/index.js";
+import {
+  fedoraPackages,
+  IDENTITY_HEADERS,
+  JOIN_SCRIPT_PATH,
+  joinScript,
+  PACKAGE_RETRY,
+  provisionerContract,
+  REQUIRED_BINARIES,
+  userDataObject,
+} from "../src/index.js";
 
 const INSTANCE_ID = "i-0123456789abcdef0";
 const REGION = "eu-central-1";
@@ -55,9 +64,17 @@ fi`,
   swapoff: `echo "swapoff $*" >>"$STUB_LOG"`,
   logger: `cat >/dev/null 2>&1 || true`,
   sleep: `echo "sleep $*" >>"$STUB_LOG"`,
+  // the package install: fails while DNF_FAILS is set
+  dnf: `echo "dnf $*" >>"$STUB_LOG"; [ -z "\${DNF_FAILS:-}" ]`,
+  kubelet: `echo "kubelet $*" >>"$STUB_LOG"`,
+  crictl: `echo "crictl $*" >>"$STUB_LOG"`,
+  wg: `echo "wg $*" >>"$STUB_LOG"`,
+  poweroff: `echo "poweroff $*" >>"$STUB_LOG"`,
 };
 
-const WG_CONFIG = "[Interface]\nPrivateKey = test\nAddress = 172.30.99.7/32\nDNS = 10.0.0.53, 10.0.0.54\n\n[Peer]\n";
+// a served MTU (here the EC2 interface's 8921) is replaced by the plan's
+const WG_CONFIG =
+  "[Interface]\nPrivateKey = test\nAddress = 172.30.99.7/32\nMTU = 8921\nDNS = 10.0.0.53, 10.0.0.54\n\n[Peer]\n";
 const KUBECONFIG = "apiVersion: v1\nkind: Config\n";
 
 function runAsync(cmd: string, args: string[], timeoutMs: number): Promise<number> {
@@ -194,7 +211,10 @@ describe("join script against the mock provisioner", () => {
     expect(r.log.split("\n").filter((l) => l.startsWith("sleep 10"))).toHaveLength(2);
     expect(r.stderr).toContain("GET /wireguard/config/i-0123456789abcdef0: HTTP 404");
     expect(r.modes).toBe("/etc/wireguard/wg0.conf 600\n/etc/clusterspec/discovery.kubeconfig 600\n");
-    expect(r.wg).toBe("[Interface]\nPrivateKey = test\nAddress = 172.30.99.7/32\n\n[Peer]\n");
+    // the plan's tunnel MTU is persisted in the config (wg-quick sets it again after a reboot); the served MTU is replaced
+    expect(r.wg).toBe("[Interface]\nMTU = 1440\nPrivateKey = test\nAddress = 172.30.99.7/32\n\n[Peer]\n");
+    expect(r.log).not.toContain("ip link set");
+    expect(r.log).not.toContain("poweroff");
     expect(r.cni).toBe("");
     expect(r.log).not.toContain("imds without token");
     const [doc] = parseYamlDocuments(r.join) as { nodeRegistration: { kubeletExtraArgs: unknown } }[];
@@ -205,10 +225,10 @@ describe("join script against the mock provisioner", () => {
     ]);
     const steps = r.log
       .split("\n")
-      .filter((l) => /^(systemctl (enable|restart systemd-resolved)|kubeadm join|ip link set)/.test(l));
+      .filter((l) => /^(dnf|systemctl (enable|restart systemd-resolved)|kubeadm join|ip link set)/.test(l));
     expect(steps).toEqual([
+      `dnf install -y ${fedoraPackages(plan.cloud as NonNullable<ClusterPlan["cloud"]>).join(" ")}`,
       "systemctl enable --now wg-quick@wg0.service",
-      "ip link set dev wg0 mtu 1440",
       "systemctl restart systemd-resolved.service",
       "systemctl enable --now crio.service",
       "systemctl enable kubelet.service",
@@ -216,10 +236,25 @@ describe("join script against the mock provisioner", () => {
     ]);
   });
 
-  it("gives up after the contract's bounded retries when the kubeconfig stays 404", async (ctx) => {
+  it("retries a failed package install, then powers off without contacting the provisioner", async (ctx) => {
+    if (!canRun()) return ctx.skip();
+    const r = await runJoin({ wireguard: [200], kubeconfig: [200] }, { DNF_FAILS: "1" });
+    expect(r.status).toBe(1);
+    expect(r.log.split("\n").filter((l) => l.startsWith("dnf install -y "))).toHaveLength(PACKAGE_RETRY.attempts);
+    expect(r.log.split("\n").filter((l) => l === `sleep ${PACKAGE_RETRY.delaySeconds}`)).toHaveLength(
+      PACKAGE_RETRY.attempts - 1,
+    );
+    expect(r.stderr).toContain("clusterspec-join: FAILED: the package install failed");
+    expect(r.log).toContain("systemctl --no-block poweroff");
+    expect(r.seen).toEqual([]);
+    expect(r.log).not.toContain("kubeadm join");
+  });
+
+  it("gives up after the contract's bounded retries when the kubeconfig stays 404, and powers off", async (ctx) => {
     if (!canRun()) return ctx.skip();
     const r = await runJoin({ wireguard: [200], kubeconfig: [404] });
     expect(r.status).toBe(1);
+    expect(r.log).toContain("systemctl --no-block poweroff");
     expect(r.seen.filter((s) => s.path.startsWith("/kubeadm/"))).toHaveLength(30);
     expect(r.log.split("\n").filter((l) => l.startsWith("sleep 10"))).toHaveLength(29);
     expect(r.stderr).toContain("clusterspec-join: FAILED: no discovery kubeconfig from the provisioner");
@@ -285,6 +320,13 @@ describe("join script against the mock provisioner", () => {
     expect(
       await curl([`${IDENTITY_HEADERS.document}: ${doc(INSTANCE_ID)}`, `${IDENTITY_HEADERS.signature}: c2ln`]),
     ).toBe("200");
+  });
+
+  it("checks every binary it needs after the install", () => {
+    const script = joinScript("marker");
+    expect(REQUIRED_BINARIES).toEqual(["kubeadm", "kubelet", "crictl", "wg"]);
+    expect(script).toContain(`for bin in ${REQUIRED_BINARIES.join(" ")}; do`);
+    expect(script).toContain("trap power_off_on_failure EXIT");
   });
 
   it("calls exactly the paths and headers the contract names", () => {

@@ -1,10 +1,13 @@
 export {
   type Artifact,
+  type ArtifactChecker,
+  type ArtifactSchemaId,
   type BurstGeneratorModule,
   type Generator,
   type GeneratorModule,
   generatedMarker,
   isBurstModule,
+  type SchemaProblem,
 } from "./artifact.js";
 export { shellDoubleQuoted, shellQuote, withoutControlCharacters } from "./escape.js";
 export { ASG_TAG_LIMITS, type AsgTag } from "./facts/cloud.js";
@@ -12,6 +15,7 @@ export type {
   KubeadmApiVersion,
   StorageIsolationOff,
 } from "./facts/kubernetes.js";
+export { type ControlPlaneComponent, OWNED_CILIUM_KEYS, OWNED_FLAGS, OWNED_KUBELET_FIELDS } from "./facts/owned.js";
 export { shellVar } from "./facts/spec.js";
 export type { VipId, VipKey } from "./facts/vrrp.js";
 export { WIREGUARD_OVERHEAD } from "./facts/wireguard.js";
@@ -28,15 +32,35 @@ export {
 } from "./issues.js";
 export { specJsonSchema } from "./json-schema.js";
 export { type Escape, lineTemplate } from "./line-template.js";
+export { type AppliedPatch, applyOverlays, blameOverlay, type OverlayOutcome } from "./overlay/apply.js";
+export { globMatches } from "./overlay/glob.js";
+export { isJsonMap, mergePatch, toPointer } from "./overlay/merge-patch.js";
 export {
   burstPackages,
   PEER_SECRET_DATA_KEY,
   PEER_SECRET_TYPE,
+  PROVISIONER_EVENT_STATES,
   PROVISIONER_SNS_PATH,
 } from "./plan/burst.js";
+export { DIAGRAM_MAX_NODES, DIAGRAM_MAX_SINGLE_VIPS, failoverDiagram } from "./plan/diagram.js";
 export { type ExtraArgs, formatExtraArgs } from "./plan/kubeadm-api.js";
 export { TERRAFORM_DIR, userDataPaths } from "./plan/paths.js";
 export { type ResolveOptions, resolvePlan } from "./plan/resolve.js";
+export {
+  AT_REST,
+  effectivePriority,
+  type FailureState,
+  holderMap,
+  loadSpread,
+  masterDownSeconds,
+  type NodeLoad,
+  type Simulation,
+  simulateFailover,
+  type TakeoverBound,
+  takeoverBounds,
+  type VipHolding,
+  worstTwoCarrierFailure,
+} from "./plan/simulate.js";
 export { mdTable, summarizeCloudBurstCore, summarizeCore } from "./plan/summary.js";
 export type {
   AnyPlan,
@@ -47,6 +71,7 @@ export type {
   CloudPlan,
   ClusterPlan,
   HostPlan,
+  KubeadmKnobs,
   NodeHealthPlan,
   PeerSecretLayout,
   PlannedHub,
@@ -71,7 +96,8 @@ export {
   secretReferences,
 } from "./secrets.js";
 export { stableJson } from "./serialize/json.js";
-export { toYaml, toYamlDocuments } from "./serialize/yaml.js";
+export { parseYamlDocuments, toYaml, toYamlDocuments } from "./serialize/yaml.js";
+export type { ExtraVolume, NodeTaint, Overlay } from "./spec/knob-types.js";
 export { didYouMean, editDistance } from "./spec/messages.js";
 export {
   type AnySpec,
@@ -93,4 +119,4 @@ export {
   WIREGUARD_KEY,
 } from "./spec/schema.js";
 export { loadSpec, locateIssues, validateSpec } from "./spec/validate.js";
-export type { Semver } from "./spec/version.js";
+export { parseSemver, type Semver } from "./spec/version.js";

@@ -39,6 +39,8 @@ export function buildSpec(
     firstVrid?: number;
     cpVrid?: number;
     btrfs?: readonly boolean[];
+    /** Put the Kubernetes segment on the VLAN `wan0.<id>` instead of wan1. */
+    vlan?: number;
   } = {},
 ): ClusterSpecInput {
   const [a, b] = vary.segmentOctets ?? [118, 12];
@@ -48,6 +50,12 @@ export function buildSpec(
   const carriers = vary.carriers ?? Array.from({ length: total }, () => true);
   const anyCarrier = carriers.slice(0, total).some(Boolean);
   const minor = vary.minor ?? 34;
+  // Up to 253 VIPs fit the uplink's /24 next to its gateway; larger pools get a /23.
+  const wide = shape.poolSize > 253;
+  const upNet = wide ? `192.168.${up & 254}` : `192.168.${up}`;
+  const poolAddress = (j: number): string =>
+    wide ? `192.168.${(up & 254) + ((2 + j) >> 8)}.${(2 + j) & 255}` : `192.168.${up}.${2 + j}`;
+  const k8sIface = vary.vlan === undefined ? "wan1" : `wan0.${vary.vlan}`;
   const nodes = names.slice(0, total).map((name, i) => ({
     name,
     roles: i < shape.controlPlanes ? ["control-plane" as const, "worker" as const] : ["worker" as const],
@@ -59,7 +67,11 @@ export function buildSpec(
         address: `198.18.${up}.${10 + i}/24`,
         gateway: `198.18.${up}.1`,
       },
-      wan1: { mac: `52:54:00:20:${hex2(i >> 8)}:${hex2(i & 255)}`, address: `10.${a}.${b}.${10 + i}/24` },
+      ...(vary.vlan === undefined
+        ? { wan1: { mac: `52:54:00:20:${hex2(i >> 8)}:${hex2(i & 255)}`, address: `10.${a}.${b}.${10 + i}/24` } }
+        : {
+            [k8sIface]: { vlan: { parent: "wan0", id: vary.vlan }, address: `10.${a}.${b}.${10 + i}/24` },
+          }),
     },
   }));
   const spec: ClusterSpecInput = {
@@ -82,10 +94,10 @@ export function buildSpec(
       segments: [
         {
           name: "internal",
-          interface: "wan1",
+          interface: k8sIface,
           subnet: `10.${a}.${b}.0/24`,
-          onLink: [`192.168.${up}.0/24`],
-          uplink: { gateway: `192.168.${up}.1`, routingTable: { id: 1, name: "vswitch" } },
+          onLink: [`${upNet}.0/${wide ? 23 : 24}`],
+          uplink: { gateway: `${upNet}.1`, routingTable: { id: 1, name: "vswitch" } },
         },
       ],
       nameservers: ["1.1.1.1", "8.8.8.8"],
@@ -102,7 +114,7 @@ export function buildSpec(
     ...(shape.poolSize > 0
       ? {
           externalVips: {
-            addresses: Array.from({ length: shape.poolSize }, (_, j) => `192.168.${up}.${2 + j}`),
+            addresses: Array.from({ length: shape.poolSize }, (_, j) => poolAddress(j)),
             ...(vary.firstVrid === undefined ? {} : { firstVrid: vary.firstVrid }),
           },
         }
@@ -253,6 +265,81 @@ export const arbSpecAndPlan = (
 export const arbPlan = (options?: Parameters<typeof arbClusterSpec>[0]): fc.Arbitrary<ClusterPlan> =>
   arbClusterSpec(options).map((s) => mustResolve(s));
 
+export interface VrrpLabShape {
+  /** Nodes running keepalived (control planes plus workers), inclusive range. */
+  readonly nodes: readonly [number, number];
+  /** Control-plane nodes; default drawn from 1, 3 and 5 (at most `nodes`). */
+  readonly controlPlanes?: 1 | 3 | 5;
+  /** External pool size, inclusive range. */
+  readonly pool: readonly [number, number];
+  readonly unicast?: boolean;
+  readonly auth?: "AH" | "PASS" | "none";
+  /** Kubernetes segment (and pool) on a VLAN interface such as `wan0.4000`. */
+  readonly vlan?: boolean;
+  readonly nopreempt?: boolean;
+  /** Health check weight 0: a failing node's control-plane instance goes to FAULT. */
+  readonly fault?: boolean;
+}
+
+/**
+ * Specs for the VRRP lab: the VRRP options are fixed by `shape` (so a handful of samples covers them all),
+ * everything else (node count and names, carriers, pool size, VRIDs, health check timing) is drawn.
+ */
+export const arbVrrpLabSpec = (shape: VrrpLabShape): fc.Arbitrary<ClusterSpecInput> =>
+  fc
+    .record({
+      total: fc.integer({ min: shape.nodes[0], max: shape.nodes[1] }),
+      controlPlanes:
+        shape.controlPlanes === undefined
+          ? fc.constantFrom(1 as const, 3 as const, 5 as const)
+          : fc.constant(shape.controlPlanes),
+      poolSize: fc.integer({ min: shape.pool[0], max: shape.pool[1] }),
+      a: fc.integer({ min: 1, max: 90 }),
+      b: fc.integer({ min: 0, max: 255 }),
+      up: fc.integer({ min: 0, max: 255 }),
+      carriers: fc.array(fc.boolean(), { minLength: 16, maxLength: 16 }),
+      names: fc.uniqueArray(arbNodeName(), { minLength: 16, maxLength: 16 }),
+      vlan: fc.integer({ min: 2, max: 4094 }),
+      interval: fc.integer({ min: 1, max: 2 }),
+      fall: fc.integer({ min: 1, max: 3 }),
+      rise: fc.integer({ min: 1, max: 2 }),
+    })
+    .map((r) => {
+      const controlPlanes = r.controlPlanes > r.total ? 1 : r.controlPlanes;
+      const spec = buildSpec(
+        { controlPlanes, workers: r.total - controlPlanes, poolSize: r.poolSize, cloud: false },
+        {
+          segmentOctets: [r.a, r.b],
+          uplinkOctet: r.up,
+          carriers: r.carriers,
+          names: r.names,
+          auth: shape.auth ?? "none",
+          ...(shape.vlan ? { vlan: r.vlan } : {}),
+        },
+      );
+      return {
+        ...spec,
+        vrrp: {
+          ...spec.vrrp,
+          unicast: shape.unicast ?? false,
+          nopreempt: shape.nopreempt ?? false,
+          healthCheck: {
+            interval: r.interval,
+            timeout: 1,
+            fall: r.fall,
+            rise: r.rise,
+            ...(shape.fault ? { weight: 0 } : {}),
+          },
+        },
+      } as ClusterSpecInput;
+    })
+    .filter((spec) => {
+      const valid = validateSpec(spec);
+      if (!valid.ok) return false;
+      // At least two nodes run keepalived, so there is a failover to see.
+      return new Set(mustResolve(spec).vips.flatMap((v) => v.order)).size >= 2;
+    });
+
 /** Adds an on-prem WireGuard hub (the first node) with its key and, optionally, static keys for every burst slot. */
 export function withWireguardHub(spec: ClusterSpecInput, staticPeerKeys: boolean): ClusterSpecInput {
   const cloud = spec.cloud;
@@ -391,5 +478,6 @@ export { planVips } from "./plan/vrrp.js";
 export { resolveSecrets } from "./secrets.js";
 export { parseYamlDocuments } from "./serialize/yaml.js";
 export { cloudBurstRules, type Rule, rules, slotCount } from "./spec/rules/index.js";
+export { ownedCiliumKeysIn, secretShapeOf } from "./spec/rules/knobs.js";
 export { MIN_KUBERNETES_MINOR } from "./spec/schema.js";
 export { durationSeconds, parseKubernetesVersion, parseSemver } from "./spec/version.js";

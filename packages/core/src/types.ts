@@ -1,10 +1,20 @@
 // `@clusterspec/core/types`: the public types alone, as plain interfaces. Nothing here reaches into zod,
 // so a consumer's type check loads a few hundred types instead of zod's tens of thousands.
-export type { Artifact, BurstGeneratorModule, Generator, GeneratorModule } from "./artifact.js";
+export type {
+  Artifact,
+  ArtifactChecker,
+  ArtifactSchemaId,
+  BurstGeneratorModule,
+  Generator,
+  GeneratorModule,
+  SchemaProblem,
+} from "./artifact.js";
 export type { AsgTag } from "./facts/cloud.js";
 export type { StorageIsolationOff } from "./facts/kubernetes.js";
 export type { VipId, VipKey } from "./facts/vrrp.js";
 export type { FormatOptions, IssuePath, SpecIssue, Validated } from "./issues.js";
+export type { AppliedPatch } from "./overlay/apply.js";
+export type { FailureState, NodeLoad, Simulation, TakeoverBound, VipHolding } from "./plan/simulate.js";
 export type {
   AnyPlan,
   BurstKubernetes,
@@ -15,6 +25,7 @@ export type {
   ClusterPlan,
   HostPlan,
   KubeadmApiVersion,
+  KubeadmKnobs,
   NodeHealthPlan,
   PeerSecretLayout,
   PlannedHub,
@@ -28,6 +39,7 @@ export type {
 } from "./plan/types.js";
 export type { PlannedVip, VipKind } from "./plan/vrrp.js";
 export type { ResolvedSecret, SecretId, SecretReference, SecretValues } from "./secrets.js";
+export type { ExtraVolume, NodeTaint, Overlay } from "./spec/knob-types.js";
 export type {
   AnySpec,
   CloudBurstSpec,

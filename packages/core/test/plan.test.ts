@@ -142,6 +142,7 @@ describe("specJsonSchema", () => {
       "host",
       "cilium",
       "cloud",
+      "overlays",
     ]);
     for (const [key, prop] of Object.entries(schema.properties)) expect(prop.description, key).toBeTruthy();
     expect(schema.additionalProperties).toBe(false);

@@ -1,5 +1,5 @@
 // Each cross-field rule, broken on purpose in any valid spec, is reported at the path of the broken value.
-import { validateSpec } from "@clusterspec/core";
+import { OWNED_CILIUM_KEYS, OWNED_FLAGS, OWNED_KUBELET_FIELDS, validateSpec } from "@clusterspec/core";
 import { arbClusterSpec, rules } from "@clusterspec/core/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -12,7 +12,72 @@ interface Mutation {
 
 const other = (s: any, k: number): number => 1 + (k % (s.nodes.length - 1));
 
+const ownedFlags = Object.entries(OWNED_FLAGS).flatMap(([c, flags]) => Object.keys(flags).map((f) => [c, f] as const));
+const ownedKubelet = Object.keys(OWNED_KUBELET_FIELDS);
+const ownedCilium = Object.keys(OWNED_CILIUM_KEYS);
+
+/** Sets a dotted key in a fresh nested object. */
+const nested = (dotted: string, value: unknown): Record<string, unknown> =>
+  dotted
+    .split(".")
+    .reverse()
+    .reduce<unknown>((v, k) => ({ [k]: v }), value) as Record<string, unknown>;
+
 const mutations: Mutation[] = [
+  {
+    rule: "extraArgsNotOwned",
+    apply: (s, k) => {
+      const [component, flag] = ownedFlags[k % ownedFlags.length] as readonly [string, string];
+      s.kubernetes[component] = { extraArgs: { [flag]: "x" } };
+      return `kubernetes.${component}.extraArgs.${flag}`;
+    },
+  },
+  {
+    rule: "kubeletFieldsNotOwned",
+    apply: (s, k) => {
+      const field = ownedKubelet[k % ownedKubelet.length] as string;
+      s.kubernetes.kubelet = { [field]: "x" };
+      return `kubernetes.kubelet.${field}`;
+    },
+  },
+  {
+    rule: "ciliumValuesNotOwned",
+    apply: (s, k) => {
+      const key = ownedCilium[k % ownedCilium.length] as string;
+      s.cilium.values = nested(key, "x");
+      return `cilium.values.${key}`;
+    },
+  },
+  {
+    rule: "nodeLabelsSelfSettable",
+    apply: (s, k) => {
+      const key = ["node-role.kubernetes.io/worker", "kubernetes.io/role", "example.k8s.io/x"][k % 3] as string;
+      s.nodes[k % s.nodes.length].labels = { [key]: "" };
+      return `nodes.${k % s.nodes.length}.labels.${key}`;
+    },
+  },
+  {
+    rule: "nodeTaintsDistinct",
+    apply: (s, k) => {
+      const t = { key: "example.com/dedicated", value: "ci", effect: "NoSchedule" };
+      s.nodes[k % s.nodes.length].taints = [t, { ...t, value: "other" }];
+      return `nodes.${k % s.nodes.length}.taints.1`;
+    },
+  },
+  {
+    rule: "noSecretLiterals",
+    apply: (s, k) => {
+      const secret = ["abcdef.0123456789abcdef", "-----BEGIN RSA PRIVATE KEY-----", "ab".repeat(32)][k % 3];
+      s.overlays = [
+        {
+          target: "nodes/*/kubeadm.yaml",
+          document: "JoinConfiguration",
+          patch: { discovery: { bootstrapToken: { token: secret } } },
+        },
+      ];
+      return "overlays.0.patch.discovery.bootstrapToken.token";
+    },
+  },
   {
     rule: "uniqueNodeNames",
     apply: (s, k) => {
@@ -271,6 +336,42 @@ const mutations: Mutation[] = [
     },
   },
 ];
+
+describe("free-form knobs never set what clusterspec owns", () => {
+  const spec = () =>
+    structuredClone(fc.sample(arbClusterSpec({ maxWorkers: 1, maxPool: 1 }), { numRuns: 1, seed: 7 })[0]) as any;
+  it.each(ownedFlags)("refuses kubernetes.%s.extraArgs[%s], naming the owning field", (component, flag) => {
+    const s = spec();
+    s.kubernetes[component] = { extraArgs: { [flag]: "1" } };
+    const r = validateSpec(s);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.errors[0]?.message).toContain(OWNED_FLAGS[component as keyof typeof OWNED_FLAGS][flag]);
+  });
+  it.each(ownedKubelet)("refuses kubernetes.kubelet.%s", (field) => {
+    const s = spec();
+    s.kubernetes.kubelet = { [field]: "1" };
+    const r = validateSpec(s);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.errors.map((e) => e.path.join("."))).toEqual([`kubernetes.kubelet.${field}`]);
+  });
+  it.each(ownedCilium)("refuses cilium.values.%s, and a null or scalar above it", (key) => {
+    const top = key.split(".")[0] as string;
+    for (const [values, at] of [
+      [nested(key, "1"), `cilium.values.${key}`],
+      [{ [top]: key.includes(".") ? null : "1" }, `cilium.values.${top}`],
+    ] as const) {
+      const s = spec();
+      s.cilium.values = values;
+      const r = validateSpec(s);
+      expect(r.ok, JSON.stringify(values)).toBe(false);
+      if (!r.ok) expect(r.errors.map((e) => e.path.join("."))).toContain(at);
+    }
+    const s = spec();
+    s.cilium.values = nested(key, "1");
+    const r = validateSpec(s);
+    if (!r.ok) expect(r.errors[0]?.message).toContain(OWNED_CILIUM_KEYS[key]);
+  });
+});
 
 describe("every rule, broken on purpose, is reported at its path", () => {
   it("covers every rule of the rule list", () => {

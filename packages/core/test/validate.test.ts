@@ -424,6 +424,20 @@ describe("cross-field rules", () => {
       "✖ weight -2 cannot move the control-plane VIP: a failed master must drop below every healthy node (|weight| >= 3), or use 0 for FAULT
         → at vrrp.healthCheck.weight"
     `);
+    expect(
+      warningsOf((s) => {
+        s.vrrp.nopreempt = true;
+      }),
+    ).toMatchInlineSnapshot(`
+      "⚠ with nopreempt a failing apiserver check does not move the control-plane VIP (no backup takes a VIP from a live master, whatever its priority); set vrrp.healthCheck.weight to 0 so a failing master goes to FAULT and lets it go
+        → at vrrp.nopreempt"
+    `);
+    expect(
+      warningsOf((s) => {
+        s.vrrp.nopreempt = true;
+        s.vrrp.healthCheck = { weight: 0 };
+      }),
+    ).toBe("");
   });
 
   it("hostSysctlAllowed", () => {

@@ -8,7 +8,10 @@ export function summarizeHost(plan: ClusterPlan): string {
   const btrfs = plan.nodes.filter((n) => n.rootFilesystem === "btrfs").map((n) => n.name);
   const files: [string, string][] = [
     [SYSCTL_FILE, "ip_forward, ip_nonlocal_bind (IPv4 and IPv6) and spec.host.sysctl; ip_local_port_range untouched"],
-    ["etc/hosts", "localhost and every node's name → its internal address"],
+    [
+      "etc/hosts",
+      `localhost and every node's name → its internal address${plan.controlPlane.dnsName ? `; ${plan.controlPlane.dnsName} → the VIP ${plan.controlPlane.host}` : ""}`,
+    ],
     ["etc/resolv.conf", `nameservers ${plan.network.nameservers.slice(0, 2).join(", ")} (at most 2)`],
     ["etc/conf.d/modules", "overlay and br_netfilter loaded at boot"],
     [
@@ -42,6 +45,12 @@ export function summarizeHost(plan: ClusterPlan): string {
       gate.length > 0
         ? `Local storage isolation is off on btrfs roots (${gate.join(", ")}) with the kubelet flag \`--feature-gates=LocalStorageCapacityIsolation=false\` (Kubernetes ${plan.kubernetes.versionText}).`
         : `btrfs roots (${btrfs.join(", ")}): from Kubernetes 1.25 local storage isolation is switched off by the kubeadm patch \`etc/kubernetes/patches/kubeletconfiguration+strategic.yaml\`, not here.`,
+    );
+  const acceptLocal = plan.nodes.filter((n) => n.acceptLocalInterfaces.length > 0);
+  if (acceptLocal.length > 0)
+    out.push(
+      "",
+      `Cilium load balancing is \`${plan.cilium.loadBalancerMode}\` (direct server return) behind policy routing: ${acceptLocal.map((n) => `${n.name} (${n.acceptLocalInterfaces.join(", ")})`).join(", ")} get \`accept_local = 1\` in ${SYSCTL_FILE}. With DSR a backend receives the client's packet unchanged; when that client is the node itself, or a VIP it holds, the source address is local and the kernel's source validation (done through the \`ip rule\` tables) drops it (EINVAL, cilium/cilium#17747) unless the interface accepts local sources.`,
     );
   return out.join("\n");
 }

@@ -50,6 +50,14 @@ export interface HostView {
   readonly rcCgroupMemoryUseHierarchy: "yes";
 }
 
+/**
+ * `net.ipv4.conf.<if>.accept_local`; sysctl.d writes a name with dots (a VLAN such as wan0.4000) in the
+ * slash form, where dots are part of the name.
+ */
+export function acceptLocalKey(iface: string): string {
+  return iface.includes(".") ? `net/ipv4/conf/${iface}/accept_local` : `net.ipv4.conf.${iface}.accept_local`;
+}
+
 /** The plan decides: the feature gate up to 1.24; from 1.25 it is locked and a kubeadm patch sets the field. */
 export function needsStorageIsolationGate(node: PlannedNode): boolean {
   return node.localStorageIsolationOff === "kubelet-feature-gate";
@@ -61,11 +69,19 @@ export function toHostView(plan: ClusterPlan, node: PlannedNode): HostView {
   return {
     marker: lineText(generatedMarker(plan)),
     node: node.name,
-    sysctl: [...MANAGED_SYSCTL.map(([key, value]) => ({ key, value })), ...extras],
+    sysctl: [
+      ...MANAGED_SYSCTL.map(([key, value]) => ({ key, value })),
+      ...node.acceptLocalInterfaces.map((i) => ({ key: acceptLocalKey(i), value: "1" })),
+      ...extras,
+    ],
     hosts: [
       { address: "127.0.0.1", names: ["localhost"] },
       { address: "::1", names: ["localhost"] },
       ...plan.nodes.map((n) => ({ address: n.internalAddress, names: [n.name] })),
+      // Nodes reach their own API server without external DNS.
+      ...(plan.controlPlane.dnsName === undefined
+        ? []
+        : [{ address: plan.controlPlane.host, names: [plan.controlPlane.dnsName] }]),
     ],
     modules: KERNEL_MODULES,
     kubeletArgs: [

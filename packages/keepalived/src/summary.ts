@@ -1,7 +1,19 @@
 // The PLAN.md section: who holds which VIP, and who takes over when nodes fail.
 // Everything here is O(output + N·V): a failure only moves the VIPs of the failed nodes, so each failure case
 // corrects the all-up loads for those VIPs instead of recounting every carrier.
-import { type ClusterPlan, mastersWith, mdTable, type PlannedVip } from "@clusterspec/core";
+import {
+  AT_REST,
+  type ClusterPlan,
+  failoverDiagram,
+  holderMap,
+  mastersWith,
+  mdTable,
+  type PlannedVip,
+  type Simulation,
+  simulateFailover,
+  type TakeoverBound,
+  takeoverBounds,
+} from "@clusterspec/core";
 import { AUTH_FILE, CHECK_SCRIPT, instanceName } from "./view.js";
 
 /** External VIPs each node masters while the `down` nodes are down. */
@@ -90,6 +102,9 @@ class PoolLoads {
     return `${r.min} to ${r.max} on each carrier${withSpread ? ` (spread ${r.max - r.min})` : ""}`;
   }
 }
+
+const seconds = (x: number): string => `${x.toFixed(2)}s`;
+const range = (b: TakeoverBound): string => (b.min === b.max ? seconds(b.max) : `${seconds(b.min)}–${seconds(b.max)}`);
 
 /**
  * The pair of carriers whose joint failure loses the most VIPs, then leaves the live carriers most unbalanced
@@ -209,6 +224,81 @@ export function summarizeKeepalived(plan: ClusterPlan): string {
     ];
   });
   const replicas = pool[0]?.order.length ?? 0;
+  // The apiserver-check rows come from core's failover model, starting from the cluster at rest; the node-down
+  // rows and the two-carrier case move a failed master's VIPs to the first live node of its order, as the model does.
+  const rest = simulateFailover(plan, AT_REST);
+  const restHolders = holderMap(rest);
+  const from = (down: readonly string[], unhealthy: readonly string[] = []): Simulation =>
+    simulateFailover(plan, { down, unhealthy }, restHolders);
+  const cp = plan.controlPlane.vip;
+  const cpAtRest = restHolders.get(cp.key);
+  const checkRows = cp.order.map((node) => {
+    const holder = holderMap(from([], [node])).get(cp.key);
+    const what =
+      holder === cpAtRest
+        ? node === cpAtRest
+          ? `stays on ${node}${vrrp.nopreempt ? " (nopreempt: no backup takes a VIP from a live master)" : ""}`
+          : "nothing (a backup)"
+        : `${cp.address} → ${holder ?? "nobody"}`;
+    return [node, what];
+  });
+  // Takeover times: the fastest backup has the highest priority below the master, the slowest the lowest.
+  // (loops, not Math.max(...spread): a large pool has tens of thousands of priorities)
+  let best = 1;
+  let worst = 254;
+  let top = 1;
+  for (const v of plan.vips) {
+    top = Math.max(top, v.priorities[0] ?? 1);
+    for (let r = 1; r < v.priorities.length; r++) {
+      const p = v.priorities[r] ?? 1;
+      best = Math.max(best, p);
+      worst = Math.min(worst, p);
+    }
+  }
+  const span = (
+    event: "death" | "checkFailure" | "checkRecovery" | "rejoin",
+    lo: number,
+    hi: number,
+  ): TakeoverBound => ({
+    min: takeoverBounds(plan, lo)[event].min,
+    max: takeoverBounds(plan, hi)[event].max,
+  });
+  const cpNext = cp.priorities[1] ?? cp.priorities[0] ?? 1;
+  const adv = vrrp.advertInterval;
+  const downTimer = `3 × advert_int ${adv}s + skew (256 − priority)/256 × advert_int`;
+  const timing = mdTable(
+    ["event", "VIP on its new holder after", "because"],
+    [
+      [
+        "a node dies (no goodbye advert)",
+        range(span("death", best, worst)),
+        `${downTimer}, counted from the dead master's last advert`,
+      ],
+      ...(cp.order.length > 1 && !(vrrp.nopreempt && w !== 0)
+        ? [
+            [
+              "the apiserver check fails on the control-plane master",
+              range(span("checkFailure", cpNext, cpNext)),
+              w === 0
+                ? `${hc.fall} failed checks ${hc.interval}s apart, then FAULT says goodbye: the skew`
+                : `${hc.fall} failed checks ${hc.interval}s apart, then the backups wait out the down timer`,
+            ],
+            [
+              "the check recovers",
+              range(span("checkRecovery", cp.priorities[0] ?? 1, cp.priorities[0] ?? 1)),
+              `${hc.rise} good checks, then the down timer`,
+            ],
+          ]
+        : []),
+      vrrp.nopreempt
+        ? ["a node comes back", "never: nopreempt", "a backup does not take a VIP from a live master"]
+        : [
+            "a node comes back",
+            `${range(span("rejoin", top, top))} after keepalived starts`,
+            "it starts as a backup and runs one down timer",
+          ],
+    ],
+  );
   const lines = [
     "## keepalived (VRRP)",
     "",
@@ -234,11 +324,11 @@ export function summarizeKeepalived(plan: ClusterPlan): string {
     mdTable(["failed node", "VIPs taken over", "external VIPs per surviving carrier"], failRows),
   );
   if (pool.length > 0 && carriers.length >= 3) {
-    const worst = worstCarrierPair(carriers, pool);
-    const { changed } = loads.after(worst.down);
+    const pair = worstCarrierPair(carriers, pool);
+    const { changed } = loads.after(pair.down);
     lines.push(
       "",
-      `Two carriers down: the worst case is ${worst.down.join(" and ")}, leaving ${loads.describe(worst.down, changed, false)} (imbalance ${worst.spread}${worst.lost > 0 ? `; ${worst.lost} VIP${worst.lost === 1 ? "" : "s"} held by nobody` : ""}).`,
+      `Two carriers down: the worst case is ${pair.down.join(" and ")}, leaving ${loads.describe(pair.down, changed, false)} (imbalance ${pair.spread}${pair.lost > 0 ? `; ${pair.lost} VIP${pair.lost === 1 ? "" : "s"} held by nobody` : ""}).`,
     );
   }
   if (plan.vips.some((v) => v.order.length > 1 + TABLE_BACKUPS))
@@ -252,6 +342,30 @@ export function summarizeKeepalived(plan: ClusterPlan): string {
       "",
       "</details>",
     );
+  lines.push(
+    "",
+    "### Failover: apiserver check failing",
+    "",
+    mdTable(["failing node", "control-plane VIP"], checkRows),
+    "",
+    "### Takeover times (predicted)",
+    "",
+    timing,
+    "",
+    ...(vrrp.nopreempt
+      ? [
+          `With nopreempt, which backup takes a VIP after a death is a race: the highest priority wins it by only (difference/256) × advert_int (${((1 / 256) * vrrp.advertInterval * 1000).toFixed(1)} ms per priority step), so on a busy node a lower backup may win, and then keeps the VIP.`,
+          "",
+        ]
+      : []),
+    "`clusterspec simulate <spec> --down <nodes> [--unhealthy <nodes>]` prints any other state from the same model; clusterspec's VRRP lab checks it against real keepalived daemons.",
+    "",
+    "### Picture",
+    "",
+    "```mermaid",
+    failoverDiagram(plan),
+    "```",
+  );
   return lines.join("\n");
 }
 

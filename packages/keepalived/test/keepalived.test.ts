@@ -1,4 +1,13 @@
-import { type Artifact, type ClusterPlan, checkSecretValues, resolvePlan, validateSpec } from "@clusterspec/core";
+import {
+  type Artifact,
+  type ClusterPlan,
+  checkSecretValues,
+  loadSpread,
+  resolvePlan,
+  simulateFailover,
+  validateSpec,
+  worstTwoCarrierFailure,
+} from "@clusterspec/core";
 import { arbPlan, buildSpec, mustResolve, mustValidate } from "@clusterspec/core/testing";
 import { clusterExampleNames, exampleInput, run, toolAvailable } from "@clusterspec/testkit";
 import fc from "fast-check";
@@ -14,6 +23,7 @@ import {
   summarizeKeepalived,
   vipsOf,
 } from "../src/index.js";
+import { worstCarrierPair } from "../src/summary.js";
 import { instancesOf, keepalivedCheck, nodeFiles, parseKeepalivedConf, tokenizeLine } from "./helpers.js";
 
 type Loose = any;
@@ -346,7 +356,64 @@ describe("generated configs", () => {
       - VI_external_5 192.168.11.7: node-1 100, node-4 99, node-3 98, node-2 97, node-5 96
       - VI_external_6 192.168.11.8: node-2 100, node-4 99, node-3 98, node-1 97, node-5 96
 
-      </details>"
+      </details>
+
+      ### Failover: apiserver check failing
+
+      | failing node | control-plane VIP |
+      | --- | --- |
+      | node-1 | 10.118.12.5 → node-3 |
+      | node-3 | nothing (a backup) |
+      | node-2 | nothing (a backup) |
+
+      ### Takeover times (predicted)
+
+      | event | VIP on its new holder after | because |
+      | --- | --- | --- |
+      | a node dies (no goodbye advert) | 2.61s–3.63s | 3 × advert_int 1s + skew (256 − priority)/256 × advert_int, counted from the dead master's last advert |
+      | the apiserver check fails on the control-plane master | 4.61s–7.61s | 2 failed checks 2s apart, then the backups wait out the down timer |
+      | the check recovers | 4.61s–7.61s | 2 good checks, then the down timer |
+      | a node comes back | 3.61s after keepalived starts | it starts as a backup and runs one down timer |
+
+      \`clusterspec simulate <spec> --down <nodes> [--unhealthy <nodes>]\` prints any other state from the same model; clusterspec's VRRP lab checks it against real keepalived daemons.
+
+      ### Picture
+
+      \`\`\`mermaid
+      flowchart LR
+        subgraph s0["segment internal: wan1 10.118.12.0/24, on-link 192.168.11.0/24"]
+          n0["<b>node-1</b> (control plane, worker)<br/>wan0 198.18.11.10/24<br/>wan1 10.118.12.10/24"]
+          n1["<b>node-2</b> (control plane, worker)<br/>wan0 198.18.11.11/24<br/>wan1 10.118.12.11/24"]
+          n2["<b>node-3</b> (control plane, worker)<br/>wan0 198.18.11.12/24<br/>wan1 10.118.12.12/24"]
+          n3["<b>node-4</b> (worker)<br/>wan0 198.18.11.13/24<br/>wan1 10.118.12.13/24"]
+          n4["<b>node-5</b> (worker)<br/>wan0 198.18.11.14/24<br/>wan1 10.118.12.14/24"]
+        end
+        cp(["control-plane VIP<br/>10.118.12.5/24 VRID 1"])
+        cp ==>|"master"| n0
+        cp -.->|"backup 1"| n2
+        cp -.->|"backup 2"| n1
+        x0(["192.168.11.2 VRID 2<br/>then node-3, node-2, node-4"])
+        x0 ==> n0
+        x0 -.-> n4
+        x1(["192.168.11.3 VRID 3<br/>then node-3, node-1, node-4"])
+        x1 ==> n1
+        x1 -.-> n4
+        x2(["192.168.11.4 VRID 4<br/>then node-4, node-2, node-1"])
+        x2 ==> n2
+        x2 -.-> n4
+        x3(["192.168.11.5 VRID 5<br/>then node-5, node-2, node-1"])
+        x3 ==> n3
+        x3 -.-> n2
+        x4(["192.168.11.6 VRID 6<br/>then node-3, node-2, node-1"])
+        x4 ==> n4
+        x4 -.-> n3
+        x5(["192.168.11.7 VRID 7<br/>then node-3, node-2, node-5"])
+        x5 ==> n0
+        x5 -.-> n3
+        x6(["192.168.11.8 VRID 8<br/>then node-3, node-1, node-5"])
+        x6 ==> n1
+        x6 -.-> n3
+      \`\`\`"
     `);
   });
 
@@ -518,6 +585,41 @@ describe("injection", () => {
   });
 });
 
+describe("PLAN.md's two-carrier case agrees with core's failover model", () => {
+  const check = (plan: ClusterPlan) => {
+    const carriers = plan.nodes.filter((n) => n.carriesExternalVips).map((n) => n.name);
+    const pool = plan.vips.filter((v) => v.kind === "external");
+    const reference = worstTwoCarrierFailure(plan);
+    if (pool.length === 0 || carriers.length < 3) {
+      expect(reference).toBeUndefined();
+      return;
+    }
+    const pair = worstCarrierPair(carriers, pool);
+    // the lab kills the pair core names; PLAN.md must name that same pair, with the same figures
+    expect(pair.down).toEqual(reference?.down);
+    const sim = simulateFailover(plan, { down: pair.down, unhealthy: [] });
+    expect(pair.spread).toBe(loadSpread(sim, carriers));
+    expect(pair.lost).toBe(sim.holdings.filter((h) => h.vip.kind === "external" && h.holder === undefined).length);
+  };
+
+  it("on random plans", () => {
+    fc.assert(fc.property(arbPlan({ maxPool: 40 }), check), { numRuns: 80 });
+  });
+
+  it("with externalVips.replicas 2 and 3", () => {
+    for (const [carriers, pool, replicas] of [
+      [5, 7, 2],
+      [8, 20, 2],
+      [9, 30, 3],
+      [12, 14, 2],
+    ] as const) {
+      const spec: Loose = buildSpec({ controlPlanes: 3, workers: carriers - 3, poolSize: pool, cloud: false });
+      spec.externalVips.replicas = replicas;
+      check(mustResolve(spec));
+    }
+  });
+});
+
 describe("externalVips.replicas", () => {
   const replicated = (carriers: number, pool: number, replicas: number, unicast = false): ClusterPlan => {
     const spec: Loose = buildSpec({ controlPlanes: 3, workers: carriers - 3, poolSize: pool, cloud: false });
@@ -585,7 +687,74 @@ describe("externalVips.replicas", () => {
       | node-11 | 192.168.11.12 → node-10 | 1 to 2 on each carrier (spread 1) |
       | node-12 | 192.168.11.13 → node-11 | 1 to 2 on each carrier (spread 1) |
 
-      Two carriers down: the worst case is node-1 and node-2, leaving 1 to 3 on each carrier (imbalance 2; 1 VIP held by nobody)."
+      Two carriers down: the worst case is node-1 and node-2, leaving 1 to 3 on each carrier (imbalance 2; 1 VIP held by nobody).
+
+      ### Failover: apiserver check failing
+
+      | failing node | control-plane VIP |
+      | --- | --- |
+      | node-1 | 10.118.12.5 → node-3 |
+      | node-3 | nothing (a backup) |
+      | node-2 | nothing (a backup) |
+
+      ### Takeover times (predicted)
+
+      | event | VIP on its new holder after | because |
+      | --- | --- | --- |
+      | a node dies (no goodbye advert) | 2.01s–3.02s | 3 × advert_int 1s + skew (256 − priority)/256 × advert_int, counted from the dead master's last advert |
+      | the apiserver check fails on the control-plane master | 4.01s–7.01s | 2 failed checks 2s apart, then the backups wait out the down timer |
+      | the check recovers | 4.01s–7.01s | 2 good checks, then the down timer |
+      | a node comes back | 3.01s after keepalived starts | it starts as a backup and runs one down timer |
+
+      \`clusterspec simulate <spec> --down <nodes> [--unhealthy <nodes>]\` prints any other state from the same model; clusterspec's VRRP lab checks it against real keepalived daemons.
+
+      ### Picture
+
+      \`\`\`mermaid
+      flowchart LR
+        subgraph s0["segment internal: wan1 10.118.12.0/24, on-link 192.168.11.0/24"]
+          n0["<b>node-1</b> (control plane, worker)<br/>wan0 198.18.11.10/24<br/>wan1 10.118.12.10/24"]
+          n1["<b>node-2</b> (control plane, worker)<br/>wan0 198.18.11.11/24<br/>wan1 10.118.12.11/24"]
+          n2["<b>node-3</b> (control plane, worker)<br/>wan0 198.18.11.12/24<br/>wan1 10.118.12.12/24"]
+          n3["<b>node-4</b> (worker)<br/>wan0 198.18.11.13/24<br/>wan1 10.118.12.13/24"]
+          n4["<b>node-5</b> (worker)<br/>wan0 198.18.11.14/24<br/>wan1 10.118.12.14/24"]
+          n5["<b>node-6</b> (worker)<br/>wan0 198.18.11.15/24<br/>wan1 10.118.12.15/24"]
+          n6["<b>node-7</b> (worker)<br/>wan0 198.18.11.16/24<br/>wan1 10.118.12.16/24"]
+          n7["<b>node-8</b> (worker)<br/>wan0 198.18.11.17/24<br/>wan1 10.118.12.17/24"]
+          n8["<b>node-9</b> (worker)<br/>wan0 198.18.11.18/24<br/>wan1 10.118.12.18/24"]
+          n9["<b>node-10</b> (worker)<br/>wan0 198.18.11.19/24<br/>wan1 10.118.12.19/24"]
+          n10["<b>node-11</b> (worker)<br/>wan0 198.18.11.20/24<br/>wan1 10.118.12.20/24"]
+          n11["<b>node-12</b> (worker)<br/>wan0 198.18.11.21/24<br/>wan1 10.118.12.21/24"]
+        end
+        cp(["control-plane VIP<br/>10.118.12.5/24 VRID 1"])
+        cp ==>|"master"| n0
+        cp -.->|"backup 1"| n2
+        cp -.->|"backup 2"| n1
+        g0(["2 external VIP(s): 192.168.11.2 and 1 more<br/>first backups on 2 node(s)"])
+        g0 ==> n0
+        g1(["2 external VIP(s): 192.168.11.3 and 1 more<br/>first backups on 2 node(s)"])
+        g1 ==> n1
+        g2(["1 external VIP(s): 192.168.11.4<br/>first backups on 1 node(s)"])
+        g2 ==> n2
+        g3(["1 external VIP(s): 192.168.11.5<br/>first backups on 1 node(s)"])
+        g3 ==> n3
+        g4(["1 external VIP(s): 192.168.11.6<br/>first backups on 1 node(s)"])
+        g4 ==> n4
+        g5(["1 external VIP(s): 192.168.11.7<br/>first backups on 1 node(s)"])
+        g5 ==> n5
+        g6(["1 external VIP(s): 192.168.11.8<br/>first backups on 1 node(s)"])
+        g6 ==> n6
+        g7(["1 external VIP(s): 192.168.11.9<br/>first backups on 1 node(s)"])
+        g7 ==> n7
+        g8(["1 external VIP(s): 192.168.11.10<br/>first backups on 1 node(s)"])
+        g8 ==> n8
+        g9(["1 external VIP(s): 192.168.11.11<br/>first backups on 1 node(s)"])
+        g9 ==> n9
+        g10(["1 external VIP(s): 192.168.11.12<br/>first backups on 1 node(s)"])
+        g10 ==> n10
+        g11(["1 external VIP(s): 192.168.11.13<br/>first backups on 1 node(s)"])
+        g11 ==> n11
+      \`\`\`"
     `);
   });
 

@@ -5,6 +5,7 @@ import {
   formatExtraArgs,
   InternalError,
   type KubeadmApiVersion,
+  mergePatch,
   type PlannedNode,
 } from "@clusterspec/core";
 import { apiServerArgs, controllerManagerArgs } from "./node-health.js";
@@ -56,16 +57,35 @@ function mustSecret(plan: ClusterPlan, id: "bootstrapToken" | "certificateKey" |
   return value;
 }
 
+/** The taints a node registers with: kubeadm's control-plane taint unless control planes run workloads, then the spec's. */
+export function nodeTaints(plan: ClusterPlan, node: PlannedNode): { key: string; value?: string; effect: string }[] {
+  const cp =
+    node.controlPlane && !plan.kubernetes.schedulableControlPlanes
+      ? controlPlaneTaints(plan.kubernetes.version.minor)
+      : [];
+  return [
+    ...cp,
+    ...node.taints.map((t) => ({ key: t.key, ...(t.value === "" ? {} : { value: t.value }), effect: t.effect })),
+  ];
+}
+
+/** kubelet flags on registration: the node IP, and the node's labels (`--node-labels`, sorted). */
+export function kubeletRegistrationArgs(node: PlannedNode): Record<string, string> {
+  const labels = Object.keys(node.labels)
+    .sort()
+    .map((k) => `${k}=${node.labels[k] ?? ""}`);
+  // node-ip is pinned so that a VIP the node holds can never become its InternalIP.
+  return { "node-ip": node.internalAddress, ...(labels.length > 0 ? { "node-labels": labels.join(",") } : {}) };
+}
+
 function nodeRegistration(plan: ClusterPlan, node: PlannedNode, api: KubeadmApiVersion): KubeadmDocument {
-  const taints = node.controlPlane
-    ? { taints: plan.kubernetes.schedulableControlPlanes ? [] : controlPlaneTaints(plan.kubernetes.version.minor) }
-    : {};
+  const taints = nodeTaints(plan, node);
+  // kubeadm taints control planes when `taints` is absent: write it for them always, for workers when there are some.
   return {
     name: node.name,
     criSocket: plan.kubernetes.criSocket,
-    // Pinned so that a VIP the node holds can never become its InternalIP.
-    kubeletExtraArgs: formatExtraArgs(api, { "node-ip": node.internalAddress }),
-    ...taints,
+    kubeletExtraArgs: formatExtraArgs(api, kubeletRegistrationArgs(node)),
+    ...(node.controlPlane || taints.length > 0 ? { taints } : {}),
   };
 }
 
@@ -94,9 +114,16 @@ export function initConfiguration(plan: ClusterPlan, node: PlannedNode): Kubeadm
   };
 }
 
+/** A component's flags: the derived ones, then the spec's extraArgs (rules refuse any that overlap). */
+const withArgs = (api: KubeadmApiVersion, derived: Record<string, string>, extra: Readonly<Record<string, string>>) =>
+  Object.keys(derived).length + Object.keys(extra).length === 0
+    ? {}
+    : { extraArgs: formatExtraArgs(api, { ...extra, ...derived }) };
+
 export function clusterConfiguration(plan: ClusterPlan): KubeadmDocument {
   const api = plan.kubernetes.kubeadmApiVersion;
   const k = plan.kubernetes;
+  const knobs = k.knobs;
   return {
     apiVersion: api,
     kind: "ClusterConfiguration",
@@ -105,17 +132,35 @@ export function clusterConfiguration(plan: ClusterPlan): KubeadmDocument {
     controlPlaneEndpoint: plan.controlPlane.endpoint,
     networking: { podSubnet: k.podSubnet, serviceSubnet: k.serviceSubnet, dnsDomain: k.dnsDomain },
     apiServer: {
-      certSANs: [plan.controlPlane.host],
-      extraArgs: formatExtraArgs(api, apiServerArgs(plan)),
+      certSANs: [...knobs.certSANs],
+      ...withArgs(api, apiServerArgs(plan), knobs.apiServerArgs),
+      ...(knobs.apiServerVolumes.length > 0
+        ? {
+            extraVolumes: knobs.apiServerVolumes.map((v) => ({
+              name: v.name,
+              hostPath: v.hostPath,
+              mountPath: v.mountPath,
+              readOnly: v.readOnly,
+              ...(v.pathType === undefined ? {} : { pathType: v.pathType }),
+            })),
+          }
+        : {}),
     },
-    controllerManager: { extraArgs: formatExtraArgs(api, controllerManagerArgs(plan)) },
-    etcd: { local: { dataDir: "/var/lib/etcd" } },
+    controllerManager: withArgs(api, controllerManagerArgs(plan), knobs.controllerManagerArgs),
+    ...(Object.keys(knobs.schedulerArgs).length > 0 ? { scheduler: withArgs(api, {}, knobs.schedulerArgs) } : {}),
+    etcd: { local: { dataDir: "/var/lib/etcd", ...withArgs(api, {}, knobs.etcdArgs) } },
     ...(api === "kubeadm.k8s.io/v1beta4" ? { proxy: { disabled: true } } : {}),
   };
 }
 
 /** Cluster-wide: kubeadm init uploads it to the kubelet-config ConfigMap, which every join downloads. */
 export function kubeletConfiguration(plan: ClusterPlan): KubeadmDocument {
+  const k = plan.kubernetes;
+  // kubernetes.kubelet merges over what clusterspec sets; the rules refuse the fields it owns.
+  return mergePatch(generatedKubeletConfiguration(plan), k.knobs.kubelet) as KubeadmDocument;
+}
+
+function generatedKubeletConfiguration(plan: ClusterPlan): KubeadmDocument {
   const k = plan.kubernetes;
   return {
     apiVersion: KUBELET_API_VERSION,

@@ -11,8 +11,10 @@ export {
   kubeadmDocuments,
   kubeletConfiguration,
   kubeletPatch,
+  kubeletRegistrationArgs,
   type NodeKind,
   nodeKind,
+  nodeTaints,
   PATCHES_DIRECTORY,
 } from "./documents.js";
 export { generateKubeadm, kubeadmModule } from "./generate.js";

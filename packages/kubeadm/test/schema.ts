@@ -1,8 +1,9 @@
-// Strict kubeadm/kubelet schema (see packages/testkit/schemas/PROVENANCE.md): one validator per apiVersion/kind root.
-import { ajv07, formatAjvErrors, readSchema, type ValidateFunction } from "@clusterspec/testkit";
+// Strict kubeadm/kubelet schema (see packages/schemas/PROVENANCE.md): one validator per apiVersion/kind root.
+import { kubernetesValidator, kubeadmSchema as runtimeSchema } from "@clusterspec/schemas/kubernetes";
+import { formatAjvErrors, type ValidateFunction } from "@clusterspec/testkit";
 
-const SCHEMA_PATH = "kubernetes/kubeadm-kubelet-config.schema.json";
-export const kubeadmSchema = readSchema(SCHEMA_PATH) as {
+// The validators are the ones generate runs (@clusterspec/schemas); this file adds the tests' schema walks.
+export const kubeadmSchema = runtimeSchema as unknown as {
   "x-gvk": Record<string, string>;
   "x-kubelet-field-since": Record<string, string>;
   definitions: Record<string, SchemaNode>;
@@ -17,22 +18,10 @@ export interface SchemaNode {
   items?: SchemaNode;
 }
 
-const ajv = ajv07();
-// ajv07() is Ajv2019 without the draft-07 meta-schema: drop `$schema` rather than validate the schema itself.
-const { $schema: _meta, ...withoutMeta } = kubeadmSchema as Record<string, unknown>;
-ajv.addSchema(withoutMeta, "kubeadm");
-const validators = new Map<string, ValidateFunction>();
-
 /** The validator of the root for `apiVersion/kind`; throws for a kind the schema does not know. */
 export function validatorFor(apiVersion: string, kind: string): ValidateFunction {
-  const key = `${apiVersion}/${kind}`;
-  const cached = validators.get(key);
-  if (cached) return cached;
-  const ref = kubeadmSchema["x-gvk"][key];
-  if (!ref) throw new Error(`no schema root for ${key}`);
-  const v = ajv.getSchema(`kubeadm${ref}`);
-  if (!v) throw new Error(`cannot compile ${ref}`);
-  validators.set(key, v);
+  const v = kubernetesValidator(apiVersion, kind);
+  if (!v) throw new Error(`no schema root for ${apiVersion}/${kind}`);
   return v;
 }
 

@@ -21,9 +21,15 @@ export interface SpecEditor {
 export function createEditor(
   parent: HTMLElement,
   schema: JsonSchema,
-  check: (text: string) => readonly LineIssue[],
+  check: (text: string) => Promise<readonly LineIssue[]>,
 ): SpecEditor {
-  const lint = linter((view) => toDiagnostics(view.state, check(view.state.doc.toString())), { delay: 250 });
+  const lint = linter(
+    async (view) => {
+      const state = view.state;
+      return toDiagnostics(state, await check(state.doc.toString()));
+    },
+    { delay: 250 },
+  );
   const view = new EditorView({
     parent,
     state: EditorState.create({

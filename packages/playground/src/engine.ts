@@ -7,7 +7,7 @@ import {
   mastersWith,
   type SpecIssue,
 } from "@clusterspec/core";
-import { type GenerateResult, generate } from "clusterspec";
+import { type GenerateResult, generateChecked } from "clusterspec";
 import { strToU8, type Zippable, zipSync } from "fflate";
 
 /** The spec file name the page reports in messages, as the CLI does for `clusterspec validate cluster.yaml`. */
@@ -21,8 +21,13 @@ export interface LineIssue {
   readonly text: string;
 }
 
-export function runSpec(text: string): GenerateResult {
-  return generate(text, { sourceName: SPEC_NAME });
+/**
+ * The CLI's pipeline: validate, plan, generate, overlays, and the upstream schema checks when the spec has free-form
+ * parts (overlays, `cilium.values`, `kubernetes.kubelet`). generateChecked imports `@clusterspec/schemas` only then,
+ * so it is a chunk of its own that a spec without free-form parts never loads.
+ */
+export function runSpec(text: string): Promise<GenerateResult> {
+  return generateChecked(text, { sourceName: SPEC_NAME });
 }
 
 /** Every issue of a result at its line (1-based; issues without a position go to line 1), as the CLI prints it for `text`. */

@@ -38,31 +38,42 @@ const exampleSelect = byId<HTMLSelectElement>("example");
 const downloadButton = byId<HTMLButtonElement>("download");
 
 let lastText: string | undefined;
-let lastIssues: readonly LineIssue[] = [];
+let lastIssues: Promise<readonly LineIssue[]> = Promise.resolve([]);
 let shown: Generated | undefined;
 let selectedPath = "PLAN.md";
 const down = new Set<string>();
 let renderQueue: Promise<void> = Promise.resolve();
 
-/** Validates and generates (once per text), then renders everything that depends on it. */
-function check(text: string): readonly LineIssue[] {
+/**
+ * Validates and generates (once per text), then renders everything that depends on it. Generation is async (the
+ * schemas load on demand); a result that arrives after the text changed again is not shown.
+ */
+function check(text: string): Promise<readonly LineIssue[]> {
   if (text === lastText) return lastIssues;
   lastText = text;
-  const result = runSpec(text);
-  lastIssues = lineIssues(result, text);
-  renderIssues(lastIssues);
-  const errors = result.ok ? 0 : result.errors.length;
-  status.textContent = result.ok
-    ? `✔ valid: ${result.artifacts.length} files${result.warnings.length ? `, ${result.warnings.length} warning(s)` : ""}`
-    : `✖ ${errors} error(s): the files below are from the last valid spec`;
-  status.dataset.ok = String(result.ok);
-  if (result.ok) {
-    if (shown?.plan.name !== result.plan.name) down.clear();
-    shown = result;
-    downloadButton.disabled = false;
-  }
-  enqueue(renderOutputs);
-  return lastIssues;
+  const issues = runSpec(text).then((result) => {
+    const found = lineIssues(result, text);
+    if (text !== lastText) return found;
+    renderIssues(found);
+    const errors = result.ok ? 0 : result.errors.length;
+    status.textContent = result.ok
+      ? `✔ valid: ${result.artifacts.length} files${result.warnings.length ? `, ${result.warnings.length} warning(s)` : ""}`
+      : `✖ ${errors} error(s): the files below are from the last valid spec`;
+    status.dataset.ok = String(result.ok);
+    if (result.ok) {
+      if (shown?.plan.name !== result.plan.name) down.clear();
+      shown = result;
+      downloadButton.disabled = false;
+    }
+    return found;
+  });
+  lastIssues = issues;
+  // Requested now, rendered once this text's result is in (tests wait for the two to match).
+  enqueue(async () => {
+    await issues;
+    await renderOutputs();
+  });
+  return issues;
 }
 
 function renderIssues(issues: readonly LineIssue[]): void {
@@ -213,7 +224,7 @@ function loadExample(name: string): void {
   exampleSelect.value = name;
   app.dataset.example = name;
   editor.setText(text);
-  check(text);
+  void check(text);
 }
 
 function download(): void {

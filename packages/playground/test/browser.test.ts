@@ -32,6 +32,10 @@ let page: Page;
 let profileDir = "";
 let siteDir = "";
 const foreignRequests: string[] = [];
+/** Paths the page fetched from our server, in order. */
+const ownRequests: string[] = [];
+/** What the page fetched to show its first example, and which example that was. */
+let firstLoad: { example: string | undefined; requests: string[] } = { example: undefined, requests: [] };
 const pageErrors: string[] = [];
 
 beforeAll(async () => {
@@ -50,6 +54,7 @@ beforeAll(async () => {
   // The page is static: anything but our loopback server is a bug (a CDN font, a telemetry call).
   await context.route("**/*", (route) => {
     const url = new URL(route.request().url());
+    if (url.origin === server?.origin) ownRequests.push(url.pathname);
     if (url.protocol === "data:" || url.protocol === "blob:" || url.origin === server?.origin) return route.continue();
     foreignRequests.push(url.href);
     return route.abort();
@@ -61,6 +66,10 @@ beforeAll(async () => {
   });
   await page.goto(`${server.origin}/index.html`);
   await settled();
+  firstLoad = {
+    example: (await page.getAttribute("#app", "data-example")) ?? undefined,
+    requests: [...ownRequests],
+  };
 }, 120_000);
 
 afterAll(async () => {
@@ -277,6 +286,17 @@ describe("the playground in Chromium", () => {
       await context?.setOffline(false);
     }
     expect(foreignRequests).toEqual([]);
+  });
+
+  it("loads the upstream schemas only for a spec with free-form parts", async (ctx) => {
+    skipUnlessBrowser(ctx);
+    // ajv and the schemas are chunks of their own (Vite names them after their modules).
+    const schemaChunk = /\/assets\/(ajv|kubernetes|cilium|cloud-init|terraform|values\.schema|aws-provider-subset)[-.]/;
+    expect(firstLoad.example).toBe("bare-metal-ha");
+    expect(firstLoad.requests.filter((p) => schemaChunk.test(p))).toEqual([]);
+    await loadExample("customised");
+    expect(await page.locator("#status").getAttribute("data-ok")).toBe("true");
+    expect(ownRequests.filter((p) => schemaChunk.test(p))).not.toEqual([]);
   });
 
   it("logged no error and threw nothing", (ctx) => {

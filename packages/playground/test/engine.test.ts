@@ -3,13 +3,13 @@ import { unzipSync } from "fflate";
 import { describe, expect, it } from "vitest";
 import { fileTree, lineIssues, mermaidBlocks, runSpec, vipHolders, vipNodes, zipTree } from "../src/engine.js";
 
-const result = runSpec(exampleText("bare-metal-ha"));
+const result = await runSpec(exampleText("bare-metal-ha"));
 if (!result.ok) throw new Error("bare-metal-ha is invalid");
 
 describe("lineIssues", () => {
-  it("places each issue at its line with the CLI's text", () => {
+  it("places each issue at its line with the CLI's text", async () => {
     const broken = exampleText("bare-metal-ha").replace("  port: 6443", "  port: 70000\n  colour: blue");
-    expect(lineIssues(runSpec(broken), broken)).toMatchInlineSnapshot(`
+    expect(lineIssues(await runSpec(broken), broken)).toMatchInlineSnapshot(`
       [
         {
           "column": 3,
@@ -32,8 +32,8 @@ describe("lineIssues", () => {
       ]
     `);
   });
-  it("puts a YAML syntax error where the parser found it", () => {
-    const [issue] = lineIssues(runSpec("apiVersion: [\n"), "apiVersion: [\n");
+  it("puts a YAML syntax error where the parser found it", async () => {
+    const [issue] = lineIssues(await runSpec("apiVersion: [\n"), "apiVersion: [\n");
     expect(issue?.line).toBe(2);
     expect(issue?.text).toMatch(/^✖ invalid YAML: /);
   });

@@ -12,7 +12,11 @@ import { events, type Json, poolResources, providers } from "./resources.js";
 import { summarizeTerraform } from "./summary.js";
 
 function file(plan: BurstPlan, name: string, body: Json): Artifact {
-  return { path: `${TERRAFORM_DIR}/${name}`, content: stableJson({ "//": tfLiteral(generatedMarker(plan)), ...body }) };
+  return {
+    path: `${TERRAFORM_DIR}/${name}`,
+    content: stableJson({ "//": tfLiteral(generatedMarker(plan)), ...body }),
+    schema: "terraform-aws",
+  };
 }
 
 export function generateTerraform(plan: BurstPlan): Artifact[] {

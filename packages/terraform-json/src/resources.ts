@@ -1,6 +1,13 @@
 // The Terraform JSON documents of the AWS side, built as plain objects: providers, the instance-state events, and one
 // launch template and Auto Scaling Group per pool.
-import { type BurstPlan, type CloudPlan, type PlannedPool, TERRAFORM_DIR, userDataPaths } from "@clusterspec/core";
+import {
+  type BurstPlan,
+  type CloudPlan,
+  type PlannedPool,
+  PROVISIONER_EVENT_STATES,
+  TERRAFORM_DIR,
+  userDataPaths,
+} from "@clusterspec/core";
 import { tfExpr, tfLiteral } from "./escape.js";
 
 export type Json = Record<string, unknown>;
@@ -51,10 +58,15 @@ export function events(plan: BurstPlan, cloud: Cloud): Json {
       aws_cloudwatch_event_rule: {
         [EVENTS]: {
           name: tfLiteral(awsName(plan.name, "-ec2-state-change", 64)),
-          description: tfLiteral(`EC2 instance state changes, for the provisioner of cluster ${plan.name}`),
+          description: tfLiteral(
+            `EC2 instances entering running or terminated, for the provisioner of cluster ${plan.name}`,
+          ),
+          // Only the states the contract acts on. The event names no Auto Scaling Group (EventBridge cannot match
+          // tags), so the provisioner checks the instance's group before it hands out anything (the contract).
           event_pattern: JSON.stringify({
             source: ["aws.ec2"],
             "detail-type": ["EC2 Instance State-change Notification"],
+            detail: { state: [...PROVISIONER_EVENT_STATES] },
           }),
         },
       },
@@ -96,7 +108,7 @@ function userDataExpr(pool: PlannedPool): string {
 
 export function poolResources(plan: BurstPlan, pool: PlannedPool): Json {
   const r = poolResourceName(pool);
-  const name = tfLiteral(`${plan.name}-${pool.name}`);
+  const name = tfLiteral(pool.groupName);
   const ami = pool.ami;
   const filters =
     "id" in ami
@@ -140,6 +152,8 @@ export function poolResources(plan: BurstPlan, pool: PlannedPool): Json {
             },
           ],
           user_data: userDataExpr(pool),
+          // the join script powers the instance off on a fatal error: terminate it, so the group replaces it at once
+          instance_initiated_shutdown_behavior: "terminate",
           update_default_version: true,
         },
       },

@@ -1,9 +1,5 @@
 import { type ClusterPlan, resolvePlan, SECRET_KINDS, stableJson, validateSpec } from "@clusterspec/core";
 import { arbSpecAndPlan, buildSpec, mustResolve, mustValidate } from "@clusterspec/core/testing";
-import { readSchema } from "@clusterspec/testkit";
-import fc from "fast-check";
-import { describe, expect, it } from "vitest";
-import { generateTerraform, terraformModule, tfExpr, tfLiteral } from "../src/index.js";
 import {
   allStrings,
   checkBlock,
@@ -11,7 +7,11 @@ import {
   interpolations,
   type ProviderSchemaFile,
   unescapeTemplate,
-} from "./provider-schema.js";
+} from "@clusterspec/schemas/terraform";
+import { readSchema } from "@clusterspec/testkit";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { generateTerraform, terraformModule, tfExpr, tfLiteral } from "../src/index.js";
 
 const schema = readSchema("aws-provider-subset.json") as unknown as ProviderSchemaFile;
 const schemaNewest = readSchema("aws-provider-subset-6.66.0.json") as unknown as ProviderSchemaFile;
@@ -91,7 +91,7 @@ describe("terraform files", () => {
     for (const a of artifacts) expect(stableJson(JSON.parse(a.content))).toBe(a.content);
   });
 
-  it("send EC2 state changes over SNS to the provisioner's /sns over https; apply waits for the provisioner to confirm", () => {
+  it("send EC2 running/terminated changes over SNS to the provisioner's /sns over https; apply waits for the provisioner to confirm", () => {
     const events = docs(plan)["cloud/terraform/events.tf.json"] as {
       resource: Record<string, Record<string, Record<string, unknown>>>;
     };
@@ -99,6 +99,8 @@ describe("terraform files", () => {
     expect(JSON.parse(String(rule?.event_pattern))).toEqual({
       source: ["aws.ec2"],
       "detail-type": ["EC2 Instance State-change Notification"],
+      // only the states the contract acts on; pool membership is the provisioner's check (the contract)
+      detail: { state: ["running", "terminated"] },
     });
     const sub = events.resource.aws_sns_topic_subscription?.provisioner;
     expect(sub).toEqual({
@@ -121,9 +123,22 @@ describe("terraform files", () => {
     expect(lt?.metadata_options).toEqual([
       { http_endpoint: "enabled", http_put_response_hop_limit: 1, http_tokens: "required" },
     ]);
+    // the join script powers off on a fatal error: the instance terminates and the group replaces it
+    expect(lt?.instance_initiated_shutdown_behavior).toBe("terminate");
     expect(lt?.user_data).toMatchInlineSnapshot(
       `"\${fileexists("\${path.module}/../ci-arm64/user-data.gz.b64") ? trimspace(file("\${path.module}/../ci-arm64/user-data.gz.b64")) : filebase64("\${path.module}/../ci-arm64/user-data.yaml")}"`,
     );
+  });
+
+  it("warn in PLAN.md when a pool has a single subnet (one availability zone), and only then", () => {
+    const input = cloudInput() as any;
+    input.cloud.pools[0].subnets = ["subnet-0aaaaaaaaaaaaaaaa"];
+    const one = terraformModule.summarize?.(mustResolve(input)) ?? "";
+    expect(one).toContain(
+      "> **Warning:** pool ci-arm64 has a single subnet (subnet-0aaaaaaaaaaaaaaaa), so a single availability zone",
+    );
+    input.cloud.pools[0].subnets = ["subnet-0aaaaaaaaaaaaaaaa", "subnet-0bbbbbbbbbbbbbbbb"];
+    expect(terraformModule.summarize?.(mustResolve(input))).not.toContain("has a single subnet");
   });
 
   it("raise the hop limit to 2 only for a pool whose pods may reach IMDS, with a warning in PLAN.md", () => {
@@ -139,7 +154,7 @@ describe("terraform files", () => {
     expect(terraformModule.summarize?.(p)).toContain(
       "> **Warning:** pool ci-arm64 lets pods reach the instance metadata service (`imds.podAccess: true`, hop limit 2)",
     );
-    expect(terraformModule.summarize?.(plan)).not.toContain("Warning");
+    expect(terraformModule.summarize?.(plan)).not.toContain("lets pods reach");
   });
 
   it("tag the group for Cluster Autoscaler auto-discovery and scale from zero", () => {

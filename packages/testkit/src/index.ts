@@ -1,5 +1,18 @@
 export { clusterExampleNames, exampleInput, exampleNames, examplesDir, exampleText } from "./examples.js";
 export {
+  failoverSteps,
+  formatLabReport,
+  type LabAction,
+  type LabReport,
+  type LabStep,
+  type RunOptions,
+  runFailoverScenarios,
+  type StepOptions,
+  type StepResult,
+  type Takeover,
+  type TakeoverEvent,
+} from "./failover.js";
+export {
   MockProvisioner,
   type MockProvisionerOptions,
   type ProvisionerScript,
@@ -18,3 +31,12 @@ export {
 } from "./schemas.js";
 export { hasTool, run, sh, type ToolResult, toolAvailable } from "./tools.js";
 export { readTree } from "./tree.js";
+export {
+  type Observation,
+  reapStaleLabs,
+  startVrrpLab,
+  type VrrpLab,
+  type VrrpLabOptions,
+  type WaitOptions,
+  type WaitResult,
+} from "./vrrp-lab.js";

@@ -1,4 +1,4 @@
-// Upstream JSON schemas (copied with provenance into ../schemas) compiled with ajv, for the tests.
+// Upstream JSON schemas (in packages/schemas/data, with provenance) compiled with ajv, for the tests.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -8,7 +8,7 @@ import Ajv2020 from "ajv/dist/2020.js";
 import AjvDraft04 from "ajv-draft-04";
 import addFormats from "ajv-formats";
 
-export const schemaDir = join(dirname(fileURLToPath(import.meta.url)), "..", "schemas");
+export const schemaDir = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "schemas", "data");
 
 export function readSchema(relativePath: string): Record<string, unknown> {
   return JSON.parse(readFileSync(join(schemaDir, relativePath), "utf8")) as Record<string, unknown>;

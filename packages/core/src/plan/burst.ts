@@ -11,6 +11,12 @@ import type { BurstKubernetes, CloudPlan, PlannedHub, PlannedPackage, PlannedPoo
 /** The provisioner's SNS endpoint path: Terraform subscribes it, the contract describes it. */
 export const PROVISIONER_SNS_PATH = "/sns";
 
+/**
+ * The EC2 states the provisioner acts on: the EventBridge rule forwards only these, the contract describes them.
+ * EC2 state-change events carry no Auto Scaling Group, so the provisioner checks membership itself (the contract).
+ */
+export const PROVISIONER_EVENT_STATES = ["running", "terminated"] as const;
+
 export const PEER_SECRET_TYPE = "clusterspec.dev/wireguard-peer";
 export const PEER_SECRET_DATA_KEY = "wg-quick.conf";
 
@@ -18,6 +24,8 @@ export interface BurstContext {
   readonly clusterName: string;
   readonly kubernetes: BurstKubernetes;
   readonly apiServerEndpoint: string;
+  /** `controlPlane.dnsName` and the VIP it names: burst nodes map it in /etc/hosts as on-prem nodes do. */
+  readonly apiHostAlias?: { readonly address: string; readonly name: string } | undefined;
   readonly nameservers: readonly string[];
   readonly searchDomains: readonly string[];
   readonly onPremNetworks: readonly string[];
@@ -96,6 +104,7 @@ export function planCloud(cloud: CloudSpec, ctx: BurstContext): CloudPlan {
     return {
       name: pool.name,
       specPath,
+      groupName: `${ctx.clusterName}-${pool.name}`,
       instanceType: pool.instanceType,
       architecture: pool.architecture,
       ami: pool.ami,
@@ -146,6 +155,7 @@ export function planCloud(cloud: CloudSpec, ctx: BurstContext): CloudPlan {
     pools,
     snsEndpoint: `${url.replace(/\/+$/, "")}${PROVISIONER_SNS_PATH}`,
     apiServerEndpoint: ctx.apiServerEndpoint,
+    apiHostAlias: ctx.apiHostAlias,
     nameservers: ctx.nameservers,
     searchDomains: ctx.searchDomains,
     routedNetworks: [...new Set(routed)],

@@ -7,7 +7,7 @@ import {
   segmentOfInterface,
 } from "../facts/spec.js";
 import { defaultHealthCheckWeight } from "../facts/vrrp.js";
-import { hostPart, ipEquals, ipFamily } from "../ip.js";
+import { canonicalIp, hostPart, ipEquals, ipFamily, isIp } from "../ip.js";
 import { InternalError } from "../issues.js";
 import { resolveSecrets, type SecretValues } from "../secrets.js";
 import { type AnySpec, type CloudBurstSpec, type ClusterSpec, isCloudBurstSpec } from "../spec/schema.js";
@@ -20,6 +20,7 @@ import type {
   CloudBurstPlan,
   CloudPlan,
   ClusterPlan,
+  KubeadmKnobs,
   NodeHealthPlan,
   PlannedNode,
   PolicyRoute,
@@ -55,6 +56,52 @@ function ciliumDevices(spec: ClusterSpec, kubernetesInterface: string): string[]
   return [...new Set(devices)];
 }
 
+/** Each SAN once (IPs compared canonically, names case-insensitively), in the order given. */
+function uniqueSans(sans: readonly string[]): string[] {
+  const seen = new Set<string>();
+  return sans.filter((s) => {
+    const key = isIp(s) ? canonicalIp(s) : s.toLowerCase();
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+function kubeadmKnobs(spec: ClusterSpec, cpAddresses: readonly string[]): KubeadmKnobs {
+  const k = spec.kubernetes;
+  return {
+    certSANs: uniqueSans([
+      hostPart(spec.controlPlane.vip),
+      ...(spec.controlPlane.dnsName === undefined ? [] : [spec.controlPlane.dnsName]),
+      ...cpAddresses,
+      ...k.apiServer.certSANs,
+    ]),
+    apiServerArgs: k.apiServer.extraArgs,
+    apiServerVolumes: k.apiServer.extraVolumes,
+    controllerManagerArgs: k.controllerManager.extraArgs,
+    schedulerArgs: k.scheduler.extraArgs,
+    etcdArgs: k.etcd.extraArgs,
+    kubelet: k.kubelet,
+  };
+}
+
+/**
+ * Interfaces of a node that need `accept_local=1`. With DSR (or hybrid) a backend receives the client's packet
+ * unchanged; when the client is this node itself, or a VIP it holds, the source is a local address, and the
+ * kernel's source validation (fib_validate_source, consulted through the policy-routing rules) drops it with
+ * EINVAL unless the receiving interface accepts local sources (cilium/cilium#17747).
+ */
+function acceptLocalInterfaces(
+  spec: ClusterSpec,
+  policyRoutes: readonly PolicyRoute[],
+  node: ClusterSpec["nodes"][number],
+): string[] {
+  if (spec.cilium.loadBalancerMode === "snat") return [];
+  return policyRoutes
+    .map((r) => r.interface)
+    .filter((i, n, all) => all.indexOf(i) === n && node.interfaces[i] !== undefined);
+}
+
 function planCilium(spec: ClusterSpec, kubernetesInterface: string, cloud: CloudPlan | undefined): CiliumPlan {
   const c = spec.cilium;
   const mtu = c.mtu ?? cloud?.tunnelMtu;
@@ -70,6 +117,7 @@ function planCilium(spec: ClusterSpec, kubernetesInterface: string, cloud: Cloud
     encryption: c.encryption,
     mtu,
     mtuSource: c.mtu !== undefined ? "spec" : mtu !== undefined ? "wireguard-tunnel" : "auto",
+    values: c.values,
   };
 }
 
@@ -130,6 +178,20 @@ function resolveClusterPlan(spec: ClusterSpec, options: ResolveOptions): Cluster
   const segment = kubernetesSegment(spec);
   if (!version || !segment) throw new InternalError("resolvePlan needs a validated spec");
 
+  const policyRoutes: PolicyRoute[] = spec.network.segments.flatMap((seg) =>
+    seg.uplink
+      ? [
+          {
+            segment: seg,
+            interface: seg.interface,
+            table: seg.uplink.routingTable,
+            gateway: seg.uplink.gateway,
+            sources: seg.uplink.sources ?? seg.onLink,
+          },
+        ]
+      : [],
+  );
+
   const cpNames = spec.nodes.filter(isControlPlane).map((n) => n.name);
   const hub = spec.cloud?.wireguard.hub;
   const nodes: PlannedNode[] = spec.nodes.map((n) => {
@@ -159,6 +221,9 @@ function resolveClusterPlan(spec: ClusterSpec, options: ResolveOptions): Cluster
         gateway: f.gateway,
         segment: segmentOfInterface(spec, name),
       })),
+      labels: n.labels,
+      taints: n.taints,
+      acceptLocalInterfaces: acceptLocalInterfaces(spec, policyRoutes, n),
     };
   });
   const initNode = nodes.find((n) => n.init);
@@ -169,20 +234,8 @@ function resolveClusterPlan(spec: ClusterSpec, options: ResolveOptions): Cluster
   if (!cpVip) throw new InternalError("no control-plane VIP");
   const host = hostPart(spec.controlPlane.vip);
   const port = spec.controlPlane.port;
-
-  const policyRoutes: PolicyRoute[] = spec.network.segments.flatMap((seg) =>
-    seg.uplink
-      ? [
-          {
-            segment: seg,
-            interface: seg.interface,
-            table: seg.uplink.routingTable,
-            gateway: seg.uplink.gateway,
-            sources: seg.uplink.sources ?? seg.onLink,
-          },
-        ]
-      : [],
-  );
+  const dnsName = spec.controlPlane.dnsName;
+  const endpointHost = dnsName ?? (ipFamily(host) === 6 ? `[${host}]` : host);
 
   const h = spec.kubernetes.nodeHealth;
   const grace = h.monitorGracePeriod ?? defaultMonitorGracePeriod(version.minor);
@@ -206,6 +259,8 @@ function resolveClusterPlan(spec: ClusterSpec, options: ResolveOptions): Cluster
       clusterName: spec.name,
       kubernetes: burstKubernetes(version, spec.kubernetes),
       apiServerEndpoint: ipFamily(host) === 6 ? `[${host}]:${port}` : `${host}:${port}`,
+      apiHostAlias:
+        spec.controlPlane.dnsName === undefined ? undefined : { address: host, name: spec.controlPlane.dnsName },
       nameservers: spec.network.nameservers,
       searchDomains: spec.network.searchDomains,
       onPremNetworks: [segment.subnet],
@@ -249,6 +304,10 @@ function resolveClusterPlan(spec: ClusterSpec, options: ResolveOptions): Cluster
       criSocket: spec.kubernetes.criSocket,
       cgroupDriver: spec.kubernetes.cgroupDriver,
       nodeHealth,
+      knobs: kubeadmKnobs(
+        spec,
+        nodes.filter((n) => n.controlPlane).map((n) => n.internalAddress),
+      ),
     },
     network: {
       kubernetesSegment: segment,
@@ -260,8 +319,9 @@ function resolveClusterPlan(spec: ClusterSpec, options: ResolveOptions): Cluster
     controlPlane: {
       host,
       port,
-      endpoint: ipFamily(host) === 6 ? `[${host}]:${port}` : `${host}:${port}`,
+      endpoint: `${endpointHost}:${port}`,
       vip: cpVip,
+      dnsName,
     },
     vips,
     vrrp,
@@ -276,5 +336,6 @@ function resolveClusterPlan(spec: ClusterSpec, options: ResolveOptions): Cluster
     cilium: planCilium(spec, segment.interface, cloud),
     cloud,
     secrets,
+    overlays: spec.overlays,
   };
 }

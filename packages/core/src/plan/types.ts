@@ -2,6 +2,7 @@ import type { AsgTag } from "../facts/cloud.js";
 import type { KubeadmApiVersion, StorageIsolationOff } from "../facts/kubernetes.js";
 import type { IssuePath } from "../issues.js";
 import type { ResolvedSecret, SecretId } from "../secrets.js";
+import type { ExtraVolume, NodeTaint, Overlay } from "../spec/knob-types.js";
 import type { PoolSpec, SegmentSpec } from "../spec/schema.js";
 import type { Semver } from "../spec/version.js";
 import type { PlannedVip } from "./vrrp.js";
@@ -43,6 +44,27 @@ export interface PlannedNode {
   readonly interfaces: readonly PlannedInterface[];
   /** Route to the burst nodes' tunnel addresses through the on-prem WireGuard hub (absent on the hub itself). */
   readonly tunnelRoute: { readonly subnet: string; readonly via: string; readonly interface: string } | undefined;
+  /** Labels the kubelet sets when it registers (all self-settable under NodeRestriction). */
+  readonly labels: Readonly<Record<string, string>>;
+  readonly taints: readonly NodeTaint[];
+  /**
+   * Interfaces that need `accept_local=1`: Cilium DSR delivers packets whose source is one of this node's own
+   * addresses (a VIP it holds) on an interface whose replies take a policy-routing table. Empty otherwise.
+   */
+  readonly acceptLocalInterfaces: readonly string[];
+}
+
+/** Free-form settings of the control-plane components, merged into what clusterspec derives (never over it). */
+export interface KubeadmKnobs {
+  /** Every SAN once: the VIP, controlPlane.dnsName, each control plane's internal address, then the spec's. */
+  readonly certSANs: readonly string[];
+  readonly apiServerArgs: Readonly<Record<string, string>>;
+  readonly apiServerVolumes: readonly ExtraVolume[];
+  readonly controllerManagerArgs: Readonly<Record<string, string>>;
+  readonly schedulerArgs: Readonly<Record<string, string>>;
+  readonly etcdArgs: Readonly<Record<string, string>>;
+  /** KubeletConfiguration fields from `kubernetes.kubelet` (owned ones refused by the rules). */
+  readonly kubelet: Readonly<Record<string, unknown>>;
 }
 
 /** A policy routing table: replies from `sources` leave through `gateway` on `interface`. */
@@ -109,10 +131,14 @@ export interface CiliumPlan {
   /** The device MTU Cilium assumes: the spec's, else inside the WireGuard tunnel with cloud pools; undefined: auto. */
   readonly mtu: number | undefined;
   readonly mtuSource: "spec" | "wireguard-tunnel" | "auto";
+  /** `cilium.values`: Helm values merged over the generated ones (owned keys refused by the rules). */
+  readonly values: Readonly<Record<string, unknown>>;
 }
 
 export interface PlannedPool {
   readonly name: string;
+  /** The Auto Scaling Group's name (`<cluster>-<pool>`): Terraform names it, the provisioner checks membership by it. */
+  readonly groupName: string;
   /** `cloud.pools[i]` */
   readonly specPath: IssuePath;
   readonly instanceType: string;
@@ -208,6 +234,8 @@ export interface CloudPlan {
   readonly snsEndpoint: string;
   /** host:port the burst nodes join */
   readonly apiServerEndpoint: string;
+  /** `controlPlane.dnsName` and the VIP: every kubeconfig names the endpoint by it, so burst nodes map it too. */
+  readonly apiHostAlias: { readonly address: string; readonly name: string } | undefined;
   /** the only resolvers a burst node keeps after tunnel-up (at most 2) */
   readonly nameservers: readonly string[];
   readonly searchDomains: readonly string[];
@@ -267,6 +295,7 @@ export interface ClusterPlan {
     readonly criSocket: string;
     readonly cgroupDriver: "cgroupfs" | "systemd";
     readonly nodeHealth: NodeHealthPlan;
+    readonly knobs: KubeadmKnobs;
   };
   readonly network: {
     readonly kubernetesSegment: SegmentSpec;
@@ -282,6 +311,8 @@ export interface ClusterPlan {
     /** `10.118.12.100:6443` (IPv6 in brackets) */
     readonly endpoint: string;
     readonly vip: PlannedVip;
+    /** `controlPlane.dnsName`: the endpoint's host when set, mapped to the VIP in every node's /etc/hosts. */
+    readonly dnsName: string | undefined;
   };
   /** Every VRRP instance: the control-plane VIP first, then the external pool in spec order. */
   readonly vips: readonly PlannedVip[];
@@ -292,6 +323,8 @@ export interface ClusterPlan {
   readonly cilium: CiliumPlan;
   readonly cloud: CloudPlan | undefined;
   readonly secrets: Partial<Record<SecretId, ResolvedSecret>>;
+  /** Merge patches over generated files, applied after every generator ran (spec order). */
+  readonly overlays: readonly Overlay[];
 }
 
 export type AnyPlan = ClusterPlan | CloudBurstPlan;

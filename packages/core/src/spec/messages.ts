@@ -166,6 +166,8 @@ export function humaneIssues(issues: readonly ZodIssue[], ctx: MessageContext): 
           const key = path[path.length - 1];
           return error(path, "missing_key", `missing required key ${JSON.stringify(String(key))}`);
         }
+        // a schema's own message says more (e.g. "quote it" for a YAML bool where kubeadm reads a string)
+        if (!isDefaultMessage(issue.message)) return error(path, "invalid_type", issue.message);
         return error(path, "invalid_type", `expected ${typeName(issue.expected)}, got ${describeValue(value)}`);
       }
       case "unrecognized_keys": {

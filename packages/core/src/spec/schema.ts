@@ -2,6 +2,15 @@
 // several sections live in rules.ts, one function each, so each can be tested and can warn.
 import { z } from "zod";
 import { isCidr, isIp, isNetworkCidr } from "../ip.js";
+import {
+  CiliumValuesSchema,
+  DnsNameSchema,
+  KubernetesKnobs,
+  LABEL_KEY,
+  LABEL_VALUE,
+  NodeKnobs,
+  OverlaysSchema,
+} from "./knobs-schema.js";
 import { parseKubernetesVersion, parseSemver } from "./version.js";
 
 export const MIN_KUBERNETES_MINOR = 22;
@@ -14,10 +23,6 @@ const GO_DURATION = /^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 // A file reference: an absolute or relative path without control characters.
 const FILE_PATH = /^[^\0\n\r]+$/;
-// Label keys and values as Kubernetes accepts them (prefix/name; value ≤ 63).
-const LABEL_KEY =
-  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
-const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 const QUANTITY = /^[0-9]+(\.[0-9]+)?(m|k|Ki|Mi|Gi|Ti|Pi|Ei|M|G|T|P|E)?$/;
 const ABS_PATH = /^\/[A-Za-z0-9._/-]+$/;
 
@@ -153,6 +158,7 @@ const KubernetesSchema = z
       .describe("kubelet cgroup driver; cgroupfs on OpenRC hosts"),
     nodeHealth: NodeHealthSchema.prefault({}),
     secrets: KubeadmSecretsSchema.optional(),
+    ...KubernetesKnobs,
   })
   .describe("Kubernetes version, networks and kubeadm settings");
 
@@ -281,6 +287,7 @@ const ControlPlaneSchema = z
     port: z.number().int().min(1).max(65535).default(6443).describe("API server port"),
     interface: InterfaceNameSchema.optional().describe("Interface carrying the VIP; default the Kubernetes segment's"),
     vrid: z.number().int().min(1).max(255).optional().describe("VRRP router id; allocated when absent"),
+    dnsName: DnsNameSchema.optional(),
   })
   .describe("The API server endpoint held by keepalived");
 
@@ -376,6 +383,7 @@ const NodeSchema = z
             });
       })
       .describe("Interfaces by name"),
+    ...NodeKnobs,
   })
   .describe("A bare-metal server");
 
@@ -428,6 +436,7 @@ const CiliumSchema = z
     loadBalancerMode: z.enum(["snat", "dsr", "hybrid"]).default("snat").describe("Service load balancer mode"),
     encryption: z.enum(["none", "wireguard"]).default("none").describe("Transparent pod traffic encryption"),
     mtu: z.number().int().min(1280).max(9216).optional().describe("Device MTU Cilium assumes (default: derived)"),
+    values: CiliumValuesSchema,
   })
   .describe("Cilium CNI, replacing kube-proxy");
 
@@ -650,6 +659,7 @@ export const ClusterSpecSchema = z
     host: HostSchema.prefault({}),
     cilium: CiliumSchema,
     cloud: CloudSchema.optional(),
+    overlays: OverlaysSchema,
   })
   .describe("clusterspec cluster: one spec, every config file");
 

@@ -66,6 +66,43 @@ export interface ClusterSpecInput {
         file: string;
       };
     } | undefined;
+    /** kube-apiserver settings (kubeadm ClusterConfiguration.apiServer) */
+    apiServer?: {
+      /** Extra API server certificate SANs; the VIP, controlPlane.dnsName and every control-plane address are always included */
+      certSANs?: string[] | undefined;
+      /** Extra command-line flags: flag name without -- to a string value */
+      extraArgs?: { [key: string]: string } | undefined;
+      /** Host paths mounted into kube-apiserver */
+      extraVolumes?: {
+        /** Volume name */
+        name: string;
+        /** Path on the node */
+        hostPath: string;
+        /** Path inside the kube-apiserver container */
+        mountPath: string;
+        /** Mount read-only */
+        readOnly?: boolean | undefined;
+        /** Kubernetes hostPath type check */
+        pathType?: "DirectoryOrCreate" | "Directory" | "FileOrCreate" | "File" | "Socket" | "CharDevice" | "BlockDevice" | undefined;
+      }[] | undefined;
+    } | undefined;
+    /** kube-controller-manager settings */
+    controllerManager?: {
+      /** Extra command-line flags: flag name without -- to a string value */
+      extraArgs?: { [key: string]: string } | undefined;
+    } | undefined;
+    /** kube-scheduler settings */
+    scheduler?: {
+      /** Extra command-line flags: flag name without -- to a string value */
+      extraArgs?: { [key: string]: string } | undefined;
+    } | undefined;
+    /** local etcd settings */
+    etcd?: {
+      /** Extra command-line flags: flag name without -- to a string value */
+      extraArgs?: { [key: string]: string } | undefined;
+    } | undefined;
+    /** KubeletConfiguration fields merged into the generated one (all nodes); checked against the kubelet schema */
+    kubelet?: { [key: string]: unknown } | undefined;
   };
   /** Networks shared by the nodes */
   network: {
@@ -113,6 +150,8 @@ export interface ClusterSpecInput {
     interface?: string | undefined;
     /** VRRP router id; allocated when absent */
     vrid?: number | undefined;
+    /** DNS name of the API endpoint: controlPlaneEndpoint, certSANs and every node's /etc/hosts (to the VIP) */
+    dnsName?: string | undefined;
   };
   /** keepalived/VRRP settings common to every VIP */
   vrrp?: {
@@ -208,6 +247,17 @@ export interface ClusterSpecInput {
       /** Default gateway (main table) through this interface */
       gateway?: string | undefined;
     } };
+    /** Node labels, set by the kubelet when it registers (kubeadm nodeRegistration) */
+    labels?: { [key: string]: string } | undefined;
+    /** Node taints (kubeadm nodeRegistration.taints) */
+    taints?: {
+      /** Taint key (label-key syntax) */
+      key: string;
+      /** Taint value (label-value syntax) */
+      value?: string | undefined;
+      /** Taint effect */
+      effect: "NoSchedule" | "PreferNoSchedule" | "NoExecute";
+    }[] | undefined;
   }[];
   /** Bare-metal host settings (Gentoo/OpenRC) */
   host?: {
@@ -238,6 +288,8 @@ export interface ClusterSpecInput {
     encryption?: "none" | "wireguard" | undefined;
     /** Device MTU Cilium assumes (default: derived) */
     mtu?: number | undefined;
+    /** Helm values deep-merged over the generated ones; checked against the chart's values.schema.json, unknown keys refused */
+    values?: { [key: string]: unknown } | undefined;
   };
   /** Cloud burst into AWS */
   cloud?: {
@@ -354,6 +406,15 @@ export interface ClusterSpecInput {
       } | undefined;
     }[];
   } | undefined;
+  /** Patches over generated files */
+  overlays?: {
+    /** Glob over generated artifact paths (* within a folder, ** across folders) */
+    target: string;
+    /** The kind of the document to patch in a multi-document YAML file */
+    document?: string | undefined;
+    /** RFC 7386 JSON merge patch: null deletes, mappings merge, anything else replaces */
+    patch: { [key: string]: unknown };
+  }[] | undefined;
 }
 
 /** A validated spec: defaults filled in. */
@@ -420,6 +481,43 @@ export interface ClusterSpec {
         file: string;
       };
     } | undefined;
+    /** kube-apiserver settings (kubeadm ClusterConfiguration.apiServer) */
+    apiServer: {
+      /** Extra API server certificate SANs; the VIP, controlPlane.dnsName and every control-plane address are always included */
+      certSANs: string[];
+      /** Extra command-line flags: flag name without -- to a string value */
+      extraArgs: { [key: string]: string };
+      /** Host paths mounted into kube-apiserver */
+      extraVolumes: {
+        /** Volume name */
+        name: string;
+        /** Path on the node */
+        hostPath: string;
+        /** Path inside the kube-apiserver container */
+        mountPath: string;
+        /** Mount read-only */
+        readOnly: boolean;
+        /** Kubernetes hostPath type check */
+        pathType?: "DirectoryOrCreate" | "Directory" | "FileOrCreate" | "File" | "Socket" | "CharDevice" | "BlockDevice" | undefined;
+      }[];
+    };
+    /** kube-controller-manager settings */
+    controllerManager: {
+      /** Extra command-line flags: flag name without -- to a string value */
+      extraArgs: { [key: string]: string };
+    };
+    /** kube-scheduler settings */
+    scheduler: {
+      /** Extra command-line flags: flag name without -- to a string value */
+      extraArgs: { [key: string]: string };
+    };
+    /** local etcd settings */
+    etcd: {
+      /** Extra command-line flags: flag name without -- to a string value */
+      extraArgs: { [key: string]: string };
+    };
+    /** KubeletConfiguration fields merged into the generated one (all nodes); checked against the kubelet schema */
+    kubelet: { [key: string]: unknown };
   };
   /** Networks shared by the nodes */
   network: {
@@ -467,6 +565,8 @@ export interface ClusterSpec {
     interface?: string | undefined;
     /** VRRP router id; allocated when absent */
     vrid?: number | undefined;
+    /** DNS name of the API endpoint: controlPlaneEndpoint, certSANs and every node's /etc/hosts (to the VIP) */
+    dnsName?: string | undefined;
   };
   /** keepalived/VRRP settings common to every VIP */
   vrrp: {
@@ -562,6 +662,17 @@ export interface ClusterSpec {
       /** Default gateway (main table) through this interface */
       gateway?: string | undefined;
     } };
+    /** Node labels, set by the kubelet when it registers (kubeadm nodeRegistration) */
+    labels: { [key: string]: string };
+    /** Node taints (kubeadm nodeRegistration.taints) */
+    taints: {
+      /** Taint key (label-key syntax) */
+      key: string;
+      /** Taint value (label-value syntax) */
+      value: string;
+      /** Taint effect */
+      effect: "NoSchedule" | "PreferNoSchedule" | "NoExecute";
+    }[];
   }[];
   /** Bare-metal host settings (Gentoo/OpenRC) */
   host: {
@@ -592,6 +703,8 @@ export interface ClusterSpec {
     encryption: "none" | "wireguard";
     /** Device MTU Cilium assumes (default: derived) */
     mtu?: number | undefined;
+    /** Helm values deep-merged over the generated ones; checked against the chart's values.schema.json, unknown keys refused */
+    values: { [key: string]: unknown };
   };
   /** Cloud burst into AWS */
   cloud?: {
@@ -708,6 +821,15 @@ export interface ClusterSpec {
       };
     }[];
   } | undefined;
+  /** Patches over generated files */
+  overlays: {
+    /** Glob over generated artifact paths (* within a folder, ** across folders) */
+    target: string;
+    /** The kind of the document to patch in a multi-document YAML file */
+    document?: string | undefined;
+    /** RFC 7386 JSON merge patch: null deletes, mappings merge, anything else replaces */
+    patch: { [key: string]: unknown };
+  }[];
 }
 
 export type NodeSpec = ClusterSpec["nodes"][number];

@@ -11,6 +11,14 @@ import {
   wireguardKeysConsistent,
 } from "./cloud.js";
 import {
+  ciliumValuesNotOwned,
+  extraArgsNotOwned,
+  kubeletFieldsNotOwned,
+  nodeLabelsSelfSettable,
+  nodeTaintsDistinct,
+  noSecretLiterals,
+} from "./knobs.js";
+import {
   kubeadmSecretsForJoins,
   nodeHealthConsistent,
   podSubnetFitsNodes,
@@ -80,4 +88,10 @@ export const rules: readonly Rule[] = [
   cloudPoolLabelsSelfSettable,
   provisionerUrlIsBase,
   wireguardKeysConsistent,
+  extraArgsNotOwned,
+  kubeletFieldsNotOwned,
+  ciliumValuesNotOwned,
+  nodeLabelsSelfSettable,
+  nodeTaintsDistinct,
+  noSecretLiterals,
 ];

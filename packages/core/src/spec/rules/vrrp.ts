@@ -217,4 +217,10 @@ export const healthCheckMovesVip: Rule = (spec, report) => {
       ["vrrp", "basePriority"],
       `basePriority ${spec.vrrp.basePriority} is too low for the apiserver health check: a failed master is clamped to priority 1, which the lowest of ${cps} control-plane nodes also has; use at least ${cps + 1} or weight 0 for FAULT`,
     );
+  // keepalived's nopreempt backups never take a VIP from a live master, whatever its priority (the VRRP lab shows it).
+  if (spec.vrrp.nopreempt && w !== 0 && cps > 1)
+    report.warning(
+      ["vrrp", "nopreempt"],
+      "with nopreempt a failing apiserver check does not move the control-plane VIP (no backup takes a VIP from a live master, whatever its priority); set vrrp.healthCheck.weight to 0 so a failing master goes to FAULT and lets it go",
+    );
 };

@@ -1,6 +1,7 @@
 // A small checker of Terraform JSON syntax against `terraform providers schema -json` data: known
 // attributes and blocks, required ones present, value types. Strings holding `${` are expressions
 // and stand for any type, as in Terraform itself.
+import type { SchemaProblem } from "@clusterspec/core";
 
 type TfType = string | [string, unknown];
 interface Attribute {
@@ -161,4 +162,19 @@ export function allStrings(value: unknown, out: string[] = []): string[] {
       allStrings(v, out);
     }
   return out;
+}
+
+/** Problems of a .tf.json document against the AWS provider subset (hashicorp/aws 6.66.0). */
+export async function loadTerraformChecker(): Promise<(doc: unknown) => SchemaProblem[]> {
+  const schema = (await import("../data/aws-provider-subset-6.66.0.json", { with: { type: "json" } }))
+    .default as unknown as ProviderSchemaFile;
+  return (doc) =>
+    checkTerraformJson(doc, schema).map((line) => {
+      const [where = "", ...rest] = line.split(": ");
+      const message = rest.length === 0 ? line : rest.join(": ");
+      const pointer = rest.length === 0 ? [] : where.split(/[.[\]]+/).filter(Boolean);
+      // point at the unknown key itself, as for the JSON schemas
+      const unknown = /^unknown (?:argument or block|object key) (\S+)$/.exec(message)?.[1];
+      return { document: 0, pointer: unknown === undefined ? pointer : [...pointer, unknown], message };
+    });
 }

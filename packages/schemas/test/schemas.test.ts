@@ -1,0 +1,128 @@
+// The runtime schema checks: Cilium's chart made strict (with did-you-mean), the nearest stored chart, kubeadm strict.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { loadArtifactChecker } from "@clusterspec/schemas";
+import { chartVersions, commentedKeys, loadCiliumChart, nearestChart } from "@clusterspec/schemas/cilium";
+import { checkKubernetesDocuments } from "@clusterspec/schemas/kubernetes";
+import { describe, expect, it } from "vitest";
+
+const data = join(import.meta.dirname, "..", "data");
+
+describe("embedded chart values", () => {
+  it.each(chartVersions)(
+    "src/generated holds data/cilium/%s/values.yaml byte for byte (scripts/embed-values.mjs)",
+    async (v) => {
+      const embedded = (await import(`../src/generated/cilium-${v}-values.ts`)).default;
+      expect(embedded).toBe(readFileSync(join(data, "cilium", v, "values.yaml"), "utf8"));
+    },
+  );
+
+  it("finds the keys values.yaml documents only in comments", async () => {
+    const keys = commentedKeys(readFileSync(join(data, "cilium", "1.20.0", "values.yaml"), "utf8"));
+    for (const k of ["loadBalancer.mode", "loadBalancer.dsrDispatch"]) expect(keys.has(k), k).toBe(true);
+    // keys that exist uncommented, and helm-schema annotations (`# type: [null, string]`), are not listed
+    for (const k of ["l7Proxy", "type"]) expect(keys.has(k), k).toBe(false);
+  });
+});
+
+describe("Cilium values, strictly", () => {
+  it("accept keys of the schema, of values.yaml and of its comments, and label-keyed maps", async () => {
+    const chart = await loadCiliumChart("1.20.0");
+    expect(
+      chart.check({
+        l7Proxy: false,
+        loadBalancer: { mode: "dsr", algorithm: "maglev" },
+        hubble: { relay: { enabled: true } },
+        nodeSelector: { "example.com/pool": "infra" },
+      }),
+    ).toEqual([]);
+  });
+
+  it("refuse an unknown key with a did-you-mean, an undocumented value and a wrong type", async () => {
+    const chart = await loadCiliumChart("1.20.0");
+    expect(
+      chart.check({ l7proxy: false, hubble: { relai: {} }, loadBalancer: { mode: "fast" }, l7Proxy: "no" }),
+    ).toMatchInlineSnapshot(`
+      [
+        {
+          "document": 0,
+          "message": "unknown key l7proxy: neither in the Cilium 1.20.0 chart's values.schema.json nor documented in its values.yaml; did you mean l7Proxy?",
+          "pointer": [
+            "l7proxy",
+          ],
+        },
+        {
+          "document": 0,
+          "message": "unknown key hubble.relai: neither in the Cilium 1.20.0 chart's values.schema.json nor documented in its values.yaml; did you mean hubble.relay?",
+          "pointer": [
+            "hubble",
+            "relai",
+          ],
+        },
+        {
+          "document": 0,
+          "message": "loadBalancer.mode must be one of ["snat","dsr","hybrid"] (the values the chart documents)",
+          "pointer": [
+            "loadBalancer",
+            "mode",
+          ],
+        },
+        {
+          "document": 0,
+          "message": "must be boolean",
+          "pointer": [
+            "l7Proxy",
+          ],
+        },
+      ]
+    `);
+  });
+
+  it("stand in the nearest stored chart for a version that is not stored, and say so", async () => {
+    expect(nearestChart("1.19.2")).toBe("1.19.6");
+    expect(nearestChart("1.21.0")).toBe("1.20.0");
+    const checker = await loadArtifactChecker({ schemas: ["cilium-values"], ciliumVersion: "1.18.4" });
+    expect(checker.notes).toMatchInlineSnapshot(`
+      [
+        "Cilium 1.18.4: its chart schema is not stored, values were checked against the nearest stored chart 1.19.6",
+      ]
+    `);
+  });
+});
+
+describe("kubeadm and kubelet, strictly", () => {
+  it("refuse an unknown field and an unknown kind at their pointers", () => {
+    expect(
+      checkKubernetesDocuments([
+        { apiVersion: "kubeadm.k8s.io/v1beta4", kind: "ClusterConfiguration", apiServer: { certSANz: [] } },
+        { apiVersion: "kubelet.config.k8s.io/v1beta1", kind: "KubeletConfiguration", maxPods: "many" },
+        { apiVersion: "kubeadm.k8s.io/v1beta4", kind: "ResetConfiguration" },
+      ]),
+    ).toMatchInlineSnapshot(`
+      [
+        {
+          "document": 0,
+          "message": "unknown field certSANz",
+          "pointer": [
+            "apiServer",
+            "certSANz",
+          ],
+        },
+        {
+          "document": 1,
+          "message": "must be integer,null",
+          "pointer": [
+            "maxPods",
+          ],
+        },
+        {
+          "document": 2,
+          "message": "kubeadm.k8s.io/v1beta4 ResetConfiguration is not a kubeadm or kubelet configuration kind",
+          "pointer": [
+            "kind",
+          ],
+        },
+      ]
+    `);
+  });
+});

@@ -1,0 +1,597 @@
+// The VRRP lab: the real keepalived of every node of a generated tree, each in its own network namespace, their
+// interfaces joined by one Linux bridge per interface name in a namespace of the lab's own. Nothing leaves these
+// namespaces: every address lives inside them, and the bridges have no uplink.
+//
+// Per node: a veth per interface of the plan (a VLAN name such as `wan0.4000` is a veth of that name), with the
+// addresses of its /etc/conf.d/net; keepalived in the foreground (-n), VRRP only (-P), in a private mount
+// namespace where the node's generated /etc/keepalived and a lab folder as /run are bind-mounted; the apiserver
+// check script replaced by a stub that fails while the test says so. `ip -ts -o monitor address` in each node
+// namespace reports VIPs coming and going with the kernel's timing; `ip -n <ns> addr` confirms each settled state.
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type ClusterPlan, shellVar } from "@clusterspec/core";
+import { canonicalIp } from "@clusterspec/core/testing";
+
+/** Every lab namespace starts with this, then the pid of the process that made it: stale ones can be reaped. */
+const PREFIX = "cslab";
+const STUB_FLAG = "clusterspec-lab-unhealthy";
+const CHECK_STUB = `#!/bin/sh\n# clusterspec VRRP lab: stands in for the apiserver check; fails while /run/${STUB_FLAG} exists.\n[ ! -e /run/${STUB_FLAG} ]\n`;
+
+export interface LabNodeInterface {
+  readonly name: string;
+  readonly cidrs: readonly string[];
+}
+
+interface LabNode {
+  readonly name: string;
+  readonly ns: string;
+  readonly dir: string;
+  readonly interfaces: readonly LabNodeInterface[];
+  /** Bridge-side veth ends. */
+  readonly ports: readonly string[];
+  readonly hasCheck: boolean;
+  keepalived: ChildProcess | undefined;
+  monitor: ChildProcess | undefined;
+  up: boolean;
+  /** Addresses (canonical, no prefix) on the node's interfaces, and when each last appeared (epoch ms). */
+  readonly addresses: Map<string, number>;
+}
+
+/** VIP address → nodes (that are up) holding it. */
+export type Observation = ReadonlyMap<string, readonly string[]>;
+
+export interface WaitResult {
+  readonly ok: boolean;
+  /** Epoch ms when the expected state was first reached (and then held); undefined if never. */
+  readonly reachedAt: number | undefined;
+  readonly observed: Observation;
+  /** Human-readable differences from the expectation at the end. */
+  readonly diff: readonly string[];
+}
+
+export interface WaitOptions {
+  readonly deadlineMs: number;
+  readonly holdMs: number;
+}
+
+export interface VrrpLab {
+  readonly nodes: readonly string[];
+  /** VIP addresses in plan order (canonical). */
+  readonly vipAddresses: readonly string[];
+  observe(): Observation;
+  /** Holders read with `ip -n <ns> addr` in every live node namespace. */
+  snapshot(): Promise<Observation>;
+  /** When `address` last appeared on `node` (epoch ms), per the kernel's event timestamp. */
+  appearedAt(node: string, address: string): number | undefined;
+  /** Whether the nodes started alone and wait for `connect()`. */
+  readonly isolatedStart: boolean;
+  /** Un-isolates the bridge ports: the nodes, each master of everything so far, now hear each other. */
+  connect(): Promise<void>;
+  /** Node death: SIGKILL to keepalived (no goodbye advert), links down, its VIPs gone. Returns the epoch ms of the kill. */
+  kill(node: string): Promise<number>;
+  /** The node comes back as after a reboot: no VIPs, links up, keepalived started. Returns the epoch ms of the start. */
+  revive(node: string): Promise<number>;
+  /** Makes the node's apiserver check stub fail (false) or pass (true). Returns the epoch ms of the switch. */
+  setHealthy(node: string, healthy: boolean): number;
+  /** Waits until, for every VIP, exactly the expected node (or nobody) holds it, and that lasts `holdMs`. */
+  waitFor(expected: ReadonlyMap<string, string | undefined>, options: WaitOptions): Promise<WaitResult>;
+  /** Waits until `differences` of the observation is empty, and stays so for `holdMs`. */
+  waitUntil(differences: (observed: Observation) => readonly string[], options: WaitOptions): Promise<WaitResult>;
+  /** Last lines of each node's keepalived log, for failure messages. */
+  logs(lines?: number): string;
+  stop(): Promise<void>;
+}
+
+// ---- processes and cleanup ----
+
+const labs = new Set<{ destroy: () => void }>();
+let handlersInstalled = false;
+
+function installExitHandlers(): void {
+  if (handlersInstalled) return;
+  handlersInstalled = true;
+  const cleanAll = () => {
+    for (const l of [...labs]) l.destroy();
+  };
+  process.once("exit", cleanAll);
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const)
+    process.once(signal, () => {
+      cleanAll();
+      process.kill(process.pid, signal);
+    });
+}
+
+function runSync(
+  cmd: string,
+  args: readonly string[],
+  input?: string,
+): { status: number; stdout: string; stderr: string } {
+  const r = spawnSync(cmd, args, { encoding: "utf8", input, timeout: 60_000 });
+  if (r.error) throw r.error;
+  return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+function mustSync(cmd: string, args: readonly string[], input?: string): string {
+  const r = runSync(cmd, args, input);
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")} failed (${r.status}): ${r.stderr || r.stdout}`);
+  return r.stdout;
+}
+
+/** Runs a command without blocking the event loop (other labs' timing must not wait on it). */
+function exec(
+  cmd: string,
+  args: readonly string[],
+  input?: string,
+): Promise<{ status: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout?.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr?.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ status: code ?? -1, stdout, stderr }));
+    child.stdin?.on("error", () => undefined).end(input);
+  });
+}
+
+async function must(cmd: string, args: readonly string[], input?: string): Promise<string> {
+  const r = await exec(cmd, args, input);
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")} failed (${r.status}): ${r.stderr || r.stdout}`);
+  return r.stdout;
+}
+
+const pidAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+};
+
+/** Kills every process inside the namespace (all of them were started by a lab) and deletes it. */
+function deleteNamespace(ns: string): void {
+  const pids = runSync("ip", ["netns", "pids", ns]).stdout.split(/\s+/).filter(Boolean).map(Number);
+  for (const pid of pids)
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  runSync("ip", ["netns", "del", ns]);
+}
+
+/** Namespaces left by a lab whose process is gone (a killed test worker): their keepalived and monitors too. */
+export function reapStaleLabs(): string[] {
+  const names = runSync("ip", ["netns", "list"])
+    .stdout.split("\n")
+    .map((l) => l.split(" ")[0] ?? "")
+    .filter((n) => n.startsWith(`${PREFIX}-`));
+  const stale = names.filter((n) => {
+    const pid = Number(n.split("-")[1]);
+    return Number.isInteger(pid) && pid !== process.pid && !pidAlive(pid);
+  });
+  for (const ns of stale) deleteNamespace(ns);
+  return stale;
+}
+
+// ---- reading the tree ----
+
+/** Variables of a conf.d/net as the shell sees them after sourcing it (netifrc sources it too). */
+function netifrcVariables(file: string): Map<string, string> {
+  const out = mustSync("env", ["-i", "bash", "-c", 'set -a; . "$1"; env -0', "bash", file]);
+  const vars = new Map<string, string>();
+  for (const entry of out.split("\0")) {
+    const eq = entry.indexOf("=");
+    if (eq > 0) vars.set(entry.slice(0, eq), entry.slice(eq + 1));
+  }
+  return vars;
+}
+
+function nodeInterfaces(plan: ClusterPlan, tree: string, node: string): LabNodeInterface[] {
+  const planned = plan.nodes.find((n) => n.name === node);
+  if (!planned) throw new Error(`node ${node} is not in the plan`);
+  const net = join(tree, "nodes", node, "etc", "conf.d", "net");
+  const vars = existsSync(net) ? netifrcVariables(net) : new Map<string, string>();
+  return planned.interfaces.map((f) => ({
+    name: f.name,
+    cidrs: (vars.get(`config_${shellVar(f.name)}`) ?? "").split(/\s+/).filter((t) => t.includes("/")),
+  }));
+}
+
+// ---- the lab ----
+
+export interface VrrpLabOptions {
+  readonly plan: ClusterPlan;
+  /** A tree written by `clusterspec generate --with-secrets -o <dir>`. */
+  readonly tree: string;
+  /**
+   * Start every node alone (bridge ports isolated) until `connect()`. Needed with nopreempt, where whoever
+   * happens to start first would keep a VIP; default: only with nopreempt.
+   */
+  readonly isolatedStart?: boolean;
+}
+
+/**
+ * Builds the lab and starts every keepalived. With `isolatedStart` the bridge ports are isolated first, so each
+ * node becomes master of every VIP it has an instance for, alone; `connect()` then lets them meet and the masters
+ * resolve by priority, which gives the plan's state at rest even with nopreempt (a backup that merely started
+ * later would otherwise keep a lower-priority master). Without it, the nodes meet from the start.
+ */
+export async function startVrrpLab(options: VrrpLabOptions): Promise<VrrpLab> {
+  installExitHandlers();
+  reapStaleLabs();
+  const { plan, tree } = options;
+  const isolatedStart = options.isolatedStart ?? plan.vrrp.nopreempt;
+  const id = `${PREFIX}-${process.pid}-${randomBytes(3).toString("hex")}`;
+  const bridgeNs = `${id}-br`;
+  const root = mkdtempSync(join(tmpdir(), `${id}-`));
+  chmodSync(root, 0o755);
+  const vipAddresses = plan.vips.map((v) => canonicalIp(v.address));
+  const vipSet = new Set(vipAddresses);
+  const nodeNames = plan.nodes
+    .map((n) => n.name)
+    .filter((n) => existsSync(join(tree, "nodes", n, "etc", "keepalived", "keepalived.conf")));
+  const ifaceNames = [...new Set(nodeNames.flatMap((n) => nodeInterfaces(plan, tree, n).map((f) => f.name)))];
+  const bridgeOf = (iface: string) => `b${ifaceNames.indexOf(iface)}`;
+  const created: string[] = [];
+  let destroyed = false;
+
+  const nodes: LabNode[] = nodeNames.map((name, i) => {
+    const interfaces = nodeInterfaces(plan, tree, name);
+    const dir = join(root, `n${i}`);
+    for (const sub of ["etc", "run"]) mkdirSync(join(dir, sub), { recursive: true, mode: 0o755 });
+    chmodSync(dir, 0o755);
+    const src = join(tree, "nodes", name, "etc", "keepalived");
+    let hasCheck = false;
+    for (const file of ["keepalived.conf", "auth.conf", "check-apiserver.sh"]) {
+      const from = join(src, file);
+      if (!existsSync(from)) continue;
+      const to = join(dir, "etc", file);
+      if (file === "check-apiserver.sh") {
+        hasCheck = true;
+        writeFileSync(to, CHECK_STUB);
+        chmodSync(to, 0o755);
+      } else {
+        writeFileSync(to, readFileSync(from));
+        chmodSync(to, statSync(from).mode & 0o777);
+      }
+    }
+    return {
+      name,
+      ns: `${id}-${i}`,
+      dir,
+      interfaces,
+      ports: interfaces.map((_, j) => `p${i}x${j}`),
+      hasCheck,
+      keepalived: undefined,
+      monitor: undefined,
+      up: false,
+      addresses: new Map(),
+    };
+  });
+  const byName = (name: string): LabNode => {
+    const n = nodes.find((x) => x.name === name);
+    if (!n) throw new Error(`no lab node ${name} (lab nodes: ${nodeNames.join(", ")})`);
+    return n;
+  };
+
+  const listeners = new Set<() => void>();
+  const notify = () => {
+    for (const l of [...listeners]) l();
+  };
+
+  const destroy = () => {
+    if (destroyed) return;
+    destroyed = true;
+    labs.delete(entry);
+    for (const n of nodes)
+      for (const child of [n.keepalived, n.monitor])
+        if (child?.pid !== undefined && child.exitCode === null && child.signalCode === null)
+          try {
+            process.kill(-child.pid, "SIGKILL");
+          } catch {
+            // already gone
+          }
+    for (const ns of created) deleteNamespace(ns);
+    rmSync(root, { recursive: true, force: true });
+  };
+  const entry = { destroy };
+  labs.add(entry);
+
+  const keepLog = (n: LabNode) => join(n.dir, "keepalived.log");
+
+  const startKeepalived = (n: LabNode) => {
+    for (const f of ["keepalived.pid", "vrrp.pid"]) rmSync(join(n.dir, "run", f), { force: true });
+    const fd = openSync(keepLog(n), "a", 0o600);
+    // ip netns exec gives a mount namespace of its own; unshare makes ours private on top, so the binds never
+    // reach the host: /etc/keepalived is the node's generated folder, /run the lab's (pid files, the stub's flag).
+    const child = spawn(
+      "ip",
+      [
+        "netns",
+        "exec",
+        n.ns,
+        "unshare",
+        "-m",
+        "--propagation",
+        "private",
+        "sh",
+        "-c",
+        'mount --bind "$1/etc" /etc/keepalived && mount --bind "$1/run" /run && exec keepalived -n -P -l -f /etc/keepalived/keepalived.conf -p /run/keepalived.pid -r /run/vrrp.pid',
+        "sh",
+        n.dir,
+      ],
+      { detached: true, stdio: ["ignore", fd, fd] },
+    );
+    closeSync(fd);
+    child.on("error", () => undefined);
+    n.keepalived = child;
+    n.up = true;
+  };
+
+  const startMonitor = (n: LabNode): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const child = spawn("ip", ["-n", n.ns, "-ts", "-o", "monitor", "address"], {
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      n.monitor = child;
+      let buffer = "";
+      child.on("error", reject);
+      child.stdout?.setEncoding("utf8").on("data", (d: string) => {
+        buffer += d;
+        let nl = buffer.indexOf("\n");
+        while (nl >= 0) {
+          const line = buffer.slice(0, nl);
+          buffer = buffer.slice(nl + 1);
+          applyMonitorLine(n, line);
+          nl = buffer.indexOf("\n");
+        }
+        notify();
+      });
+      // Ready once an address we add on lo shows up: the monitor is subscribed from then on.
+      const probe = "127.0.0.99/32";
+      const ready = () => {
+        if (!n.addresses.has("127.0.0.99")) return;
+        listeners.delete(ready);
+        must("ip", ["-n", n.ns, "addr", "del", probe, "dev", "lo"]).then(() => resolve(), reject);
+      };
+      listeners.add(ready);
+      const tryProbe = (attempt: number) => {
+        if (n.addresses.has("127.0.0.99")) return;
+        exec("ip", ["-n", n.ns, "addr", "replace", probe, "dev", "lo"]).then(() => {
+          // The monitor may not have subscribed before this add: retry by removing and adding again.
+          setTimeout(() => {
+            if (n.addresses.has("127.0.0.99")) return;
+            if (attempt > 50) reject(new Error(`ip monitor in ${n.ns} never reported the probe address`));
+            else exec("ip", ["-n", n.ns, "addr", "del", probe, "dev", "lo"]).then(() => tryProbe(attempt + 1));
+          }, 20);
+        }, reject);
+      };
+      tryProbe(0);
+    });
+
+  try {
+    // Namespaces, then every veth pair with one end in the node's namespace and one in the bridge namespace.
+    const hostBatch = [`netns add ${bridgeNs}`, ...nodes.map((n) => `netns add ${n.ns}`)];
+    mustSync("ip", ["-batch", "-"], `${hostBatch.join("\n")}\n`);
+    created.push(bridgeNs, ...nodes.map((n) => n.ns));
+    const links = nodes.flatMap((n) =>
+      n.interfaces.map(
+        (f, j) => `link add ${f.name} netns ${n.ns} type veth peer name ${n.ports[j]} netns ${bridgeNs}`,
+      ),
+    );
+    mustSync("ip", ["-batch", "-"], `${links.join("\n")}\n`);
+    const brBatch = [
+      ...ifaceNames.flatMap((f) => [
+        `link add ${bridgeOf(f)} type bridge mcast_snooping 0`,
+        `link set ${bridgeOf(f)} up`,
+      ]),
+      ...nodes.flatMap((n) =>
+        n.interfaces.flatMap((f, j) => [
+          `link set ${n.ports[j]} master ${bridgeOf(f.name)}`,
+          `link set ${n.ports[j]} up`,
+        ]),
+      ),
+    ];
+    mustSync("ip", ["-n", bridgeNs, "-batch", "-"], `${brBatch.join("\n")}\n`);
+    // Isolated ports talk to no other isolated port: every node starts alone.
+    if (isolatedStart) {
+      const isolate = nodes.flatMap((n) => n.ports.map((p) => `link set dev ${p} isolated on`));
+      mustSync("bridge", ["-n", bridgeNs, "-batch", "-"], `${isolate.join("\n")}\n`);
+    }
+    await Promise.all(nodes.map(startMonitor));
+    await Promise.all(
+      nodes.map((n) => {
+        const batch = [
+          "link set lo up",
+          ...n.interfaces.flatMap((f) => [
+            ...f.cidrs.map((c) => `addr add ${c} dev ${f.name}`),
+            `link set ${f.name} up`,
+          ]),
+        ];
+        return must("ip", ["-n", n.ns, "-batch", "-"], `${batch.join("\n")}\n`);
+      }),
+    );
+    for (const n of nodes) startKeepalived(n);
+  } catch (e) {
+    destroy();
+    throw e;
+  }
+
+  function applyMonitorLine(n: LabNode, line: string): void {
+    // [2026-11-30T20:39:26.962327] Deleted 2: wan1    inet 10.118.11.20/32 scope global wan1\ ...
+    const m = /^\[([0-9T:.-]+)\]\s+(Deleted\s+)?\d+:\s+\S+\s+inet6?\s+([0-9a-fA-F.:]+)\//.exec(line);
+    if (!m) return;
+    const [, ts = "", deleted, addr = ""] = m;
+    const at = parseMonitorTime(ts);
+    const a = canonicalIp(addr);
+    if (deleted) n.addresses.delete(a);
+    else n.addresses.set(a, at);
+  }
+
+  const observe = (): Observation => {
+    const out = new Map<string, string[]>();
+    for (const a of vipAddresses) out.set(a, []);
+    for (const n of nodes) {
+      if (!n.up) continue;
+      for (const a of n.addresses.keys()) if (vipSet.has(a)) out.get(a)?.push(n.name);
+    }
+    return out;
+  };
+
+  const diffOf = (expected: ReadonlyMap<string, string | undefined>, observed: Observation): string[] => {
+    const diff: string[] = [];
+    plan.vips.forEach((v, i) => {
+      const a = vipAddresses[i] ?? "";
+      const want = expected.get(v.key);
+      const got = observed.get(a) ?? [];
+      const ok = want === undefined ? got.length === 0 : got.length === 1 && got[0] === want;
+      if (!ok)
+        diff.push(`${v.address} (${v.key}): expected ${want ?? "nobody"}, observed ${got.join(" + ") || "nobody"}`);
+    });
+    return diff;
+  };
+
+  const lab: VrrpLab = {
+    nodes: nodeNames,
+    vipAddresses,
+    observe,
+    async snapshot() {
+      const out = new Map<string, string[]>();
+      for (const a of vipAddresses) out.set(a, []);
+      const shown = await Promise.all(
+        nodes.filter((n) => n.up).map(async (n) => ({ n, text: await must("ip", ["-n", n.ns, "-o", "addr", "show"]) })),
+      );
+      for (const { n, text } of shown)
+        for (const m of text.matchAll(/\sinet6?\s+([0-9a-fA-F.:]+)\//g)) {
+          const a = canonicalIp(m[1] ?? "");
+          if (vipSet.has(a)) out.get(a)?.push(n.name);
+        }
+      return out;
+    },
+    appearedAt: (node, address) => byName(node).addresses.get(canonicalIp(address)),
+    isolatedStart,
+    async connect() {
+      if (!isolatedStart) return;
+      const open = nodes.flatMap((n) => n.ports.map((p) => `link set dev ${p} isolated off`));
+      await must("bridge", ["-n", bridgeNs, "-batch", "-"], `${open.join("\n")}\n`);
+    },
+    async kill(node) {
+      const n = byName(node);
+      const child = n.keepalived;
+      if (!n.up || child?.pid === undefined) throw new Error(`${node} is not running`);
+      const exited = new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) resolve();
+        else child.once("exit", () => resolve());
+      });
+      const at = Date.now();
+      // The whole process group: keepalived's parent and its VRRP child die together, neither says goodbye.
+      process.kill(-child.pid, "SIGKILL");
+      await exited;
+      n.up = false;
+      n.keepalived = undefined;
+      const down = n.ports.map((p) => `link set ${p} down`);
+      await must("ip", ["-n", bridgeNs, "-batch", "-"], `${down.join("\n")}\n`);
+      const leftovers = [...n.addresses.keys()].filter((a) => vipSet.has(a));
+      if (leftovers.length > 0) {
+        const ifaceOf = new Map(plan.vips.map((v) => [canonicalIp(v.address), v]));
+        const del = leftovers.map((a) => {
+          const v = ifaceOf.get(a);
+          return `addr del ${v?.address}/${v?.prefixLength} dev ${v?.interface}`;
+        });
+        await exec("ip", ["-n", n.ns, "-force", "-batch", "-"], `${del.join("\n")}\n`);
+      }
+      notify();
+      return at;
+    },
+    async revive(node) {
+      const n = byName(node);
+      if (n.up) throw new Error(`${node} is already up`);
+      const up = n.ports.map((p) => `link set ${p} up`);
+      await must("ip", ["-n", bridgeNs, "-batch", "-"], `${up.join("\n")}\n`);
+      const at = Date.now();
+      startKeepalived(n);
+      notify();
+      return at;
+    },
+    setHealthy(node, healthy) {
+      const n = byName(node);
+      if (!n.hasCheck) throw new Error(`${node} has no apiserver check`);
+      const flag = join(n.dir, "run", STUB_FLAG);
+      const at = Date.now();
+      if (healthy) rmSync(flag, { force: true });
+      else writeFileSync(flag, "");
+      return at;
+    },
+    waitFor(expected, options) {
+      return lab.waitUntil((observed) => diffOf(expected, observed), options);
+    },
+    waitUntil(differences, { deadlineMs, holdMs }) {
+      return new Promise((resolve) => {
+        let matchedSince: number | undefined;
+        let holdTimer: NodeJS.Timeout | undefined;
+        const finish = (ok: boolean) => {
+          listeners.delete(check);
+          clearTimeout(deadline);
+          clearTimeout(holdTimer);
+          const observed = observe();
+          resolve({ ok, reachedAt: ok ? matchedSince : undefined, observed, diff: differences(observed) });
+        };
+        const check = () => {
+          const matches = differences(observe()).length === 0;
+          if (matches && matchedSince === undefined) {
+            matchedSince = Date.now();
+            holdTimer = setTimeout(() => finish(true), holdMs);
+          } else if (!matches && matchedSince !== undefined) {
+            matchedSince = undefined;
+            clearTimeout(holdTimer);
+            if (late) finish(false);
+          }
+        };
+        // The deadline is for reaching the state; a hold under way when it passes may still complete.
+        let late = false;
+        const deadline = setTimeout(() => {
+          late = true;
+          if (matchedSince === undefined) finish(false);
+        }, deadlineMs);
+        listeners.add(check);
+        check();
+      });
+    },
+    logs(lines = 15) {
+      return nodes
+        .map((n) => {
+          const text = existsSync(keepLog(n)) ? readFileSync(keepLog(n), "utf8") : "";
+          return `--- ${n.name} (${n.ns}) keepalived log, last ${lines} lines\n${text.trimEnd().split("\n").slice(-lines).join("\n")}`;
+        })
+        .join("\n");
+    },
+    async stop() {
+      destroy();
+    },
+  };
+  return lab;
+}
+
+/** `ip -ts` prints local time with microseconds and no zone: Date reads that as local time too. */
+function parseMonitorTime(ts: string): number {
+  const [whole = "", frac = "0"] = ts.split(".");
+  return new Date(whole).getTime() + Number(`0.${frac}`) * 1000;
+}
