@@ -1,4 +1,6 @@
 // `clusterspec/cli`: the command line and its file-system side, for tools that embed or test the CLI.
+
+export { type Drift, diffTree } from "./drift.js";
 export { CliError, EXIT_DRIFT, EXIT_INVALID, EXIT_OK, UsageError } from "./errors.js";
 export { type FileSystem, nodeFileSystem } from "./fs.js";
 export { COMMAND_HELP, COMMANDS, type Command, USAGE } from "./help.js";
@@ -13,10 +15,9 @@ export {
   simulationJson,
 } from "./simulate.js";
 export {
-  type Drift,
-  diffTree,
   MANIFEST,
   type Manifest,
+  recoverInterruptedWrite,
   renderManifest,
   type SecretsMode,
   type WriteOptions,

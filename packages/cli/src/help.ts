@@ -16,7 +16,8 @@ Usage:
 
 Commands:
   generate   render every file into <dir> (default: generated/ next to the spec);
-             all files are rendered and checked in memory first, then swapped in at once
+             all files are rendered and checked in memory first; only changed files are
+             written, all or nothing, and an unchanged folder is left untouched
   validate   check the spec and print its errors and warnings
   plan       print the human summary that generate also writes as PLAN.md
   simulate   print who holds each VIP, and each node's load, with nodes down or failing their check
@@ -42,7 +43,8 @@ Usage:
   clusterspec generate <spec> [-o <dir>] --check [--format text|markdown|json]
 
 Writes PLAN.md, one root-filesystem overlay per node, cluster and cloud files into <dir>. Everything is
-rendered and checked in memory first, then swapped in at once: a failure leaves the previous tree as it was.
+rendered and checked in memory first; then only changed and new files are written and stale ones removed, all or
+nothing (an interrupted write is finished on the next run), and an unchanged folder is left untouched.
 
 Options:
 ${SPEC}

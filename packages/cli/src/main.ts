@@ -1,6 +1,5 @@
 // The only file that touches process: argv, env, exit code, stdout/stderr.
 import { readFileSync } from "node:fs";
-import { InternalError } from "@clusterspec/core";
 import { runCli } from "./run.js";
 
 function version(): string {
@@ -22,7 +21,7 @@ export async function main(): Promise<void> {
   } catch (e) {
     // A bug, not bad input: show the stack so it can be reported.
     process.stderr.write(
-      `clusterspec: internal error${e instanceof InternalError ? "" : " (unexpected)"}\n${(e as Error).stack ?? e}\n`,
+      `clusterspec: internal error${(e as Error).name === "InternalError" ? "" : " (unexpected)"}\n${(e as Error).stack ?? e}\n`,
     );
     process.exitCode = 70;
   }

@@ -3,7 +3,7 @@
 
 import { toDotPath } from "@clusterspec/core";
 import type { AnyPlan, Artifact, SpecIssue } from "@clusterspec/core/types";
-import type { Drift } from "./write.js";
+import type { Drift } from "./drift.js";
 
 /** Bumped on any incompatible change to a JSON document the CLI prints. */
 export const JSON_OUTPUT_VERSION = 1;

@@ -2,16 +2,14 @@
 import { createHash } from "node:crypto";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { didYouMean, formatIssues, specJsonSchema } from "@clusterspec/core";
+// Only what every run needs is imported here: --help and --version load nothing else. core, the generators and
+// the writer are imported by the commands that use them, and `diff` only by --check.
 import type { IssuePath, SecretValues } from "@clusterspec/core/types";
 import { paint, paintPatch, useColor } from "./color.js";
 import { CliError, EXIT_DRIFT, EXIT_INVALID, EXIT_OK, UsageError } from "./errors.js";
 import { describeFsError, type FileSystem, isFsError, nodeFileSystem } from "./fs.js";
-import { generateChecked, type SecretReference, type SecretResolution } from "./generate.js";
+import type { SecretReference, SecretResolution } from "./generate.js";
 import { COMMAND_HELP, COMMANDS, type Command, USAGE } from "./help.js";
-import { jsonDocument, jsonFailure, jsonIssue, modeText, planJson, renderCheckMarkdown } from "./output.js";
-import { runSimulate } from "./simulate.js";
-import { diffTree, writeTree } from "./write.js";
 
 export { USAGE } from "./help.js";
 
@@ -84,6 +82,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     return EXIT_OK;
   }
   if (command !== undefined && !isCommand(command)) {
+    const { didYouMean } = await import("@clusterspec/core");
     const hint = didYouMean(command, COMMANDS);
     return usage(`unknown command ${command}${hint ? ` (did you mean ${hint}?)` : ""}`);
   }
@@ -108,11 +107,11 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
       }
       case "schema":
         if (rest.length > 0) throw new UsageError("schema takes no arguments");
-        io.stdout(`${JSON.stringify(specJsonSchema(), null, 2)}\n`);
+        io.stdout(`${JSON.stringify((await import("@clusterspec/core")).specJsonSchema(), null, 2)}\n`);
         return EXIT_OK;
       case "simulate":
         if (rest.length !== 1 || rest[0] === "-") throw new UsageError("expected exactly one spec file");
-        return runSimulate(resolve(io.cwd, rest[0] ?? ""), values, io, fs);
+        return (await import("./simulate.js")).runSimulate(resolve(io.cwd, rest[0] ?? ""), values, io, fs);
       default: {
         if (rest.length !== 1) throw new UsageError("expected exactly one spec file (or - for standard input)");
         return await runOnSpec(command, rest[0] ?? "", values, io, fs);
@@ -142,6 +141,14 @@ async function runOnSpec(
   io: CliIO,
   fs: FileSystem,
 ): Promise<number> {
+  const [{ formatIssues }, { generateChecked }, output, { writeTree }, driftModule] = await Promise.all([
+    import("@clusterspec/core"),
+    import("./generate.js"),
+    import("./output.js"),
+    import("./write.js"),
+    command === "generate" && values.check ? import("./drift.js") : undefined,
+  ]);
+  const { jsonDocument, jsonFailure, jsonIssue, modeText, planJson, renderCheckMarkdown } = output;
   const format = formatOf(command, values);
   const fromStdin = specArg === "-";
   if (values.check && values["with-secrets"])
@@ -209,6 +216,8 @@ async function runOnSpec(
         );
       if (!fs.isDirectory(outDir))
         throw new CliError(`${outDir} is a file, where the generated folder was expected`, EXIT_INVALID, "filesystem");
+      if (!driftModule) throw new Error("--check without the drift module");
+      const { diffTree } = driftModule;
       const drift = fileSystem(fs, "read", outDir, () => diffTree(fs, outDir, artifacts));
       if (format === "json")
         json({
@@ -262,7 +271,9 @@ async function runOnSpec(
       return EXIT_OK;
     }
     io.stdout(
-      `${out.green("✔")} wrote ${outDir}: ${summary.written} changed, ${summary.unchanged} unchanged, ${summary.removed} removed` +
+      (summary.written === 0 && summary.removed === 0
+        ? `${out.green("✔")} ${outDir} is up to date (${summary.unchanged} files, none touched)`
+        : `${out.green("✔")} wrote ${outDir}: ${summary.written} changed, ${summary.unchanged} unchanged, ${summary.removed} removed`) +
         `${resolved ? " (secrets resolved, secret files 0600)" : " (secrets as placeholders)"}\n`,
     );
     if (placeholders)

@@ -1,10 +1,11 @@
-// All-or-nothing output: the new tree is built beside the target and swapped in with renames, so a
-// failure at any point leaves the previous tree as it was (and a swap cut short is finished on the next
-// run). A manifest records what clusterspec wrote; files it did not write are carried over as they are
-// and never deleted or overwritten without --force.
+// All-or-nothing output that touches only what changed. A new folder is built beside the target and renamed
+// into place. In an existing folder an unchanged tree is left alone (no write, mtimes kept); otherwise only
+// changed and new files are staged beside the target, a journal naming every rename and removal is committed
+// with one rename, and then applied. A failure before the commit leaves the old tree (the stage is dropped);
+// a failure or kill after it is finished by rolling forward, at once or on the next run. A manifest records
+// what clusterspec wrote; files it did not write are kept as they are and never overwritten without --force.
 import { basename, dirname, join } from "node:path";
 import type { Artifact } from "@clusterspec/core/types";
-import { createTwoFilesPatch } from "diff";
 import { CliError } from "./errors.js";
 import type { FileSystem } from "./fs.js";
 
@@ -34,7 +35,7 @@ export function renderManifest(artifacts: readonly Artifact[], secrets: SecretsM
   return `${JSON.stringify(manifest, null, 2)}\n`;
 }
 
-function readManifest(fs: FileSystem, outDir: string): Manifest | undefined {
+export function readManifest(fs: FileSystem, outDir: string): Manifest | undefined {
   const path = join(outDir, MANIFEST);
   if (!fs.exists(path)) return undefined;
   try {
@@ -53,21 +54,69 @@ function readManifest(fs: FileSystem, outDir: string): Manifest | undefined {
   return undefined;
 }
 
-const modeOf = (a: Artifact): number => a.mode ?? (a.secret ? 0o600 : 0o644);
+export const modeOf = (a: Artifact): number => a.mode ?? (a.secret ? 0o600 : 0o644);
 
-function swapPaths(outDir: string): { tmp: string; old: string } {
+function swapPaths(outDir: string): { tmp: string; old: string; journal: string } {
   const parent = dirname(outDir);
   return {
     tmp: join(parent, `.${basename(outDir)}.clusterspec-new`),
     old: join(parent, `.${basename(outDir)}.clusterspec-old`),
+    journal: join(parent, `.${basename(outDir)}.clusterspec-journal.json`),
   };
 }
 
-/** A previous run that stopped between its two renames left the old tree beside the target: put it back. */
-function recoverInterruptedSwap(fs: FileSystem, outDir: string): void {
-  const { tmp, old } = swapPaths(outDir);
+/** What a committed write still has to do: staged files to move into the tree, then files to remove. */
+interface Journal {
+  readonly moves: readonly string[];
+  readonly removes: readonly string[];
+}
+
+function readJournal(fs: FileSystem, path: string): Journal | undefined {
+  if (!fs.exists(path)) return undefined;
+  try {
+    const j = JSON.parse(fs.readText(path)) as Partial<Journal>;
+    const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((f) => typeof f === "string");
+    if (strings(j.moves) && strings(j.removes)) return { moves: j.moves, removes: j.removes };
+  } catch {
+    // a journal is renamed into place whole, so an unreadable one was never committed
+  }
+  return undefined;
+}
+
+/** Idempotent: a move whose staged file is gone was done, a removal of a missing file too. */
+function applyJournal(fs: FileSystem, outDir: string, journal: Journal): void {
+  const { tmp } = swapPaths(outDir);
+  const made = new Set<string>();
+  for (const f of journal.moves) {
+    if (!fs.exists(join(tmp, f))) continue;
+    const folder = dirname(join(outDir, f));
+    if (!made.has(folder)) fs.mkdirp(folder);
+    made.add(folder);
+    fs.rename(join(tmp, f), join(outDir, f));
+  }
+  for (const f of journal.removes) {
+    fs.removeTree(join(outDir, f));
+    // folders the removal emptied go too, as they would have with a whole new tree
+    for (let d = dirname(f); d !== "." && d !== "/" && d !== ""; d = dirname(d)) {
+      const full = join(outDir, d);
+      if (!fs.exists(full) || fs.listFiles(full).length > 0) break;
+      fs.removeTree(full);
+    }
+  }
+}
+
+/**
+ * Brings a folder that an interrupted run left behind to a whole tree: a committed journal is applied (the new
+ * tree), an uncommitted stage is dropped (the old tree), and a swap stopped between its two renames is undone.
+ */
+export function recoverInterruptedWrite(fs: FileSystem, outDir: string): void {
+  const { tmp, old, journal } = swapPaths(outDir);
+  const committed = readJournal(fs, journal);
+  if (committed && fs.exists(outDir)) applyJournal(fs, outDir, committed);
   if (!fs.exists(outDir) && fs.exists(old)) fs.rename(old, outDir);
   fs.removeTree(tmp);
+  fs.removeTree(`${journal}.tmp`);
+  fs.removeTree(journal);
   if (fs.exists(outDir)) fs.removeTree(old);
 }
 
@@ -88,7 +137,7 @@ export function writeTree(
   artifacts: readonly Artifact[],
   options: WriteOptions,
 ): WriteSummary {
-  recoverInterruptedSwap(fs, outDir);
+  recoverInterruptedWrite(fs, outDir);
   const manifest = readManifest(fs, outDir);
   if (options.secrets === "resolved" && manifest?.secrets === "placeholders" && !options.force)
     throw new CliError(
@@ -102,128 +151,69 @@ export function writeTree(
     throw new CliError(
       `${outDir} holds ${foreign.length} file(s) clusterspec did not write (${foreign.slice(0, 3).join(", ")}${foreign.length > 3 ? ", …" : ""}); use an empty or new folder, or pass --force to keep them beside the generated files`,
     );
-  let removed = 0;
-  let unchanged = 0;
   const refused: string[] = [];
-  for (const f of existing) {
-    const a = byPath.get(f);
-    if (!a) {
-      if (managed.has(f)) removed++;
-      continue;
-    }
+  const changed: Artifact[] = [];
+  const stale: string[] = [];
+  const onDisk = new Set(existing);
+  for (const f of existing)
+    if (!byPath.has(f) && managed.has(f)) stale.push(f);
     // Only files at generated paths are read: a file clusterspec did not write may be overwritten
     // only if it already holds exactly what would be written.
-    if (fs.isSymlink(join(outDir, f))) refused.push(f);
-    else if (fs.readText(join(outDir, f)) === a.content) unchanged++;
-    else if (!managed.has(f) && !options.force) refused.push(f);
+    else if (byPath.has(f) && fs.isSymlink(join(outDir, f))) refused.push(f);
+  for (const a of artifacts) {
+    const path = join(outDir, a.path);
+    if (!onDisk.has(a.path) || refused.includes(a.path)) {
+      if (!onDisk.has(a.path)) changed.push(a);
+      continue;
+    }
+    const same = fs.readText(path) === a.content;
+    if (!same && !managed.has(a.path) && !options.force) refused.push(a.path);
+    else if (!same || fs.mode(path) !== modeOf(a)) changed.push(a);
   }
   if (refused.length > 0)
     throw new CliError(
       `refusing to overwrite ${refused.length} file(s) in ${outDir} that clusterspec did not write:\n` +
         `${refused.map((f) => `  ${f}`).join("\n")}\nmove them away or pass --force`,
     );
+  const manifestText = renderManifest(artifacts, options.secrets);
+  const manifestPath = join(outDir, MANIFEST);
+  const manifestChanged = !fs.exists(manifestPath) || fs.readText(manifestPath) !== manifestText;
+  const summary = { written: changed.length, unchanged: artifacts.length - changed.length, removed: stale.length };
+  if (changed.length === 0 && stale.length === 0 && !manifestChanged) return summary;
 
-  const { tmp, old } = swapPaths(outDir);
+  const { tmp, journal } = swapPaths(outDir);
   fs.mkdirp(dirname(outDir));
+  const fresh = !fs.exists(outDir);
+  // Staged: every changed file (a new folder: every file), then the manifest.
+  const staged = fresh ? artifacts : changed;
+  const made = new Set<string>(); // one mkdir per folder, not per file: thousands of files share a few hundred
   try {
-    for (const a of artifacts) {
+    for (const a of staged) {
       const target = join(tmp, a.path);
-      fs.mkdirp(dirname(target));
+      const folder = dirname(target);
+      if (!made.has(folder)) fs.mkdirp(folder);
+      made.add(folder);
       fs.writeFile(target, a.content, modeOf(a));
     }
-    for (const f of foreign) {
-      fs.mkdirp(dirname(join(tmp, f)));
-      fs.copyFile(join(outDir, f), join(tmp, f));
+    if (fresh || manifestChanged) fs.writeFile(join(tmp, MANIFEST), manifestText, 0o644);
+    if (fresh) {
+      fs.rename(tmp, outDir);
+      return summary;
     }
-    fs.writeFile(join(tmp, MANIFEST), renderManifest(artifacts, options.secrets), 0o644);
+    // The commit point: one rename makes the whole change set durable intent.
+    const moves = [...staged.map((a) => a.path), ...(manifestChanged ? [MANIFEST] : [])];
+    fs.writeFile(`${journal}.tmp`, `${JSON.stringify({ moves, removes: stale } satisfies Journal)}\n`, 0o644);
+    fs.rename(`${journal}.tmp`, journal);
   } catch (e) {
     fs.removeTree(tmp);
+    fs.removeTree(`${journal}.tmp`);
     throw e;
   }
-  const hadOld = fs.exists(outDir);
+  // Committed: from here on the only way out is forward, so a failing step is retried once by recovery.
   try {
-    if (hadOld) fs.rename(outDir, old);
-  } catch (e) {
-    fs.removeTree(tmp);
-    throw e;
+    recoverInterruptedWrite(fs, outDir);
+  } catch {
+    recoverInterruptedWrite(fs, outDir);
   }
-  try {
-    fs.rename(tmp, outDir);
-  } catch (e) {
-    if (hadOld) fs.rename(old, outDir);
-    fs.removeTree(tmp);
-    throw e;
-  }
-  fs.removeTree(old);
-  return { written: artifacts.length - unchanged, unchanged, removed };
-}
-
-export interface Drift {
-  readonly path: string;
-  /** changed: differs; missing: not on disk yet; stale: no longer generated; mode: not executable. */
-  readonly kind: "changed" | "missing" | "stale" | "mode";
-  /** A secret file: named, its content never shown. */
-  readonly secret: boolean;
-  readonly patch: string;
-}
-
-/**
- * Unified diffs of every changed, missing and stale file; empty when the tree is up to date.
- * Secret files are named but never shown: a --check log must not print a secret.
- */
-export function diffTree(fs: FileSystem, outDir: string, artifacts: readonly Artifact[]): Drift[] {
-  const manifest = readManifest(fs, outDir);
-  const secretOnDisk = new Set([
-    ...(manifest?.secretFiles ?? []),
-    ...artifacts.filter((a) => a.secret).map((a) => a.path),
-  ]);
-  const onDisk = new Set(fs.listFiles(outDir).filter((f) => f !== MANIFEST));
-  const hidden = (path: string, what: string) => `Secret file ${path} ${what} (content not shown)\n`;
-  const drift: Drift[] = [];
-  for (const a of artifacts) {
-    const current = onDisk.has(a.path) ? fs.readText(join(outDir, a.path)) : undefined;
-    const exec = (a.mode ?? 0) & 0o111;
-    const modeDrift = current !== undefined && exec !== 0 && (fs.mode(join(outDir, a.path)) & 0o111) === 0;
-    if (current === a.content && !modeDrift) continue;
-    if (current === a.content) {
-      drift.push({
-        path: a.path,
-        kind: "mode",
-        secret: secretOnDisk.has(a.path),
-        patch: `File ${a.path} is not executable (expected mode ${modeOf(a).toString(8)})\n`,
-      });
-      continue;
-    }
-    const kind = current === undefined ? "missing" : "changed";
-    if (secretOnDisk.has(a.path)) {
-      drift.push({
-        path: a.path,
-        kind,
-        secret: true,
-        patch: hidden(a.path, current === undefined ? "is missing" : "differs"),
-      });
-      continue;
-    }
-    const oldName = current === undefined ? "/dev/null" : `a/${a.path}`;
-    drift.push({
-      path: a.path,
-      kind,
-      secret: false,
-      patch: createTwoFilesPatch(oldName, `b/${a.path}`, current ?? "", a.content),
-    });
-  }
-  const generated = new Set(artifacts.map((a) => a.path));
-  // Without a manifest the folder is taken to be entirely generated.
-  for (const f of [...onDisk].sort()) {
-    if (generated.has(f) || (manifest && !manifest.files.includes(f))) continue;
-    drift.push({
-      path: f,
-      kind: "stale",
-      secret: secretOnDisk.has(f),
-      patch: secretOnDisk.has(f)
-        ? hidden(f, "is no longer generated")
-        : createTwoFilesPatch(`a/${f}`, "/dev/null", fs.readText(join(outDir, f)), ""),
-    });
-  }
-  return drift;
+  return summary;
 }

@@ -1,18 +1,22 @@
 // All-or-nothing writes, with a file system that fails on purpose.
+import { spawn, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import {
+  chmodSync,
   existsSync,
   lstatSync,
   mkdtempSync,
   readdirSync,
   renameSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readTree } from "@clusterspec/testkit";
-import { diffTree, type FileSystem, nodeFileSystem, writeTree } from "clusterspec/cli";
+import { diffTree, type FileSystem, nodeFileSystem, recoverInterruptedWrite, writeTree } from "clusterspec/cli";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
@@ -145,4 +149,139 @@ describe("writeTree", () => {
     expect(text).not.toContain("pw");
     expect(text).toContain("-one");
   });
+});
+
+describe("writes that touch only what changed", () => {
+  const stamp = (out: string) =>
+    Object.fromEntries(
+      readdirSync(out, { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile())
+        .map((e) => {
+          const full = join(e.parentPath, e.name);
+          const s = statSync(full);
+          return [full, `${s.ino}:${s.mtimeMs}`];
+        }),
+    );
+
+  it("leaves an unchanged tree untouched: nothing written, renamed or re-stamped", () => {
+    const out = join(dir, "out");
+    writeTree(nodeFileSystem, out, v1, OPTS);
+    const before = { files: stamp(out), dir: statSync(out).mtimeMs, ino: statSync(out).ino };
+    expect(writeTree(nodeFileSystem, out, v1, OPTS)).toEqual({ written: 0, unchanged: 3, removed: 0 });
+    expect({ files: stamp(out), dir: statSync(out).mtimeMs, ino: statSync(out).ino }).toEqual(before);
+    expect(readdirSync(dir)).toEqual(["out"]);
+  });
+
+  it("rewrites only changed files, fixes a mode and keeps every other file's inode and mtime", () => {
+    const out = join(dir, "out");
+    const many = Array.from({ length: 40 }, (_, i) => ({ path: `n/${i % 4}/f${i}.txt`, content: `${i}\n` }));
+    writeTree(nodeFileSystem, out, many, OPTS);
+    const before = stamp(out);
+    chmodSync(join(out, "n/1/f1.txt"), 0o600);
+    const next = many.map((a, i) => (i === 7 ? { ...a, content: "seven\n" } : a)).filter((_, i) => i !== 3);
+    expect(writeTree(nodeFileSystem, out, next, OPTS)).toEqual({ written: 2, unchanged: 37, removed: 1 });
+    const after = stamp(out);
+    const moved = Object.keys(before).filter((f) => after[f] !== before[f]);
+    expect(moved.map((f) => f.slice(out.length + 1)).sort()).toEqual([
+      ".clusterspec-manifest.json",
+      "n/1/f1.txt",
+      "n/3/f3.txt",
+      "n/3/f7.txt",
+    ]);
+    expect(readTree(out)["n/1/f1.txt"]).toBe("644:1\n");
+    expect(readTree(out)["n/3/f7.txt"]).toBe("644:seven\n");
+  });
+
+  it("removes folders that only stale files filled", () => {
+    const out = join(dir, "out");
+    writeTree(nodeFileSystem, out, v2, OPTS);
+    writeTree(nodeFileSystem, out, v1, OPTS);
+    expect(existsSync(join(out, "b"))).toBe(false);
+  });
+});
+
+describe("kill -9 while writing", () => {
+  // Old and new trees that differ in every way a write can: changed, new, removed, mode-only and secret files.
+  const files = (n: number, version: number) =>
+    Array.from({ length: n }, (_, i) => ({
+      path: `nodes/n${i % 10}/etc/f${i}.conf`,
+      content: version === 1 || i % 3 !== 0 ? `file ${i}\n` : `file ${i} v${version}\n`,
+      ...(i % 17 === 0 ? { secret: true } : {}),
+      ...(version === 2 && i % 11 === 0 ? { mode: 0o755 } : {}),
+    }));
+  const oldTree = [...files(150, 1), { path: "gone/only-old.txt", content: "old\n" }];
+  const newTree = [...files(150, 2).filter((_, i) => i % 7 !== 0), { path: "new/only-new.txt", content: "new\n" }];
+  const writer = join(import.meta.dirname, "fixtures", "crash-writer.mjs");
+  const hash = (out: string) => {
+    const t = readTree(out);
+    return createHash("sha256")
+      .update(
+        JSON.stringify(
+          Object.keys(t)
+            .sort()
+            .map((k) => [k, t[k]]),
+        ),
+      )
+      .digest("hex");
+  };
+
+  function setUp(name: string) {
+    const out = join(dir, name);
+    const input = join(dir, `${name}.json`);
+    writeFileSync(input, JSON.stringify(newTree));
+    writeTree(nodeFileSystem, out, oldTree, OPTS);
+    return { out, input };
+  }
+
+  const leftovers = (name: string) => readdirSync(dir).filter((f) => f.startsWith(`.${name}.`));
+
+  it("leaves the whole old or the whole new tree after recovery, whichever step the kill hits", () => {
+    const ref = setUp("ref");
+    const full = spawnSync(process.execPath, [writer, ref.out, ref.input], { encoding: "utf8" });
+    expect(full.status).toBe(0);
+    const steps = JSON.parse(full.stdout).calls as number;
+    const newHash = hash(ref.out);
+    const { out, input } = setUp("out");
+    const oldHash = hash(out);
+    expect(newHash).not.toBe(oldHash);
+    const states = new Set<string>();
+    // Every phase: staging, the journal's commit, moves, removals and clean-up (a bounded, even sample).
+    const stride = Math.max(1, Math.ceil(steps / 24));
+    const kills = [...Array.from({ length: Math.ceil(steps / stride) }, (_, i) => i * stride), steps];
+    for (const k of kills) {
+      writeTree(nodeFileSystem, out, oldTree, OPTS);
+      expect(hash(out)).toBe(oldHash);
+      const r = spawnSync(process.execPath, [writer, out, input, String(k)], { encoding: "utf8" });
+      states.add(
+        r.signal === "SIGKILL"
+          ? existsSync(join(dir, ".out.clusterspec-journal.json"))
+            ? "killed after commit"
+            : "killed before commit"
+          : "finished",
+      );
+      recoverInterruptedWrite(nodeFileSystem, out);
+      expect([oldHash, newHash], `killed before change ${k} of ${steps}`).toContain(hash(out));
+      expect(leftovers("out")).toEqual([]);
+    }
+    expect([...states].sort()).toEqual(["finished", "killed after commit", "killed before commit"]);
+  });
+
+  it("leaves the whole old or the whole new tree after a kill at a random moment", async () => {
+    const { out, input } = setUp("out");
+    const oldHash = hash(out);
+    const t0 = performance.now();
+    spawnSync(process.execPath, [writer, out, input]);
+    const duration = performance.now() - t0;
+    const newHash = hash(out);
+    for (let run = 0; run < 8; run++) {
+      writeTree(nodeFileSystem, out, oldTree, OPTS);
+      const child = spawn(process.execPath, [writer, out, input], { stdio: "ignore" });
+      const exited = new Promise((resolve) => child.on("exit", resolve));
+      setTimeout(() => child.kill("SIGKILL"), Math.random() * duration);
+      await exited;
+      recoverInterruptedWrite(nodeFileSystem, out);
+      expect([oldHash, newHash]).toContain(hash(out));
+      expect(leftovers("out")).toEqual([]);
+    }
+  }, 60_000);
 });

@@ -13,7 +13,27 @@ export interface Cidr {
 
 const IPV4_DOTTED = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 
-function parseAddr(text: string): Addr | undefined {
+/**
+ * Parsed values by text. Rules and the plan ask about the same few hundred addresses many times over (every VIP
+ * against every network, every node against every segment), and ip-address parsing dominates validation at
+ * 300 nodes otherwise. The parsed objects are never mutated; the caches are bounded.
+ */
+const CACHE_LIMIT = 50_000;
+const addrCache = new Map<string, Addr | undefined>();
+const netCache = new Map<string, Addr | undefined>();
+
+function cached(cache: Map<string, Addr | undefined>, text: string, parse: (t: string) => Addr | undefined) {
+  if (cache.has(text)) return cache.get(text);
+  if (cache.size >= CACHE_LIMIT) cache.clear();
+  const parsed = parse(text);
+  cache.set(text, parsed);
+  return parsed;
+}
+
+const parseAddr = (text: string): Addr | undefined => cached(addrCache, text, parseAddrUncached);
+const parseNet = (text: string): Addr | undefined => cached(netCache, text, parseNetUncached);
+
+function parseAddrUncached(text: string): Addr | undefined {
   if (text.includes("/")) return undefined;
   // ip-address accepts a few lenient forms; only canonical dotted quads are allowed for IPv4.
   if (IPV4_DOTTED.test(text) && Address4.isValid(text)) return new Address4(text);
@@ -21,7 +41,7 @@ function parseAddr(text: string): Addr | undefined {
   return undefined;
 }
 
-function parseNet(text: string): Addr | undefined {
+function parseNetUncached(text: string): Addr | undefined {
   const slash = text.indexOf("/");
   if (slash < 0) return undefined;
   const host = text.slice(0, slash);

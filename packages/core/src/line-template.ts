@@ -1,4 +1,4 @@
-// The one kit for line formats (keepalived.conf, conf.d/net, host files): ejs templates compiled once, with
+// The one kit for line formats (keepalived.conf, conf.d/net, host files): ejs templates compiled once (on first use), with
 // one option set. The template only loops and interpolates; every `<%=` value passes through `escapeValue`.
 // ejs's own browser build (ejs.js, shipped in the package): the same two modules as lib/ejs.js and lib/utils.js,
 // but with no require("fs") / require("path"), so core and the generators bundle for a browser with no Node shim.
@@ -13,12 +13,16 @@ export type Escape = (value: unknown) => string;
  * No `filename`, `include` or file lookup: the source is a string, so no file system is involved.
  */
 export function lineTemplate<View>(source: string, escapeValue: Escape): (view: View) => string {
-  const render = ejs.compile(source, {
-    strict: true,
-    _with: false,
-    localsName: "v",
-    escape: escapeValue,
-    compileDebug: false,
-  });
-  return (view) => render(view as ejs.Data);
+  // Compiled on first use, not at import: a run that never renders this format (--help, validate) skips it.
+  let render: ejs.TemplateFunction | undefined;
+  return (view) => {
+    render ??= ejs.compile(source, {
+      strict: true,
+      _with: false,
+      localsName: "v",
+      escape: escapeValue,
+      compileDebug: false,
+    });
+    return render(view as ejs.Data);
+  };
 }

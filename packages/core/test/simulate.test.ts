@@ -122,7 +122,7 @@ describe("simulateFailover", () => {
 });
 
 describe("worstTwoCarrierFailure", () => {
-  it("names the pair with the largest imbalance of all pairs", () => {
+  it("names the pair that loses the most VIPs, then has the largest imbalance, of all pairs", () => {
     fc.assert(
       fc.property(arbPlan({ maxPool: 30 }), (plan) => {
         const worst = worstTwoCarrierFailure(plan);
@@ -132,10 +132,14 @@ describe("worstTwoCarrierFailure", () => {
           return;
         }
         if (!worst) throw new Error("expected a worst pair");
-        const spreadOf = (down: string[]) => loadSpread(simulateFailover(plan, { down, unhealthy: [] }), carriers);
+        const score = (down: string[]) => {
+          const sim = simulateFailover(plan, { down, unhealthy: [] });
+          const lost = sim.holdings.filter((h) => h.vip.kind === "external" && h.holder === undefined).length;
+          return lost * 1000 + loadSpread(sim, carriers);
+        };
         for (let a = 0; a < carriers.length; a++)
           for (let b = a + 1; b < carriers.length; b++)
-            expect(spreadOf([carriers[a] ?? "", carriers[b] ?? ""])).toBeLessThanOrEqual(spreadOf(worst.down));
+            expect(score([carriers[a] ?? "", carriers[b] ?? ""])).toBeLessThanOrEqual(score(worst.down));
       }),
       { numRuns: 50 },
     );

@@ -3,7 +3,15 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type ClusterSpec, ClusterSpecSchema, formatIssues, loadSpec, validateSpec } from "../src/index.js";
-import { allocateVrids, asClusterSpec, buildSpec, mustResolve, planVips, priorityOrders } from "../src/testing.js";
+import {
+  allocateVrids,
+  asClusterSpec,
+  buildSpec,
+  mustResolve,
+  planVips,
+  priorityOrders,
+  replicaOrders,
+} from "../src/testing.js";
 
 const referenceYaml = readFileSync(join(import.meta.dirname, "../../../examples/bare-metal-ha/cluster.yaml"), "utf8");
 
@@ -149,6 +157,170 @@ describe("priorityOrders", () => {
         }
     }
     expect(worst).toBe(2);
+  });
+});
+
+describe("replicaOrders", () => {
+  const MAX_N = 32;
+  const MAX_V = 254;
+  // Every N <= 32 and replicas 2..N on the longest pool; a pool of V is checked as its first V VIPs, which the
+  // stability property below makes exactly replicaOrders(N, V, R) (replicas = N is priorityOrders, tested above).
+  const shapes = function* () {
+    for (let n = 2; n <= MAX_N; n++) for (let r = 2; r < n; r++) yield { n, r, orders: replicaOrders(n, MAX_V, r) };
+  };
+
+  it("gives each VIP its master and replicas - 1 distinct backups", () => {
+    const bad: string[] = [];
+    for (const { n, r, orders } of shapes())
+      orders.forEach((o, i) => {
+        if (o.length !== r || new Set(o).size !== r || o[0] !== i % n || o.some((x) => x < 0 || x >= n))
+          bad.push(`n=${n} r=${r} vip=${i}: ${o}`);
+      });
+    expect(bad).toEqual([]);
+  });
+
+  it("for every pool size: masters floor or ceil of V/N, a failed carrier's VIPs within one over the survivors", () => {
+    const bad: string[] = [];
+    for (const { n, r, orders } of shapes()) {
+      const masters = Array.from({ length: n }, () => 0);
+      const taken = Array.from({ length: n }, () => Array.from({ length: n }, () => 0));
+      orders.forEach((o, i) => {
+        const [m = 0, f = 0] = o;
+        masters[m] = (masters[m] ?? 0) + 1;
+        const row = taken[m] ?? [];
+        row[f] = (row[f] ?? 0) + 1;
+        const v = i + 1;
+        if (masters.some((x) => x !== Math.floor(v / n) && x !== Math.ceil(v / n)))
+          bad.push(`masters n=${n} r=${r} v=${v}`);
+        // only the failed master's row changed; the others were checked when their VIPs were added
+        if (spread(row.filter((_, s) => s !== m)) > 1) bad.push(`spread n=${n} r=${r} v=${v} dead=${m}`);
+      });
+    }
+    expect(bad).toEqual([]);
+  });
+
+  it("keeps survivors' loads within two after any single carrier fails", () => {
+    // Within one is impossible for every pool size once orders are fixed by index (the node list's last carrier
+    // would back up nearly every VIP); PLAN.md shows each case's loads.
+    let worst = 0;
+    for (const { n, orders } of shapes())
+      for (const v of [n - 1, n + 1, 2 * n + 3, MAX_V]) {
+        if (v > MAX_V) continue;
+        const prefix = orders.slice(0, v);
+        for (let dead = 0; dead < n; dead++)
+          worst = Math.max(worst, spread(loads(prefix, n, new Set([dead])).filter((_, i) => i !== dead)));
+      }
+    expect(worst).toBeLessThanOrEqual(2);
+  });
+
+  it("holds about V·R/N instances per carrier: within R of each other", () => {
+    const bad: string[] = [];
+    for (const { n, r, orders } of shapes()) {
+      const held = Array.from({ length: n }, () => 0);
+      for (const o of orders) for (const x of o) held[x] = (held[x] ?? 0) + 1;
+      if (spread(held) > r) bad.push(`n=${n} r=${r}: ${held}`);
+    }
+    expect(bad).toEqual([]);
+  });
+
+  it("moves no existing VIP when one is appended: the first V orders are the same for any longer pool", () => {
+    fc.assert(
+      fc.property(
+        fc
+          .integer({ min: 2, max: MAX_N })
+          .chain((n) =>
+            fc.tuple(fc.constant(n), fc.integer({ min: 2, max: n }), fc.integer({ min: 0, max: MAX_V - 1 })),
+          ),
+        fc.integer({ min: 1, max: 20 }),
+        ([n, r, v], extra) => {
+          const before = replicaOrders(n, v, r);
+          const after = replicaOrders(n, Math.min(MAX_V, v + extra), r);
+          before.forEach((o, i) => {
+            const a = after[i] ?? [];
+            // masters and carrier sets never move; below every carrier the whole order is fixed
+            expect(a[0]).toBe(o[0]);
+            expect([...a].sort()).toEqual([...o].sort());
+            if (r < n) expect(a).toEqual(o);
+          });
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it("is priorityOrders at or above the carrier count (the default)", () => {
+    for (const [n, v] of [
+      [3, 3],
+      [5, 17],
+      [8, 254],
+    ] as const)
+      expect(replicaOrders(n, v, n)).toEqual(priorityOrders(n, v));
+  });
+
+  it("survives replicas - 1 failures: any set of fewer carriers down leaves every VIP a holder", () => {
+    fc.assert(
+      fc.property(
+        fc
+          .integer({ min: 3, max: MAX_N })
+          .chain((n) =>
+            fc.tuple(
+              fc.constant(n),
+              fc.integer({ min: 2, max: n - 1 }),
+              fc.integer({ min: 1, max: MAX_V }),
+              fc.uniqueArray(fc.integer({ min: 0, max: n - 1 }), { maxLength: n }),
+            ),
+          ),
+        ([n, r, v, downList]) => {
+          const down = new Set(downList.slice(0, r - 1));
+          for (const o of replicaOrders(n, v, r)) expect(o.some((x) => !down.has(x))).toBe(true);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("plans external VIPs over `replicas` carriers and rejects more replicas than carriers", () => {
+    const spec: any = buildSpec({ controlPlanes: 3, workers: 3, poolSize: 12, cloud: false });
+    spec.externalVips.replicas = 3;
+    const plan = mustResolve(spec);
+    const pool = plan.vips.filter((v) => v.kind === "external");
+    expect(pool.map((v) => v.order.length)).toEqual(Array(12).fill(3));
+    expect(pool.map((v) => v.priorities)).toEqual(Array(12).fill([100, 99, 98]));
+    expect(pool.slice(0, 3).map((v) => v.order)).toMatchInlineSnapshot(`
+      [
+        [
+          "node-1",
+          "node-6",
+          "node-5",
+        ],
+        [
+          "node-2",
+          "node-1",
+          "node-6",
+        ],
+        [
+          "node-3",
+          "node-2",
+          "node-1",
+        ],
+      ]
+    `);
+    spec.externalVips.replicas = 7;
+    const r = validateSpec(spec);
+    expect(r.ok ? "(valid)" : formatIssues(r.errors)).toMatchInlineSnapshot(`
+      "✖ replicas 7 is more than the 6 nodes with carriesExternalVips: true; use at most 6 or mark more carriers
+        → at externalVips.replicas"
+    `);
+  });
+
+  it("names the YAML line of a replicas count above the carriers", () => {
+    const text = referenceYaml.replace(/^externalVips:\n/m, "externalVips:\n  replicas: 4\n");
+    expect(text).toContain("replicas: 4");
+    const r = loadSpec(text);
+    expect(r.ok ? "(valid)" : formatIssues(r.errors, "cluster.yaml")).toMatchInlineSnapshot(`
+      "✖ replicas 4 is more than the 3 nodes with carriesExternalVips: true; use at most 3 or mark more carriers
+        → at externalVips.replicas (cluster.yaml:39:3)"
+    `);
   });
 });
 

@@ -1,10 +1,11 @@
 // The PLAN.md section: who holds which VIP, and who takes over when nodes fail.
+// Everything here is O(output + N·V): a failure only moves the VIPs of the failed nodes, so each failure case
+// corrects the all-up loads for those VIPs instead of recounting every carrier.
 import {
   AT_REST,
   type ClusterPlan,
   failoverDiagram,
   holderMap,
-  loadSpread,
   mastersWith,
   mdTable,
   type PlannedVip,
@@ -12,7 +13,6 @@ import {
   simulateFailover,
   type TakeoverBound,
   takeoverBounds,
-  worstTwoCarrierFailure,
 } from "@clusterspec/core";
 import { AUTH_FILE, CHECK_SCRIPT, instanceName } from "./view.js";
 
@@ -23,55 +23,213 @@ export function poolLoads(
   down: ReadonlySet<string>,
 ): Map<string, number> {
   const loads = new Map(nodes.filter((n) => !down.has(n)).map((n) => [n, 0]));
+  const external = new Set(vips.filter((v) => v.kind === "external").map((v) => v.key));
   for (const [key, holder] of mastersWith(vips, down)) {
-    if (holder === undefined || !vips.some((v) => v.key === key && v.kind === "external")) continue;
+    if (holder === undefined || !external.has(key)) continue;
     loads.set(holder, (loads.get(holder) ?? 0) + 1);
   }
   return loads;
 }
 
-const formatLoads = (loads: ReadonlyMap<string, number>): string => [...loads].map(([n, l]) => `${n}: ${l}`).join(", ");
+/** Up to this many carriers a failure row lists every survivor's load; beyond, the range. */
+export const LOADS_LISTED_UP_TO = 8;
+/** Backups named per VIP in the table; the full order follows in a collapsed block. */
+export const TABLE_BACKUPS = 2;
 
-/** Live carriers' external VIP counts in a simulated state. */
-const carrierLoads = (sim: Simulation, carriers: readonly string[]): Map<string, number> =>
-  new Map(sim.loads.filter((l) => l.up && carriers.includes(l.node)).map((l) => [l.node, l.externalVips]));
+/** The external pool's all-up loads, and a cheap view of them after some carriers fail. */
+class PoolLoads {
+  readonly base = new Map<string, number>();
+  /** load value → how many carriers have it, all up */
+  private readonly histogram = new Map<number, number>();
+  readonly byMaster = new Map<string, PlannedVip[]>();
+
+  constructor(
+    readonly carriers: readonly string[],
+    pool: readonly PlannedVip[],
+  ) {
+    for (const c of carriers) this.base.set(c, 0);
+    for (const v of pool) {
+      const m = v.order[0];
+      if (m === undefined) continue;
+      this.base.set(m, (this.base.get(m) ?? 0) + 1);
+      const list = this.byMaster.get(m);
+      if (list) list.push(v);
+      else this.byMaster.set(m, [v]);
+    }
+    for (const l of this.base.values()) this.histogram.set(l, (this.histogram.get(l) ?? 0) + 1);
+  }
+
+  /** Loads of the carriers that change when `down` fail (the failed ones are dropped), and who holds what moved. */
+  after(down: readonly string[]): { changed: Map<string, number>; moves: [PlannedVip, string | undefined][] } {
+    const changed = new Map<string, number>();
+    const moves: [PlannedVip, string | undefined][] = [];
+    const isDown = (n: string): boolean => down.includes(n);
+    for (const d of down)
+      for (const v of this.byMaster.get(d) ?? []) {
+        const holder = v.order.find((n) => !isDown(n)); // at most down.length + 1 steps
+        moves.push([v, holder]);
+        if (holder !== undefined) changed.set(holder, (changed.get(holder) ?? this.base.get(holder) ?? 0) + 1);
+      }
+    return { changed, moves };
+  }
+
+  /** Lowest and highest load over the live carriers, in O(changed) from the all-up histogram. */
+  range(down: readonly string[], changed: ReadonlyMap<string, number>): { min: number; max: number } | undefined {
+    const h = new Map(this.histogram);
+    const drop = (n: string): void => {
+      const l = this.base.get(n);
+      if (l !== undefined) h.set(l, (h.get(l) ?? 0) - 1);
+    };
+    for (const d of down) drop(d);
+    for (const [n, l] of changed) {
+      drop(n);
+      h.set(l, (h.get(l) ?? 0) + 1);
+    }
+    const present = [...h].filter(([, count]) => count > 0).map(([l]) => l);
+    return present.length === 0 ? undefined : { min: Math.min(...present), max: Math.max(...present) };
+  }
+
+  /** `k8s-1: 2, k8s-3: 1` for a few carriers, else `1 to 2 (spread 1)`, or `1 to 2` without the spread. */
+  describe(down: readonly string[], changed: ReadonlyMap<string, number>, withSpread = true): string {
+    if (this.carriers.length <= LOADS_LISTED_UP_TO)
+      return this.carriers
+        .filter((c) => !down.includes(c))
+        .map((c) => `${c}: ${changed.get(c) ?? this.base.get(c) ?? 0}`)
+        .join(", ");
+    const r = this.range(down, changed);
+    if (r === undefined) return "no carrier left";
+    if (r.min === r.max) return `${r.min} on each carrier`;
+    return `${r.min} to ${r.max} on each carrier${withSpread ? ` (spread ${r.max - r.min})` : ""}`;
+  }
+}
 
 const seconds = (x: number): string => `${x.toFixed(2)}s`;
 const range = (b: TakeoverBound): string => (b.min === b.max ? seconds(b.max) : `${seconds(b.min)}–${seconds(b.max)}`);
+
+/**
+ * The pair of carriers whose joint failure loses the most VIPs, then leaves the live carriers most unbalanced
+ * (the first such pair in node order). All C²/2 pairs are evaluated, each in O(VIPs of the pair) with typed
+ * arrays and no allocation: only the two failed masters' VIPs move, to the first live node of their order.
+ */
+export function worstCarrierPair(
+  carriers: readonly string[],
+  pool: readonly PlannedVip[],
+): { down: [string, string]; spread: number; lost: number } {
+  const n = carriers.length;
+  const index = new Map(carriers.map((c, i) => [c, i]));
+  const base = new Int32Array(n);
+  // For each master, the first three nodes of each of its VIPs' orders (-1: none), flattened.
+  const heads: number[][] = Array.from({ length: n }, () => []);
+  for (const v of pool) {
+    const [m, f, s] = v.order.slice(0, 3).map((x) => index.get(x) ?? -1);
+    if (m === undefined || m < 0) continue;
+    base[m] = (base[m] ?? 0) + 1;
+    heads[m]?.push(f ?? -1, s ?? -1);
+  }
+  const values = [...new Set(base)].sort((x, y) => x - y);
+  const allCounts = values.map((l) => base.filter((b) => b === l).length);
+  const delta = new Int32Array(n);
+  const touched = new Int32Array(2 * pool.length + 2);
+  let worst = { a: 0, b: 1, spread: -1, lost: -1 };
+  for (let a = 0; a < n; a++)
+    for (let b = a + 1; b < n; b++) {
+      let t = 0;
+      let lost = 0;
+      for (const d of [a, b]) {
+        const h = heads[d] ?? [];
+        for (let k = 0; k < h.length; k += 2) {
+          const f = h[k] ?? -1;
+          const s = h[k + 1] ?? -1;
+          const holder = f >= 0 && f !== a && f !== b ? f : s >= 0 && s !== a && s !== b ? s : -1;
+          if (holder < 0) lost++;
+          else {
+            if (delta[holder] === 0) touched[t++] = holder;
+            delta[holder] = (delta[holder] ?? 0) + 1;
+          }
+        }
+      }
+      // Untouched live carriers keep their all-up load: which of the (two) all-up values are still present?
+      const counts = allCounts.slice();
+      const drop = (x: number): void => {
+        const i = values.indexOf(base[x] ?? 0);
+        counts[i] = (counts[i] ?? 0) - 1;
+      };
+      drop(a);
+      drop(b);
+      let min = Number.POSITIVE_INFINITY;
+      let max = Number.NEGATIVE_INFINITY;
+      for (let i = 0; i < t; i++) {
+        const x = touched[i] ?? 0;
+        drop(x);
+        const l = (base[x] ?? 0) + (delta[x] ?? 0);
+        min = Math.min(min, l);
+        max = Math.max(max, l);
+        delta[x] = 0;
+      }
+      values.forEach((l, i) => {
+        if ((counts[i] ?? 0) > 0) {
+          min = Math.min(min, l);
+          max = Math.max(max, l);
+        }
+      });
+      const spread = max >= min ? max - min : 0;
+      if (lost > worst.lost || (lost === worst.lost && spread > worst.spread)) worst = { a, b, spread, lost };
+    }
+  return { down: [carriers[worst.a] ?? "", carriers[worst.b] ?? ""], spread: worst.spread, lost: worst.lost };
+}
+
+const failures = (n: number): string => `${n} failure${n === 1 ? "" : "s"}`;
 
 export function summarizeKeepalived(plan: ClusterPlan): string {
   const vrrp = plan.vrrp;
   const hc = vrrp.healthCheck;
   const w = hc.weight;
+  const named = (v: PlannedVip, r: number): string => `${v.order[r]} (${v.priorities[r]})`;
   const vipTable = mdTable(
-    ["VIP", "instance", "interface", "VRID", "master", "backups (priority)"],
-    plan.vips.map((v) => [
-      `${v.address}/${v.prefixLength}`,
-      instanceName(v),
-      v.interface,
-      v.vrid,
-      `${v.order[0] ?? "-"} (${v.priorities[0] ?? "-"})`,
-      v.order
-        .slice(1)
-        .map((n, r) => `${n} (${v.priorities[r + 1]})`)
-        .join(", ") || "none",
-    ]),
+    ["VIP", "instance", "interface", "VRID", "master", "backups (priority)", "survives"],
+    plan.vips.map((v) => {
+      const more = v.order.length - 1 - TABLE_BACKUPS;
+      const backups = v.order
+        .slice(1, 1 + TABLE_BACKUPS)
+        .map((_, r) => named(v, r + 1))
+        .join(", ");
+      return [
+        `${v.address}/${v.prefixLength}`,
+        instanceName(v),
+        v.interface,
+        v.vrid,
+        v.order.length > 0 ? named(v, 0) : "-",
+        (backups || "none") + (more > 0 ? ` and ${more} more` : ""),
+        failures(Math.max(0, v.order.length - 1)),
+      ];
+    }),
   );
-  // Every table below comes from core's failover model, starting from the cluster at rest.
+  const carriers = plan.nodes.filter((n) => n.carriesExternalVips).map((n) => n.name);
+  const pool = plan.vips.filter((v) => v.kind === "external");
+  const loads = new PoolLoads(carriers, pool);
+  const holdsVip = new Set(plan.vips.flatMap((v) => v.order));
+  const nodes = plan.nodes.map((n) => n.name).filter((n) => holdsVip.has(n));
+  const cpVips = new Map<string, PlannedVip[]>();
+  for (const v of plan.vips) {
+    const m = v.order[0];
+    if (v.kind === "control-plane" && m !== undefined) cpVips.set(m, [...(cpVips.get(m) ?? []), v]);
+  }
+  const failRows = nodes.map((dead) => {
+    const { changed, moves } = loads.after([dead]);
+    const cpMoves = (cpVips.get(dead) ?? []).map((v): [PlannedVip, string | undefined] => [v, v.order[1]]);
+    return [
+      dead,
+      [...cpMoves, ...moves].map(([v, to]) => `${v.address} → ${to ?? "nobody"}`).join(", ") || "nothing",
+      pool.length === 0 ? "-" : loads.describe([dead], changed),
+    ];
+  });
+  const replicas = pool[0]?.order.length ?? 0;
+  // The apiserver-check rows come from core's failover model, starting from the cluster at rest; the node-down
+  // rows and the two-carrier case move a failed master's VIPs to the first live node of its order, as the model does.
   const rest = simulateFailover(plan, AT_REST);
   const restHolders = holderMap(rest);
   const from = (down: readonly string[], unhealthy: readonly string[] = []): Simulation =>
     simulateFailover(plan, { down, unhealthy }, restHolders);
-  const nodes = rest.loads.map((l) => l.node);
-  const carriers = plan.nodes.filter((n) => n.carriesExternalVips).map((n) => n.name);
-  const pool = plan.vips.filter((v) => v.kind === "external");
-  const failRows = nodes.map((dead) => {
-    const after = from([dead]);
-    const moves = after.holdings
-      .filter((h) => restHolders.get(h.vip.key) === dead)
-      .map((h) => `${h.vip.address} → ${h.holder ?? "nobody"}`);
-    return [dead, moves.join(", ") || "nothing", pool.length === 0 ? "-" : formatLoads(carrierLoads(after, carriers))];
-  });
   const cp = plan.controlPlane.vip;
   const cpAtRest = restHolders.get(cp.key);
   const checkRows = cp.order.map((node) => {
@@ -85,10 +243,18 @@ export function summarizeKeepalived(plan: ClusterPlan): string {
     return [node, what];
   });
   // Takeover times: the fastest backup has the highest priority below the master, the slowest the lowest.
-  const priorities = plan.vips.flatMap((v) => v.priorities.slice(1));
-  const best = Math.max(...priorities, 1);
-  const worst = Math.min(...priorities, 254);
-  const top = Math.max(...plan.vips.map((v) => v.priorities[0] ?? 1));
+  // (loops, not Math.max(...spread): a large pool has tens of thousands of priorities)
+  let best = 1;
+  let worst = 254;
+  let top = 1;
+  for (const v of plan.vips) {
+    top = Math.max(top, v.priorities[0] ?? 1);
+    for (let r = 1; r < v.priorities.length; r++) {
+      const p = v.priorities[r] ?? 1;
+      best = Math.max(best, p);
+      worst = Math.min(worst, p);
+    }
+  }
   const span = (
     event: "death" | "checkFailure" | "checkRecovery" | "rejoin",
     lo: number,
@@ -136,7 +302,14 @@ export function summarizeKeepalived(plan: ClusterPlan): string {
   const lines = [
     "## keepalived (VRRP)",
     "",
-    `Every node that holds a VIP gets \`/etc/keepalived/keepalived.conf\`: one \`vrrp_instance\` per VIP it may hold, state ${vrrp.initialState}${vrrp.nopreempt ? " with nopreempt" : ""}, advert_int ${vrrp.advertInterval}, ${vrrp.unicast ? "unicast to the other nodes" : "multicast"}, ${vrrp.auth ? `auth_type ${vrrp.auth.type} with the password in \`${AUTH_FILE}\` (mode 0600, included by keepalived)` : "no authentication"}. The highest priority among the live nodes holds a VIP.`,
+    `Every node that holds a VIP gets \`/etc/keepalived/keepalived.conf\`: one \`vrrp_instance\` per VIP it may hold, state ${vrrp.initialState}${vrrp.nopreempt ? " with nopreempt" : ""}, advert_int ${vrrp.advertInterval}, ${vrrp.unicast ? "unicast to the other nodes" : "multicast"}, ${vrrp.auth ? `auth_type ${vrrp.auth.type} with the password in \`${AUTH_FILE}\` (mode 0600, included by keepalived)` : "no authentication"}. The highest priority among the live nodes holds a VIP; a VIP survives as many node failures as it has backups.`,
+  ];
+  if (pool.length > 0 && replicas < carriers.length)
+    lines.push(
+      "",
+      `Each external VIP is held by ${replicas} of the ${carriers.length} carriers (\`externalVips.replicas\`), so it survives any ${failures(replicas - 1)} and is lost only when ${replicas === 2 ? "both" : `all ${replicas}`} of its carriers are down. A VIP's carriers depend only on its place in the pool: appending an address moves no existing VIP.`,
+    );
+  lines.push(
     "",
     vipTable,
     "",
@@ -149,15 +322,26 @@ export function summarizeKeepalived(plan: ClusterPlan): string {
     "### Failover: one node down",
     "",
     mdTable(["failed node", "VIPs taken over", "external VIPs per surviving carrier"], failRows),
-  ];
-  const worstPair = worstTwoCarrierFailure(plan);
-  if (worstPair) {
-    const loads = carrierLoads(worstPair.simulation, carriers);
+  );
+  if (pool.length > 0 && carriers.length >= 3) {
+    const pair = worstCarrierPair(carriers, pool);
+    const { changed } = loads.after(pair.down);
     lines.push(
       "",
-      `Two carriers down: the worst case is ${worstPair.down.join(" and ")}, leaving ${formatLoads(loads)} (imbalance ${loadSpread(worstPair.simulation, carriers)}).`,
+      `Two carriers down: the worst case is ${pair.down.join(" and ")}, leaving ${loads.describe(pair.down, changed, false)} (imbalance ${pair.spread}${pair.lost > 0 ? `; ${pair.lost} VIP${pair.lost === 1 ? "" : "s"} held by nobody` : ""}).`,
     );
   }
+  if (plan.vips.some((v) => v.order.length > 1 + TABLE_BACKUPS))
+    lines.push(
+      "",
+      "<details><summary>Full priority order of every VIP</summary>",
+      "",
+      ...plan.vips.map(
+        (v) => `- ${instanceName(v)} ${v.address}: ${v.order.map((n, r) => `${n} ${v.priorities[r]}`).join(", ")}`,
+      ),
+      "",
+      "</details>",
+    );
   lines.push(
     "",
     "### Failover: apiserver check failing",

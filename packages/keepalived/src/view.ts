@@ -66,47 +66,97 @@ export function instanceName(vip: PlannedVip): string {
   return vip.id.kind === "control-plane" ? "VI_control_plane" : `VI_external_${vip.id.index}`;
 }
 
-/** VIPs a node holds an instance for, in plan order (control plane first). */
-export function vipsOf(plan: ClusterPlan, node: string): PlannedVip[] {
-  return plan.vips.filter((v) => v.order.includes(node));
+/** What every node's files need from the plan, built once per plan: O(V·R) instead of a scan per node. */
+interface VrrpIndex {
+  /** Node name → the VIPs it holds an instance for (plan order) with its rank in each. */
+  readonly byNode: ReadonlyMap<string, readonly { readonly vip: PlannedVip; readonly rank: number }[]>;
+  readonly nodes: ReadonlyMap<string, PlannedNode>;
+  /** What every node's instance of a VIP shares, worked out once per VIP. */
+  readonly shared: ReadonlyMap<PlannedVip, { readonly comment: string; readonly name: string; readonly vip: string }>;
 }
 
-function addressOn(plan: ClusterPlan, nodeName: string, iface: string): string {
-  const node = plan.nodes.find((n) => n.name === nodeName);
-  const address = node?.interfaces.find((f) => f.name === iface)?.address;
+const indexes = new WeakMap<ClusterPlan, VrrpIndex>();
+
+function vrrpIndex(plan: ClusterPlan): VrrpIndex {
+  const cached = indexes.get(plan);
+  if (cached) return cached;
+  const byNode = new Map<string, { vip: PlannedVip; rank: number }[]>();
+  for (const vip of plan.vips)
+    vip.order.forEach((name, rank) => {
+      const list = byNode.get(name);
+      if (list) list.push({ vip, rank });
+      else byNode.set(name, [{ vip, rank }]);
+    });
+  const shared = new Map(
+    plan.vips.map((vip) => [
+      vip,
+      {
+        comment: keepalivedComment(
+          `${vip.kind === "control-plane" ? "control-plane VIP" : "external VIP"} ${vip.address}: ${describeOrder(vip)}`,
+        ),
+        name: instanceName(vip),
+        vip: `${vip.address}/${vip.prefixLength}`,
+      },
+    ]),
+  );
+  const index = { byNode, nodes: new Map(plan.nodes.map((n) => [n.name, n])), shared };
+  indexes.set(plan, index);
+  return index;
+}
+
+/** VIPs a node holds an instance for, in plan order (control plane first). */
+export function vipsOf(plan: ClusterPlan, node: string): PlannedVip[] {
+  return (vrrpIndex(plan).byNode.get(node) ?? []).map((x) => x.vip);
+}
+
+function addressOn(index: VrrpIndex, nodeName: string, iface: string): string {
+  const address = index.nodes.get(nodeName)?.interfaces.find((f) => f.name === iface)?.address;
   if (address === undefined) throw new InternalError(`node ${nodeName} has no address on ${iface} for unicast VRRP`);
   return address;
 }
 
-function describeOrder(vip: PlannedVip): string {
-  return vip.order.map((n, r) => `${n} ${vip.priorities[r]}`).join(", ");
+/** Backups named in each instance's comment; PLAN.md has the whole order. */
+export const COMMENT_BACKUPS = 2;
+
+/** `master k8s-1 (100), backups k8s-3 (99), k8s-2 (98) and 5 more; full order in PLAN.md` */
+export function describeOrder(vip: PlannedVip): string {
+  const named = (r: number): string => `${vip.order[r]} (${vip.priorities[r]})`;
+  const backups = vip.order.slice(1, 1 + COMMENT_BACKUPS).map((_, r) => named(r + 1));
+  const more = vip.order.length - 1 - backups.length;
+  const tail = backups.length === 0 ? ", no backup" : `, backup${backups.length > 1 ? "s" : ""} ${backups.join(", ")}`;
+  return `master ${named(0)}${tail}${more > 0 ? ` and ${more} more` : ""}; full order in PLAN.md`;
 }
 
 export function toKeepalivedView(plan: ClusterPlan, node: PlannedNode): KeepalivedView {
   const vrrp = plan.vrrp;
   const hc = vrrp.healthCheck;
-  const vips = vipsOf(plan, node.name);
-  const hasControlPlane = vips.some((v) => v.kind === "control-plane");
+  const index = vrrpIndex(plan);
+  const held = index.byNode.get(node.name) ?? [];
+  const hasControlPlane = held.some((h) => h.vip.kind === "control-plane");
   const notify = vrrp.notify.map((n) => ({ keyword: `notify_${n.on}` as const, path: n.script }));
-  const instances = vips.map((vip): InstanceView => {
-    const rank = vip.order.indexOf(node.name);
+  const auth = vrrp.auth && { type: vrrp.auth.type, include: AUTH_FILE };
+  const instances = held.map(({ vip, rank }): InstanceView => {
     const priority = vip.priorities[rank];
     if (priority === undefined) throw new InternalError(`no priority for ${node.name} on ${vip.key}`);
-    const peers = vip.order.filter((n) => n !== node.name).map((n) => addressOn(plan, n, vip.interface));
+    // Peers only for unicast: with multicast they would cost O(R) per instance for nothing.
+    const peers = vrrp.unicast
+      ? vip.order.filter((n) => n !== node.name).map((n) => addressOn(index, n, vip.interface))
+      : [];
+    const same = index.shared.get(vip);
+    if (!same) throw new InternalError(`${vip.key} is not in the plan`);
     return {
-      comment: keepalivedComment(
-        `${vip.kind === "control-plane" ? "control-plane VIP" : "external VIP"} ${vip.address}: ${describeOrder(vip)}`,
-      ),
-      name: instanceName(vip),
+      comment: same.comment,
+      name: same.name,
       state: vrrp.initialState,
       iface: vip.interface,
       vrid: vip.vrid,
       priority,
       advertInt: vrrp.advertInterval,
       nopreempt: vrrp.nopreempt,
-      auth: vrrp.auth && { type: vrrp.auth.type, include: AUTH_FILE },
-      unicast: vrrp.unicast && peers.length > 0 ? { src: addressOn(plan, node.name, vip.interface), peers } : undefined,
-      vip: `${vip.address}/${vip.prefixLength}`,
+      auth,
+      unicast:
+        vrrp.unicast && peers.length > 0 ? { src: addressOn(index, node.name, vip.interface), peers } : undefined,
+      vip: same.vip,
       trackScript: vip.kind === "control-plane" ? CHECK_SCRIPT_NAME : undefined,
       notify,
     };

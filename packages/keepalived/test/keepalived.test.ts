@@ -1,4 +1,13 @@
-import { type Artifact, type ClusterPlan, checkSecretValues, resolvePlan, validateSpec } from "@clusterspec/core";
+import {
+  type Artifact,
+  type ClusterPlan,
+  checkSecretValues,
+  loadSpread,
+  resolvePlan,
+  simulateFailover,
+  validateSpec,
+  worstTwoCarrierFailure,
+} from "@clusterspec/core";
 import { arbPlan, buildSpec, mustResolve, mustValidate } from "@clusterspec/core/testing";
 import { clusterExampleNames, exampleInput, run, toolAvailable } from "@clusterspec/testkit";
 import fc from "fast-check";
@@ -14,6 +23,7 @@ import {
   summarizeKeepalived,
   vipsOf,
 } from "../src/index.js";
+import { worstCarrierPair } from "../src/summary.js";
 import { instancesOf, keepalivedCheck, nodeFiles, parseKeepalivedConf, tokenizeLine } from "./helpers.js";
 
 type Loose = any;
@@ -308,18 +318,18 @@ describe("generated configs", () => {
     expect(summarizeKeepalived(plan)).toMatchInlineSnapshot(`
       "## keepalived (VRRP)
 
-      Every node that holds a VIP gets \`/etc/keepalived/keepalived.conf\`: one \`vrrp_instance\` per VIP it may hold, state BACKUP, advert_int 1, multicast, no authentication. The highest priority among the live nodes holds a VIP.
+      Every node that holds a VIP gets \`/etc/keepalived/keepalived.conf\`: one \`vrrp_instance\` per VIP it may hold, state BACKUP, advert_int 1, multicast, no authentication. The highest priority among the live nodes holds a VIP; a VIP survives as many node failures as it has backups.
 
-      | VIP | instance | interface | VRID | master | backups (priority) |
-      | --- | --- | --- | --- | --- | --- |
-      | 10.118.12.5/24 | VI_control_plane | wan1 | 1 | node-1 (100) | node-3 (99), node-2 (98) |
-      | 192.168.11.2/32 | VI_external_0 | wan1 | 2 | node-1 (100) | node-5 (99), node-3 (98), node-2 (97), node-4 (96) |
-      | 192.168.11.3/32 | VI_external_1 | wan1 | 3 | node-2 (100) | node-5 (99), node-3 (98), node-1 (97), node-4 (96) |
-      | 192.168.11.4/32 | VI_external_2 | wan1 | 4 | node-3 (100) | node-5 (99), node-4 (98), node-2 (97), node-1 (96) |
-      | 192.168.11.5/32 | VI_external_3 | wan1 | 5 | node-4 (100) | node-3 (99), node-5 (98), node-2 (97), node-1 (96) |
-      | 192.168.11.6/32 | VI_external_4 | wan1 | 6 | node-5 (100) | node-4 (99), node-3 (98), node-2 (97), node-1 (96) |
-      | 192.168.11.7/32 | VI_external_5 | wan1 | 7 | node-1 (100) | node-4 (99), node-3 (98), node-2 (97), node-5 (96) |
-      | 192.168.11.8/32 | VI_external_6 | wan1 | 8 | node-2 (100) | node-4 (99), node-3 (98), node-1 (97), node-5 (96) |
+      | VIP | instance | interface | VRID | master | backups (priority) | survives |
+      | --- | --- | --- | --- | --- | --- | --- |
+      | 10.118.12.5/24 | VI_control_plane | wan1 | 1 | node-1 (100) | node-3 (99), node-2 (98) | 2 failures |
+      | 192.168.11.2/32 | VI_external_0 | wan1 | 2 | node-1 (100) | node-5 (99), node-3 (98) and 2 more | 4 failures |
+      | 192.168.11.3/32 | VI_external_1 | wan1 | 3 | node-2 (100) | node-5 (99), node-3 (98) and 2 more | 4 failures |
+      | 192.168.11.4/32 | VI_external_2 | wan1 | 4 | node-3 (100) | node-5 (99), node-4 (98) and 2 more | 4 failures |
+      | 192.168.11.5/32 | VI_external_3 | wan1 | 5 | node-4 (100) | node-3 (99), node-5 (98) and 2 more | 4 failures |
+      | 192.168.11.6/32 | VI_external_4 | wan1 | 6 | node-5 (100) | node-4 (99), node-3 (98) and 2 more | 4 failures |
+      | 192.168.11.7/32 | VI_external_5 | wan1 | 7 | node-1 (100) | node-4 (99), node-3 (98) and 2 more | 4 failures |
+      | 192.168.11.8/32 | VI_external_6 | wan1 | 8 | node-2 (100) | node-4 (99), node-3 (98) and 2 more | 4 failures |
 
       Health check: \`/etc/keepalived/check-apiserver.sh\` asks the kube-apiserver on the node's own address for \`/livez\` (curl, 2s timeout; **curl is a host dependency** of every control-plane node) every 2s; after 2 failures the control-plane instance's priority drops by 3, below every other control-plane node (100 - 3 = 97 < 98); after 2 successes it recovers.
 
@@ -334,6 +344,19 @@ describe("generated configs", () => {
       | node-5 | 192.168.11.6 → node-4 | node-1: 2, node-2: 2, node-3: 1, node-4: 2 |
 
       Two carriers down: the worst case is node-1 and node-2, leaving node-3: 1, node-4: 3, node-5: 3 (imbalance 2).
+
+      <details><summary>Full priority order of every VIP</summary>
+
+      - VI_control_plane 10.118.12.5: node-1 100, node-3 99, node-2 98
+      - VI_external_0 192.168.11.2: node-1 100, node-5 99, node-3 98, node-2 97, node-4 96
+      - VI_external_1 192.168.11.3: node-2 100, node-5 99, node-3 98, node-1 97, node-4 96
+      - VI_external_2 192.168.11.4: node-3 100, node-5 99, node-4 98, node-2 97, node-1 96
+      - VI_external_3 192.168.11.5: node-4 100, node-3 99, node-5 98, node-2 97, node-1 96
+      - VI_external_4 192.168.11.6: node-5 100, node-4 99, node-3 98, node-2 97, node-1 96
+      - VI_external_5 192.168.11.7: node-1 100, node-4 99, node-3 98, node-2 97, node-5 96
+      - VI_external_6 192.168.11.8: node-2 100, node-4 99, node-3 98, node-1 97, node-5 96
+
+      </details>
 
       ### Failover: apiserver check failing
 
@@ -559,5 +582,186 @@ describe("injection", () => {
     );
     expect(checkSecretValues({ vrrpPassword: "a#b" })).toHaveLength(1);
     expect(checkSecretValues({ vrrpPassword: "a}b" })).toHaveLength(1);
+  });
+});
+
+describe("PLAN.md's two-carrier case agrees with core's failover model", () => {
+  const check = (plan: ClusterPlan) => {
+    const carriers = plan.nodes.filter((n) => n.carriesExternalVips).map((n) => n.name);
+    const pool = plan.vips.filter((v) => v.kind === "external");
+    const reference = worstTwoCarrierFailure(plan);
+    if (pool.length === 0 || carriers.length < 3) {
+      expect(reference).toBeUndefined();
+      return;
+    }
+    const pair = worstCarrierPair(carriers, pool);
+    // the lab kills the pair core names; PLAN.md must name that same pair, with the same figures
+    expect(pair.down).toEqual(reference?.down);
+    const sim = simulateFailover(plan, { down: pair.down, unhealthy: [] });
+    expect(pair.spread).toBe(loadSpread(sim, carriers));
+    expect(pair.lost).toBe(sim.holdings.filter((h) => h.vip.kind === "external" && h.holder === undefined).length);
+  };
+
+  it("on random plans", () => {
+    fc.assert(fc.property(arbPlan({ maxPool: 40 }), check), { numRuns: 80 });
+  });
+
+  it("with externalVips.replicas 2 and 3", () => {
+    for (const [carriers, pool, replicas] of [
+      [5, 7, 2],
+      [8, 20, 2],
+      [9, 30, 3],
+      [12, 14, 2],
+    ] as const) {
+      const spec: Loose = buildSpec({ controlPlanes: 3, workers: carriers - 3, poolSize: pool, cloud: false });
+      spec.externalVips.replicas = replicas;
+      check(mustResolve(spec));
+    }
+  });
+});
+
+describe("externalVips.replicas", () => {
+  const replicated = (carriers: number, pool: number, replicas: number, unicast = false): ClusterPlan => {
+    const spec: Loose = buildSpec({ controlPlanes: 3, workers: carriers - 3, poolSize: pool, cloud: false });
+    spec.externalVips.replicas = replicas;
+    if (unicast) spec.vrrp.unicast = true;
+    spec.vrrp.basePriority = 254;
+    return mustResolve(spec);
+  };
+
+  it("writes V × replicas external instances in all, each with its own carriers as unicast peers", () => {
+    const plan = replicated(10, 40, 3, true);
+    const files = generateKeepalived(plan).filter((a) => a.path.endsWith("keepalived.conf"));
+    const external = files.flatMap((f) =>
+      instancesOf(parseKeepalivedConf(f.content)).filter((i) => i.name.startsWith("VI_external_")),
+    );
+    expect(external).toHaveLength(40 * 3);
+    for (const i of external) expect(i.unicastPeers).toHaveLength(2);
+    for (const f of files)
+      expect(parsedInstances(f.content)).toEqual(expectedInstances(plan, f.path.split("/")[1] ?? ""));
+  });
+
+  it("summarizes twelve carriers for PLAN.md with ranges, what each VIP survives and the VIPs two failures lose", () => {
+    const summary = summarizeKeepalived(replicated(12, 14, 2));
+    expect(summary).toMatchInlineSnapshot(`
+      "## keepalived (VRRP)
+
+      Every node that holds a VIP gets \`/etc/keepalived/keepalived.conf\`: one \`vrrp_instance\` per VIP it may hold, state BACKUP, advert_int 1, multicast, no authentication. The highest priority among the live nodes holds a VIP; a VIP survives as many node failures as it has backups.
+
+      Each external VIP is held by 2 of the 12 carriers (\`externalVips.replicas\`), so it survives any 1 failure and is lost only when both of its carriers are down. A VIP's carriers depend only on its place in the pool: appending an address moves no existing VIP.
+
+      | VIP | instance | interface | VRID | master | backups (priority) | survives |
+      | --- | --- | --- | --- | --- | --- | --- |
+      | 10.118.12.5/24 | VI_control_plane | wan1 | 1 | node-1 (254) | node-3 (253), node-2 (252) | 2 failures |
+      | 192.168.11.2/32 | VI_external_0 | wan1 | 2 | node-1 (254) | node-12 (253) | 1 failure |
+      | 192.168.11.3/32 | VI_external_1 | wan1 | 3 | node-2 (254) | node-1 (253) | 1 failure |
+      | 192.168.11.4/32 | VI_external_2 | wan1 | 4 | node-3 (254) | node-2 (253) | 1 failure |
+      | 192.168.11.5/32 | VI_external_3 | wan1 | 5 | node-4 (254) | node-3 (253) | 1 failure |
+      | 192.168.11.6/32 | VI_external_4 | wan1 | 6 | node-5 (254) | node-4 (253) | 1 failure |
+      | 192.168.11.7/32 | VI_external_5 | wan1 | 7 | node-6 (254) | node-5 (253) | 1 failure |
+      | 192.168.11.8/32 | VI_external_6 | wan1 | 8 | node-7 (254) | node-6 (253) | 1 failure |
+      | 192.168.11.9/32 | VI_external_7 | wan1 | 9 | node-8 (254) | node-7 (253) | 1 failure |
+      | 192.168.11.10/32 | VI_external_8 | wan1 | 10 | node-9 (254) | node-8 (253) | 1 failure |
+      | 192.168.11.11/32 | VI_external_9 | wan1 | 11 | node-10 (254) | node-9 (253) | 1 failure |
+      | 192.168.11.12/32 | VI_external_10 | wan1 | 12 | node-11 (254) | node-10 (253) | 1 failure |
+      | 192.168.11.13/32 | VI_external_11 | wan1 | 13 | node-12 (254) | node-11 (253) | 1 failure |
+      | 192.168.11.14/32 | VI_external_12 | wan1 | 14 | node-1 (254) | node-11 (253) | 1 failure |
+      | 192.168.11.15/32 | VI_external_13 | wan1 | 15 | node-2 (254) | node-12 (253) | 1 failure |
+
+      Health check: \`/etc/keepalived/check-apiserver.sh\` asks the kube-apiserver on the node's own address for \`/livez\` (curl, 2s timeout; **curl is a host dependency** of every control-plane node) every 2s; after 2 failures the control-plane instance's priority drops by 3, below every other control-plane node (254 - 3 = 251 < 252); after 2 successes it recovers.
+
+      ### Failover: one node down
+
+      | failed node | VIPs taken over | external VIPs per surviving carrier |
+      | --- | --- | --- |
+      | node-1 | 10.118.12.5 → node-3, 192.168.11.2 → node-12, 192.168.11.14 → node-11 | 1 to 2 on each carrier (spread 1) |
+      | node-2 | 192.168.11.3 → node-1, 192.168.11.15 → node-12 | 1 to 3 on each carrier (spread 2) |
+      | node-3 | 192.168.11.4 → node-2 | 1 to 3 on each carrier (spread 2) |
+      | node-4 | 192.168.11.5 → node-3 | 1 to 2 on each carrier (spread 1) |
+      | node-5 | 192.168.11.6 → node-4 | 1 to 2 on each carrier (spread 1) |
+      | node-6 | 192.168.11.7 → node-5 | 1 to 2 on each carrier (spread 1) |
+      | node-7 | 192.168.11.8 → node-6 | 1 to 2 on each carrier (spread 1) |
+      | node-8 | 192.168.11.9 → node-7 | 1 to 2 on each carrier (spread 1) |
+      | node-9 | 192.168.11.10 → node-8 | 1 to 2 on each carrier (spread 1) |
+      | node-10 | 192.168.11.11 → node-9 | 1 to 2 on each carrier (spread 1) |
+      | node-11 | 192.168.11.12 → node-10 | 1 to 2 on each carrier (spread 1) |
+      | node-12 | 192.168.11.13 → node-11 | 1 to 2 on each carrier (spread 1) |
+
+      Two carriers down: the worst case is node-1 and node-2, leaving 1 to 3 on each carrier (imbalance 2; 1 VIP held by nobody).
+
+      ### Failover: apiserver check failing
+
+      | failing node | control-plane VIP |
+      | --- | --- |
+      | node-1 | 10.118.12.5 → node-3 |
+      | node-3 | nothing (a backup) |
+      | node-2 | nothing (a backup) |
+
+      ### Takeover times (predicted)
+
+      | event | VIP on its new holder after | because |
+      | --- | --- | --- |
+      | a node dies (no goodbye advert) | 2.01s–3.02s | 3 × advert_int 1s + skew (256 − priority)/256 × advert_int, counted from the dead master's last advert |
+      | the apiserver check fails on the control-plane master | 4.01s–7.01s | 2 failed checks 2s apart, then the backups wait out the down timer |
+      | the check recovers | 4.01s–7.01s | 2 good checks, then the down timer |
+      | a node comes back | 3.01s after keepalived starts | it starts as a backup and runs one down timer |
+
+      \`clusterspec simulate <spec> --down <nodes> [--unhealthy <nodes>]\` prints any other state from the same model; clusterspec's VRRP lab checks it against real keepalived daemons.
+
+      ### Picture
+
+      \`\`\`mermaid
+      flowchart LR
+        subgraph s0["segment internal: wan1 10.118.12.0/24, on-link 192.168.11.0/24"]
+          n0["<b>node-1</b> (control plane, worker)<br/>wan0 198.18.11.10/24<br/>wan1 10.118.12.10/24"]
+          n1["<b>node-2</b> (control plane, worker)<br/>wan0 198.18.11.11/24<br/>wan1 10.118.12.11/24"]
+          n2["<b>node-3</b> (control plane, worker)<br/>wan0 198.18.11.12/24<br/>wan1 10.118.12.12/24"]
+          n3["<b>node-4</b> (worker)<br/>wan0 198.18.11.13/24<br/>wan1 10.118.12.13/24"]
+          n4["<b>node-5</b> (worker)<br/>wan0 198.18.11.14/24<br/>wan1 10.118.12.14/24"]
+          n5["<b>node-6</b> (worker)<br/>wan0 198.18.11.15/24<br/>wan1 10.118.12.15/24"]
+          n6["<b>node-7</b> (worker)<br/>wan0 198.18.11.16/24<br/>wan1 10.118.12.16/24"]
+          n7["<b>node-8</b> (worker)<br/>wan0 198.18.11.17/24<br/>wan1 10.118.12.17/24"]
+          n8["<b>node-9</b> (worker)<br/>wan0 198.18.11.18/24<br/>wan1 10.118.12.18/24"]
+          n9["<b>node-10</b> (worker)<br/>wan0 198.18.11.19/24<br/>wan1 10.118.12.19/24"]
+          n10["<b>node-11</b> (worker)<br/>wan0 198.18.11.20/24<br/>wan1 10.118.12.20/24"]
+          n11["<b>node-12</b> (worker)<br/>wan0 198.18.11.21/24<br/>wan1 10.118.12.21/24"]
+        end
+        cp(["control-plane VIP<br/>10.118.12.5/24 VRID 1"])
+        cp ==>|"master"| n0
+        cp -.->|"backup 1"| n2
+        cp -.->|"backup 2"| n1
+        g0(["2 external VIP(s): 192.168.11.2 and 1 more<br/>first backups on 2 node(s)"])
+        g0 ==> n0
+        g1(["2 external VIP(s): 192.168.11.3 and 1 more<br/>first backups on 2 node(s)"])
+        g1 ==> n1
+        g2(["1 external VIP(s): 192.168.11.4<br/>first backups on 1 node(s)"])
+        g2 ==> n2
+        g3(["1 external VIP(s): 192.168.11.5<br/>first backups on 1 node(s)"])
+        g3 ==> n3
+        g4(["1 external VIP(s): 192.168.11.6<br/>first backups on 1 node(s)"])
+        g4 ==> n4
+        g5(["1 external VIP(s): 192.168.11.7<br/>first backups on 1 node(s)"])
+        g5 ==> n5
+        g6(["1 external VIP(s): 192.168.11.8<br/>first backups on 1 node(s)"])
+        g6 ==> n6
+        g7(["1 external VIP(s): 192.168.11.9<br/>first backups on 1 node(s)"])
+        g7 ==> n7
+        g8(["1 external VIP(s): 192.168.11.10<br/>first backups on 1 node(s)"])
+        g8 ==> n8
+        g9(["1 external VIP(s): 192.168.11.11<br/>first backups on 1 node(s)"])
+        g9 ==> n9
+        g10(["1 external VIP(s): 192.168.11.12<br/>first backups on 1 node(s)"])
+        g10 ==> n10
+        g11(["1 external VIP(s): 192.168.11.13<br/>first backups on 1 node(s)"])
+        g11 ==> n11
+      \`\`\`"
+    `);
+  });
+
+  it("keeps PLAN.md's keepalived section proportional: 240 carriers × 240 VIPs under 2 MB, every row short", () => {
+    const summary = summarizeKeepalived(replicated(240, 240, 240));
+    expect(summary.length).toBeLessThan(2_000_000);
+    const tableRows = summary.split("\n").filter((l) => l.startsWith("| "));
+    expect(Math.max(...tableRows.map((l) => l.length))).toBeLessThan(200);
   });
 });

@@ -96,42 +96,57 @@ export function allocateVrids(spec: ClusterSpec): VridAllocation {
 }
 
 /**
- * Priority order of nodes (best first) for each of `vipCount` VIPs over `nodeCount` nodes.
+ * Priority order of nodes (best first) for each of `vipCount` VIPs over `nodeCount` nodes, every node in every order.
  * VIP i is mastered by node i mod N. The k-th VIP of a master falls back to the k-th survivor in a list
  * that puts the least loaded nodes first (then the nearest predecessor), so the VIPs of any single failed
  * node spread over the survivors evenly and the survivors' loads still differ by at most one.
  * The second backup only matters when the master and its first backup both fail: it is chosen per such
  * pair, greedily for the least loaded survivor, which keeps two-node failures balanced too.
+ * O(V·N): loads take two values, so the survivor list is two passes, and each pair's loads are the all-up
+ * loads corrected for the VIPs of the two failed masters only.
  */
 export function priorityOrders(nodeCount: number, vipCount: number): number[][] {
   const n = nodeCount;
-  const load = (node: number): number => Math.floor(vipCount / n) + (node < vipCount % n ? 1 : 0);
+  const heavy = vipCount % n; // nodes below this index master one VIP more
   const orders: number[][] = [];
   for (let vip = 0; vip < vipCount; vip++) {
     const master = vip % n;
     const k = Math.floor(vip / n);
-    const survivors: number[] = [];
-    for (let d = 1; d < n; d++) survivors.push((master - d + n) % n);
-    survivors.sort((a, b) => load(a) - load(b) || ((master - a + n) % n) - ((master - b + n) % n));
+    const light: number[] = [];
+    const loaded: number[] = [];
+    for (let d = 1; d < n; d++) {
+      const node = (master - d + n) % n;
+      (node < heavy ? loaded : light).push(node);
+    }
+    const survivors = light.concat(loaded);
     const shift = survivors.length === 0 ? 0 : k % survivors.length;
     orders.push([master, ...survivors.slice(shift), ...survivors.slice(0, shift)]);
   }
   if (n < 4) return orders;
+  const byMaster: number[][] = Array.from({ length: n }, () => []);
+  const base = Array.from({ length: n }, () => 0);
   const groups = new Map<number, number[]>();
   orders.forEach((o, vip) => {
     const [m = 0, f = 0] = o;
+    byMaster[m]?.push(vip);
+    base[m] = (base[m] ?? 0) + 1;
     const key = Math.min(m, f) * n + Math.max(m, f);
-    groups.set(key, [...(groups.get(key) ?? []), vip]);
+    const members = groups.get(key);
+    if (members) members.push(vip);
+    else groups.set(key, [vip]);
   });
   for (const [key, members] of groups) {
     const a = Math.floor(key / n);
     const b = key % n;
-    const inGroup = new Set(members);
-    const loads = Array.from({ length: n }, () => 0);
-    orders.forEach((o, vip) => {
-      const holder = o.find((x) => x !== a && x !== b);
-      if (holder !== undefined && !inGroup.has(vip)) loads[holder] = (loads[holder] ?? 0) + 1;
-    });
+    // With a and b down, a VIP outside the pair keeps its master unless that is a or b; then its first backup,
+    // which is neither (only the pair's own VIPs have both), holds it.
+    const loads = base.slice();
+    for (const down of [a, b])
+      for (const vip of byMaster[down] ?? []) {
+        const o = orders[vip] ?? [];
+        const f = o[1] ?? 0;
+        if (f !== a && f !== b) loads[f] = (loads[f] ?? 0) + 1;
+      }
     for (const vip of members) {
       const o = orders[vip] ?? [];
       const rest = o.slice(2);
@@ -143,6 +158,34 @@ export function priorityOrders(nodeCount: number, vipCount: number): number[][] 
       loads[chosen] = (loads[chosen] ?? 0) + 1;
       orders[vip] = [...o.slice(0, 2), ...rest.slice(best), ...rest.slice(0, best)];
     }
+  }
+  return orders;
+}
+
+/**
+ * Priority orders when each VIP has only `replicas` of the `nodeCount` nodes (2 <= replicas < nodeCount; at or
+ * above nodeCount this is `priorityOrders`). A VIP's order depends only on its index, so appending a VIP never
+ * changes an existing one. VIP i is mastered by m = i mod N; it is m's k-th VIP (k = floor(i / N)).
+ * Its first backup is m's (1 + k mod (N-1))-th predecessor: every N-1 consecutive VIPs of a master use each
+ * other node once, so a failed node's VIPs spread within one over the survivors for every pool size, and each
+ * node is first backup as often as any other. Further backups walk on from there, rotated by the round of the
+ * first backup, so the VIPs that a failed master and first backup share move on to different nodes.
+ */
+export function replicaOrders(nodeCount: number, vipCount: number, replicas: number): number[][] {
+  const n = nodeCount;
+  if (replicas >= n) return priorityOrders(n, vipCount);
+  const orders: number[][] = [];
+  for (let vip = 0; vip < vipCount; vip++) {
+    const master = vip % n;
+    const k = Math.floor(vip / n);
+    const first = k % (n - 1); // offset index: the node (first + 1) places before the master
+    const round = Math.floor(k / (n - 1));
+    const order = [master, (master - 1 - first + 2 * n) % n];
+    for (let j = 0; j < replicas - 2; j++) {
+      const offset = 1 + ((first + 1 + ((round + j) % (n - 2))) % (n - 1));
+      order.push((master - offset + 2 * n) % n);
+    }
+    orders.push(order);
   }
   return orders;
 }

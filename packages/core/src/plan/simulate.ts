@@ -124,22 +124,31 @@ export function loadSpread(sim: Simulation, carriers: readonly string[]): number
   return loads.length === 0 ? 0 : Math.max(...loads) - Math.min(...loads);
 }
 
+/** External VIPs nobody holds. */
+function lostExternalVips(sim: Simulation): number {
+  return sim.holdings.filter((h) => h.vip.kind === "external" && h.holder === undefined).length;
+}
+
 /**
- * The two carriers whose joint failure leaves the external pool most unbalanced (the first such pair in node
- * order), or undefined with fewer than three carriers or no pool: the case PLAN.md names.
+ * The two carriers whose joint failure loses the most external VIPs (with `externalVips.replicas` 2, a VIP held
+ * only by the pair), then leaves the external pool most unbalanced (the first such pair in node order), or
+ * undefined with fewer than three carriers or no pool: the case PLAN.md names (the keepalived package computes
+ * the same pair incrementally, `worstCarrierPair`; this is the reference it is tested against).
  */
 export function worstTwoCarrierFailure(
   plan: ClusterPlan,
 ): { down: [string, string]; simulation: Simulation } | undefined {
   const carriers = carriersOf(plan);
   if (carriers.length < 3 || !plan.vips.some((v) => v.kind === "external")) return undefined;
-  let worst: { down: [string, string]; simulation: Simulation; spread: number } | undefined;
+  let worst: { down: [string, string]; simulation: Simulation; lost: number; spread: number } | undefined;
   for (let a = 0; a < carriers.length; a++)
     for (let b = a + 1; b < carriers.length; b++) {
       const down: [string, string] = [carriers[a] ?? "", carriers[b] ?? ""];
       const simulation = simulateFailover(plan, { down, unhealthy: [] });
+      const lost = lostExternalVips(simulation);
       const spread = loadSpread(simulation, carriers);
-      if (worst === undefined || spread > worst.spread) worst = { down, simulation, spread };
+      if (worst === undefined || lost > worst.lost || (lost === worst.lost && spread > worst.spread))
+        worst = { down, simulation, lost, spread };
     }
   return worst && { down: worst.down, simulation: worst.simulation };
 }

@@ -1,7 +1,15 @@
 // The planned VRRP instances: every VIP with its VRID and each node's priority for it.
 
 import { controlPlaneInterface, externalVipEntries, externalVipInterface, isControlPlane } from "../facts/spec.js";
-import { allocateVrids, prioritiesFrom, priorityOrders, type VipId, type VipKey, vipKey } from "../facts/vrrp.js";
+import {
+  allocateVrids,
+  prioritiesFrom,
+  priorityOrders,
+  replicaOrders,
+  type VipId,
+  type VipKey,
+  vipKey,
+} from "../facts/vrrp.js";
 import { hostPart, parseCidr } from "../ip.js";
 import { InternalError, type IssuePath } from "../issues.js";
 import type { ClusterSpec } from "../spec/schema.js";
@@ -52,7 +60,7 @@ export function planVips(spec: ClusterSpec): PlannedVip[] {
   const carriers = spec.nodes.filter((n) => n.carriesExternalVips).map((n) => n.name);
   const entries = externalVipEntries(spec);
   if (carriers.length === 0) return vips;
-  const orders = priorityOrders(carriers.length, entries.length);
+  const orders = replicaOrders(carriers.length, entries.length, spec.externalVips?.replicas ?? carriers.length);
   entries.forEach((e, i) => {
     const order = (orders[i] ?? []).map((j) => carriers[j] ?? "");
     const id: VipId = { kind: "external", index: i };

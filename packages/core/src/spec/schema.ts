@@ -304,6 +304,14 @@ const ExternalVipsSchema = z
     interface: InterfaceNameSchema.optional().describe("Interface carrying the pool; default the uplink segment's"),
     addresses: z.array(ExternalVipEntry).min(1).describe("Addresses spread over the nodes carrying external VIPs"),
     firstVrid: z.number().int().min(1).max(255).optional().describe("VRIDs are allocated upwards from here"),
+    replicas: z
+      .number()
+      .int()
+      .min(2)
+      .optional()
+      .describe(
+        "How many carriers hold each address (master and backups); default every carrier. Fewer keeps keepalived.conf small on many carriers, and appending an address never moves an existing one",
+      ),
   })
   .describe("A pool of external addresses, one VRRP instance each");
 

@@ -216,6 +216,8 @@ export interface ClusterSpecInput {
     })[];
     /** VRIDs are allocated upwards from here */
     firstVrid?: number | undefined;
+    /** How many carriers hold each address (master and backups); default every carrier. Fewer keeps keepalived.conf small on many carriers, and appending an address never moves an existing one */
+    replicas?: number | undefined;
   } | undefined;
   /** Bare-metal servers */
   nodes: {
@@ -629,6 +631,8 @@ export interface ClusterSpec {
     })[];
     /** VRIDs are allocated upwards from here */
     firstVrid?: number | undefined;
+    /** How many carriers hold each address (master and backups); default every carrier. Fewer keeps keepalived.conf small on many carriers, and appending an address never moves an existing one */
+    replicas?: number | undefined;
   } | undefined;
   /** Bare-metal servers */
   nodes: {

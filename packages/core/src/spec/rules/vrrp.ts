@@ -134,11 +134,19 @@ export const vrrpOptionsConsistent: Rule = (spec, report) => {
     });
   }
   const carriers = spec.nodes.filter((n) => n.carriesExternalVips).length;
+  const replicas = spec.externalVips?.replicas;
+  if (replicas !== undefined && carriers > 0 && replicas > carriers)
+    report.error(
+      ["externalVips", "replicas"],
+      `replicas ${replicas} is more than the ${carriers} node${carriers === 1 ? "" : "s"} with carriesExternalVips: true; use at most ${carriers} or mark more carriers`,
+    );
+  // Each external VIP's priorities span its own carriers only.
+  const perVip = Math.min(carriers, replicas ?? carriers);
   const cps = spec.nodes.filter(isControlPlane).length;
-  if (Math.max(carriers, cps) > v.basePriority)
+  if (Math.max(perVip, cps) > v.basePriority)
     report.error(
       ["vrrp", "basePriority"],
-      `basePriority ${v.basePriority} leaves no distinct priority for ${Math.max(carriers, cps)} nodes`,
+      `basePriority ${v.basePriority} leaves no distinct priority for ${Math.max(perVip, cps)} nodes`,
     );
 };
 
