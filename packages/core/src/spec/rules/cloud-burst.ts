@@ -4,6 +4,7 @@ import { addressCount, cidrContains, cidrsOverlap, isIp, parseCidr } from "../..
 import { type IssuePath, type Reporter, toDotPath } from "../../issues.js";
 import type { CloudBurstSpec } from "../schema.js";
 import {
+  checkPoolNameAndSize,
   cloudPoolLabelsSelfSettable,
   cloudPoolTagsFit,
   provisionerUrlIsBase,
@@ -77,14 +78,7 @@ export const burstReachesOnPrem: CloudBurstRule = (spec, report) => {
 export const burstPoolsValid: CloudBurstRule = (spec, report) => {
   const names = firstSeen<string>();
   spec.cloud.pools.forEach((pool, i) => {
-    const prior = names(pool.name, ["cloud", "pools", i, "name"]);
-    if (prior)
-      report.error(
-        ["cloud", "pools", i, "name"],
-        `duplicate pool name ${pool.name} (also used by ${toDotPath(prior)})`,
-      );
-    if (pool.minSize > pool.maxSize)
-      report.error(["cloud", "pools", i, "minSize"], `minSize ${pool.minSize} is larger than maxSize ${pool.maxSize}`);
+    checkPoolNameAndSize(pool, i, names, report);
   });
   // network address, hub, one address per slot, broadcast
   const subnet = spec.cloud.wireguard.tunnelSubnet;

@@ -2,21 +2,28 @@
 import { ASG_TAG_LIMITS, autoscalerTags, kubeletMaySetLabel } from "../../facts/cloud.js";
 import { kubernetesSegment } from "../../facts/spec.js";
 import { addressCount, cidrContains, parseCidr } from "../../ip.js";
-import { toDotPath } from "../../issues.js";
+import { type Reporter, toDotPath } from "../../issues.js";
 import { type CloudRule, firstSeen, type Rule } from "./rule.js";
+
+/** A pool's name is unique and its minSize at most its maxSize: shared by on-prem clusters and cloud-only specs. */
+export function checkPoolNameAndSize(
+  pool: { readonly name: string; readonly minSize: number; readonly maxSize: number },
+  i: number,
+  names: ReturnType<typeof firstSeen<string>>,
+  report: Reporter,
+): void {
+  const prior = names(pool.name, ["cloud", "pools", i, "name"]);
+  if (prior)
+    report.error(["cloud", "pools", i, "name"], `duplicate pool name ${pool.name} (also used by ${toDotPath(prior)})`);
+  if (pool.minSize > pool.maxSize)
+    report.error(["cloud", "pools", i, "minSize"], `minSize ${pool.minSize} is larger than maxSize ${pool.maxSize}`);
+}
 
 export const cloudPoolsValid: Rule = (spec, report) => {
   if (!spec.cloud) return;
   const names = firstSeen<string>();
   spec.cloud.pools.forEach((pool, i) => {
-    const prior = names(pool.name, ["cloud", "pools", i, "name"]);
-    if (prior)
-      report.error(
-        ["cloud", "pools", i, "name"],
-        `duplicate pool name ${pool.name} (also used by ${toDotPath(prior)})`,
-      );
-    if (pool.minSize > pool.maxSize)
-      report.error(["cloud", "pools", i, "minSize"], `minSize ${pool.minSize} is larger than maxSize ${pool.maxSize}`);
+    checkPoolNameAndSize(pool, i, names, report);
     if (spec.nodes.some((n) => pool.name === n.name))
       report.error(["cloud", "pools", i, "name"], `pool name ${pool.name} is also a node name`);
   });
