@@ -167,14 +167,14 @@ describe("takeoverBounds", () => {
     expect(b.checkFailure.min).toBeCloseTo(2 + 120 + down - 1);
     // init_fail: rise 2 x interval 2 before the node may preempt, then the same wait
     expect(b.rejoin.max).toBeCloseTo(4 + 1 + 120 + down);
-    expect(b.rejoin.min).toBeCloseTo(2 + 120 + down - 1);
+    expect(b.rejoin.min).toBeCloseTo(120 + down - 1);
     // nobody holds the VIP: one down timer, whatever the checks say
     expect(b.claim).toEqual({ min: down, max: down });
     // without preempt_delay: the down timer after the checks, as before
     const now = { ...plan, vrrp: { ...plan.vrrp, preemptDelay: 0 } };
     const n = takeoverBounds(now, 99, "control-plane");
     expect(n.checkFailure.max).toBeCloseTo(4 + down);
-    expect(n.rejoin).toEqual({ min: Math.max(down, 2 + down - 1), max: 4 + down });
+    expect(n.rejoin).toEqual({ min: down, max: 4 + down });
     // weight 0 (FAULT): the failing master says goodbye, preempt_delay plays no part
     const fault = { ...plan, vrrp: { ...plan.vrrp, healthCheck: { ...plan.vrrp.healthCheck, weight: 0 } } };
     expect(takeoverBounds(fault, 99, "control-plane").checkFailure.max).toBeCloseTo(4 + 157 / 256 + 1);

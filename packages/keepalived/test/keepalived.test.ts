@@ -390,7 +390,7 @@ describe("generated configs", () => {
       | the check recovers | 124.61s–128.61s | 2 good checks, preempt_delay 120s, then the down timer |
       | the readiness check fails on an external VIP's master | 124.61s–128.61s | 2 failed checks 2s apart, preempt_delay 120s, then the down timer |
       | that check recovers | 124.61s–128.61s | 2 good checks, preempt_delay 120s, then the down timer |
-      | a node comes back | 124.61s–128.61s after keepalived starts | it starts as a backup with every check failed (init_fail): its checks rise, it waits preempt_delay 120s, then one down timer |
+      | a node comes back | 122.61s–128.61s after keepalived starts | it starts as a backup with every check failed (init_fail): its checks rise, it waits preempt_delay 120s, then one down timer |
 
       \`clusterspec simulate <spec> --down <nodes> [--unhealthy <nodes>]\` prints any other state from the same model; clusterspec's VRRP lab checks it against real keepalived daemons.
 
@@ -733,7 +733,7 @@ describe("externalVips.replicas", () => {
       | the check recovers | 124.01s–128.01s | 2 good checks, preempt_delay 120s, then the down timer |
       | the readiness check fails on an external VIP's master | 124.01s–128.01s | 2 failed checks 2s apart, preempt_delay 120s, then the down timer |
       | that check recovers | 124.01s–128.01s | 2 good checks, preempt_delay 120s, then the down timer |
-      | a node comes back | 124.01s–128.01s after keepalived starts | it starts as a backup with every check failed (init_fail): its checks rise, it waits preempt_delay 120s, then one down timer |
+      | a node comes back | 122.01s–128.01s after keepalived starts | it starts as a backup with every check failed (init_fail): its checks rise, it waits preempt_delay 120s, then one down timer |
 
       \`clusterspec simulate <spec> --down <nodes> [--unhealthy <nodes>]\` prints any other state from the same model; clusterspec's VRRP lab checks it against real keepalived daemons.
 

@@ -210,9 +210,9 @@ export interface TakeoverBounds {
  *   is over, then ignores them and waits out the down timer from the last one it accepted. With weight 0 the
  *   master goes to FAULT and says goodbye: the skew alone;
  * - check recovering: `rise` good runs, then the same preempt_delay and down timer;
- * - a node coming back: every check starts failed (init_fail), so its checks must rise first (`rise` runs), then
- *   the preempt_delay and the down timer; without a delay, the down timer from its start or from the last advert
- *   it accepted while its checks were failing;
+ * - a node coming back: every check starts failed (init_fail), so at the latest its checks rise (`rise` runs),
+ *   then the preempt_delay and the down timer; at the earliest the delay has run while they rose (measured);
+ *   without a delay, the down timer from its start or from the last advert it accepted while they rose;
  * - a node coming back to a VIP nobody holds: one down timer from its start (nobody advertises).
  */
 export function takeoverBounds(plan: ClusterPlan, priority: number, kind?: PlannedVip["kind"]): TakeoverBounds {
@@ -249,7 +249,9 @@ export function takeoverBounds(plan: ClusterPlan, priority: number, kind?: Plann
     death: { min: down - advert, max: down },
     checkFailure,
     checkRecovery: d > 0 ? preempt(recovery) : { min: recovery.min + down - advert, max: recovery.max + down },
-    rejoin: d > 0 ? preempt(gate) : { min: Math.max(down, gate.min + down - advert), max: gate.max + down },
+    // The lower bound does not count the checks' rise: in the lab, keepalived 2.2.7 took a VIP back d + down
+    // after its start (rise 2 × interval 2, d 2): its preempt delay had run while the checks were rising.
+    rejoin: d > 0 ? { min: d + down - advert, max: gate.max + advert + d + down } : { min: down, max: gate.max + down },
     claim: { min: down, max: down },
   };
 }
