@@ -8,8 +8,8 @@ import type { IssuePath, SpecIssue } from "../issues.js";
  * (line breaks to YAML 1.1 and JavaScript); and the invisible format characters: zero-width spaces and joiners,
  * bidirectional embeddings, overrides and isolates, the word joiner and invisible operators, and the BOM.
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the point is to find them
 const FORBIDDEN =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the point is to find them
   /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/u;
 
 const NAMES: Readonly<Record<number, string>> = {
