@@ -1,9 +1,15 @@
-import { Document, parseAllDocuments, visit } from "yaml";
+import { Document, parseAllDocuments, type Tags, visit } from "yaml";
 import { InternalError } from "../issues.js";
 
 // YAML 1.1 so that `yes`, `on`, `0775` are quoted for Go's YAML readers (kubeadm, via sigs.k8s.io/yaml)
 // and PyYAML (cloud-init); lineWidth 0 stops long strings (certificates, scripts) from being folded.
-const DOCUMENT_OPTIONS = { version: "1.1", aliasDuplicateObjects: false } as const;
+// Without the merge tag when writing: it makes the library write a `<<` string plain, which a YAML 1.1 reader
+// (PyYAML, Go's yaml.v2) then takes as a merge key. `<<` is written quoted instead (see readAsNonString).
+const DOCUMENT_OPTIONS = {
+  version: "1.1",
+  aliasDuplicateObjects: false,
+  customTags: (tags: Tags) => tags.filter((t) => typeof t === "string" || t.tag !== "tag:yaml.org,2002:merge"),
+} as const;
 const STRING_OPTIONS = { lineWidth: 0, minContentWidth: 0 } as const;
 
 /** One YAML document; LF, exactly one trailing newline; keys stay in insertion order (build objects in the order to ship). */
@@ -13,12 +19,18 @@ export function toYaml(value: unknown): string {
   // Keys too: a key `<<` is a merge key to a YAML 1.1 reader, `yes` a bool, `0o17` an int to Go.
   visit(doc, {
     Scalar(_, node) {
-      if (typeof node.value === "string" && readAsNonString(node.value)) node.type = "QUOTE_DOUBLE";
+      if (typeof node.value === "string" && (readAsNonString(node.value) || ESCAPE_ON_ONE_LINE.test(node.value)))
+        node.type = "QUOTE_DOUBLE";
     },
   });
   const text = doc.toString(STRING_OPTIONS);
   return text.endsWith("\n") ? text : `${text}\n`;
 }
+
+// A one-line string with a tab or another control character: plain, PyYAML (cloud-init) refuses the tab; in double
+// quotes every reader reads the escapes. Multi-line strings stay block scalars, where tabs are content.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are what needs quoting
+const ESCAPE_ON_ONE_LINE = /^[^\n]*[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\ufeff][^\n]*$/;
 
 // What some YAML reader takes for something other than a string when written plain. The `yaml` library's 1.1 schema
 // quotes most of these; Go's decoders (sigs.k8s.io/yaml, yaml.v2/v3, used by kubeadm and Helm) also run
