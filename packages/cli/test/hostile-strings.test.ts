@@ -268,6 +268,66 @@ describe("hostile strings in every string field of the schema", () => {
   }, 600_000);
 });
 
+describe("keepalived's 1,023-byte lines", () => {
+  it("the longest allowed values keep every keepalived.conf line whole, and keepalived -t (no stubs) accepts them", async () => {
+    const spec = structuredClone(bases[0]?.spec) as any;
+    // 1,000-character notify paths under /etc/keepalived (components below NAME_MAX), ending in a keyword's name:
+    // cut at 1,023 bytes, the rest of the line would be read as that keyword.
+    const longPath = (tail: string) => {
+      const head = "/etc/keepalived/";
+      let body = "";
+      while (head.length + body.length + tail.length + 201 < 1000) body += `${"d".repeat(200)}/`;
+      const path = `${head}${body}${"f".repeat(1000 - head.length - body.length - tail.length)}${tail}`;
+      expect(path.length).toBe(1000);
+      return path;
+    };
+    spec.vrrp.notify = {
+      master: longPath("nopreempt"),
+      backup: longPath("dont_track_primary"),
+      fault: longPath("garp"),
+    };
+    // 63-character node names (router_id, comments), 15-byte interface names.
+    const long = (n: number, c: string) => c.repeat(n);
+    spec.nodes.forEach((node: any, i: number) => {
+      node.name = `${long(61, "n")}-${i}`;
+    });
+    const rename = (o: Json, from: string, to: string) => {
+      const entries = Object.entries(o).map(([k, v]) => [k === from ? to : k, v] as const);
+      for (const k of Object.keys(o)) delete o[k];
+      Object.assign(o, Object.fromEntries(entries));
+    };
+    const iface = "ifaceaaaaaaaaa1";
+    for (const node of spec.nodes) rename(node.interfaces, "wan1", iface);
+    spec.network.segments[0].interface = iface;
+    spec.controlPlane.interface = iface;
+    spec.externalVips.interface = iface;
+    spec.cilium.devices = [iface, "wan0"];
+    const r = await generateChecked(stringify(spec), { sourceName: `${"s".repeat(4000)}.yaml` });
+    if (!r.ok) throw new Error(JSON.stringify(r.errors));
+    const nodes = [...new Set(r.artifacts.filter((a) => a.path.endsWith("/keepalived.conf")).map((a) => a.path))];
+    expect(nodes.length).toBe(3);
+    let longest = 0;
+    for (const p of nodes) {
+      const conf = r.artifacts.find((a) => a.path === p)?.content ?? "";
+      for (const line of conf.split("\n")) longest = Math.max(longest, Buffer.byteLength(line) + 1);
+      expect(conf).toContain(`notify_master ${spec.vrrp.notify.master}\n`);
+      expect(conf.match(/^\s*nopreempt$/m)).toBeNull();
+    }
+    // fgets(buf, 1024) reads at most 1,023 bytes: every line, newline included, fits.
+    expect(longest).toBeLessThanOrEqual(1023);
+    expect(longest).toBeGreaterThan(1000);
+    if (!hasTool("keepalived") && !process.env.CI) return;
+    const dir = mkdtempSync(join(tmpdir(), "cs-longest-"));
+    try {
+      const sets = nodes.map((p) => r.artifacts.filter((a) => a.path.startsWith(p.replace(/keepalived\.conf$/, ""))));
+      const results = await keepalivedBatch(sets, dir);
+      expect(results).toEqual(nodes.map(() => ({ status: 0, output: "" })));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
 const show = (v: string) => JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v);
 
 /** In-process readers: YAML 1.1 = 1.2 = no type changes, Go-style plain scalars, JSON, line structure, the value whole. */
