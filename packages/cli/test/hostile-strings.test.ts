@@ -200,6 +200,10 @@ async function outputsOf(base: Json): Promise<Map<string, Artifact>> {
   const r = await generateChecked(stringify(base));
   if (!r.ok) throw new Error(`hostile base spec is invalid: ${JSON.stringify(r.errors)}`);
   const out = new Map(r.artifacts.map((a) => [a.path, a]));
+  // The base outputs pass the same Go-style check as every changed output below.
+  for (const a of r.artifacts.filter((x) => isYaml(x.path)))
+    for (const p of plainStrings(a.content))
+      expect(goReadsAsNonString(p), `base ${a.path} has plain ${JSON.stringify(p)}`).toBe(false);
   baseOutputs.set(base, out);
   return out;
 }
