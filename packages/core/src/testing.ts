@@ -476,7 +476,7 @@ export { CLOUD_NODE_DEVICES } from "./plan/resolve.js";
 export { mdCell } from "./plan/summary.js";
 export { planVips } from "./plan/vrrp.js";
 export { resolveSecrets } from "./secrets.js";
-export { parseYamlDocuments, readAsNonString } from "./serialize/yaml.js";
+export { blockYaml, parseYamlDocuments, readAsNonString, viaLibrary as toYamlViaLibrary } from "./serialize/yaml.js";
 export { forbiddenCharacter, inputHygiene } from "./spec/hygiene.js";
 export { cloudBurstRules, type Rule, rules, slotCount } from "./spec/rules/index.js";
 export { ownedCiliumKeysIn, secretShapeOf } from "./spec/rules/knobs.js";

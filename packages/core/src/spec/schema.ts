@@ -1,6 +1,6 @@
 // The cluster spec as the user writes it. Checks local to one value live here; checks that relate
 // several sections live in rules.ts, one function each, so each can be tested and can warn.
-import { z } from "zod";
+import * as z from "zod";
 import { isCidr, isIp, isNetworkCidr } from "../ip.js";
 import {
   CiliumValuesSchema,
