@@ -86,15 +86,23 @@ function addressOn(plan: ClusterPlan, node: string, iface: string): string | und
 interface StateSets {
   readonly down: ReadonlySet<string>;
   readonly unhealthy: ReadonlySet<string>;
+  readonly notReady: ReadonlySet<string>;
 }
 
 /** effectivePriority for the node at `rank` of the VIP's order (no search of the order). */
 function priorityAt(plan: ClusterPlan, vip: PlannedVip, rank: number, node: string, state: StateSets) {
   const base = vip.priorities[rank];
   if (base === undefined || state.down.has(node)) return undefined;
-  if (vip.kind !== "control-plane" || !state.unhealthy.has(node)) return base;
-  const weight = plan.vrrp.healthCheck.weight;
-  return weight === 0 ? undefined : clampPriority(base + weight);
+  const check =
+    vip.kind === "control-plane"
+      ? state.unhealthy.has(node)
+        ? plan.vrrp.healthCheck
+        : undefined
+      : state.notReady.has(node)
+        ? externalCheck(plan)
+        : undefined;
+  if (check === undefined) return base;
+  return check.weight === 0 ? undefined : clampPriority(base + check.weight);
 }
 
 /** VRRP's election: the highest priority wins, a tie goes to the higher primary address (RFC 3768 6.4.3). */
@@ -127,7 +135,11 @@ export function simulateFailover(
   state: FailureState,
   previous?: ReadonlyMap<string, string | undefined>,
 ): Simulation {
-  const sets: StateSets = { down: new Set(state.down), unhealthy: new Set(state.unhealthy) };
+  const sets: StateSets = {
+    down: new Set(state.down),
+    unhealthy: new Set(state.unhealthy),
+    notReady: new Set(state.notReady ?? []),
+  };
   const holdings = plan.vips.map((vip): VipHolding => {
     const before = previous?.get(vip.key);
     if (plan.vrrp.nopreempt && before !== undefined) {
