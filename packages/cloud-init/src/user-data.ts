@@ -19,6 +19,7 @@ import {
   type JoinEnv,
   joinScript,
   NODE_IP_PLACEHOLDER,
+  NODE_NAME_PLACEHOLDER,
   PROVIDER_ID_PLACEHOLDER,
 } from "./join-script.js";
 
@@ -52,7 +53,7 @@ export function joinEnvFor(plan: BurstPlan, cloud: CloudPlan, pool: PlannedPool)
   };
 }
 
-/** The JoinConfiguration with two placeholders the join script replaces at boot (tunnel address, provider id). */
+/** The JoinConfiguration with placeholders the join script replaces at boot (node name = instance id, tunnel address, provider id). */
 export function joinConfiguration(plan: BurstPlan, pool: PlannedPool): Record<string, unknown> {
   const labels = Object.keys(pool.labels)
     .sort()
@@ -68,6 +69,7 @@ export function joinConfiguration(plan: BurstPlan, pool: PlannedPool): Record<st
     kind: "JoinConfiguration",
     discovery: { file: { kubeConfigPath: DISCOVERY_KUBECONFIG_PATH } },
     nodeRegistration: {
+      name: NODE_NAME_PLACEHOLDER,
       criSocket: CRIO_SOCKET,
       kubeletExtraArgs: formatExtraArgs(plan.kubernetes.kubeadmApiVersion, kubeletArgs),
       taints: pool.taints.map((t) => ({ key: t.key, ...(t.value === "" ? {} : { value: t.value }), effect: t.effect })),

@@ -63,6 +63,7 @@ describe("user data", () => {
     expect(generateCloudInit(plan).map((a) => a.path)).toEqual([
       "cloud/ci-arm64/user-data.yaml",
       "cloud/provisioner/openapi.yaml",
+      "cloud/provisioner/rbac.yaml",
     ]);
     expect(text.split("\n").slice(0, 2)).toEqual([
       "#cloud-config",
@@ -180,7 +181,10 @@ describe("JoinConfiguration template", () => {
       const file = join(dir, "t");
       writeFileSync(file, template);
       const script = writeFiles(cloudPlan())[JOIN_SCRIPT_PATH]?.content;
-      const sedLine = /sed -e (.*) \\\n\s+"\$JOIN_TEMPLATE" >"\$JOIN_CONFIG"/.exec(script ?? "")?.[1];
+      const sedLine = /sed -e (.*) \\\n\s+(-e .*) "\$JOIN_TEMPLATE" >"\$JOIN_CONFIG"/
+        .exec(script ?? "")
+        ?.slice(1, 3)
+        .join(" ");
       if (!sedLine) throw new Error("sed line not found in the join script");
       const r = run("bash", [
         "-c",
@@ -210,9 +214,11 @@ describe("JoinConfiguration template", () => {
           const expected = JSON.parse(
             JSON.stringify(joinConfiguration(p, pool(p)))
               .replace("__NODE_IP__", ip)
-              .replace("__PROVIDER_ID__", `aws:///${az}/${id}`),
+              .replace("__PROVIDER_ID__", `aws:///${az}/${id}`)
+              .replace("__NODE_NAME__", id),
           );
           expect(doc).toEqual(expected);
+          expect((doc?.nodeRegistration as { name?: string }).name).toBe(id);
           const ref = gvk[`${p.kubernetes.kubeadmApiVersion}/JoinConfiguration`] ?? "";
           const validate = ajv.getSchema(`kubeadm${ref}`);
           if (!validate) throw new Error(`no schema at ${ref}`);
@@ -251,6 +257,7 @@ describe("JoinConfiguration template", () => {
               "value": "__PROVIDER_ID__",
             },
           ],
+          "name": "__NODE_NAME__",
           "taints": [
             {
               "effect": "NoSchedule",
@@ -365,7 +372,7 @@ describe("size", () => {
 
   it("fails with a clear error when even the gzip is too large", () => {
     expect(() => planUserData(plan, pool(plan), 1000)).toThrowErrorMatchingInlineSnapshot(
-      `[OutputLimitError: user data of pool ci-arm64 is 12886 bytes, 4426 gzipped; EC2 accepts 1000: drop labels, taints or resources]`,
+      `[OutputLimitError: user data of pool ci-arm64 is 13197 bytes, 4552 gzipped; EC2 accepts 1000: drop labels, taints or resources]`,
     );
   });
 });

@@ -14,6 +14,7 @@ export {
 } from "./failover.js";
 export {
   MockProvisioner,
+  type MockNode,
   type MockProvisionerOptions,
   type ProvisionerScript,
   type SeenRequest,
