@@ -1,6 +1,6 @@
 // The PLAN.md sections: what burst nodes do when they boot, their packages and user-data size, and the provisioner contract.
 import { type BurstPlan, type CloudPlan, mdTable } from "@clusterspec/core";
-import { CONTRACT_PATH, SNS_PATH } from "./contract.js";
+import { CONTRACT_PATH } from "./contract.js";
 import { planUserData, USER_DATA_LIMIT } from "./generate.js";
 import { IDENTITY_HEADERS, PROVISIONER_RETRY, RETRIED_STATUSES } from "./join-script.js";
 import { NODE_VERBS, PROVISIONER_SERVICE_ACCOUNT, RBAC_PATH } from "./rbac.js";
@@ -49,7 +49,7 @@ function summarizeContract(cloud: CloudPlan): string {
     "",
     `- \`GET /wireguard/config/{instanceId}\` and \`GET /kubeadm/kubeconfig/{instanceId}\`: 200 with the instance's wg-quick config or discovery kubeconfig; 403 when the identity does not verify (not retried); 404 before the instance's \`running\` event is handled and after it terminated; ${RETRIED_STATUSES.join(", ")} and no answer are retried, ${PROVISIONER_RETRY.attempts} attempts ${PROVISIONER_RETRY.delaySeconds} s apart.`,
     `- Every request carries \`${IDENTITY_HEADERS.document}\` (the IMDSv2 instance identity document, base64) and \`${IDENTITY_HEADERS.signature}\` (its PKCS7 signature); the provisioner verifies them against the AWS certificate of ${cloud.aws.region} and the instance id in the path.`,
-    `- \`POST ${SNS_PATH}\`: SNS messages; the provisioner confirms the subscription and, per instance, on \`running\` mints a bootstrap token and assigns a WireGuard peer slot, on \`terminated\` revokes both.`,
+    `- \`POST ${cloud.provisioner.notifyPath}\`: SNS messages; the provisioner confirms the subscription and, per instance, on \`running\` mints a bootstrap token and assigns a WireGuard peer slot, on \`terminated\` revokes both.`,
     `- Nodes: a burst node registers under its EC2 instance id (\`nodeRegistration.name\`), never its recyclable host name. **The provisioner removes nodes**: on \`terminated\` it deletes the instance's Node (after checking its providerID), as ServiceAccount ${cloud.provisioner.namespace}/${PROVISIONER_SERVICE_ACCOUNT} with the ClusterRole of \`${RBAC_PATH}\` (${NODE_VERBS.join(" and ")} on nodes). No cloud controller manager runs, so without it a terminated instance's Node would stay, with its taints and providerID.`,
     `- Peer configs live in Secrets of type \`${s.type}\` in namespace ${s.namespace}, data key \`${s.dataKey}\`, labelled \`${s.labels.cluster}\`, \`${s.labels.pool}\`, \`${s.labels.slot}\` and, while an instance holds the slot, \`${s.labels.instanceId}\`. Keys: ${keys}.`,
     "",

@@ -10,7 +10,7 @@ export {
   type SchemaProblem,
 } from "./artifact.js";
 export { shellDoubleQuoted, shellQuote, withoutControlCharacters } from "./escape.js";
-export { ASG_TAG_LIMITS, type AsgTag } from "./facts/cloud.js";
+export { ASG_TAG_LIMITS, type AsgTag, AUTOSCALER_TAG_PREFIX, ephemeralStorageOf } from "./facts/cloud.js";
 export type {
   KubeadmApiVersion,
   StorageIsolationOff,

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ASG_TAG_LIMITS, formatIssues, validateSpec } from "../src/index.js";
 import type { ClusterSpecInput } from "../src/spec/schema.js";
-import { autoscalerTags, buildSpec, kubeletMaySetLabel, mustValidate } from "../src/testing.js";
+import { autoscalerTags, buildSpec, ephemeralStorageOf, kubeletMaySetLabel, mustValidate } from "../src/testing.js";
 
 type PoolInput = Record<string, unknown>;
 
@@ -28,14 +28,39 @@ describe("cloud pool tags", () => {
       "k8s.io/cluster-autoscaler/prop-cluster=owned",
       "k8s.io/cluster-autoscaler/node-template/label/node.kubernetes.io/ci=",
       "k8s.io/cluster-autoscaler/node-template/taint/ci=true:NoSchedule",
+      // the root volume (30 GiB by default) less the kubelet's 10% hard eviction threshold, for scale-from-zero
+      "k8s.io/cluster-autoscaler/node-template/resources/ephemeral-storage=27648Mi",
       "k8s.io/cluster-autoscaler/node-template/resources/github.com/fuse=1",
     ]);
+    // an explicit ephemeral-storage resource replaces the derived one
+    const own = { ...pool, resources: { ...pool.resources, "ephemeral-storage": "20Gi" } };
+    expect(
+      autoscalerTags(spec.name, own, ["cloud", "pools", 0])
+        .filter((t) => t.key.endsWith("/ephemeral-storage"))
+        .map((t) => `${t.value} from ${t.specPath.join(".")}`),
+    ).toEqual(["20Gi from cloud.pools.0.resources.ephemeral-storage"]);
+  });
+
+  it("derives the ephemeral-storage tag from the root volume for any size: below it, within the value limit", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 8, max: 16384 }), (gib) => {
+        const [value, unit] = [Number.parseInt(ephemeralStorageOf(gib), 10), ephemeralStorageOf(gib).replace(/^\d+/, "")];
+        expect(unit).toBe("Mi");
+        expect(value).toBeLessThan(gib * 1024);
+        expect(value).toBeGreaterThanOrEqual(Math.floor(gib * 1024 * 0.9));
+        const tags = autoscalerTags("prop-cluster", { ...basePool(), rootVolumeGiB: gib }, ["cloud", "pools", 0]);
+        const tag = tags.find((t) => t.key === "k8s.io/cluster-autoscaler/node-template/resources/ephemeral-storage");
+        expect(tag?.value).toBe(ephemeralStorageOf(gib));
+        expect(tag?.specPath).toEqual(["cloud", "pools", 0, "rootVolumeGiB"]);
+      }),
+      { numRuns: 100 },
+    );
   });
 
   it("rejects more than 50 tags, long keys, long values and two taints on one key", () => {
     const labels = Object.fromEntries(Array.from({ length: 46 }, (_, i) => [`example.com/l${i}`, "x"]));
     expect(errors(withPool((p) => ({ ...p, labels })))).toMatchInlineSnapshot(`
-      "✖ pool ci-arm64 needs 51 Auto Scaling Group tags (labels, taints and resources for Cluster Autoscaler); AWS allows 50
+      "✖ pool ci-arm64 needs 52 Auto Scaling Group tags (labels, taints and resources for Cluster Autoscaler); AWS allows 50
         → at cloud.pools[0]"
     `);
     const longKey = `${"a".repeat(70)}.example.com/${"b".repeat(20)}`;
@@ -63,13 +88,18 @@ describe("cloud pool tags", () => {
       fc.property(
         fc.dictionary(key, fc.constantFrom("", "x", "value"), { maxKeys: 55 }),
         fc.dictionary(key, fc.stringMatching(/^[1-9][0-9]{0,300}$/), { maxKeys: 3 }),
-        (labels, resources) => {
-          const spec = withPool((p) => ({ ...p, labels, resources }));
-          const pool = { ...basePool(), labels, resources };
+        fc.option(fc.stringMatching(/^[1-9][0-9]{0,3}Gi$/), { nil: undefined }),
+        fc.integer({ min: 8, max: 16384 }),
+        (labels, extended, ephemeral, rootVolumeGiB) => {
+          // with or without an explicit ephemeral-storage (else derived from the root volume): one tag either way
+          const resources = ephemeral === undefined ? extended : { ...extended, "ephemeral-storage": ephemeral };
+          const spec = withPool((p) => ({ ...p, labels, resources, rootVolumeGiB }));
+          const pool = { ...basePool(), labels, resources, rootVolumeGiB };
           const tags = autoscalerTags("prop-cluster", pool, ["cloud", "pools", 0]);
           const fits =
             tags.length <= ASG_TAG_LIMITS.count &&
             tags.every((t) => t.key.length <= ASG_TAG_LIMITS.keyLength && t.value.length <= ASG_TAG_LIMITS.valueLength);
+          expect(tags.filter((t) => t.key.endsWith("/resources/ephemeral-storage"))).toHaveLength(1);
           expect(validateSpec(spec).ok).toBe(fits);
         },
       ),
