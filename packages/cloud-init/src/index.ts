@@ -35,6 +35,10 @@ export {
 } from "./rbac.js";
 export { summarizeCloudInit } from "./summary.js";
 export {
+  BURST_CGROUP_DRIVER,
+  BURST_KUBELET_PATCH_FILE,
+  BURST_PATCHES_DIRECTORY,
+  burstKubeletSettings,
   CRIO_SOCKET,
   fedoraPackages,
   joinConfiguration,

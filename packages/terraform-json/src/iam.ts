@@ -55,6 +55,11 @@ export function autoscalerPolicy(plan: BurstPlan): Json {
   };
 }
 
+/** The generated node role and instance profile, named apart from any profile a spec may name. */
+export function generatedProfileName(plan: BurstPlan): string {
+  return `${plan.name}-clusterspec-burst-node`.slice(0, 64);
+}
+
 /** Pools whose launch template gets the generated instance profile (they name none). */
 export function poolsWithoutProfile(cloud: CloudPlan): PlannedPool[] {
   return cloud.pools.filter((p) => p.instanceProfile === undefined);
@@ -69,7 +74,7 @@ export function instanceProfileOf(pool: PlannedPool): string {
 
 export function iamResources(plan: BurstPlan, cloud: CloudPlan): Json {
   const name = tfLiteral(autoscalerName(plan));
-  const nodeRole = tfLiteral(`${plan.name}-burst-node`.slice(0, 64));
+  const nodeRole = tfLiteral(generatedProfileName(plan));
   const generatedProfile = poolsWithoutProfile(cloud).length > 0;
   return {
     resource: {

@@ -1,12 +1,26 @@
 // The PLAN.md section: the AWS resources, each pool's Auto Scaling Group, and how the SNS subscription is confirmed.
-import { ASG_TAG_LIMITS, type BurstPlan, mdTable, PROVISIONER_EVENT_STATES } from "@clusterspec/core";
+import {
+  ASG_TAG_LIMITS,
+  BURST_NODES_REPORT_EPHEMERAL_STORAGE,
+  BURST_ROOT_FILESYSTEM,
+  type BurstPlan,
+  type CloudPlan,
+  mdTable,
+  PROVISIONER_EVENT_STATES,
+} from "@clusterspec/core";
 import {
   AUTOSCALER_CREDENTIALS_SECRET,
   AUTOSCALER_SCALE_FROM_ZERO_MINOR,
   AUTOSCALER_VALUES_PATH,
   autoscalerImageTag,
 } from "./autoscaler.js";
-import { AUTOSCALER_DESCRIBE_ACTIONS, AUTOSCALER_WRITE_ACTIONS, autoscalerName, poolsWithoutProfile } from "./iam.js";
+import {
+  AUTOSCALER_DESCRIBE_ACTIONS,
+  AUTOSCALER_WRITE_ACTIONS,
+  autoscalerName,
+  generatedProfileName,
+  poolsWithoutProfile,
+} from "./iam.js";
 import {
   DLQ_RETENTION_SECONDS,
   SNS_CONFIRMATION_TIMEOUT_MINUTES,
@@ -52,6 +66,29 @@ export function summarizeTerraform(plan: BurstPlan): string | undefined {
   ].join("\n");
 }
 
+/** Why scale-from-zero promises no ephemeral storage on btrfs burst nodes, or how much it promises. */
+function ephemeralStorageNotes(cloud: CloudPlan): string[] {
+  if (BURST_NODES_REPORT_EPHEMERAL_STORAGE)
+    return [
+      mdTable(
+        ["pool", "ephemeral storage (scale from zero)"],
+        cloud.pools.map((p) => [
+          p.name,
+          p.asgTags.find((t) => t.key.endsWith("/node-template/resources/ephemeral-storage"))?.value ?? "none",
+        ]),
+      ),
+    ];
+  const explicit = cloud.pools.filter((p) => "ephemeral-storage" in p.resources);
+  return [
+    `Ephemeral storage: burst nodes boot Fedora Cloud, whose root is ${BURST_ROOT_FILESYSTEM}; the kubelet cannot measure it there, so its local storage capacity isolation is off (as on on-prem btrfs nodes) and a burst node reports no \`ephemeral-storage\`. No \`node-template/resources/ephemeral-storage\` tag is derived from the root volume, since it would promise Cluster Autoscaler storage the new node never offers: a pod that requests ephemeral storage fits no burst node and does not trigger a scale-up.`,
+    "",
+    ...explicit.map(
+      (p) =>
+        `> **Warning:** pool ${p.name} sets \`resources.ephemeral-storage\` (\`cloud.pools[${cloud.pools.indexOf(p)}].resources\`): Cluster Autoscaler will scale up for pods that request ephemeral storage, but the new node reports none (${BURST_ROOT_FILESYSTEM} root), so they stay pending while it keeps scaling. Remove it.\n`,
+    ),
+  ];
+}
+
 export function summarizeAutoscaler(plan: BurstPlan): string | undefined {
   const cloud = plan.cloud;
   if (!cloud) return undefined;
@@ -68,7 +105,7 @@ export function summarizeAutoscaler(plan: BurstPlan): string | undefined {
     "",
     ...(generated.length > 0
       ? [
-          `Instance profile: pool${generated.length > 1 ? "s" : ""} ${generated.map((p) => p.name).join(", ")} name${generated.length > 1 ? "" : "s"} none, so the launch template gets the generated \`${plan.name}-burst-node\` (a role with only its EC2 trust policy: a burst node needs no AWS permission, it proves itself with its signed identity document).`,
+          `Instance profile: pool${generated.length > 1 ? "s" : ""} ${generated.map((p) => p.name).join(", ")} name${generated.length > 1 ? "" : "s"} none, so the launch template gets the generated \`${generatedProfileName(plan)}\` (a role with only its EC2 trust policy: a burst node needs no AWS permission, it proves itself with its signed identity document).`,
           "",
         ]
       : []),
@@ -81,12 +118,6 @@ export function summarizeAutoscaler(plan: BurstPlan): string | undefined {
           `> **Warning:** Kubernetes 1.${minor} pairs with Cluster Autoscaler ${autoscalerImageTag(plan)}, older than 1.${AUTOSCALER_SCALE_FROM_ZERO_MINOR}: its AWS provider does not build scale-from-zero template nodes with the extended resources of the \`node-template/resources/*\` tags, so a pool at zero never scales up for pods that request them. Upgrade the cluster to 1.${AUTOSCALER_SCALE_FROM_ZERO_MINOR} or newer, or keep \`minSize\` at 1 or more.\n`,
         ]
       : []),
-    mdTable(
-      ["pool", "ephemeral storage (scale from zero)"],
-      cloud.pools.map((p) => {
-        const tag = p.asgTags.find((t) => t.key.endsWith("/node-template/resources/ephemeral-storage"));
-        return [p.name, `${tag?.value ?? "?"}${"ephemeral-storage" in p.resources ? " (from resources)" : ` (${p.rootVolumeGiB} GiB root volume less kubelet's 10% eviction threshold)`}`];
-      }),
-    ),
+    ...ephemeralStorageNotes(cloud),
   ].join("\n");
 }

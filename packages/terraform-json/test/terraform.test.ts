@@ -342,11 +342,6 @@ describe("terraform files", () => {
           "value": "true:NoSchedule",
         },
         {
-          "key": "k8s.io/cluster-autoscaler/node-template/resources/ephemeral-storage",
-          "propagate_at_launch": false,
-          "value": "27648Mi",
-        },
-        {
           "key": "k8s.io/cluster-autoscaler/node-template/resources/github.com/fuse",
           "propagate_at_launch": false,
           "value": "1",

@@ -19,6 +19,17 @@ export const ASG_TAG_LIMITS = { count: 50, keyLength: 128, valueLength: 256 } as
 export const AUTOSCALER_TAG_PREFIX = "k8s.io/cluster-autoscaler";
 const CA = AUTOSCALER_TAG_PREFIX;
 
+/** Fedora Cloud's root filesystem: what burst nodes' kubelet and cri-o keep their data on. */
+export const BURST_ROOT_FILESYSTEM: "btrfs" | "xfs" | "ext4" = "btrfs";
+
+/**
+ * Whether a burst node's kubelet reports ephemeral-storage capacity: only with local storage capacity isolation on.
+ * cadvisor cannot find the device of a btrfs root (the kubelet stops with "failed to get rootfs info"), so isolation
+ * is switched off there for every version (storageIsolationOff: feature gate or KubeletConfiguration field), as on
+ * on-prem btrfs nodes; such a node offers no ephemeral-storage, and a pod that requests any never fits it.
+ */
+export const BURST_NODES_REPORT_EPHEMERAL_STORAGE = BURST_ROOT_FILESYSTEM !== "btrfs";
+
 /** kubelet's default hard eviction threshold for the node filesystem (nodefs.available<10%). */
 const NODEFS_EVICTION_PERCENT = 10;
 
@@ -35,9 +46,15 @@ export function ephemeralStorageOf(rootVolumeGiB: number): string {
 /**
  * The tags of a pool's Auto Scaling Group: a Name, Cluster Autoscaler auto-discovery, and the
  * node-template tags that let it scale from zero (labels, taints as `<value>:<Effect>`, the ephemeral storage derived
- * from the root volume unless `resources` names it, resources).
+ * from the root volume when the node reports it and `resources` does not name it, resources).
  */
-export function autoscalerTags(clusterName: string, pool: PoolSpec, poolPath: IssuePath): AsgTag[] {
+export function autoscalerTags(
+  clusterName: string,
+  pool: PoolSpec,
+  poolPath: IssuePath,
+  /** whether the node's kubelet reports ephemeral-storage: only then is it derived (never on btrfs burst nodes) */
+  reportsEphemeralStorage: boolean = BURST_NODES_REPORT_EPHEMERAL_STORAGE,
+): AsgTag[] {
   const name = [...poolPath, "name"];
   const ca = (key: string, value: string, specPath: IssuePath): AsgTag => ({
     key: `${CA}/${key}`,
@@ -55,7 +72,7 @@ export function autoscalerTags(clusterName: string, pool: PoolSpec, poolPath: Is
     ...pool.taints.map((t, j) =>
       ca(`node-template/taint/${t.key}`, `${t.value}:${t.effect}`, [...poolPath, "taints", j]),
     ),
-    ...("ephemeral-storage" in pool.resources
+    ...("ephemeral-storage" in pool.resources || !reportsEphemeralStorage
       ? []
       : [
           ca(
