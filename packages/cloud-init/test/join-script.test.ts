@@ -5,8 +5,8 @@
 // request goes through the real curl.
 import { spawn } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { request as httpsRequest } from "node:https";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { ClusterPlan } from "@clusterspec/core";
 import { buildSpec, mustResolve, parseYamlDocuments } from "@clusterspec/core/testing";
@@ -250,7 +250,10 @@ describe("join script against the mock provisioner", () => {
     const providerID = doc?.nodeRegistration.kubeletExtraArgs.find((a) => a.name === "provider-id")?.value ?? "";
     // what the kubelet registers, and a stale Node of another instance that must survive
     provisioner.nodes.set(name, { name, providerID });
-    provisioner.nodes.set("i-0fffffffffffffff0", { name: "i-0fffffffffffffff0", providerID: `aws:///${REGION}b/i-0aaaaaaaaaaaaaaa0` });
+    provisioner.nodes.set("i-0fffffffffffffff0", {
+      name: "i-0fffffffffffffff0",
+      providerID: `aws:///${REGION}b/i-0aaaaaaaaaaaaaaa0`,
+    });
     provisioner.deletedNodes.length = 0;
     const notify = (state: string, id: string) =>
       new Promise<number>((resolve, reject) => {

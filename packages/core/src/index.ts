@@ -19,8 +19,16 @@ export {
   ephemeralStorageOf,
 } from "./facts/cloud.js";
 export {
-  type KubeadmApiVersion,
+  FEDORA_EOL,
+  FEDORA_EOL_AS_OF,
+  FEDORA_EOL_SOURCE,
+  type FedoraEol,
+  fedoraPastEol,
+  fedoraReleaseOf,
+} from "./facts/fedora.js";
+export {
   KUBELET_PATCHES_SINCE_MINOR,
+  type KubeadmApiVersion,
   type StorageIsolationOff,
   storageIsolationOff,
 } from "./facts/kubernetes.js";

@@ -57,7 +57,10 @@ describe("cloud pool tags", () => {
   it("derives the ephemeral-storage tag from the root volume for any size: below it, within the value limit", () => {
     fc.assert(
       fc.property(fc.integer({ min: 8, max: 16384 }), (gib) => {
-        const [value, unit] = [Number.parseInt(ephemeralStorageOf(gib), 10), ephemeralStorageOf(gib).replace(/^\d+/, "")];
+        const [value, unit] = [
+          Number.parseInt(ephemeralStorageOf(gib), 10),
+          ephemeralStorageOf(gib).replace(/^\d+/, ""),
+        ];
         expect(unit).toBe("Mi");
         expect(value).toBeLessThan(gib * 1024);
         expect(value).toBeGreaterThanOrEqual(Math.floor(gib * 1024 * 0.9));

@@ -60,10 +60,7 @@ function block(js, dts, marker, iface) {
       if (a.type === "list" && !/List$/.test(a.storage)) block_types[a.name].max_items = 1;
       continue;
     }
-    const type =
-      a.type === "simple"
-        ? primitive(a.storage)
-        : [a.type, primitive(a.storage.replace(/(List|Map)$/, ""))];
+    const type = a.type === "simple" ? primitive(a.storage) : [a.type, primitive(a.storage.replace(/(List|Map)$/, ""))];
     attributes[a.name] = { type, ...(optional ? { optional: true } : { required: true }) };
   }
   return {
@@ -84,7 +81,11 @@ const sorted = (v) =>
   Array.isArray(v)
     ? v.map(sorted)
     : v && typeof v === "object"
-      ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted(v[k])]))
+      ? Object.fromEntries(
+          Object.keys(v)
+            .sort()
+            .map((k) => [k, sorted(v[k])]),
+        )
       : v;
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -7,8 +7,8 @@ import {
   stableJson,
   TERRAFORM_DIR,
 } from "@clusterspec/core";
-import { tfLiteral } from "./escape.js";
 import { AUTOSCALER_VALUES_PATH, renderAutoscalerValues } from "./autoscaler.js";
+import { tfLiteral } from "./escape.js";
 import { iamResources } from "./iam.js";
 import { events, type Json, poolResources, providers } from "./resources.js";
 import { summarizeAutoscaler, summarizeTerraform } from "./summary.js";

@@ -147,7 +147,9 @@ export function events(plan: BurstPlan, cloud: Cloud): Json {
           sqs_managed_sse_enabled: true,
         },
       },
-      aws_sqs_queue_policy: { [DLQ]: { queue_url: tfExpr(`aws_sqs_queue.${DLQ}.id`), policy: JSON.stringify(dlqPolicy) } },
+      aws_sqs_queue_policy: {
+        [DLQ]: { queue_url: tfExpr(`aws_sqs_queue.${DLQ}.id`), policy: JSON.stringify(dlqPolicy) },
+      },
     },
   };
 }

@@ -5,6 +5,10 @@ import {
   BURST_ROOT_FILESYSTEM,
   type BurstPlan,
   type CloudPlan,
+  FEDORA_EOL_AS_OF,
+  FEDORA_EOL_SOURCE,
+  fedoraPastEol,
+  fedoraReleaseOf,
   mdTable,
   PROVISIONER_EVENT_STATES,
 } from "@clusterspec/core";
@@ -29,7 +33,8 @@ import {
   snsRetryFloorSeconds,
 } from "./resources.js";
 
-export function summarizeTerraform(plan: BurstPlan): string | undefined {
+/** `asOf`: the date (YYYY-MM-DD) Fedora releases are checked against; by default the day the EOL table was compiled. */
+export function summarizeTerraform(plan: BurstPlan, asOf: string = FEDORA_EOL_AS_OF): string | undefined {
   const cloud = plan.cloud;
   if (!cloud) return undefined;
   const rows = cloud.pools.map((p) => [
@@ -43,6 +48,11 @@ export function summarizeTerraform(plan: BurstPlan): string | undefined {
   ]);
   const podAccess = cloud.pools.filter((p) => p.imdsHopLimit > 1);
   const oneZone = cloud.pools.filter((p) => p.subnets.length === 1);
+  const pastEol = cloud.pools.flatMap((p) => {
+    const release = "lookup" in p.ami ? fedoraReleaseOf(p.ami.lookup.name) : undefined;
+    const row = release === undefined ? undefined : fedoraPastEol(release, asOf);
+    return row === undefined ? [] : [{ pool: p, row }];
+  });
   return [
     "## AWS (Terraform)",
     "",
@@ -57,6 +67,10 @@ export function summarizeTerraform(plan: BurstPlan): string | undefined {
     ...podAccess.map(
       (p) =>
         `> **Warning:** pool ${p.name} lets pods reach the instance metadata service (\`imds.podAccess: true\`, hop limit 2): any pod on its nodes can read the instance role's credentials.\n`,
+    ),
+    ...pastEol.map(
+      ({ pool: p, row }) =>
+        `> **Warning:** pool ${p.name} looks up Fedora ${row.release} (\`cloud.pools[${cloud.pools.indexOf(p)}].ami.lookup.name\`), which reached its end of life ${/^\d/.test(row.eol) ? `on ${row.eol}` : row.eol} (${FEDORA_EOL_SOURCE}, table of ${FEDORA_EOL_AS_OF}): its mirrors move to the archive, the package install fails and no node of the pool can join. Name a supported release.\n`,
     ),
     ...oneZone.map(
       (p) =>

@@ -20,6 +20,7 @@ import {
   SNS_MAX_RETRY_SECONDS,
   snsRetryBoundSeconds,
   snsRetryFloorSeconds,
+  summarizeTerraform,
   terraformModule,
   tfExpr,
   tfLiteral,
@@ -137,9 +138,9 @@ describe("terraform files", () => {
     const sub = events.resource.aws_sns_topic_subscription?.provisioner;
     const retry = JSON.parse(String(sub?.delivery_policy)).healthyRetryPolicy;
     // the phases add up to numRetries; SNS caps the whole schedule at 3,600 s, the default is 3 × 20 s
-    expect(
-      retry.numNoDelayRetries + retry.numMinDelayRetries + retry.numMaxDelayRetries,
-    ).toBeLessThanOrEqual(retry.numRetries);
+    expect(retry.numNoDelayRetries + retry.numMinDelayRetries + retry.numMaxDelayRetries).toBeLessThanOrEqual(
+      retry.numRetries,
+    );
     expect(retry.minDelayTarget).toBeGreaterThanOrEqual(1);
     expect(retry.maxDelayTarget).toBeGreaterThanOrEqual(retry.minDelayTarget);
     expect(retry.numRetries).toBeLessThanOrEqual(100);
@@ -201,7 +202,10 @@ describe("terraform files", () => {
     // every unconditioned action only reads
     expect(describe?.Action.every((a) => /^(autoscaling|ec2):(Describe|Get)/.test(a))).toBe(true);
     expect(describe?.Condition).toBeUndefined();
-    expect(write?.Action).toEqual(["autoscaling:SetDesiredCapacity", "autoscaling:TerminateInstanceInAutoScalingGroup"]);
+    expect(write?.Action).toEqual([
+      "autoscaling:SetDesiredCapacity",
+      "autoscaling:TerminateInstanceInAutoScalingGroup",
+    ]);
     expect(write?.Condition).toEqual({
       StringEquals: { "aws:ResourceTag/k8s.io/cluster-autoscaler/prop-cluster": "owned" },
     });
@@ -263,6 +267,20 @@ describe("terraform files", () => {
     const p = mustResolve(input);
     const summary = autoscalerModule.summarize?.(p) ?? "";
     expect(summary).toContain("> **Warning:** Kubernetes 1.25 pairs with Cluster Autoscaler v1.25.0, older than 1.26");
+  });
+
+  it("warn in PLAN.md when the AMI filter names a Fedora release past its end of life, against the date passed in", () => {
+    const input = cloudInput() as any;
+    input.cloud.pools[0].ami = {
+      lookup: { owners: ["125523088429"], name: "Fedora-Cloud-Base-AmazonEC2.aarch64-42-*" },
+    };
+    const p = mustResolve(input);
+    const warning =
+      "> **Warning:** pool ci-arm64 looks up Fedora 42 (`cloud.pools[0].ami.lookup.name`), which reached its end of life on 2026-05-28";
+    expect(terraformModule.summarize?.(p)).toContain(warning);
+    expect(summarizeTerraform(p, "2026-05-27")).not.toContain("looks up Fedora");
+    input.cloud.pools[0].ami.lookup.name = "Fedora-Cloud-Base-AmazonEC2.aarch64-43-*";
+    expect(terraformModule.summarize?.(mustResolve(input))).not.toContain("looks up Fedora");
   });
 
   it("require IMDSv2 with hop limit 1 (no pod access by default) and upload the generated user data", () => {

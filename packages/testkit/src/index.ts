@@ -13,8 +13,8 @@ export {
   type TakeoverEvent,
 } from "./failover.js";
 export {
-  MockProvisioner,
   type MockNode,
+  MockProvisioner,
   type MockProvisionerOptions,
   type ProvisionerScript,
   type SeenRequest,

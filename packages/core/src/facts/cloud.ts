@@ -75,11 +75,10 @@ export function autoscalerTags(
     ...("ephemeral-storage" in pool.resources || !reportsEphemeralStorage
       ? []
       : [
-          ca(
-            "node-template/resources/ephemeral-storage",
-            ephemeralStorageOf(pool.rootVolumeGiB),
-            [...poolPath, "rootVolumeGiB"],
-          ),
+          ca("node-template/resources/ephemeral-storage", ephemeralStorageOf(pool.rootVolumeGiB), [
+            ...poolPath,
+            "rootVolumeGiB",
+          ]),
         ]),
     ...Object.keys(pool.resources)
       .sort()
