@@ -37,6 +37,7 @@ export const JOIN_ENV_KEYS = [
   "TUNNEL_MTU",
   "NAMESERVERS",
   "PACKAGES",
+  "KUBERNETES_VERSION",
 ] as const;
 /** The binaries the join script needs; it checks them after the package install and stops without one. */
 export const REQUIRED_BINARIES = ["kubeadm", "kubelet", "crictl", "wg"] as const;
@@ -182,6 +183,15 @@ main() {
   for bin in ${REQUIRED_BINARIES.join(" ")}; do
     command -v "$bin" >/dev/null || die "$bin is not installed"
   done
+  # Fedora's kubernetesX.Y packages pin the minor; its updates repository holds only the newest patch of the stream,
+  # so the exact patch is not on offer. kubeadm accepts a newer patch (its preflight compares minors); another minor
+  # would be refused by kubeadm, or break the version skew policy: stop here instead.
+  local kubelet_version
+  kubelet_version=$(kubelet --version | awk '{ print $2 }')
+  [[ $kubelet_version == "\${KUBERNETES_VERSION%.*}".* ]] ||
+    die "kubelet $kubelet_version is not of the cluster's minor \${KUBERNETES_VERSION%.*}"
+  [ "$kubelet_version" = "$KUBERNETES_VERSION" ] ||
+    log "kubelet $kubelet_version; the cluster runs $KUBERNETES_VERSION (Fedora offers only the newest patch of the minor)"
 
   log "loading kernel modules and sysctl settings; turning swap off"
   systemctl restart systemd-modules-load.service

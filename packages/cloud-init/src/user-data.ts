@@ -84,6 +84,7 @@ export function joinEnvFor(plan: BurstPlan, cloud: CloudPlan, pool: PlannedPool)
     TUNNEL_MTU: String(cloud.tunnelMtu),
     NAMESERVERS: cloud.nameservers.join(" "),
     PACKAGES: fedoraPackages(cloud).join(" "),
+    KUBERNETES_VERSION: plan.kubernetes.versionText,
   };
 }
 

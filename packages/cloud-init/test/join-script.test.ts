@@ -67,7 +67,7 @@ fi`,
   sleep: `echo "sleep $*" >>"$STUB_LOG"`,
   // the package install: fails while DNF_FAILS is set
   dnf: `echo "dnf $*" >>"$STUB_LOG"; [ -z "\${DNF_FAILS:-}" ]`,
-  kubelet: `echo "kubelet $*" >>"$STUB_LOG"`,
+  kubelet: `echo "kubelet $*" >>"$STUB_LOG"; [ "$1" != --version ] || echo "Kubernetes $KUBELET_VERSION_STUB"`,
   crictl: `echo "crictl $*" >>"$STUB_LOG"`,
   wg: `echo "wg $*" >>"$STUB_LOG"`,
   poweroff: `echo "poweroff $*" >>"$STUB_LOG"`,
@@ -166,6 +166,7 @@ describe("join script against the mock provisioner", () => {
         `STUB_DIR=${dir}`,
         `STUB_LOG=${join(dir, "log")}`,
         `REAL_CURL=${realCurl}`,
+        `KUBELET_VERSION_STUB=${plan.kubernetes.versionText}`,
         `CURL_CA_BUNDLE=${join(work, "cert.pem")}`,
         ...Object.entries(env).map(([k, v]) => `${k}=${v}`),
         "unshare",
@@ -294,6 +295,19 @@ describe("join script against the mock provisioner", () => {
     expect(late.status).toBe(1);
     provisioner.terminated.clear();
     provisioner.nodes.clear();
+  });
+
+  it("accepts a newer patch of the cluster's minor, and powers off on another minor before contacting the provisioner", async (ctx) => {
+    if (!canRun()) return ctx.skip();
+    const { major, minor, patch } = plan.kubernetes.version;
+    const newer = await runJoin({ wireguard: [200], kubeconfig: [200] }, { KUBELET_VERSION_STUB: `v${major}.${minor}.${patch + 3}` });
+    expect(newer.status).toBe(0);
+    expect(newer.stderr).toContain(`kubelet v${major}.${minor}.${patch + 3}; the cluster runs ${plan.kubernetes.versionText}`);
+    const other = await runJoin({ wireguard: [200], kubeconfig: [200] }, { KUBELET_VERSION_STUB: `v${major}.${minor + 1}.0` });
+    expect(other.status).toBe(1);
+    expect(other.stderr).toContain(`FAILED: kubelet v${major}.${minor + 1}.0 is not of the cluster's minor v${major}.${minor}`);
+    expect(other.log).toContain("systemctl --no-block poweroff");
+    expect(other.seen).toEqual([]);
   });
 
   it("retries a failed package install, then powers off without contacting the provisioner", async (ctx) => {

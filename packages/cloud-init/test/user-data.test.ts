@@ -418,7 +418,7 @@ describe("size", () => {
 
   it("fails with a clear error when even the gzip is too large", () => {
     expect(() => planUserData(plan, pool(plan), 1000)).toThrowErrorMatchingInlineSnapshot(
-      `[OutputLimitError: user data of pool ci-arm64 is 13526 bytes, 4625 gzipped; EC2 accepts 1000: drop labels, taints or resources]`,
+      `[OutputLimitError: user data of pool ci-arm64 is 14345 bytes, 4924 gzipped; EC2 accepts 1000: drop labels, taints or resources]`,
     );
   });
 });
