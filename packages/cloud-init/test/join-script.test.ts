@@ -300,12 +300,22 @@ describe("join script against the mock provisioner", () => {
   it("accepts a newer patch of the cluster's minor, and powers off on another minor before contacting the provisioner", async (ctx) => {
     if (!canRun()) return ctx.skip();
     const { major, minor, patch } = plan.kubernetes.version;
-    const newer = await runJoin({ wireguard: [200], kubeconfig: [200] }, { KUBELET_VERSION_STUB: `v${major}.${minor}.${patch + 3}` });
+    const newer = await runJoin(
+      { wireguard: [200], kubeconfig: [200] },
+      { KUBELET_VERSION_STUB: `v${major}.${minor}.${patch + 3}` },
+    );
     expect(newer.status).toBe(0);
-    expect(newer.stderr).toContain(`kubelet v${major}.${minor}.${patch + 3}; the cluster runs ${plan.kubernetes.versionText}`);
-    const other = await runJoin({ wireguard: [200], kubeconfig: [200] }, { KUBELET_VERSION_STUB: `v${major}.${minor + 1}.0` });
+    expect(newer.stderr).toContain(
+      `kubelet v${major}.${minor}.${patch + 3}; the cluster runs ${plan.kubernetes.versionText}`,
+    );
+    const other = await runJoin(
+      { wireguard: [200], kubeconfig: [200] },
+      { KUBELET_VERSION_STUB: `v${major}.${minor + 1}.0` },
+    );
     expect(other.status).toBe(1);
-    expect(other.stderr).toContain(`FAILED: kubelet v${major}.${minor + 1}.0 is not of the cluster's minor v${major}.${minor}`);
+    expect(other.stderr).toContain(
+      `FAILED: kubelet v${major}.${minor + 1}.0 is not of the cluster's minor v${major}.${minor}`,
+    );
     expect(other.log).toContain("systemctl --no-block poweroff");
     expect(other.seen).toEqual([]);
   });

@@ -261,7 +261,7 @@ describe("JoinConfiguration template", () => {
               .replace("__NODE_NAME__", id),
           );
           expect(doc).toEqual(expected);
-          expect((doc?.nodeRegistration as { name?: string }).name).toBe(id);
+          expect((doc?.nodeRegistration as { name?: string } | undefined)?.name).toBe(id);
           const ref = gvk[`${p.kubernetes.kubeadmApiVersion}/JoinConfiguration`] ?? "";
           const validate = ajv.getSchema(`kubeadm${ref}`);
           if (!validate) throw new Error(`no schema at ${ref}`);
