@@ -329,6 +329,8 @@ export interface ClusterSpecInput {
       url: string;
       /** Kubernetes namespace of the provisioner's peer-config Secrets */
       namespace?: string | undefined;
+      /** Path under the provisioner URL where it receives the SNS notifications (the subscription's endpoint) */
+      notifyPath?: string | undefined;
     };
     /** WireGuard tunnel between on-prem and burst nodes */
     wireguard: {
@@ -765,6 +767,8 @@ export interface ClusterSpec {
       url: string;
       /** Kubernetes namespace of the provisioner's peer-config Secrets */
       namespace: string;
+      /** Path under the provisioner URL where it receives the SNS notifications (the subscription's endpoint) */
+      notifyPath: string;
     };
     /** WireGuard tunnel between on-prem and burst nodes */
     wireguard: {
@@ -934,6 +938,8 @@ export interface CloudBurstSpecInput {
       url: string;
       /** Kubernetes namespace of the provisioner's peer-config Secrets */
       namespace?: string | undefined;
+      /** Path under the provisioner URL where it receives the SNS notifications (the subscription's endpoint) */
+      notifyPath?: string | undefined;
     };
     /** WireGuard tunnel between on-prem and burst nodes */
     wireguard: {
@@ -1088,6 +1094,8 @@ export interface CloudBurstSpec {
       url: string;
       /** Kubernetes namespace of the provisioner's peer-config Secrets */
       namespace: string;
+      /** Path under the provisioner URL where it receives the SNS notifications (the subscription's endpoint) */
+      notifyPath: string;
     };
     /** WireGuard tunnel between on-prem and burst nodes */
     wireguard: {
