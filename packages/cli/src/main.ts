@@ -16,7 +16,11 @@ function readStdin(maxBytes: number): string {
     try {
       r = readSync(0, buf, n, buf.length - n, null);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === "EAGAIN") continue; // a non-blocking pipe not ready yet
+      if ((e as NodeJS.ErrnoException).code === "EAGAIN") {
+        // a non-blocking pipe with nothing in it yet: wait a little instead of spinning
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+        continue;
+      }
       if ((e as NodeJS.ErrnoException).code === "EOF") break;
       throw e;
     }

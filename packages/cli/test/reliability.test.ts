@@ -165,7 +165,7 @@ describe("the output folder's lock", () => {
     expect(hostname()).not.toBe("build-7");
   });
 
-  it("waits out a lock file being written, and takes it over once it is old", () => {
+  it("refuses while a lock file is still being written, and takes it over once it is old", () => {
     const out = join(dir, "out");
     writeFileSync(lockPath(out), "");
     expect(() => writeTree(nodeFileSystem, out, v1, OPTS)).toThrow(
@@ -406,6 +406,45 @@ describe("files that are read", () => {
     expect(h.stderr).toBe(
       `✖ cannot read the spec: ${join(dir, "huge.yaml")} is 8,388,611 bytes, over the limit of 8,388,608\n`,
     );
+  });
+});
+
+describe("standard input and links at generated paths", () => {
+  it("refuses a spec on standard input over 8 MiB", async () => {
+    let stderr = "";
+    const code = await runCli(["validate", "-"], {
+      cwd: dir,
+      env: {},
+      stdout: () => {},
+      stderr: (t) => {
+        stderr += t;
+      },
+      version: "0.0.0-test",
+      readStdin: (max) => "x".repeat(max + 1),
+    });
+    expect(code).toBe(2);
+    expect(stderr).toBe(
+      "✖ cannot read the spec: standard input holds more than 8,388,608 bytes, the limit for a spec\n",
+    );
+  });
+
+  it("refuses a link where a generated file goes, and compares none that leads to a device", () => {
+    const out = join(dir, "out");
+    writeTree(nodeFileSystem, out, v1, OPTS);
+    rmSync(join(out, "nodes", "b", "x.conf"));
+    symlinkSync("/dev/zero", join(out, "nodes", "b", "x.conf"));
+    expect(() => writeTree(nodeFileSystem, out, v1, { ...OPTS, force: true })).toThrow(
+      `cannot write ${out}: 1 entry stands where generated files go:\n` +
+        "  nodes/b/x.conf is a symbolic link, where clusterspec writes a file: replace it with the file or move it away",
+    );
+    symlinkSync("/dev/zero", join(out, "nodes", "b", "y.conf"));
+    rmSync(join(out, ".clusterspec-manifest.json"));
+    const drift = diffTree(nodeFileSystem, out, v1);
+    expect(drift.map((d) => d.patch)).toEqual([
+      "File nodes/b/x.conf cannot be compared: " +
+        `${join(out, "nodes", "b", "x.conf")} is a device, where a file was expected\n`,
+      `File nodes/b/y.conf is no longer generated (${join(out, "nodes", "b", "y.conf")} is a device, where a file was expected)\n`,
+    ]);
   });
 });
 
