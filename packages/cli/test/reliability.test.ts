@@ -392,7 +392,7 @@ describe("files that are read", () => {
     }
   });
 
-  it("refuses a FIFO as the spec (the real binary, which would block on it) and a spec over 8 MiB", () => {
+  it("refuses a FIFO as the spec (the real binary, which would block on it) and a spec over 2 MiB", () => {
     mkfifo(join(dir, "spec.yaml"));
     const r = bin_(["validate", "spec.yaml"], 20_000);
     expect(r.signal).toBeNull();
@@ -400,17 +400,17 @@ describe("files that are read", () => {
     expect(r.stderr).toBe(
       `✖ cannot read the spec: ${join(dir, "spec.yaml")} is a FIFO (named pipe), where a file was expected\n`,
     );
-    writeFileSync(join(dir, "huge.yaml"), `# ${"x".repeat(8 * 1024 * 1024)}\n`);
+    writeFileSync(join(dir, "huge.yaml"), `# ${"x".repeat(2 * 1024 * 1024)}\n`);
     const h = bin_(["validate", "huge.yaml"]);
     expect(h.code).toBe(2);
     expect(h.stderr).toBe(
-      `✖ cannot read the spec: ${join(dir, "huge.yaml")} is 8,388,611 bytes, over the limit of 8,388,608\n`,
+      `✖ cannot read the spec: ${join(dir, "huge.yaml")} is 2,097,155 bytes, over the limit of 2,097,152\n`,
     );
   });
 });
 
 describe("standard input and links at generated paths", () => {
-  it("refuses a spec on standard input over 8 MiB", async () => {
+  it("refuses a spec on standard input over 2 MiB", async () => {
     let stderr = "";
     const code = await runCli(["validate", "-"], {
       cwd: dir,
@@ -424,7 +424,7 @@ describe("standard input and links at generated paths", () => {
     });
     expect(code).toBe(2);
     expect(stderr).toBe(
-      "✖ cannot read the spec: standard input holds more than 8,388,608 bytes, the limit for a spec\n",
+      "✖ cannot read the spec: standard input holds more than 2,097,152 bytes, the limit for a spec\n",
     );
   });
 
