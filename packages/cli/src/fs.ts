@@ -78,6 +78,16 @@ export const describeKind = (k: EntryKind): string =>
 /** 1234567 → "1,234,567". */
 export const count = (n: number): string => n.toLocaleString("en-US");
 
+let processUmask: number | undefined;
+/** The process's umask, read once (setting it back at once: process.umask() without an argument is deprecated). */
+function umask(): number {
+  if (processUmask === undefined) {
+    processUmask = process.umask(0o022);
+    process.umask(processUmask);
+  }
+  return processUmask;
+}
+
 export const nodeFileSystem: FileSystem = {
   readText: (path) => nodeFs.readFileSync(path, "utf8"),
   exists: (path) => nodeFs.existsSync(path),
@@ -109,8 +119,9 @@ export const nodeFileSystem: FileSystem = {
     }
   },
   writeFile(path, content, mode) {
+    // A new file (wx) is created with mode minus the umask, never wider: only a umask that narrows it needs a chmod.
     nodeFs.writeFileSync(path, content, { mode, flag: "wx" });
-    nodeFs.chmodSync(path, mode); // umask may have narrowed it; secrets must not be wider than asked either
+    if ((mode & ~umask()) !== mode) nodeFs.chmodSync(path, mode);
   },
   copyFile: (from, to) => {
     // A symlink stays a symlink (to whatever it pointed at), so a foreign file is carried over as it is.
@@ -179,12 +190,12 @@ export const nodeFileSystem: FileSystem = {
         throw new UnreadableFileError(`${path} is ${describeKind(kindOf(s))}, where a file was expected`);
       if (s.size > maxBytes)
         throw new UnreadableFileError(`${path} is ${count(s.size)} bytes, over the limit of ${count(maxBytes)}`);
-      // Read one byte past the limit: a file that grows while it is read is refused too.
-      const buf = Buffer.alloc(maxBytes + 1);
+      // Room for one byte more than the size: a file that grows while it is read is refused, not cut short.
+      const buf = Buffer.alloc(s.size + 1);
       let n = 0;
       for (let r = 1; r > 0 && n < buf.length; n += r) r = nodeFs.readSync(fd, buf, n, buf.length - n, null);
-      if (n > maxBytes) throw new UnreadableFileError(`${path} is over the limit of ${count(maxBytes)} bytes`);
-      return new TextDecoder("utf-8", { fatal: false }).decode(buf.subarray(0, n));
+      if (n > s.size) throw new UnreadableFileError(`${path} grew while it was read`);
+      return buf.subarray(0, n).toString("utf8"); // as readFileSync(path, "utf8"): a BOM is kept
     } finally {
       nodeFs.closeSync(fd);
     }

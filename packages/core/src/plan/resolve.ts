@@ -9,6 +9,7 @@ import {
 import { defaultHealthCheckWeight } from "../facts/vrrp.js";
 import { canonicalIp, hostPart, ipEquals, ipFamily, isIp } from "../ip.js";
 import { InternalError } from "../issues.js";
+import { own } from "../own.js";
 import { resolveSecrets, type SecretValues } from "../secrets.js";
 import { type AnySpec, type CloudBurstSpec, type ClusterSpec, isCloudBurstSpec } from "../spec/schema.js";
 import { durationSeconds, formatKubernetesVersion, parseKubernetesVersion, type Semver } from "../spec/version.js";
@@ -99,7 +100,7 @@ function acceptLocalInterfaces(
   if (spec.cilium.loadBalancerMode === "snat") return [];
   return policyRoutes
     .map((r) => r.interface)
-    .filter((i, n, all) => all.indexOf(i) === n && node.interfaces[i] !== undefined);
+    .filter((i, n, all) => all.indexOf(i) === n && own(node.interfaces, i) !== undefined);
 }
 
 function planCilium(spec: ClusterSpec, kubernetesInterface: string, cloud: CloudPlan | undefined): CiliumPlan {
@@ -195,7 +196,7 @@ function resolveClusterPlan(spec: ClusterSpec, options: ResolveOptions): Cluster
   const cpNames = spec.nodes.filter(isControlPlane).map((n) => n.name);
   const hub = spec.cloud?.wireguard.hub;
   const nodes: PlannedNode[] = spec.nodes.map((n) => {
-    const internal = n.interfaces[segment.interface]?.address;
+    const internal = own(n.interfaces, segment.interface)?.address;
     if (!internal) throw new InternalError(`node ${n.name} has no address on ${segment.interface}`);
     return {
       name: n.name,

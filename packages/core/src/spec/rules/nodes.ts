@@ -2,6 +2,7 @@
 import { isControlPlane, nodeInterfaces, shellVar } from "../../facts/spec.js";
 import { hostPart } from "../../ip.js";
 import { type Reporter, toDotPath } from "../../issues.js";
+import { own } from "../../own.js";
 import type { ClusterSpec, InterfaceSpec } from "../schema.js";
 import { firstSeen, type Rule } from "./rule.js";
 
@@ -63,7 +64,7 @@ export const vlanParentsExist: Rule = (spec, report) => {
   spec.nodes.forEach((node, i) => {
     for (const [name, iface] of nodeInterfaces(node)) {
       if (!iface.vlan) continue;
-      const parent = node.interfaces[iface.vlan.parent];
+      const parent = own(node.interfaces, iface.vlan.parent);
       const path = ["nodes", i, "interfaces", name, "vlan", "parent"];
       if (!parent) report.error(path, `VLAN parent ${iface.vlan.parent} is not an interface of node ${node.name}`);
       else if (parent.vlan)
