@@ -449,7 +449,12 @@ export function distinctSecretsFor(spec: AnySpec, seed: number): SecretValues {
 }
 
 // Internals the tests check directly: facts, rules and helpers that are not part of the library API.
-export { autoscalerTags, kubeletMaySetLabel } from "./facts/cloud.js";
+export {
+  autoscalerTags,
+  BURST_NODES_REPORT_EPHEMERAL_STORAGE,
+  ephemeralStorageOf,
+  kubeletMaySetLabel,
+} from "./facts/cloud.js";
 export { defaultMonitorGracePeriod, KUBELET_PATCHES_SINCE_MINOR, kubeadmApiVersionFor } from "./facts/kubernetes.js";
 export { allocateVrids, priorityOrders, replicaOrders, vipKey } from "./facts/vrrp.js";
 export { tunnelMtuOf } from "./facts/wireguard.js";

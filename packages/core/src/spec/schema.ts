@@ -576,6 +576,14 @@ const ProvisionerFields = {
   namespace: rfc1123Label("namespace")
     .default("clusterspec")
     .describe("Kubernetes namespace of the provisioner's peer-config Secrets"),
+  notifyPath: z
+    .string()
+    .max(256)
+    .regex(/^(\/[A-Za-z0-9._~-]+)+$/, {
+      message: "expected a URL path such as /sns: segments of letters, digits, '.', '_', '~' and '-' after each '/'",
+    })
+    .default("/sns")
+    .describe("Path under the provisioner URL where it receives the SNS notifications (the subscription's endpoint)"),
 };
 
 // ---- cloud ----

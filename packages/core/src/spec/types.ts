@@ -308,6 +308,8 @@ export interface ClusterSpecInput {
       url: string;
       /** Kubernetes namespace of the provisioner's peer-config Secrets */
       namespace?: string | undefined;
+      /** Path under the provisioner URL where it receives the SNS notifications (the subscription's endpoint) */
+      notifyPath?: string | undefined;
     };
     /** WireGuard tunnel between on-prem and burst nodes */
     wireguard: {
@@ -723,6 +725,8 @@ export interface ClusterSpec {
       url: string;
       /** Kubernetes namespace of the provisioner's peer-config Secrets */
       namespace: string;
+      /** Path under the provisioner URL where it receives the SNS notifications (the subscription's endpoint) */
+      notifyPath: string;
     };
     /** WireGuard tunnel between on-prem and burst nodes */
     wireguard: {
@@ -892,6 +896,8 @@ export interface CloudBurstSpecInput {
       url: string;
       /** Kubernetes namespace of the provisioner's peer-config Secrets */
       namespace?: string | undefined;
+      /** Path under the provisioner URL where it receives the SNS notifications (the subscription's endpoint) */
+      notifyPath?: string | undefined;
     };
     /** WireGuard tunnel between on-prem and burst nodes */
     wireguard: {
@@ -1046,6 +1052,8 @@ export interface CloudBurstSpec {
       url: string;
       /** Kubernetes namespace of the provisioner's peer-config Secrets */
       namespace: string;
+      /** Path under the provisioner URL where it receives the SNS notifications (the subscription's endpoint) */
+      notifyPath: string;
     };
     /** WireGuard tunnel between on-prem and burst nodes */
     wireguard: {
