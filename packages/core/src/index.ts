@@ -53,6 +53,13 @@ export { type AppliedPatch, applyOverlays, blameOverlay, type OverlayOutcome } f
 export { globMatches } from "./overlay/glob.js";
 export { isJsonMap, mergePatch, toPointer } from "./overlay/merge-patch.js";
 export {
+  type BootstrapAction,
+  type BootstrapStep,
+  bootstrapPlan,
+  type NodeBootstrap,
+  summarizeBootstrap,
+} from "./plan/bootstrap.js";
+export {
   burstPackages,
   PEER_SECRET_DATA_KEY,
   PEER_SECRET_TYPE,
@@ -66,6 +73,7 @@ export { type ResolveOptions, resolvePlan } from "./plan/resolve.js";
 export {
   AT_REST,
   effectivePriority,
+  externalCheck,
   type FailureState,
   holderMap,
   loadSpread,
@@ -74,6 +82,7 @@ export {
   type Simulation,
   simulateFailover,
   type TakeoverBound,
+  type TakeoverBounds,
   takeoverBounds,
   type VipHolding,
   worstTwoCarrierFailure,
@@ -98,6 +107,7 @@ export type {
   PlannedPool,
   PlannedSlot,
   PolicyRoute,
+  VrrpCheckPlan,
   VrrpPlan,
 } from "./plan/types.js";
 export { isCloudBurstPlan } from "./plan/types.js";

@@ -279,6 +279,8 @@ export interface VrrpLabShape {
   readonly nopreempt?: boolean;
   /** Health check weight 0: a failing node's control-plane instance goes to FAULT. */
   readonly fault?: boolean;
+  /** vrrp.preemptDelay (not with nopreempt); default 2, short so a lab stays within its time. */
+  readonly preemptDelay?: number;
 }
 
 /**
@@ -323,7 +325,15 @@ export const arbVrrpLabSpec = (shape: VrrpLabShape): fc.Arbitrary<ClusterSpecInp
           ...spec.vrrp,
           unicast: shape.unicast ?? false,
           nopreempt: shape.nopreempt ?? false,
+          ...(shape.nopreempt ? {} : { preemptDelay: shape.preemptDelay ?? 2 }),
           healthCheck: {
+            interval: r.interval,
+            timeout: 1,
+            fall: r.fall,
+            rise: r.rise,
+            ...(shape.fault ? { weight: 0 } : {}),
+          },
+          readinessCheck: {
             interval: r.interval,
             timeout: 1,
             fall: r.fall,

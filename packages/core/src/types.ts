@@ -35,6 +35,7 @@ export type {
   PlannedPool,
   PlannedSlot,
   PolicyRoute,
+  VrrpCheckPlan,
   VrrpPlan,
 } from "./plan/types.js";
 export type { PlannedVip, VipKind } from "./plan/vrrp.js";

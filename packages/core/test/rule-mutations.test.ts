@@ -181,6 +181,20 @@ const mutations: Mutation[] = [
     },
   },
   {
+    rule: "vrrpTrackingConsistent",
+    apply: (s, k) => {
+      if (k % 2 === 0) {
+        s.vrrp.nopreempt = true;
+        s.vrrp.preemptDelay = 1 + (k % 1000);
+        return "vrrp.preemptDelay";
+      }
+      const carriers = s.nodes.filter((n: any) => n.carriesExternalVips).length;
+      if (!s.externalVips || carriers < 2) return undefined;
+      s.vrrp.readinessCheck = { weight: -1 };
+      return "vrrp.readinessCheck.weight";
+    },
+  },
+  {
     rule: "hostSysctlAllowed",
     apply: (s) => {
       s.host = { sysctl: { "net.ipv4.ip_local_port_range": "1024 65000" } };

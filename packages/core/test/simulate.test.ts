@@ -156,12 +156,39 @@ describe("takeoverBounds", () => {
   it("is keepalived's Master_Down_Interval: three adverts plus a skew shorter for higher priorities", () => {
     expect(masterDownSeconds(1, 100)).toBeCloseTo(3 + 156 / 256);
     expect(masterDownSeconds(2, 254)).toBeCloseTo(6 + 4 / 256);
-    const b = takeoverBounds(reference(), 99);
-    expect(b.death.max).toBeCloseTo(3 + 157 / 256);
-    expect(b.death.min).toBeCloseTo(2 + 157 / 256);
-    // interval 2 x fall 2, then the down timer
-    expect(b.checkFailure.max).toBeCloseTo(4 + 3 + 157 / 256);
-    expect(b.rejoin.min).toBe(b.rejoin.max);
+    const plan = reference();
+    expect(plan.vrrp.preemptDelay).toBe(120);
+    const b = takeoverBounds(plan, 99, "control-plane");
+    const down = 3 + 157 / 256;
+    expect(b.death.max).toBeCloseTo(down);
+    expect(b.death.min).toBeCloseTo(down - 1);
+    // interval 2 x fall 2, the first lower advert within advert_int, preempt_delay 120, then the down timer
+    expect(b.checkFailure.max).toBeCloseTo(4 + 1 + 120 + down);
+    expect(b.checkFailure.min).toBeCloseTo(2 + 120 + down - 1);
+    // init_fail: rise 2 x interval 2 before the node may preempt, then the same wait
+    expect(b.rejoin.max).toBeCloseTo(4 + 1 + 120 + down);
+    expect(b.rejoin.min).toBeCloseTo(120 + down - 1);
+    // nobody holds the VIP: one down timer, whatever the checks say
+    expect(b.claim).toEqual({ min: down, max: down });
+    // without preempt_delay: the down timer after the checks, as before
+    const now = { ...plan, vrrp: { ...plan.vrrp, preemptDelay: 0 } };
+    const n = takeoverBounds(now, 99, "control-plane");
+    expect(n.checkFailure.max).toBeCloseTo(4 + down);
+    expect(n.rejoin).toEqual({ min: down, max: 4 + down });
+    // weight 0 (FAULT): the failing master says goodbye, preempt_delay plays no part
+    const fault = { ...plan, vrrp: { ...plan.vrrp, healthCheck: { ...plan.vrrp.healthCheck, weight: 0 } } };
+    expect(takeoverBounds(fault, 99, "control-plane").checkFailure.max).toBeCloseTo(4 + 157 / 256 + 1);
+  });
+
+  it("takes the external VIPs' timing from the readiness check", () => {
+    const plan = reference();
+    const rc = plan.vrrp.readinessCheck;
+    if (!rc) throw new Error("the example tracks Cilium");
+    const slow = { ...plan, vrrp: { ...plan.vrrp, readinessCheck: { ...rc, rise: 5, interval: 3 } } };
+    const ext = takeoverBounds(slow, 100, "external");
+    const cp = takeoverBounds(slow, 100, "control-plane");
+    expect(ext.rejoin.max - cp.rejoin.max).toBeCloseTo(15 - 4);
+    expect(takeoverBounds(slow, 100).rejoin.max).toBeCloseTo(ext.rejoin.max);
   });
 
   it("has min <= max for every event, for any tunables", () => {

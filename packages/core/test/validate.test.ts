@@ -430,14 +430,81 @@ describe("cross-field rules", () => {
       }),
     ).toMatchInlineSnapshot(`
       "⚠ with nopreempt a failing apiserver check does not move the control-plane VIP (no backup takes a VIP from a live master, whatever its priority); set vrrp.healthCheck.weight to 0 so a failing master goes to FAULT and lets it go
+        → at vrrp.nopreempt
+      ⚠ with nopreempt a failing readiness or uplink check does not move an external VIP (no backup takes a VIP from a live master); set vrrp.readinessCheck.weight to 0 so a failing master goes to FAULT and lets it go
         → at vrrp.nopreempt"
     `);
     expect(
       warningsOf((s) => {
         s.vrrp.nopreempt = true;
         s.vrrp.healthCheck = { weight: 0 };
+        s.vrrp.readinessCheck = { weight: 0 };
       }),
-    ).toBe("");
+    ).not.toContain("nopreempt");
+  });
+
+  it("vrrpTrackingConsistent", () => {
+    expect(
+      errorsAfter((s) => {
+        s.vrrp.nopreempt = true;
+        s.vrrp.preemptDelay = 30;
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ preemptDelay 30 does nothing with nopreempt (keepalived resets preempt_delay); drop one of them
+        → at vrrp.preemptDelay"
+    `);
+    expect(
+      errorsAfter((s) => {
+        delete s.vrrp.auth;
+        s.vrrp.initialState = "MASTER";
+        s.vrrp.preemptDelay = 30;
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ preemptDelay 30 needs initialState BACKUP (keepalived clears preempt_delay for an instance that starts as MASTER)
+        → at vrrp.preemptDelay"
+    `);
+    expect(
+      errorsAfter((s) => {
+        s.vrrp.readinessCheck = { weight: -2 };
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ weight -2 cannot move an external VIP: a failed master must drop below every other of its 3 carriers (|weight| >= 3), or use 0 for FAULT
+        → at vrrp.readinessCheck.weight"
+    `);
+    expect(
+      errorsAfter((s) => {
+        delete s.network.segments[0].uplink;
+        s.vrrp.uplinkCheck = true;
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ uplinkCheck pings the uplink gateway of the external VIPs' segment, and the segment on wan1 has no uplink (network.segments[].uplink)
+        → at vrrp.uplinkCheck"
+    `);
+    expect(
+      warningsOf((s) => {
+        delete s.externalVips;
+        for (const n of s.nodes) n.carriesExternalVips = false;
+        s.vrrp.uplinkCheck = true;
+      }),
+    ).toMatchInlineSnapshot(`
+      "⚠ uplinkCheck tracks the external VIPs, and no externalVips pool is declared
+        → at vrrp.uplinkCheck"
+    `);
+    expect(
+      warningsOf((s) => {
+        s.vrrp.healthCheck = { weight: 0 };
+      }),
+    ).toMatchInlineSnapshot(`
+      "⚠ with weight 0 a node whose apiserver check fails (it starts failed: init_fail) is in FAULT, so no node holds the control-plane VIP while no apiserver answers and \`kubeadm init\` cannot reach its endpoint; bring the cluster up with a negative weight and set 0 afterwards
+        → at vrrp.healthCheck.weight"
+    `);
+    // nopreempt and MASTER without an explicit delay resolve to none: nothing to refuse
+    expect(
+      errorsAfter((s) => {
+        s.vrrp.nopreempt = true;
+        s.vrrp.preemptDelay = 0;
+      }),
+    ).toBe("(valid)");
   });
 
   it("hostSysctlAllowed", () => {

@@ -605,10 +605,21 @@ describe("VRRP rules", () => {
         → at vrrp.basePriority"
     `);
     expect(errorsAfter((s) => (s.vrrp.basePriority = 4))).toBe("");
+    // The external VIPs' readiness check needs the same margin over its carriers.
     expect(
       errorsAfter((s) => {
         s.vrrp.basePriority = 3;
         s.vrrp.healthCheck = { weight: 0 };
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ basePriority 3 is too low for the external VIPs' readiness check: a failed master is clamped to priority 1, which the lowest of 3 carriers also has; use at least 4 or vrrp.readinessCheck.weight 0 for FAULT
+        → at vrrp.basePriority"
+    `);
+    expect(
+      errorsAfter((s) => {
+        s.vrrp.basePriority = 3;
+        s.vrrp.healthCheck = { weight: 0 };
+        s.vrrp.readinessCheck = { weight: 0 };
       }),
     ).toBe("");
   });

@@ -1,12 +1,39 @@
 import type { Artifact, ClusterPlan, GeneratorModule } from "@clusterspec/core";
 import { summarizeKeepalived } from "./summary.js";
-import { renderAuthConf, renderCheckScript, renderKeepalivedConf } from "./template.js";
-import { AUTH_FILE, CHECK_SCRIPT, toAuthView, toCheckScriptView, toKeepalivedView, vipsOf } from "./view.js";
+import {
+  renderAuthConf,
+  renderCheckScript,
+  renderKeepalivedConf,
+  renderOpenrcConf,
+  renderReadinessScript,
+  renderUplinkScript,
+} from "./template.js";
+import {
+  AUTH_FILE,
+  CHECK_SCRIPT,
+  OPENRC_CONF,
+  READINESS_SCRIPT,
+  toAuthView,
+  toCheckScriptView,
+  toKeepalivedView,
+  toOpenrcView,
+  toReadinessScriptView,
+  toUplinkScriptView,
+  UPLINK_SCRIPT,
+  vipsOf,
+} from "./view.js";
 
-/** keepalived.conf, the auth include (0600) and the apiserver check (0755) for every node that holds a VIP. */
+/**
+ * keepalived.conf, the auth include (0600), the check scripts (0755) and the OpenRC start precondition
+ * (`/etc/conf.d/keepalived`) for every node that holds a VIP.
+ */
 export function generateKeepalived(plan: ClusterPlan): Artifact[] {
   const auth = toAuthView(plan);
   const authContent = auth && renderAuthConf(auth);
+  const openrcView = toOpenrcView(plan);
+  const openrc = openrcView && renderOpenrcConf(openrcView);
+  const readiness = plan.vrrp.readinessCheck && renderReadinessScript(toReadinessScriptView(plan));
+  const uplink = plan.vrrp.uplinkCheck && renderUplinkScript(toUplinkScriptView(plan));
   return plan.nodes.flatMap((node) => {
     const vips = vipsOf(plan, node.name);
     if (vips.length === 0) return [];
@@ -21,6 +48,10 @@ export function generateKeepalived(plan: ClusterPlan): Artifact[] {
         content: renderCheckScript(toCheckScriptView(plan, node)),
         mode: 0o755,
       });
+    const external = vips.some((v) => v.kind === "external");
+    if (external && readiness) out.push({ path: `${dir}${READINESS_SCRIPT}`, content: readiness, mode: 0o755 });
+    if (external && uplink) out.push({ path: `${dir}${UPLINK_SCRIPT}`, content: uplink, mode: 0o755 });
+    if (openrc) out.push({ path: `${dir}${OPENRC_CONF}`, content: openrc });
     return out;
   });
 }

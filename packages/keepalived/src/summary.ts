@@ -4,6 +4,7 @@
 import {
   AT_REST,
   type ClusterPlan,
+  externalCheck,
   failoverDiagram,
   holderMap,
   mastersWith,
@@ -14,7 +15,15 @@ import {
   type TakeoverBound,
   takeoverBounds,
 } from "@clusterspec/core";
-import { AUTH_FILE, CHECK_SCRIPT, instanceName } from "./view.js";
+import {
+  AUTH_FILE,
+  CHECK_SCRIPT,
+  ciliumHealthPort,
+  instanceName,
+  OPENRC_CONF,
+  READINESS_SCRIPT,
+  UPLINK_SCRIPT,
+} from "./view.js";
 
 /** External VIPs each node masters while the `down` nodes are down. */
 export function poolLoads(
@@ -259,10 +268,32 @@ export function summarizeKeepalived(plan: ClusterPlan): string {
     event: "death" | "checkFailure" | "checkRecovery" | "rejoin",
     lo: number,
     hi: number,
+    kind?: PlannedVip["kind"],
   ): TakeoverBound => ({
-    min: takeoverBounds(plan, lo)[event].min,
-    max: takeoverBounds(plan, hi)[event].max,
+    min: takeoverBounds(plan, lo, kind)[event].min,
+    max: takeoverBounds(plan, hi, kind)[event].max,
   });
+  const d = vrrp.preemptDelay;
+  const waitPreempt = d > 0 ? `, preempt_delay ${d}s` : "";
+  const rc = externalCheck(plan);
+  const extNext = pool.reduce((p, v) => Math.max(p, v.priorities[1] ?? 1), 1);
+  const extRows: (readonly string[])[] =
+    rc && pool.length > 0 && replicas > 1 && !(vrrp.nopreempt && rc.weight !== 0)
+      ? [
+          [
+            `the ${vrrp.readinessCheck ? "readiness" : "uplink"} check fails on an external VIP's master`,
+            range(span("checkFailure", extNext, extNext, "external")),
+            rc.weight === 0
+              ? `${rc.fall} failed checks ${rc.interval}s apart, then FAULT says goodbye: the skew`
+              : `${rc.fall} failed checks ${rc.interval}s apart${waitPreempt}, then the down timer`,
+          ],
+          [
+            "that check recovers",
+            range(span("checkRecovery", top, top, "external")),
+            `${rc.rise} good checks${d > 0 ? `, preempt_delay ${d}s` : ""}, then the down timer`,
+          ],
+        ]
+      : [];
   const cpNext = cp.priorities[1] ?? cp.priorities[0] ?? 1;
   const adv = vrrp.advertInterval;
   const downTimer = `3 × advert_int ${adv}s + skew (256 − priority)/256 × advert_int`;
@@ -278,24 +309,25 @@ export function summarizeKeepalived(plan: ClusterPlan): string {
         ? [
             [
               "the apiserver check fails on the control-plane master",
-              range(span("checkFailure", cpNext, cpNext)),
+              range(span("checkFailure", cpNext, cpNext, "control-plane")),
               w === 0
                 ? `${hc.fall} failed checks ${hc.interval}s apart, then FAULT says goodbye: the skew`
-                : `${hc.fall} failed checks ${hc.interval}s apart, then the backups wait out the down timer`,
+                : `${hc.fall} failed checks ${hc.interval}s apart${waitPreempt}, then the backups wait out the down timer`,
             ],
             [
               "the check recovers",
-              range(span("checkRecovery", cp.priorities[0] ?? 1, cp.priorities[0] ?? 1)),
-              `${hc.rise} good checks, then the down timer`,
+              range(span("checkRecovery", cp.priorities[0] ?? 1, cp.priorities[0] ?? 1, "control-plane")),
+              `${hc.rise} good checks${d > 0 ? `, preempt_delay ${d}s` : ""}, then the down timer`,
             ],
           ]
         : []),
+      ...extRows,
       vrrp.nopreempt
         ? ["a node comes back", "never: nopreempt", "a backup does not take a VIP from a live master"]
         : [
             "a node comes back",
             `${range(span("rejoin", top, top))} after keepalived starts`,
-            "it starts as a backup and runs one down timer",
+            `it starts as a backup with every check failed (init_fail): its checks rise${d > 0 ? `, it waits preempt_delay ${d}s` : ""}, then one down timer`,
           ],
     ],
   );
@@ -313,11 +345,22 @@ export function summarizeKeepalived(plan: ClusterPlan): string {
     "",
     vipTable,
     "",
-    `Health check: \`${CHECK_SCRIPT}\` asks the kube-apiserver on the node's own address for \`/livez\` (curl, ${hc.timeout}s timeout; **curl is a host dependency** of every control-plane node) every ${hc.interval}s; after ${hc.fall} failures ${
+    `Health check: \`${CHECK_SCRIPT}\` asks the kube-apiserver on the node's own address for \`/readyz\` (curl, ${hc.timeout}s timeout; **curl is a host dependency** of every control-plane node) every ${hc.interval}s. It starts failed (\`init_fail\`), so a node that boots or restarts while its apiserver is down never takes the control-plane VIP from a healthy node; after ${hc.fall} failures ${
       w === 0
         ? "the control-plane instance goes to FAULT and releases the VIP"
         : `the control-plane instance's priority drops by ${-w}, below every other control-plane node (${describeMargin(plan.controlPlane.vip, w)})`
-    }; after ${hc.rise} successes it recovers.`,
+    }; after ${hc.rise} successes it recovers. ${
+      w === 0
+        ? "With weight 0 no node holds the VIP while no apiserver answers, so `kubeadm init` cannot reach its endpoint: bootstrap with a negative weight."
+        : "With a negative weight a node alone still takes the VIP while its apiserver is down, which `kubeadm init` needs."
+    }`,
+    ...externalTracking(plan, pool.length > 0),
+    "",
+    preemptText(plan),
+    "",
+    `Scripts: keepalived calls each check script directly (no \`/bin/sh\` in front, so \`enable_script_security\` checks the script itself) as \`script_user ${vrrp.scriptUser}\`${vrrp.scriptUser === "root" ? " (**root**: set `vrrp.scriptUser` to an unprivileged user)" : ", an unprivileged user (the cluster CA the apiserver check reads is world-readable)"}; notify scripts run as that user too.${vrrp.garpRefresh > 0 ? ` A master repeats its gratuitous ARPs every ${vrrp.garpRefresh}s (\`vrrp_garp_master_refresh\`), so switches and neighbours that lost them relearn where each VIP lives.` : ""}`,
+    "",
+    authText(plan),
     "",
     "### Failover: one node down",
     "",
@@ -373,4 +416,55 @@ function describeMargin(vip: PlannedVip, w: number): string {
   const top = vip.priorities[0] ?? 0;
   const low = vip.priorities[vip.priorities.length - 1] ?? 0;
   return vip.priorities.length < 2 ? "no other node" : `${top} - ${-w} = ${Math.max(1, top + w)} < ${low}`;
+}
+
+/** The external VIPs' tracking: the Cilium readiness check and the optional uplink check. */
+function externalTracking(plan: ClusterPlan, hasPool: boolean): string[] {
+  if (!hasPool) return [];
+  const v = plan.vrrp;
+  const out: string[] = [];
+  const effect = (weight: number): string =>
+    weight === 0
+      ? "the node's external VIP instances go to FAULT and release their VIPs"
+      : `their priority drops by ${-weight}, below every other carrier of each VIP`;
+  if (v.readinessCheck) {
+    const c = v.readinessCheck;
+    out.push(
+      "",
+      `Readiness check: \`${READINESS_SCRIPT}\` asks the Cilium agent on the node for \`http://127.0.0.1:${ciliumHealthPort(plan)}/healthz\` (its health API, Helm value \`healthPort\`; curl, ${c.timeout}s timeout) every ${c.interval}s, on every external VIP instance. It starts failed (\`init_fail\`): after a boot keepalived starts long before containerd, the kubelet and Cilium, and without it the node would take its external VIPs back and blackhole their traffic until Cilium has programmed it. After ${c.fall} failures ${effect(c.weight)}; after ${c.rise} successes they recover.`,
+    );
+  } else
+    out.push(
+      "",
+      "Readiness check: off (`vrrp.readinessCheck.enabled: false`): a node takes its external VIPs as soon as keepalived runs, before Cilium serves them.",
+    );
+  if (v.uplinkCheck) {
+    const c = v.uplinkCheck;
+    out.push(
+      "",
+      `Uplink check: \`${UPLINK_SCRIPT}\` pings the uplink gateway ${c.gateway} on ${c.interface} every ${c.interval}s (**ping must work for the script user**: iputils' cap_net_raw or \`net.ipv4.ping_group_range\`); after ${c.fall} failures ${effect(c.weight)}, so external VIPs leave a node that cannot route their replies.`,
+    );
+  } else
+    out.push(
+      "",
+      "Uplink check: off (`vrrp.uplinkCheck`): keepalived tracks only the VIP interface's link, so a node whose uplink gateway is unreachable keeps its external VIPs.",
+    );
+  return out;
+}
+
+function preemptText(plan: ClusterPlan): string {
+  const v = plan.vrrp;
+  if (v.nopreempt)
+    return "Preemption: off (`nopreempt`): a node that comes back, or whose check recovers, takes nothing back.";
+  if (v.preemptDelay === 0)
+    return "Preemption: immediate (`vrrp.preemptDelay: 0`): a node that comes back takes its VIPs as soon as its checks pass.";
+  return `Preemption: after \`preempt_delay ${v.preemptDelay}\` (\`vrrp.preemptDelay\`): a node that sees a lower-priority master (after a restart, or when its own check recovers) waits ${v.preemptDelay}s before it takes the VIP, so a returning node settles first. keepalived applies the same wait when the master's check fails with a negative weight (the backups then hear a lower-priority master): the VIP moves after the delay, not at once (see the takeover times); weight 0 (FAULT) moves it at once but leaves no holder while no apiserver answers. After a death the backups race on skews a few milliseconds apart: should a lower backup win on a busy node, the right one takes the VIP from it only after the delay.`;
+}
+
+function authText(plan: ClusterPlan): string {
+  const a = plan.vrrp.auth;
+  const tradeoffs =
+    "RFC 3768 removed VRRP authentication: PASS sends the password in clear in every advert and only guards against misconfigured peers; AH (IP protocol 51) authenticates adverts but keepalived's man page marks it not recommended, it needs every switch and firewall on the segment to pass protocol 51, and it does not work with unicast peers. Without authentication any host on the segment can take a VIP, so keep VRRP on a segment only the nodes reach.";
+  if (!a) return `Authentication: none (\`vrrp.auth\` unset). ${tradeoffs}`;
+  return `Authentication: ${a.type}, the password in \`${AUTH_FILE}\` (0600). keepalived ignores an \`include\` whose file is missing, and would then run without the password its peers use: \`${OPENRC_CONF}\` gives OpenRC a \`start_pre\` that refuses to start keepalived unless that file has an \`auth_pass\` line. ${tradeoffs}`;
 }

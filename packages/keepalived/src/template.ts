@@ -1,7 +1,14 @@
 // Line formats as ejs templates: loops and interpolation only, every value escaped (view.ts decides).
 import { lineTemplate } from "@clusterspec/core";
 import { keepalivedSecretToken, keepalivedToken, shellWord } from "./escape.js";
-import type { AuthView, CheckScriptView, KeepalivedView } from "./view.js";
+import type {
+  AuthView,
+  CheckScriptView,
+  KeepalivedView,
+  OpenrcView,
+  ReadinessScriptView,
+  UplinkScriptView,
+} from "./view.js";
 
 // `<%-` only for comment text that view.ts has passed through keepalivedComment.
 export const keepalivedConfSource = `# <%- v.header %>
@@ -10,17 +17,21 @@ global_defs {
     router_id <%= v.routerId %>
     enable_script_security
     script_user <%= v.scriptUser %>
+<% if (v.garpRefresh !== undefined) { -%>
+    vrrp_garp_master_refresh <%= v.garpRefresh %>
+<% } -%>
 }
-<% if (v.healthCheck) { -%>
+<% for (const c of v.checks) { -%>
 
-# <%- v.healthCheck.comment %>
-vrrp_script <%= v.healthCheck.name %> {
-    script "/bin/sh <%= v.healthCheck.path %>"
-    interval <%= v.healthCheck.interval %>
-    timeout <%= v.healthCheck.timeout %>
-    fall <%= v.healthCheck.fall %>
-    rise <%= v.healthCheck.rise %>
-    weight <%= v.healthCheck.weight %>
+# <%- c.comment %>
+vrrp_script <%= c.name %> {
+    script <%= c.path %>
+    interval <%= c.interval %>
+    timeout <%= c.timeout %>
+    fall <%= c.fall %>
+    rise <%= c.rise %>
+    weight <%= c.weight %>
+    init_fail
 }
 <% } -%>
 <% for (const i of v.instances) { -%>
@@ -34,6 +45,9 @@ vrrp_instance <%= i.name %> {
     advert_int <%= i.advertInt %>
 <% if (i.nopreempt) { -%>
     nopreempt
+<% } -%>
+<% if (i.preemptDelay !== undefined) { -%>
+    preempt_delay <%= i.preemptDelay %>
 <% } -%>
 <% if (i.auth) { -%>
     authentication {
@@ -52,9 +66,11 @@ vrrp_instance <%= i.name %> {
     virtual_ipaddress {
         <%= i.vip %> dev <%= i.iface %>
     }
-<% if (i.trackScript) { -%>
+<% if (i.trackScripts.length > 0) { -%>
     track_script {
-        <%= i.trackScript %>
+<% for (const t of i.trackScripts) { -%>
+        <%= t %>
+<% } -%>
     }
 <% } -%>
 <% for (const n of i.notify) { -%>
@@ -71,11 +87,45 @@ auth_pass <%= v.password %>
 // POSIX sh; the URL is single-quoted by the escape.
 export const checkScriptSource = `#!/bin/sh
 # <%- v.header %>
-# keepalived vrrp_script: exits 0 while the kube-apiserver on this node answers /livez.
-# Needs curl (a host dependency); the CA is the one kubeadm writes.
+# keepalived vrrp_script: exits 0 while the kube-apiserver on this node answers /readyz (not /livez: /readyz
+# also fails while the apiserver drains at shutdown). Needs curl (a host dependency); the CA is the one
+# kubeadm writes (world-readable), so the check runs as keepalived's unprivileged script_user.
 exec curl --silent --fail --output /dev/null --max-time <%= v.maxTime %> --cacert <%= v.caFile %> <%= v.url %>
+`;
+
+// POSIX sh; the port and timeout are integers, the URL is fixed.
+export const readinessScriptSource = `#!/bin/sh
+# <%- v.header %>
+# keepalived vrrp_script: exits 0 while the Cilium agent on this node reports healthy on its health API (the
+# endpoint of its own liveness and readiness probes), so external VIPs wait until Cilium serves the node.
+# Needs curl (a host dependency).
+exec curl --silent --fail --output /dev/null --max-time <%= v.maxTime %> --header 'brief: true' <%= v.url %>
+`;
+
+// POSIX sh; the gateway and interface come from the spec, single-quoted by the escape.
+export const uplinkScriptSource = `#!/bin/sh
+# <%- v.header %>
+# keepalived vrrp_script: exits 0 while the uplink gateway answers one ping on the external VIPs' interface,
+# so external VIPs leave a node that cannot route their replies. ping must work for keepalived's script_user
+# (iputils installs it with cap_net_raw, or set net.ipv4.ping_group_range).
+exec ping -n -q -c 1 -W <%= v.maxTime %> -I <%= v.iface %> <%= v.gateway %>
+`;
+
+// Sourced by OpenRC's openrc-run before /etc/init.d/keepalived, which defines no start_pre of its own.
+export const openrcConfSource = `# <%- v.header %>
+# keepalived ignores an include whose file is missing, so a node without its VRRP password would run with
+# other authentication than its peers: refuse to start instead.
+start_pre() {
+	if ! grep -q '^auth_pass [^[:space:]]' <%= v.authFile %> 2>/dev/null; then
+		eerror <%= v.message %>
+		return 1
+	fi
+}
 `;
 
 export const renderKeepalivedConf = lineTemplate<KeepalivedView>(keepalivedConfSource, keepalivedToken);
 export const renderAuthConf = lineTemplate<AuthView>(authConfSource, keepalivedSecretToken);
 export const renderCheckScript = lineTemplate<CheckScriptView>(checkScriptSource, shellWord);
+export const renderReadinessScript = lineTemplate<ReadinessScriptView>(readinessScriptSource, shellWord);
+export const renderUplinkScript = lineTemplate<UplinkScriptView>(uplinkScriptSource, shellWord);
+export const renderOpenrcConf = lineTemplate<OpenrcView>(openrcConfSource, shellWord);

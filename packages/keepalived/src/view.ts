@@ -6,12 +6,21 @@ export const KEEPALIVED_DIR = "/etc/keepalived";
 export const AUTH_FILE = `${KEEPALIVED_DIR}/auth.conf`;
 export const CHECK_SCRIPT = `${KEEPALIVED_DIR}/check-apiserver.sh`;
 export const CHECK_SCRIPT_NAME = "chk_apiserver";
+export const READINESS_SCRIPT = `${KEEPALIVED_DIR}/check-cilium.sh`;
+export const READINESS_SCRIPT_NAME = "chk_cilium";
+export const UPLINK_SCRIPT = `${KEEPALIVED_DIR}/check-uplink.sh`;
+export const UPLINK_SCRIPT_NAME = "chk_uplink";
+/** The Cilium agent's health API (Helm value `healthPort`, 9879 in Cilium 1.19 and 1.20), on the host network. */
+export const CILIUM_HEALTH_PORT = 9879;
+/** OpenRC reads this before /etc/init.d/keepalived: its start_pre refuses to start on a config error. */
+export const OPENRC_CONF = "/etc/conf.d/keepalived";
 /** The cluster CA kubeadm writes on every control-plane node. */
 export const KUBERNETES_CA = "/etc/kubernetes/pki/ca.crt";
 
 export interface HealthCheckView {
   readonly comment: string;
   readonly name: string;
+  /** Called directly (no /bin/sh): enable_script_security then checks the script file itself. */
   readonly path: string;
   readonly interval: number;
   /** keepalived's own limit: one second above curl's, so curl reports the timeout itself. */
@@ -30,11 +39,13 @@ export interface InstanceView {
   readonly priority: number;
   readonly advertInt: number;
   readonly nopreempt: boolean;
+  /** preempt_delay seconds, or undefined when none is written. */
+  readonly preemptDelay: number | undefined;
   readonly auth: { readonly type: "AH" | "PASS"; readonly include: string } | undefined;
   readonly unicast: { readonly src: string; readonly peers: readonly string[] } | undefined;
   /** `10.118.12.100/24` */
   readonly vip: string;
-  readonly trackScript: string | undefined;
+  readonly trackScripts: readonly string[];
   readonly notify: readonly {
     readonly keyword: "notify_master" | "notify_backup" | "notify_fault";
     readonly path: string;
@@ -45,8 +56,24 @@ export interface KeepalivedView {
   readonly header: string;
   readonly routerId: string;
   readonly scriptUser: string;
-  readonly healthCheck: HealthCheckView | undefined;
+  /** vrrp_garp_master_refresh seconds, or undefined when off. */
+  readonly garpRefresh: number | undefined;
+  /** The vrrp_script blocks this node's instances track. */
+  readonly checks: readonly HealthCheckView[];
   readonly instances: readonly InstanceView[];
+}
+
+export interface ReadinessScriptView {
+  readonly header: string;
+  readonly maxTime: number;
+  readonly url: string;
+}
+
+export interface UplinkScriptView {
+  readonly header: string;
+  readonly maxTime: number;
+  readonly iface: string;
+  readonly gateway: string;
 }
 
 export interface AuthView {
@@ -59,6 +86,13 @@ export interface CheckScriptView {
   readonly maxTime: number;
   readonly caFile: string;
   readonly url: string;
+}
+
+/** `/etc/conf.d/keepalived`: OpenRC's start precondition that the password include is there. */
+export interface OpenrcView {
+  readonly header: string;
+  readonly authFile: string;
+  readonly message: string;
 }
 
 /** `VI_control_plane`, `VI_external_0`: stable because a VIP's identity is its place in the spec. */
@@ -129,12 +163,22 @@ export function describeOrder(vip: PlannedVip): string {
 
 export function toKeepalivedView(plan: ClusterPlan, node: PlannedNode): KeepalivedView {
   const vrrp = plan.vrrp;
-  const hc = vrrp.healthCheck;
   const index = vrrpIndex(plan);
   const held = index.byNode.get(node.name) ?? [];
   const hasControlPlane = held.some((h) => h.vip.kind === "control-plane");
   const notify = vrrp.notify.map((n) => ({ keyword: `notify_${n.on}` as const, path: n.script }));
   const auth = vrrp.auth && { type: vrrp.auth.type, include: AUTH_FILE };
+  const hasExternal = held.some((h) => h.vip.kind === "external");
+  const checks = [
+    ...(hasControlPlane ? [apiserverCheck(plan)] : []),
+    ...(hasExternal && vrrp.readinessCheck ? [readinessCheck(vrrp.readinessCheck)] : []),
+    ...(hasExternal && vrrp.uplinkCheck ? [uplinkCheck(vrrp.uplinkCheck)] : []),
+  ];
+  const cpTracks = hasControlPlane ? [CHECK_SCRIPT_NAME] : [];
+  const externalTracks = [
+    ...(vrrp.readinessCheck ? [READINESS_SCRIPT_NAME] : []),
+    ...(vrrp.uplinkCheck ? [UPLINK_SCRIPT_NAME] : []),
+  ];
   const instances = held.map(({ vip, rank }): InstanceView => {
     const priority = vip.priorities[rank];
     if (priority === undefined) throw new InternalError(`no priority for ${node.name} on ${vip.key}`);
@@ -153,36 +197,110 @@ export function toKeepalivedView(plan: ClusterPlan, node: PlannedNode): Keepaliv
       priority,
       advertInt: vrrp.advertInterval,
       nopreempt: vrrp.nopreempt,
+      preemptDelay: vrrp.preemptDelay > 0 ? vrrp.preemptDelay : undefined,
       auth,
       unicast:
         vrrp.unicast && peers.length > 0 ? { src: addressOn(index, node.name, vip.interface), peers } : undefined,
       vip: same.vip,
-      trackScript: vip.kind === "control-plane" ? CHECK_SCRIPT_NAME : undefined,
+      trackScripts: vip.kind === "control-plane" ? cpTracks : externalTracks,
       notify,
     };
   });
-  const weight = hc.weight;
   return {
     header: keepalivedComment(generatedMarker(plan)),
     routerId: node.name,
     scriptUser: vrrp.scriptUser,
-    healthCheck: hasControlPlane
-      ? {
-          comment: keepalivedComment(
-            weight === 0
-              ? "kube-apiserver /livez on this node; on failure the control-plane instance goes to FAULT"
-              : `kube-apiserver /livez on this node; on failure the priority drops by ${-weight}, below every other node`,
-          ),
-          name: CHECK_SCRIPT_NAME,
-          path: CHECK_SCRIPT,
-          interval: hc.interval,
-          timeout: hc.timeout + 1,
-          fall: hc.fall,
-          rise: hc.rise,
-          weight,
-        }
-      : undefined,
+    garpRefresh: vrrp.garpRefresh > 0 ? vrrp.garpRefresh : undefined,
+    checks,
     instances,
+  };
+}
+
+const onFailure = (weight: number, what: string): string =>
+  weight === 0
+    ? `on failure the ${what} go to FAULT`
+    : `on failure the priority drops by ${-weight}, below every other node`;
+
+function checkView(
+  name: string,
+  path: string,
+  comment: string,
+  c: { interval: number; timeout: number; fall: number; rise: number; weight: number },
+): HealthCheckView {
+  return {
+    comment: keepalivedComment(comment),
+    name,
+    path,
+    interval: c.interval,
+    timeout: c.timeout + 1,
+    fall: c.fall,
+    rise: c.rise,
+    weight: c.weight,
+  };
+}
+
+function apiserverCheck(plan: ClusterPlan): HealthCheckView {
+  const hc = plan.vrrp.healthCheck;
+  return checkView(
+    CHECK_SCRIPT_NAME,
+    CHECK_SCRIPT,
+    `kube-apiserver /readyz on this node, failed until it answers (init_fail); ${onFailure(hc.weight, "control-plane instance")}`,
+    hc,
+  );
+}
+
+function readinessCheck(c: NonNullable<ClusterPlan["vrrp"]["readinessCheck"]>): HealthCheckView {
+  return checkView(
+    READINESS_SCRIPT_NAME,
+    READINESS_SCRIPT,
+    `Cilium agent health on this node, failed until it answers (init_fail); ${onFailure(c.weight, "external VIP instances")}`,
+    c,
+  );
+}
+
+function uplinkCheck(c: NonNullable<ClusterPlan["vrrp"]["uplinkCheck"]>): HealthCheckView {
+  return checkView(
+    UPLINK_SCRIPT_NAME,
+    UPLINK_SCRIPT,
+    `uplink gateway ${c.gateway} answers a ping, failed until it does (init_fail); ${onFailure(c.weight, "external VIP instances")}`,
+    c,
+  );
+}
+
+/** The Cilium agent's health port: `cilium.values.healthPort` when set, else Cilium's default. */
+export function ciliumHealthPort(plan: ClusterPlan): number {
+  const port = plan.cilium.values.healthPort;
+  return typeof port === "number" && Number.isInteger(port) ? port : CILIUM_HEALTH_PORT;
+}
+
+export function toReadinessScriptView(plan: ClusterPlan): ReadinessScriptView {
+  const c = plan.vrrp.readinessCheck;
+  if (!c) throw new InternalError("no readiness check in the plan");
+  return {
+    header: keepalivedComment(generatedMarker(plan)),
+    maxTime: c.timeout,
+    url: `http://127.0.0.1:${ciliumHealthPort(plan)}/healthz`,
+  };
+}
+
+export function toUplinkScriptView(plan: ClusterPlan): UplinkScriptView {
+  const c = plan.vrrp.uplinkCheck;
+  if (!c) throw new InternalError("no uplink check in the plan");
+  return {
+    header: keepalivedComment(generatedMarker(plan)),
+    maxTime: c.timeout,
+    iface: c.interface,
+    gateway: c.gateway,
+  };
+}
+
+/** Only with authentication: then a missing or empty password include stops keepalived from starting. */
+export function toOpenrcView(plan: ClusterPlan): OpenrcView | undefined {
+  if (!plan.vrrp.auth) return undefined;
+  return {
+    header: keepalivedComment(generatedMarker(plan)),
+    authFile: AUTH_FILE,
+    message: `${AUTH_FILE} is missing, unreadable or has no auth_pass: keepalived would not use the VRRP password of its peers`,
   };
 }
 
@@ -192,7 +310,7 @@ export function toCheckScriptView(plan: ClusterPlan, node: PlannedNode): CheckSc
     header: keepalivedComment(generatedMarker(plan)),
     maxTime: plan.vrrp.healthCheck.timeout,
     caFile: KUBERNETES_CA,
-    url: `https://${host}:${plan.controlPlane.port}/livez`,
+    url: `https://${host}:${plan.controlPlane.port}/readyz`,
   };
 }
 

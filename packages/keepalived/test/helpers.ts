@@ -123,7 +123,7 @@ export async function keepalivedCheck(
     chmodSync(dir, 0o755);
     for (const f of files) {
       const target = join(dir, basename(f.path));
-      writeFileSync(target, f.content);
+      writeFileSync(target, basename(f.path) === "keepalived.conf" ? forConfigTest(f.content) : f.content);
       chmodSync(target, f.mode ?? 0o644);
     }
     return await withNetns(interfaces, (ns) => {
@@ -143,6 +143,29 @@ export async function keepalivedCheck(
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** `keepalived --version` as [major, minor, patch], read once. */
+let installedVersion: readonly number[] | undefined;
+function keepalivedVersion(): readonly number[] {
+  if (installedVersion) return installedVersion;
+  const r = run("keepalived", ["--version"]);
+  const m = /Keepalived v(\d+)\.(\d+)\.(\d+)/.exec(r.stdout + r.stderr);
+  installedVersion = m ? [Number(m[1]), Number(m[2]), Number(m[3])] : [0, 0, 0];
+  return installedVersion;
+}
+
+/**
+ * keepalived before 2.2.8 kills itself under -t when it checks a script that runs as a user other than root:
+ * the check compares its parent with the daemon's main pid, which -t is itself (fixed upstream in aae8e910,
+ * "config_check: Don't kill process when checking validity of scripts", first in v2.2.8). On such a version
+ * the file is checked with `script_user root`, every other byte unchanged; the VRRP lab runs the real file,
+ * scripts as the unprivileged user, with the daemon (where the check runs in the VRRP child and works).
+ */
+export function forConfigTest(conf: string): string {
+  const [major = 0, minor = 0, patch = 0] = keepalivedVersion();
+  const fixed = major > 2 || (major === 2 && (minor > 2 || (minor === 2 && patch >= 8)));
+  return fixed ? conf : conf.replace(/^(\s*script_user) \S+$/m, "$1 root");
 }
 
 /** The /etc/keepalived files of one node. */

@@ -5,8 +5,8 @@
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ClusterPlan } from "@clusterspec/core";
-import { arbVrrpLabSpec, mustResolve, TEST_SECRETS, type VrrpLabShape } from "@clusterspec/core/testing";
+import { type ClusterPlan, holderMap, simulateFailover, takeoverBounds } from "@clusterspec/core";
+import { arbVrrpLabSpec, canonicalIp, mustResolve, TEST_SECRETS, type VrrpLabShape } from "@clusterspec/core/testing";
 import {
   clusterExampleNames,
   examplesDir,
@@ -36,6 +36,12 @@ const LAB_ENV = {
 /** Per lab; the whole file stays under three minutes because the labs run concurrently. */
 const LAB_TIMEOUT = 170_000;
 
+/**
+ * vrrp.preemptDelay in the example labs: short, so the labs stay within their time (the examples keep the 120s
+ * default); the preempt_delay lab below measures a longer one.
+ */
+const LAB_PREEMPT_DELAY = 2;
+
 const labAvailable = (): boolean =>
   toolAvailable("keepalived", { root: true }) &&
   toolAvailable("unshare", { root: true }) &&
@@ -44,6 +50,17 @@ const labAvailable = (): boolean =>
 
 const scratch = mkdtempSync(join(tmpdir(), "cs-vrrp-lab-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** The example's spec with a lab preempt_delay, written next to the trees; returns its path and input. */
+function labSpec(example: string, preemptDelay: number, name = example): { path: string; input: unknown } {
+  const input = parse(readFileSync(join(examplesDir, example, "cluster.yaml"), "utf8")) as {
+    vrrp?: Record<string, unknown>;
+  };
+  input.vrrp = { ...input.vrrp, preemptDelay };
+  const path = join(scratch, `${name}.yaml`);
+  writeFileSync(path, stringify(input));
+  return { path, input };
+}
 
 /** `clusterspec generate <spec> --with-secrets -o <dir>`, as a user deploying the cluster runs it. */
 async function generateTree(specPath: string, name: string): Promise<string> {
@@ -111,11 +128,10 @@ describe.concurrent("VRRP lab: real keepalived agrees with the plan", () => {
     { timeout: LAB_TIMEOUT },
     async (name, ctx) => {
       if (!labAvailable()) return ctx.skip("needs keepalived, iproute2 and root (installed by .ci/run)");
-      const specPath = join(examplesDir, name, "cluster.yaml");
-      const tree = await generateTree(specPath, name);
-      const plan = mustResolve(parse(readFileSync(specPath, "utf8")), "cluster.yaml", {
-        vrrpPassword: LAB_PASSWORD,
-      });
+      const spec = labSpec(name, LAB_PREEMPT_DELAY);
+      const tree = await generateTree(spec.path, name);
+      const plan = mustResolve(spec.input, "cluster.yaml", { vrrpPassword: LAB_PASSWORD });
+      expect(plan.vrrp.preemptDelay).toBe(LAB_PREEMPT_DELAY);
       expectAgreement(plan, await runLab(ctx, plan, tree, {}));
     },
   );
@@ -180,9 +196,9 @@ function swapPriority(tree: string, instance: string, a: string, b: string): voi
 describe("VRRP lab: can fail", () => {
   it("reports a mismatch when a node's priorities contradict the plan", { timeout: LAB_TIMEOUT }, async (ctx) => {
     if (!labAvailable()) return ctx.skip("needs keepalived, iproute2 and root (installed by .ci/run)");
-    const specPath = join(examplesDir, "bare-metal-ha", "cluster.yaml");
-    const tree = await generateTree(specPath, "wrong-order");
-    const plan = mustResolve(parse(readFileSync(specPath, "utf8")), "cluster.yaml", { vrrpPassword: LAB_PASSWORD });
+    const spec = labSpec("bare-metal-ha", LAB_PREEMPT_DELAY, "wrong-order");
+    const tree = await generateTree(spec.path, "wrong-order");
+    const plan = mustResolve(spec.input, "cluster.yaml", { vrrpPassword: LAB_PASSWORD });
     const vip = plan.vips.find((v) => v.kind === "external");
     const [master, , last] = vip?.order ?? [];
     if (!vip || !master || !last) throw new Error("the example has no external VIP over three nodes");
@@ -195,3 +211,125 @@ describe("VRRP lab: can fail", () => {
     expect(rest?.diff).toEqual([`${vip.address} (${vip.key}): expected ${master}, observed ${last}`]);
   });
 });
+
+/** The preempt_delay the lab below measures: long against the down timer, short against the lab's time. */
+const MEASURED_DELAY = 5;
+
+describe("VRRP lab: VIPs wait for their services (issue 18)", () => {
+  it("a node restarting with a failing check never holds the control-plane VIP, nor with failing readiness an external VIP; a returning node waits preempt_delay", {
+    timeout: LAB_TIMEOUT,
+  }, async (ctx) => {
+    if (!labAvailable()) return ctx.skip("needs keepalived, iproute2 and root (installed by .ci/run)");
+    const spec = labSpec("bare-metal-ha", MEASURED_DELAY, "waits-for-services");
+    const tree = await generateTree(spec.path, "waits-for-services");
+    const plan = mustResolve(spec.input, "cluster.yaml", { vrrpPassword: LAB_PASSWORD });
+    expect(plan.vrrp.preemptDelay).toBe(MEASURED_DELAY);
+    const cp = plan.controlPlane.vip;
+    const [cpMaster, cpBackup] = cp.order;
+    const external = plan.vips.filter((v) => v.kind === "external");
+    // The external VIP a control-plane backup masters: its readiness check is the one that fails below.
+    const ext = external.find((v) => v.order[0] !== cpMaster);
+    const extMaster = ext?.order[0];
+    const extOfCpMaster = external.find((v) => v.order[0] === cpMaster);
+    if (!cpMaster || !cpBackup || !ext || !extMaster || !extOfCpMaster) throw new Error("unexpected example shape");
+    const lab = await startVrrpLab({ plan, tree });
+    const figures: string[] = [];
+    try {
+      // At rest, then the readiness check failing and recovering on a carrier, then the control-plane master dies.
+      const report = await runFailoverScenarios(lab, plan, [
+        { name: `${extMaster} not ready`, actions: [{ kind: "unready", node: extMaster }] },
+        { name: `${extMaster} ready again`, actions: [{ kind: "ready", node: extMaster }] },
+        { name: `${cpMaster} down`, actions: [{ kind: "kill", node: cpMaster }] },
+      ]);
+      await ctx.annotate(formatLabReport(report));
+      expect(
+        report.steps.every((s) => s.ok && s.takeovers.every((t) => t.withinBound)),
+        formatLabReport(report),
+      ).toBe(true);
+      // The readiness check moved the carrier's VIP away, and back only after preempt_delay.
+      const away = report.steps[1]?.takeovers.find((t) => t.address === ext.address);
+      const back = report.steps[2]?.takeovers.find((t) => t.address === ext.address);
+      expect(away?.to).toBe(ext.order[1]);
+      expect(back?.to).toBe(extMaster);
+      expect(back?.seconds ?? 0).toBeGreaterThanOrEqual(MEASURED_DELAY);
+      figures.push(
+        `readiness failing: ${ext.address} left ${extMaster} after ${away?.seconds?.toFixed(2)}s (predicted ${away?.bound.min.toFixed(2)}–${away?.bound.max.toFixed(2)}s)`,
+        `readiness back: ${ext.address} returned after ${back?.seconds?.toFixed(2)}s (predicted ${back?.bound.min.toFixed(2)}–${back?.bound.max.toFixed(2)}s, preempt_delay ${MEASURED_DELAY}s)`,
+      );
+      let state = report.steps[report.steps.length - 1]?.state ?? { down: [cpMaster], unhealthy: [] };
+      let holders = report.steps[report.steps.length - 1]?.holders ?? new Map();
+
+      /** Applies `change`, then waits for the model's holders and keeps them for `holdMs`. */
+      const settle = async (next: typeof state, holdMs: number) => {
+        const expected = holderMap(simulateFailover(plan, next, holders));
+        const r = await lab.waitFor(expected, { deadlineMs: 60_000, holdMs });
+        expect(r.ok, `${r.diff.join("; ")}\n${lab.logs()}`).toBe(true);
+        state = next;
+        holders = expected;
+        return expected;
+      };
+      const cpRejoin = takeoverBounds(plan, cp.priorities[0] ?? 1, "control-plane").rejoin;
+      const extRejoin = takeoverBounds(plan, extOfCpMaster.priorities[0] ?? 1, "external").rejoin;
+
+      // 1. The control-plane master comes back with its apiserver check failing: it takes its external VIP back
+      //    (after its readiness check rises and preempt_delay), but the control-plane VIP never.
+      lab.setHealthy(cpMaster, false);
+      const revivedAt = await lab.revive(cpMaster);
+      await settle({ ...state, down: [], unhealthy: [cpMaster] }, 1000);
+      const extBackAt = lab.appearedAt(cpMaster, extOfCpMaster.address);
+      // Watch at least as long as a healthy node would have needed to take the control-plane VIP back.
+      const watched = Date.now() - revivedAt;
+      if (watched < cpRejoin.max * 1000 + 2000) await sleep(cpRejoin.max * 1000 + 2000 - watched);
+      expect(lab.appearances(cpMaster, cp.address).filter((t) => t >= revivedAt)).toEqual([]);
+      expect(holderMap(simulateFailover(plan, state, holders)).get(cp.key)).toBe(cpBackup);
+      expect(lab.observe().get(canonicalIp(cp.address))).toEqual([cpBackup]);
+      const extSeconds = extBackAt === undefined ? undefined : (extBackAt - revivedAt) / 1000;
+      expect(extSeconds, "the restarted node's external VIP").toBeDefined();
+      expect(extSeconds ?? 0).toBeGreaterThanOrEqual(MEASURED_DELAY);
+      expect(extSeconds ?? 0).toBeLessThanOrEqual(extRejoin.max + 1.75);
+      figures.push(
+        `${cpMaster} back with a failing apiserver check: never held ${cp.address} in ${((Date.now() - revivedAt) / 1000).toFixed(1)}s (a healthy node takes it within ${cpRejoin.max.toFixed(2)}s); took ${extOfCpMaster.address} back after ${extSeconds?.toFixed(2)}s (predicted ${extRejoin.min.toFixed(2)}–${extRejoin.max.toFixed(2)}s)`,
+      );
+
+      // 2. Its apiserver check passes: it takes the control-plane VIP back only after preempt_delay.
+      const recoveredAt = lab.setHealthy(cpMaster, true);
+      await settle({ ...state, unhealthy: [] }, 1000);
+      const cpBackAt = lab.appearedAt(cpMaster, cp.address);
+      const cpSeconds = cpBackAt === undefined ? undefined : (cpBackAt - recoveredAt) / 1000;
+      const recovery = takeoverBounds(plan, cp.priorities[0] ?? 1, "control-plane").checkRecovery;
+      expect(cpSeconds ?? 0).toBeGreaterThanOrEqual(MEASURED_DELAY);
+      expect(cpSeconds ?? 0).toBeGreaterThanOrEqual(recovery.min - 0.75);
+      expect(cpSeconds ?? 0).toBeLessThanOrEqual(recovery.max + 0.75);
+      figures.push(
+        `${cpMaster} apiserver check passing: took ${cp.address} back after ${cpSeconds?.toFixed(2)}s (predicted ${recovery.min.toFixed(2)}–${recovery.max.toFixed(2)}s, preempt_delay ${MEASURED_DELAY}s)`,
+      );
+
+      // 3. A carrier restarts while its Cilium readiness check fails: it takes no external VIP back.
+      await lab.kill(extMaster);
+      await settle({ ...state, down: [extMaster] }, 1000);
+      lab.setReady(extMaster, false);
+      const extRevivedAt = await lab.revive(extMaster);
+      await settle({ ...state, down: [], notReady: [extMaster] }, 1000);
+      const extWatched = Date.now() - extRevivedAt;
+      if (extWatched < extRejoin.max * 1000 + 2000) await sleep(extRejoin.max * 1000 + 2000 - extWatched);
+      for (const v of external)
+        expect(
+          lab.appearances(extMaster, v.address).filter((t) => t >= extRevivedAt),
+          v.address,
+        ).toEqual([]);
+      expect(lab.observe().get(canonicalIp(ext.address))).toEqual([ext.order[1]]);
+      figures.push(
+        `${extMaster} back with a failing readiness check: held no external VIP in ${((Date.now() - extRevivedAt) / 1000).toFixed(1)}s`,
+      );
+      await ctx.annotate(figures.join("\n"));
+      const reportFile = process.env.CLUSTERSPEC_LAB_REPORT;
+      if (reportFile) appendFileSync(reportFile, `## ${ctx.task.name}\n${figures.join("\n")}\n\n`);
+      // keepalived ran every check script itself, as the unprivileged script_user, and disabled none.
+      expect(lab.logs(10_000)).not.toMatch(/SECURITY VIOLATION|disabling|cannot be accessed|Unable to access/i);
+    } finally {
+      await lab.stop();
+    }
+  });
+});
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

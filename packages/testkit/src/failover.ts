@@ -18,20 +18,25 @@ export type LabAction =
   | { readonly kind: "kill"; readonly node: string }
   | { readonly kind: "revive"; readonly node: string }
   | { readonly kind: "fail"; readonly node: string }
-  | { readonly kind: "recover"; readonly node: string };
+  | { readonly kind: "recover"; readonly node: string }
+  /** The node's external-VIP check (Cilium readiness) starts failing / passes again. */
+  | { readonly kind: "unready"; readonly node: string }
+  | { readonly kind: "ready"; readonly node: string };
 
 export interface LabStep {
   readonly name: string;
   readonly actions: readonly LabAction[];
 }
 
-export type TakeoverEvent = "death" | "checkFailure" | "checkRecovery" | "rejoin";
+export type TakeoverEvent = "death" | "checkFailure" | "checkRecovery" | "rejoin" | "claim";
 
 const EVENT_OF: Record<LabAction["kind"], TakeoverEvent> = {
   kill: "death",
   revive: "rejoin",
   fail: "checkFailure",
   recover: "checkRecovery",
+  unready: "checkFailure",
+  ready: "checkRecovery",
 };
 
 export interface Takeover {
@@ -43,6 +48,8 @@ export interface Takeover {
   readonly seconds: number | undefined;
   readonly bound: TakeoverBound;
   readonly withinBound: boolean;
+  /** A death whose race a lower backup won first: the expected holder took the VIP after preempt_delay. */
+  readonly interim?: boolean;
 }
 
 export interface StepResult {
@@ -122,6 +129,10 @@ function applyToState(state: FailureState, action: LabAction): FailureState {
       return { ...state, unhealthy: [...without(state.unhealthy), action.node] };
     case "recover":
       return { ...state, unhealthy: without(state.unhealthy) };
+    case "unready":
+      return { ...state, notReady: [...without(state.notReady ?? []), action.node] };
+    case "ready":
+      return { ...state, notReady: without(state.notReady ?? []) };
   }
 }
 
@@ -209,12 +220,16 @@ export async function runFailoverScenarios(
     const moved = plan.vips.filter(
       (v) => expected.get(v.key) !== undefined && expected.get(v.key) !== holders.get(v.key),
     );
-    const event = EVENT_OF[step.actions[0]?.kind ?? "kill"];
+    const stepEvent = EVENT_OF[step.actions[0]?.kind ?? "kill"];
+    // A node that comes back to a VIP nobody holds claims it after one down timer: nobody advertises to it.
+    const eventOf = (key: string): TakeoverEvent =>
+      stepEvent === "rejoin" && holders.get(key) === undefined ? "claim" : stepEvent;
     const boundOf = (key: string, to: string): TakeoverBound => {
       const vip = plan.vips.find((v) => v.key === key);
       const p = vip && effectivePriority(plan, vip, to, next);
-      return takeoverBounds(plan, p ?? vip?.priorities[0] ?? 1)[event];
+      return takeoverBounds(plan, p ?? vip?.priorities[0] ?? 1, vip?.kind)[eventOf(key)];
     };
+    const event = stepEvent;
     // Nothing should move: watch for as long as a wrong takeover would take to show. Otherwise hold one advert.
     const longest =
       moved.length === 0
@@ -225,21 +240,35 @@ export async function runFailoverScenarios(
       const t = await act(lab, action);
       if (action === step.actions[0]) at = t;
     }
+    // After a death the backups race on skews (256 - priority)/256 × advert_int apart, a few ms: on a busy host
+    // a lower backup can win. Without preempt_delay the right one preempts it at once; with it, only after the
+    // delay. So a death is timed to the VIP's first appearance on any node (service back), and the final holder
+    // may take up to the delay and a down timer longer.
+    const race = event === "death" && plan.vrrp.preemptDelay > 0;
+    const raceMs = race ? (plan.vrrp.preemptDelay + 2 * worstBound("death")) * 1000 + advertMs : 0;
     const waited = await lab.waitFor(expected, {
-      deadlineMs: longest * 1000 + margin,
+      deadlineMs: longest * 1000 + margin + raceMs,
       holdMs: moved.length === 0 ? longest * 1000 + advertMs : advertMs,
     });
     const confirmed = waited.ok ? await confirm(lab, plan, expected) : [];
     const takeovers = moved.map((v): Takeover => {
       const to = expected.get(v.key) ?? "";
-      const appeared = lab.appearedAt(to, v.address);
+      const first = race
+        ? lab.nodes
+            .flatMap((n) => lab.appearances(n, v.address))
+            .filter((t) => t >= at)
+            .sort((a, b) => a - b)[0]
+        : undefined;
+      const interim = first !== undefined && lab.appearedAt(to, v.address) !== first;
+      const appeared = first ?? lab.appearedAt(to, v.address);
       const seconds = appeared === undefined ? undefined : (appeared - at) / 1000;
       const bound = boundOf(v.key, to);
       return {
         address: v.address,
         from: holders.get(v.key),
         to,
-        event,
+        event: eventOf(v.key),
+        ...(interim ? { interim: true } : {}),
         seconds,
         bound,
         withinBound:
@@ -267,6 +296,10 @@ async function act(lab: VrrpLab, action: LabAction): Promise<number> {
       return lab.setHealthy(action.node, false);
     case "recover":
       return lab.setHealthy(action.node, true);
+    case "unready":
+      return lab.setReady(action.node, false);
+    case "ready":
+      return lab.setReady(action.node, true);
   }
 }
 
@@ -303,6 +336,8 @@ export function formatLabReport(report: LabReport): string {
         : `${s.takeovers.length} VIP(s) moved in ${fmt(Math.min(...secs))}–${fmt(Math.max(...secs))}s (${events}; predicted ${fmt(lo)}–${fmt(hi)}s)`;
     lines.push(`${s.ok ? "✔" : "✖"} ${s.name}: ${summary}`);
     for (const d of s.diff) lines.push(`    ${d}`);
+    const raced = s.takeovers.filter((t) => t.interim).map((t) => t.address);
+    if (raced.length > 0) lines.push(`    race won first by a lower backup (then preempt_delay): ${raced.join(", ")}`);
     for (const t of s.takeovers.filter((x) => !x.withinBound))
       lines.push(
         `    OUT OF BOUNDS ${t.address} ${t.from ?? "-"} → ${t.to}: ${t.seconds === undefined ? "never seen" : `${fmt(t.seconds)}s`} (predicted ${fmt(t.bound.min)}–${fmt(t.bound.max)}s)`,

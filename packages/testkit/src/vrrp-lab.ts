@@ -29,7 +29,16 @@ import { canonicalIp } from "@clusterspec/core/testing";
 /** Every lab namespace starts with this, then the pid of the process that made it: stale ones can be reaped. */
 const PREFIX = "cslab";
 const STUB_FLAG = "clusterspec-lab-unhealthy";
-const CHECK_STUB = `#!/bin/sh\n# clusterspec VRRP lab: stands in for the apiserver check; fails while /run/${STUB_FLAG} exists.\n[ ! -e /run/${STUB_FLAG} ]\n`;
+const READY_FLAG = "clusterspec-lab-notready";
+/** A check script that fails while /run/<flag> exists (run by keepalived as its script_user, directly). */
+const stub = (what: string, flag: string): string =>
+  `#!/bin/sh\n# clusterspec VRRP lab: stands in for the ${what}; fails while /run/${flag} exists.\n[ ! -e /run/${flag} ]\n`;
+/** Every check script the keepalived generator writes, and the flag that fails its stub. */
+const STUBS: Readonly<Record<string, { readonly text: string; readonly flag: string }>> = {
+  "check-apiserver.sh": { text: stub("apiserver check", STUB_FLAG), flag: STUB_FLAG },
+  "check-cilium.sh": { text: stub("Cilium readiness check", READY_FLAG), flag: READY_FLAG },
+  "check-uplink.sh": { text: stub("uplink check", READY_FLAG), flag: READY_FLAG },
+};
 
 export interface LabNodeInterface {
   readonly name: string;
@@ -44,11 +53,14 @@ interface LabNode {
   /** Bridge-side veth ends. */
   readonly ports: readonly string[];
   readonly hasCheck: boolean;
+  readonly hasReadiness: boolean;
   keepalived: ChildProcess | undefined;
   monitor: ChildProcess | undefined;
   up: boolean;
   /** Addresses (canonical, no prefix) on the node's interfaces, and when each last appeared (epoch ms). */
   readonly addresses: Map<string, number>;
+  /** Every appearance of each address (epoch ms), never cleared. */
+  readonly history: Map<string, number[]>;
 }
 
 /** VIP address → nodes (that are up) holding it. */
@@ -87,6 +99,10 @@ export interface VrrpLab {
   revive(node: string): Promise<number>;
   /** Makes the node's apiserver check stub fail (false) or pass (true). Returns the epoch ms of the switch. */
   setHealthy(node: string, healthy: boolean): number;
+  /** Makes the node's external-VIP checks (readiness, uplink) fail (false) or pass (true); also while it is down. */
+  setReady(node: string, ready: boolean): number;
+  /** Epoch ms of every appearance of `address` on `node` since the lab started (the kernel's timestamps). */
+  appearances(node: string, address: string): readonly number[];
   /** Waits until, for every VIP, exactly the expected node (or nobody) holds it, and that lasts `holdMs`. */
   waitFor(expected: ReadonlyMap<string, string | undefined>, options: WaitOptions): Promise<WaitResult>;
   /** Waits until `differences` of the observation is empty, and stays so for `holdMs`. */
@@ -259,13 +275,16 @@ export async function startVrrpLab(options: VrrpLabOptions): Promise<VrrpLab> {
     chmodSync(dir, 0o755);
     const src = join(tree, "nodes", name, "etc", "keepalived");
     let hasCheck = false;
-    for (const file of ["keepalived.conf", "auth.conf", "check-apiserver.sh"]) {
+    let hasReadiness = false;
+    for (const file of ["keepalived.conf", "auth.conf", ...Object.keys(STUBS)]) {
       const from = join(src, file);
       if (!existsSync(from)) continue;
       const to = join(dir, "etc", file);
-      if (file === "check-apiserver.sh") {
-        hasCheck = true;
-        writeFileSync(to, CHECK_STUB);
+      const replacement = STUBS[file];
+      if (replacement) {
+        if (file === "check-apiserver.sh") hasCheck = true;
+        else hasReadiness = true;
+        writeFileSync(to, replacement.text);
         chmodSync(to, 0o755);
       } else {
         writeFileSync(to, readFileSync(from));
@@ -279,10 +298,12 @@ export async function startVrrpLab(options: VrrpLabOptions): Promise<VrrpLab> {
       interfaces,
       ports: interfaces.map((_, j) => `p${i}x${j}`),
       hasCheck,
+      hasReadiness,
       keepalived: undefined,
       monitor: undefined,
       up: false,
       addresses: new Map(),
+      history: new Map(),
     };
   });
   const byName = (name: string): LabNode => {
@@ -443,7 +464,12 @@ export async function startVrrpLab(options: VrrpLabOptions): Promise<VrrpLab> {
     const at = parseMonitorTime(ts);
     const a = canonicalIp(addr);
     if (deleted) n.addresses.delete(a);
-    else n.addresses.set(a, at);
+    else {
+      n.addresses.set(a, at);
+      const seen = n.history.get(a);
+      if (seen) seen.push(at);
+      else n.history.set(a, [at]);
+    }
   }
 
   const observe = (): Observation => {
@@ -540,6 +566,16 @@ export async function startVrrpLab(options: VrrpLabOptions): Promise<VrrpLab> {
       else writeFileSync(flag, "");
       return at;
     },
+    setReady(node, ready) {
+      const n = byName(node);
+      if (!n.hasReadiness) throw new Error(`${node} has no readiness or uplink check`);
+      const flag = join(n.dir, "run", READY_FLAG);
+      const at = Date.now();
+      if (ready) rmSync(flag, { force: true });
+      else writeFileSync(flag, "");
+      return at;
+    },
+    appearances: (node, address) => byName(node).history.get(canonicalIp(address)) ?? [],
     waitFor(expected, options) {
       return lab.waitUntil((observed) => diffOf(expected, observed), options);
     },

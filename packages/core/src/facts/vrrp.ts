@@ -200,3 +200,31 @@ export function prioritiesFrom(basePriority: number, nodeCount: number): number[
  * control-plane nodes are consecutive, so a failed master must drop by their count to go below every other.
  */
 export const defaultHealthCheckWeight = (controlPlaneCount: number): number => -controlPlaneCount;
+
+/** How many carriers hold each external VIP (its priorities span that many nodes). */
+export function carriersPerExternalVip(spec: ClusterSpec): number {
+  const carriers = spec.nodes.filter((n) => n.carriesExternalVips).length;
+  return Math.min(carriers, spec.externalVips?.replicas ?? carriers);
+}
+
+/**
+ * The default readiness-check weight: just enough to move every external VIP. Each VIP's priorities over its
+ * carriers are consecutive, so a failed master must drop by their count to go below every other carrier.
+ */
+export const defaultReadinessCheckWeight = (carriersPerVip: number): number => -carriersPerVip;
+
+/** preempt_delay when the spec gives none: keepalived honours it only in state BACKUP and without nopreempt. */
+export const DEFAULT_PREEMPT_DELAY = 120;
+
+export function preemptDelayOf(spec: ClusterSpec): number {
+  const v = spec.vrrp;
+  if (v.nopreempt || v.initialState !== "BACKUP") return v.preemptDelay ?? 0;
+  return v.preemptDelay ?? DEFAULT_PREEMPT_DELAY;
+}
+
+/** The uplink gateway the external VIPs' replies leave through: their segment's `uplink.gateway`. */
+export function externalUplink(spec: ClusterSpec): { gateway: string; interface: string } | undefined {
+  const iface = externalVipInterface(spec);
+  const seg = spec.network.segments.find((s) => s.interface === iface);
+  return seg?.uplink && iface !== undefined ? { gateway: seg.uplink.gateway, interface: iface } : undefined;
+}

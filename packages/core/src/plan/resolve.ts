@@ -6,7 +6,13 @@ import {
   kubernetesSegment,
   segmentOfInterface,
 } from "../facts/spec.js";
-import { defaultHealthCheckWeight } from "../facts/vrrp.js";
+import {
+  carriersPerExternalVip,
+  defaultHealthCheckWeight,
+  defaultReadinessCheckWeight,
+  externalUplink,
+  preemptDelayOf,
+} from "../facts/vrrp.js";
 import { canonicalIp, hostPart, ipEquals, ipFamily, isIp } from "../ip.js";
 import { InternalError } from "../issues.js";
 import { own } from "../own.js";
@@ -270,11 +276,22 @@ function resolveClusterPlan(spec: ClusterSpec, options: ResolveOptions): Cluster
     });
   const v = spec.vrrp;
   const hc = v.healthCheck;
+  const rc = v.readinessCheck;
+  const readiness = {
+    interval: rc.interval,
+    timeout: rc.timeout,
+    fall: rc.fall,
+    rise: rc.rise,
+    weight: rc.weight ?? defaultReadinessCheckWeight(carriersPerExternalVip(spec)),
+  };
+  const uplink = spec.externalVips && v.uplinkCheck ? externalUplink(spec) : undefined;
   const vrrp: VrrpPlan = {
     auth: v.auth && { type: v.auth.type },
     advertInterval: v.advertInterval,
     initialState: v.initialState,
     nopreempt: v.nopreempt,
+    preemptDelay: preemptDelayOf(spec),
+    garpRefresh: v.garpRefresh,
     unicast: v.unicast,
     scriptUser: v.scriptUser,
     healthCheck: {
@@ -284,6 +301,8 @@ function resolveClusterPlan(spec: ClusterSpec, options: ResolveOptions): Cluster
       rise: hc.rise,
       weight: hc.weight ?? defaultHealthCheckWeight(cpNames.length),
     },
+    readinessCheck: spec.externalVips && rc.enabled ? readiness : undefined,
+    uplinkCheck: uplink && { ...readiness, ...uplink },
     notify: (["master", "backup", "fault"] as const).flatMap((on) => {
       const script = v.notify?.[on];
       return script === undefined ? [] : [{ on, script }];

@@ -2,13 +2,17 @@
 // each VIP, each carrier's load, and how long a takeover takes. One model for PLAN.md, `clusterspec simulate`
 // and the VRRP lab that checks it against the real daemons.
 import { compareIps } from "../ip.js";
-import type { ClusterPlan } from "./types.js";
+import type { ClusterPlan, VrrpCheckPlan } from "./types.js";
 import type { PlannedVip } from "./vrrp.js";
 
-/** Nodes that are down (no keepalived, no link) and control-plane nodes whose apiserver check fails. */
+/**
+ * Nodes that are down (no keepalived, no link), control-plane nodes whose apiserver check fails, and carriers
+ * whose external-VIP check (the Cilium readiness check, or the uplink check) fails.
+ */
 export interface FailureState {
   readonly down: readonly string[];
   readonly unhealthy: readonly string[];
+  readonly notReady?: readonly string[];
 }
 
 export const AT_REST: FailureState = { down: [], unhealthy: [] };
@@ -52,9 +56,26 @@ export function effectivePriority(
   const rank = vip.order.indexOf(node);
   const base = vip.priorities[rank];
   if (rank < 0 || base === undefined || state.down.includes(node)) return undefined;
-  if (vip.kind !== "control-plane" || !state.unhealthy.includes(node)) return base;
-  const weight = plan.vrrp.healthCheck.weight;
-  return weight === 0 ? undefined : clampPriority(base + weight);
+  const check = failingCheck(plan, vip, node, state);
+  if (check === undefined) return base;
+  return check.weight === 0 ? undefined : clampPriority(base + check.weight);
+}
+
+/** The check that tracks `vip` on `node` and fails in `state`, if any. */
+function failingCheck(
+  plan: ClusterPlan,
+  vip: PlannedVip,
+  node: string,
+  state: FailureState,
+): VrrpCheckPlan | undefined {
+  if (vip.kind === "control-plane") return state.unhealthy.includes(node) ? plan.vrrp.healthCheck : undefined;
+  if (!state.notReady?.includes(node)) return undefined;
+  return externalCheck(plan);
+}
+
+/** The check that tracks the external VIPs (readiness, else uplink: they share timing and weight), if any. */
+export function externalCheck(plan: ClusterPlan): VrrpCheckPlan | undefined {
+  return plan.vrrp.readinessCheck ?? plan.vrrp.uplinkCheck;
 }
 
 function addressOn(plan: ClusterPlan, node: string, iface: string): string | undefined {
@@ -65,15 +86,23 @@ function addressOn(plan: ClusterPlan, node: string, iface: string): string | und
 interface StateSets {
   readonly down: ReadonlySet<string>;
   readonly unhealthy: ReadonlySet<string>;
+  readonly notReady: ReadonlySet<string>;
 }
 
 /** effectivePriority for the node at `rank` of the VIP's order (no search of the order). */
 function priorityAt(plan: ClusterPlan, vip: PlannedVip, rank: number, node: string, state: StateSets) {
   const base = vip.priorities[rank];
   if (base === undefined || state.down.has(node)) return undefined;
-  if (vip.kind !== "control-plane" || !state.unhealthy.has(node)) return base;
-  const weight = plan.vrrp.healthCheck.weight;
-  return weight === 0 ? undefined : clampPriority(base + weight);
+  const check =
+    vip.kind === "control-plane"
+      ? state.unhealthy.has(node)
+        ? plan.vrrp.healthCheck
+        : undefined
+      : state.notReady.has(node)
+        ? externalCheck(plan)
+        : undefined;
+  if (check === undefined) return base;
+  return check.weight === 0 ? undefined : clampPriority(base + check.weight);
 }
 
 /** VRRP's election: the highest priority wins, a tie goes to the higher primary address (RFC 3768 6.4.3). */
@@ -106,7 +135,11 @@ export function simulateFailover(
   state: FailureState,
   previous?: ReadonlyMap<string, string | undefined>,
 ): Simulation {
-  const sets: StateSets = { down: new Set(state.down), unhealthy: new Set(state.unhealthy) };
+  const sets: StateSets = {
+    down: new Set(state.down),
+    unhealthy: new Set(state.unhealthy),
+    notReady: new Set(state.notReady ?? []),
+  };
   const holdings = plan.vips.map((vip): VipHolding => {
     const before = previous?.get(vip.key);
     if (plan.vrrp.nopreempt && before !== undefined) {
@@ -196,33 +229,69 @@ export interface TakeoverBound {
   readonly max: number;
 }
 
+export interface TakeoverBounds {
+  readonly death: TakeoverBound;
+  readonly checkFailure: TakeoverBound;
+  readonly checkRecovery: TakeoverBound;
+  /** A node coming back to a VIP that a lower-priority node holds: its checks rise, then it preempts. */
+  readonly rejoin: TakeoverBound;
+  /** A node coming back to a VIP nobody holds: one down timer, whatever its checks say. */
+  readonly claim: TakeoverBound;
+}
+
 /**
- * Predicted takeover times for a new holder at `priority`:
+ * Predicted takeover times for a new holder at `priority` of a VIP of `kind` (both kinds when omitted: the
+ * widest bounds). `down` is keepalived's down timer, `d` the preempt_delay, `advert` advert_int.
  * - node death (no goodbye advert): the backup's down timer runs from the master's last advert, which went out
- *   at most one interval before the death;
- * - apiserver check failing: `fall` failed runs `interval` apart (the first within one interval), then that
- *   same down timer, because a backup ignores the lowered master's adverts and waits it out (with weight 0 the
- *   master goes to FAULT and says goodbye: the skew alone);
- * - check recovering: `rise` good runs, then the down timer again (the recovered node ignores the
- *   lower-priority adverts of the current holder);
- * - a node coming back: it starts as a backup and takes its VIPs after one full down timer (plus its own start).
+ *   at most one interval before the death; preempt_delay plays no part (no advert is heard);
+ * - check failing on the master: `fall` failed runs `interval` apart (the first within one interval). With a
+ *   negative weight the master goes on advertising at its lowered priority: a backup that hears a lower-priority
+ *   master starts its preempt_delay at that advert (within one interval), keeps accepting adverts until the delay
+ *   is over, then ignores them and waits out the down timer from the last one it accepted. With weight 0 the
+ *   master goes to FAULT and says goodbye: the skew alone;
+ * - check recovering: `rise` good runs, then the same preempt_delay and down timer;
+ * - a node coming back: every check starts failed (init_fail), so at the latest its checks rise (`rise` runs),
+ *   then the preempt_delay and the down timer; at the earliest the delay has run while they rose (measured);
+ *   without a delay, the down timer from its start or from the last advert it accepted while they rose;
+ * - a node coming back to a VIP nobody holds: one down timer from its start (nobody advertises).
  */
-export function takeoverBounds(
-  plan: ClusterPlan,
-  priority: number,
-): { death: TakeoverBound; checkFailure: TakeoverBound; checkRecovery: TakeoverBound; rejoin: TakeoverBound } {
+export function takeoverBounds(plan: ClusterPlan, priority: number, kind?: PlannedVip["kind"]): TakeoverBounds {
   const advert = plan.vrrp.advertInterval;
   const hc = plan.vrrp.healthCheck;
+  const d = plan.vrrp.preemptDelay;
   const down = masterDownSeconds(advert, priority);
   const skew = down - 3 * advert;
-  const fault = plan.vrrp.healthCheck.weight === 0;
+  // The checks that track a VIP of this kind, all starting failed.
+  const ext = externalCheck(plan);
+  const checks = [...(kind !== "external" ? [hc] : []), ...(kind !== "control-plane" && ext ? [ext] : [])];
+  const failing = kind === "external" ? ext : hc;
+  const fault = failing?.weight === 0;
+  /** Takeover once the node may preempt from `from`: preempt_delay from the first lower advert, then the down timer. */
+  const preempt = (from: TakeoverBound): TakeoverBound => ({
+    min: from.min + d + down - advert,
+    max: from.max + advert + d + down,
+  });
+  const rise = (c: VrrpCheckPlan | undefined): TakeoverBound =>
+    c ? { min: (c.rise - 1) * c.interval, max: c.rise * c.interval } : { min: 0, max: 0 };
+  const gate = checks.reduce<TakeoverBound>(
+    (acc, c) => ({ min: Math.max(acc.min, rise(c).min), max: Math.max(acc.max, rise(c).max) }),
+    { min: 0, max: 0 },
+  );
+  const fall = failing ? { min: (failing.fall - 1) * failing.interval, max: failing.fall * failing.interval } : gate;
+  const checkFailure =
+    fault && failing
+      ? { min: (failing.fall - 1) * failing.interval, max: failing.fall * failing.interval + skew + advert }
+      : d > 0
+        ? preempt(fall)
+        : { min: fall.min + down - advert, max: fall.max + down };
+  const recovery = rise(failing);
   return {
     death: { min: down - advert, max: down },
-    checkFailure: fault
-      ? { min: (hc.fall - 1) * hc.interval, max: hc.fall * hc.interval + skew + advert }
-      : { min: (hc.fall - 1) * hc.interval + down - advert, max: hc.fall * hc.interval + down },
-    checkRecovery: { min: (hc.rise - 1) * hc.interval + down - advert, max: hc.rise * hc.interval + down },
-    // A starting backup runs a fresh down timer: no advert of the current holder resets it.
-    rejoin: { min: down, max: down },
+    checkFailure,
+    checkRecovery: d > 0 ? preempt(recovery) : { min: recovery.min + down - advert, max: recovery.max + down },
+    // The lower bound does not count the checks' rise: in the lab, keepalived 2.2.7 took a VIP back d + down
+    // after its start (rise 2 × interval 2, d 2): its preempt delay had run while the checks were rising.
+    rejoin: d > 0 ? { min: d + down - advert, max: gate.max + advert + d + down } : { min: down, max: gate.max + down },
+    claim: { min: down, max: down },
   };
 }

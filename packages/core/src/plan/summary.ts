@@ -1,3 +1,4 @@
+import { summarizeBootstrap } from "./bootstrap.js";
 import type { CloudBurstPlan, ClusterPlan } from "./types.js";
 
 /** Escapes a value for a Markdown table cell. */
@@ -38,6 +39,8 @@ export function summarizeCore(plan: ClusterPlan): string {
     "## Nodes",
     "",
     nodes,
+    "",
+    summarizeBootstrap(plan),
   ].join("\n");
 }
 

@@ -90,6 +90,16 @@ export interface NodeHealthPlan {
   };
 }
 
+/** One vrrp_script's timing and weight (every check starts failed: init_fail). */
+export interface VrrpCheckPlan {
+  readonly interval: number;
+  readonly timeout: number;
+  readonly fall: number;
+  readonly rise: number;
+  /** vrrp_script weight, resolved; 0 means FAULT on failure. */
+  readonly weight: number;
+}
+
 /** keepalived settings common to every VRRP instance (priorities and VRIDs are per VIP, in `vips`). */
 export interface VrrpPlan {
   /** The password itself is `secrets.vrrpPassword`. */
@@ -97,16 +107,17 @@ export interface VrrpPlan {
   readonly advertInterval: number;
   readonly initialState: "BACKUP" | "MASTER";
   readonly nopreempt: boolean;
+  /** preempt_delay in seconds, resolved (0: none; always 0 with nopreempt or initial state MASTER). */
+  readonly preemptDelay: number;
+  /** vrrp_garp_master_refresh in seconds (0: off). */
+  readonly garpRefresh: number;
   readonly unicast: boolean;
   readonly scriptUser: string;
-  readonly healthCheck: {
-    readonly interval: number;
-    readonly timeout: number;
-    readonly fall: number;
-    readonly rise: number;
-    /** vrrp_script weight on the control-plane instance, resolved; 0 means FAULT on failure. */
-    readonly weight: number;
-  };
+  readonly healthCheck: VrrpCheckPlan;
+  /** The Cilium readiness check on external VIP instances; undefined when switched off. */
+  readonly readinessCheck: VrrpCheckPlan | undefined;
+  /** The uplink gateway check on external VIP instances (ping), when `vrrp.uplinkCheck`; shares the readiness timing. */
+  readonly uplinkCheck: (VrrpCheckPlan & { readonly gateway: string; readonly interface: string }) | undefined;
   /** Scripts keepalived runs on state changes, in master, backup, fault order. */
   readonly notify: readonly { readonly on: "master" | "backup" | "fault"; readonly script: string }[];
 }

@@ -274,7 +274,43 @@ const HealthCheckSchema = z
       .optional()
       .describe("Priority change on failure; 0 puts the instance in FAULT; default: just enough to move the VIP"),
   })
-  .describe("vrrp_script checking the local kube-apiserver /livez");
+  .describe("vrrp_script checking the local kube-apiserver /readyz (it starts failed: init_fail)");
+
+const ReadinessCheckSchema = z
+  .strictObject({
+    enabled: z
+      .boolean()
+      .default(true)
+      .describe("Track the Cilium agent's local health endpoint on every external VIP instance"),
+    interval: z.number().int().min(1).max(60).default(2).describe("Seconds between checks"),
+    timeout: z.number().int().min(1).max(30).default(2).describe("Seconds before one check gives up"),
+    fall: z
+      .number()
+      .int()
+      .min(1)
+      .max(10)
+      .default(2)
+      .describe("Failed checks before the node gives up its external VIPs"),
+    rise: z
+      .number()
+      .int()
+      .min(1)
+      .max(10)
+      .default(2)
+      .describe("Good checks before the node may take external VIPs again"),
+    weight: z
+      .number()
+      .int()
+      .min(-253)
+      .max(0)
+      .optional()
+      .describe(
+        "Priority change on failure; 0 puts the instance in FAULT; default: just enough to move every external VIP",
+      ),
+  })
+  .describe(
+    "vrrp_script on the external VIP instances: the node serves external traffic only once Cilium answers http://127.0.0.1:<healthPort>/healthz (it starts failed: init_fail)",
+  );
 
 const NotifySchema = z
   .strictObject({
@@ -296,14 +332,39 @@ const VrrpSchema = z
     advertInterval: z.number().int().min(1).max(255).default(1).describe("advert_int in seconds"),
     initialState: z.enum(["BACKUP", "MASTER"]).default("BACKUP").describe("Initial state of every instance"),
     nopreempt: z.boolean().default(false).describe("Do not take a VIP back from a lower-priority node (needs BACKUP)"),
+    preemptDelay: z
+      .number()
+      .int()
+      .min(0)
+      .max(1000)
+      .optional()
+      .describe(
+        "preempt_delay in seconds: a node waits this long after seeing a lower-priority master before it takes a VIP from it (needs BACKUP, not with nopreempt); default 120, 0 with nopreempt or initial state MASTER",
+      ),
+    garpRefresh: z
+      .number()
+      .int()
+      .min(0)
+      .max(3600)
+      .default(60)
+      .describe(
+        "vrrp_garp_master_refresh: seconds between gratuitous ARPs a master repeats for its VIPs; 0 turns it off",
+      ),
+    uplinkCheck: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Track the uplink gateway (ping) on every external VIP instance, so external VIPs leave a node that cannot route their replies",
+      ),
     unicast: z.boolean().default(false).describe("Unicast to the other nodes instead of multicast (not with AH)"),
     basePriority: z.number().int().min(2).max(254).default(100).describe("Priority of a VIP's master"),
     scriptUser: z
       .string()
       .regex(/^[a-z_][a-z0-9_-]{0,31}$/)
-      .default("root")
-      .describe("keepalived script_user"),
+      .default("nobody")
+      .describe("keepalived script_user: the unprivileged user the check (and notify) scripts run as"),
     healthCheck: HealthCheckSchema.prefault({}),
+    readinessCheck: ReadinessCheckSchema.prefault({}),
     notify: NotifySchema.optional(),
   })
   .describe("keepalived/VRRP settings common to every VIP");

@@ -174,13 +174,19 @@ export interface ClusterSpecInput {
     initialState?: "BACKUP" | "MASTER" | undefined;
     /** Do not take a VIP back from a lower-priority node (needs BACKUP) */
     nopreempt?: boolean | undefined;
+    /** preempt_delay in seconds: a node waits this long after seeing a lower-priority master before it takes a VIP from it (needs BACKUP, not with nopreempt); default 120, 0 with nopreempt or initial state MASTER */
+    preemptDelay?: number | undefined;
+    /** vrrp_garp_master_refresh: seconds between gratuitous ARPs a master repeats for its VIPs; 0 turns it off */
+    garpRefresh?: number | undefined;
+    /** Track the uplink gateway (ping) on every external VIP instance, so external VIPs leave a node that cannot route their replies */
+    uplinkCheck?: boolean | undefined;
     /** Unicast to the other nodes instead of multicast (not with AH) */
     unicast?: boolean | undefined;
     /** Priority of a VIP's master */
     basePriority?: number | undefined;
-    /** keepalived script_user */
+    /** keepalived script_user: the unprivileged user the check (and notify) scripts run as */
     scriptUser?: string | undefined;
-    /** vrrp_script checking the local kube-apiserver /livez */
+    /** vrrp_script checking the local kube-apiserver /readyz (it starts failed: init_fail) */
     healthCheck?: {
       /** Seconds between apiserver checks */
       interval?: number | undefined;
@@ -191,6 +197,21 @@ export interface ClusterSpecInput {
       /** Good checks before the node may take the VIP again */
       rise?: number | undefined;
       /** Priority change on failure; 0 puts the instance in FAULT; default: just enough to move the VIP */
+      weight?: number | undefined;
+    } | undefined;
+    /** vrrp_script on the external VIP instances: the node serves external traffic only once Cilium answers http://127.0.0.1:<healthPort>/healthz (it starts failed: init_fail) */
+    readinessCheck?: {
+      /** Track the Cilium agent's local health endpoint on every external VIP instance */
+      enabled?: boolean | undefined;
+      /** Seconds between checks */
+      interval?: number | undefined;
+      /** Seconds before one check gives up */
+      timeout?: number | undefined;
+      /** Failed checks before the node gives up its external VIPs */
+      fall?: number | undefined;
+      /** Good checks before the node may take external VIPs again */
+      rise?: number | undefined;
+      /** Priority change on failure; 0 puts the instance in FAULT; default: just enough to move every external VIP */
       weight?: number | undefined;
     } | undefined;
     /** Scripts keepalived runs on state changes */
@@ -591,13 +612,19 @@ export interface ClusterSpec {
     initialState: "BACKUP" | "MASTER";
     /** Do not take a VIP back from a lower-priority node (needs BACKUP) */
     nopreempt: boolean;
+    /** preempt_delay in seconds: a node waits this long after seeing a lower-priority master before it takes a VIP from it (needs BACKUP, not with nopreempt); default 120, 0 with nopreempt or initial state MASTER */
+    preemptDelay?: number | undefined;
+    /** vrrp_garp_master_refresh: seconds between gratuitous ARPs a master repeats for its VIPs; 0 turns it off */
+    garpRefresh: number;
+    /** Track the uplink gateway (ping) on every external VIP instance, so external VIPs leave a node that cannot route their replies */
+    uplinkCheck: boolean;
     /** Unicast to the other nodes instead of multicast (not with AH) */
     unicast: boolean;
     /** Priority of a VIP's master */
     basePriority: number;
-    /** keepalived script_user */
+    /** keepalived script_user: the unprivileged user the check (and notify) scripts run as */
     scriptUser: string;
-    /** vrrp_script checking the local kube-apiserver /livez */
+    /** vrrp_script checking the local kube-apiserver /readyz (it starts failed: init_fail) */
     healthCheck: {
       /** Seconds between apiserver checks */
       interval: number;
@@ -608,6 +635,21 @@ export interface ClusterSpec {
       /** Good checks before the node may take the VIP again */
       rise: number;
       /** Priority change on failure; 0 puts the instance in FAULT; default: just enough to move the VIP */
+      weight?: number | undefined;
+    };
+    /** vrrp_script on the external VIP instances: the node serves external traffic only once Cilium answers http://127.0.0.1:<healthPort>/healthz (it starts failed: init_fail) */
+    readinessCheck: {
+      /** Track the Cilium agent's local health endpoint on every external VIP instance */
+      enabled: boolean;
+      /** Seconds between checks */
+      interval: number;
+      /** Seconds before one check gives up */
+      timeout: number;
+      /** Failed checks before the node gives up its external VIPs */
+      fall: number;
+      /** Good checks before the node may take external VIPs again */
+      rise: number;
+      /** Priority change on failure; 0 puts the instance in FAULT; default: just enough to move every external VIP */
       weight?: number | undefined;
     };
     /** Scripts keepalived runs on state changes */

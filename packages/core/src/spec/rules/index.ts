@@ -50,6 +50,7 @@ import {
   vridsAllocatable,
   vrrpFamiliesAndUnicast,
   vrrpOptionsConsistent,
+  vrrpTrackingConsistent,
 } from "./vrrp.js";
 
 export { type CloudBurstRule, cloudBurstRules, slotCount } from "./cloud-burst.js";
@@ -76,6 +77,7 @@ export const rules: readonly Rule[] = [
   vrrpFamiliesAndUnicast,
   vridsAllocatable,
   healthCheckMovesVip,
+  vrrpTrackingConsistent,
   hostSysctlAllowed,
   cloudPoolsValid,
   ciliumDevicesExist,

@@ -7,7 +7,7 @@ import {
   nodeInterfaces,
   segmentOfInterface,
 } from "../../facts/spec.js";
-import { allocateVrids } from "../../facts/vrrp.js";
+import { allocateVrids, carriersPerExternalVip, externalUplink } from "../../facts/vrrp.js";
 import {
   addressCount,
   cidrContains,
@@ -224,5 +224,65 @@ export const healthCheckMovesVip: Rule = (spec, report) => {
     report.warning(
       ["vrrp", "nopreempt"],
       "with nopreempt a failing apiserver check does not move the control-plane VIP (no backup takes a VIP from a live master, whatever its priority); set vrrp.healthCheck.weight to 0 so a failing master goes to FAULT and lets it go",
+    );
+};
+
+/**
+ * preempt_delay works only where keepalived honours it, and the external VIPs' tracking (the Cilium readiness
+ * check, the uplink check) moves every external VIP, like the apiserver check moves the control-plane VIP.
+ */
+export const vrrpTrackingConsistent: Rule = (spec, report) => {
+  const v = spec.vrrp;
+  if (v.preemptDelay !== undefined && v.preemptDelay > 0) {
+    if (v.nopreempt)
+      report.error(
+        ["vrrp", "preemptDelay"],
+        `preemptDelay ${v.preemptDelay} does nothing with nopreempt (keepalived resets preempt_delay); drop one of them`,
+      );
+    else if (v.initialState !== "BACKUP")
+      report.error(
+        ["vrrp", "preemptDelay"],
+        `preemptDelay ${v.preemptDelay} needs initialState BACKUP (keepalived clears preempt_delay for an instance that starts as MASTER)`,
+      );
+  }
+  if (v.healthCheck.weight === 0)
+    report.warning(
+      ["vrrp", "healthCheck", "weight"],
+      "with weight 0 a node whose apiserver check fails (it starts failed: init_fail) is in FAULT, so no node holds the control-plane VIP while no apiserver answers and `kubeadm init` cannot reach its endpoint; bring the cluster up with a negative weight and set 0 afterwards",
+    );
+  if (!spec.externalVips) {
+    if (v.uplinkCheck)
+      report.warning(
+        ["vrrp", "uplinkCheck"],
+        "uplinkCheck tracks the external VIPs, and no externalVips pool is declared",
+      );
+    return;
+  }
+  if (v.uplinkCheck && !externalUplink(spec))
+    report.error(
+      ["vrrp", "uplinkCheck"],
+      `uplinkCheck pings the uplink gateway of the external VIPs' segment, and the segment on ${externalVipInterface(spec) ?? "(none)"} has no uplink (network.segments[].uplink)`,
+    );
+  const tracked = v.readinessCheck.enabled || v.uplinkCheck;
+  const w = v.readinessCheck.weight;
+  const perVip = carriersPerExternalVip(spec);
+  if (!tracked || perVip === 0) return;
+  // One message for one cause: healthCheckMovesVip already reports a base priority that is too low for the checks.
+  const cps = spec.nodes.filter(isControlPlane).length;
+  const apiserverClamped = v.healthCheck.weight !== 0 && cps > 1 && v.basePriority <= cps;
+  if (w !== undefined && w !== 0 && -w < perVip)
+    report.error(
+      ["vrrp", "readinessCheck", "weight"],
+      `weight ${w} cannot move an external VIP: a failed master must drop below every other of its ${perVip} carriers (|weight| >= ${perVip}), or use 0 for FAULT`,
+    );
+  else if (w !== 0 && perVip > 1 && v.basePriority <= perVip && !apiserverClamped)
+    report.error(
+      ["vrrp", "basePriority"],
+      `basePriority ${v.basePriority} is too low for the external VIPs' readiness check: a failed master is clamped to priority 1, which the lowest of ${perVip} carriers also has; use at least ${perVip + 1} or vrrp.readinessCheck.weight 0 for FAULT`,
+    );
+  if (v.nopreempt && w !== 0 && perVip > 1)
+    report.warning(
+      ["vrrp", "nopreempt"],
+      "with nopreempt a failing readiness or uplink check does not move an external VIP (no backup takes a VIP from a live master); set vrrp.readinessCheck.weight to 0 so a failing master goes to FAULT and lets it go",
     );
 };

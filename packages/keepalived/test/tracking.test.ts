@@ -1,0 +1,291 @@
+// Issue 18: VIPs that wait for their services (init_fail, /readyz, the Cilium readiness and uplink checks,
+// preempt_delay, scripts called directly as an unprivileged user) and VRRP authentication that fails loudly.
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type ClusterPlan, holderMap, simulateFailover, validateSpec } from "@clusterspec/core";
+import { arbClusterSpec, mustResolve } from "@clusterspec/core/testing";
+import { exampleInput, run, toolAvailable } from "@clusterspec/testkit";
+import { runCli } from "clusterspec/cli";
+import fc from "fast-check";
+import { afterAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { generateKeepalived, OPENRC_CONF, vipsOf } from "../src/index.js";
+import { instancesOf, keepalivedCheck, nodeFiles, parseKeepalivedConf, type Statement } from "./helpers.js";
+
+type Loose = any;
+
+/** The new VRRP fields, drawn independently (some combinations are invalid on purpose). */
+const arbTracking = fc.record({
+  preemptDelay: fc.option(fc.integer({ min: 0, max: 1000 }), { nil: undefined }),
+  nopreempt: fc.boolean(),
+  initialState: fc.constantFrom("BACKUP", "BACKUP", "MASTER"),
+  garpRefresh: fc.option(fc.integer({ min: 0, max: 3600 }), { nil: undefined }),
+  uplinkCheck: fc.boolean(),
+  readinessCheck: fc.record(
+    {
+      enabled: fc.boolean(),
+      weight: fc.integer({ min: -20, max: 0 }),
+      rise: fc.integer({ min: 1, max: 10 }),
+      interval: fc.integer({ min: 1, max: 60 }),
+    },
+    { requiredKeys: [] },
+  ),
+});
+
+const withTracking = (spec: Loose, t: Loose): Loose => {
+  const vrrp = { ...spec.vrrp, nopreempt: t.nopreempt, initialState: t.initialState, uplinkCheck: t.uplinkCheck };
+  if (t.preemptDelay !== undefined) vrrp.preemptDelay = t.preemptDelay;
+  if (t.garpRefresh !== undefined) vrrp.garpRefresh = t.garpRefresh;
+  vrrp.readinessCheck = t.readinessCheck;
+  // MASTER with AH is refused for its own reason; keep these samples about the new fields.
+  if (t.initialState === "MASTER") delete vrrp.auth;
+  return { ...spec, vrrp };
+};
+
+const block = (tree: readonly Statement[], name: string, arg?: string): readonly Statement[] | undefined =>
+  tree.find((s) => s.tokens[0] === name && (arg === undefined || s.tokens[1] === arg) && s.block)?.block;
+const setting = (b: readonly Statement[] | undefined, key: string): string[] | undefined =>
+  b?.find((s) => s.tokens[0] === key && !s.block)?.tokens.slice(1) as string[] | undefined;
+
+describe("checks and preemption in keepalived.conf", () => {
+  it("for any spec and any new VRRP field: valid exactly when keepalived honours it, and every file says what the plan says", () => {
+    let valid = 0;
+    fc.assert(
+      fc.property(arbClusterSpec({ maxPool: 8 }), arbTracking, (base, t) => {
+        const spec = withTracking(base, t);
+        const r = validateSpec(spec);
+        const conflicting = (t.preemptDelay ?? 0) > 0 && (t.nopreempt || t.initialState !== "BACKUP");
+        if (conflicting) {
+          expect(r.ok).toBe(false);
+          if (!r.ok) expect(r.errors.map((e) => e.path.join("."))).toContain("vrrp.preemptDelay");
+          return;
+        }
+        if (!r.ok) {
+          // Anything else refused is about the checks' weight or margin, never about preempt_delay.
+          for (const e of r.errors)
+            expect(["vrrp.readinessCheck.weight", "vrrp.basePriority", "vrrp.nopreempt"]).toContain(e.path.join("."));
+          return;
+        }
+        valid++;
+        const plan = mustResolve(spec);
+        const d = plan.vrrp.preemptDelay;
+        expect(d).toBe(t.nopreempt || t.initialState !== "BACKUP" ? (t.preemptDelay ?? 0) : (t.preemptDelay ?? 120));
+        const artifacts = generateKeepalived(plan);
+        for (const node of plan.nodes) {
+          const vips = vipsOf(plan, node.name);
+          if (vips.length === 0) continue;
+          const conf = artifacts.find((a) => a.path === `nodes/${node.name}/etc/keepalived/keepalived.conf`);
+          const tree = parseKeepalivedConf(conf?.content ?? "");
+          const global = block(tree, "global_defs");
+          expect(setting(global, "script_user")).toEqual([plan.vrrp.scriptUser]);
+          expect(setting(global, "vrrp_garp_master_refresh")).toEqual(
+            plan.vrrp.garpRefresh > 0 ? [String(plan.vrrp.garpRefresh)] : undefined,
+          );
+          const scripts = tree.filter((s) => s.tokens[0] === "vrrp_script");
+          for (const s of scripts) {
+            // init_fail on every check, and the script itself as the only word (no interpreter in front)
+            expect(setting(s.block, "init_fail")).toEqual([]);
+            const words = setting(s.block, "script") ?? [];
+            expect(words).toHaveLength(1);
+            expect(words[0]).toMatch(/^\/etc\/keepalived\/check-[a-z]+\.sh$/);
+            const file = artifacts.find((a) => a.path === `nodes/${node.name}${words[0]}`);
+            expect(file?.mode).toBe(0o755);
+            expect(file?.content.startsWith("#!/bin/sh\n")).toBe(true);
+          }
+          for (const i of instancesOf(tree)) {
+            const vip = vips.find((v) => `VI_${v.key.replace(/-/g, "_")}` === i.name);
+            expect(i.settings.get("preempt_delay")).toEqual(d > 0 ? [String(d)] : undefined);
+            if (d > 0) {
+              expect(i.settings.get("state")).toEqual(["BACKUP"]);
+              expect(i.settings.has("nopreempt")).toBe(false);
+            }
+            const want =
+              vip?.kind === "control-plane"
+                ? ["chk_apiserver"]
+                : [
+                    ...(plan.vrrp.readinessCheck ? ["chk_cilium"] : []),
+                    ...(plan.vrrp.uplinkCheck ? ["chk_uplink"] : []),
+                  ];
+            expect(i.trackScripts).toEqual(want);
+            for (const name of want)
+              expect(
+                scripts.map((s) => s.tokens[1]),
+                `${name} is defined where it is tracked`,
+              ).toContain(name);
+          }
+        }
+      }),
+      { numRuns: 150 },
+    );
+    expect(valid).toBeGreaterThan(20);
+  });
+
+  it("the readiness check's weight, default or accepted, moves every external VIP off a failing master", () => {
+    fc.assert(
+      fc.property(
+        arbClusterSpec({ maxPool: 12 }),
+        fc.option(fc.integer({ min: -30, max: -1 }), { nil: undefined }),
+        (base, weight) => {
+          const spec: Loose = structuredClone(base);
+          if (!spec.externalVips) return;
+          spec.vrrp.readinessCheck = weight === undefined ? {} : { weight };
+          const r = validateSpec(spec);
+          if (!r.ok) {
+            // refused only for a weight too small for the VIP's carriers, or a base priority too low for it
+            expect(
+              r.errors.every((e) => ["vrrp.readinessCheck.weight", "vrrp.basePriority"].includes(e.path.join("."))),
+            );
+            return;
+          }
+          const plan = mustResolve(spec);
+          const rest = holderMap(simulateFailover(plan, { down: [], unhealthy: [] }));
+          for (const vip of plan.vips.filter((v) => v.kind === "external" && v.order.length > 1)) {
+            const master = rest.get(vip.key);
+            if (master === undefined) continue;
+            const moved = holderMap(simulateFailover(plan, { down: [], unhealthy: [], notReady: [master] }, rest));
+            // the failing master's priority is below every other carrier's: the first backup takes over
+            expect(moved.get(vip.key)).toBe(vip.order[1]);
+            // and with every carrier failing, the order is kept (a uniform drop, so nobody flaps)
+            const all = holderMap(simulateFailover(plan, { down: [], unhealthy: [], notReady: vip.order }, rest));
+            expect(all.get(vip.key)).toBe(vip.order[0]);
+          }
+        },
+      ),
+      { numRuns: 80 },
+    );
+  });
+
+  it("tracks Cilium's health port from cilium.values, and the uplink gateway of the external segment", () => {
+    const spec: Loose = exampleInput();
+    spec.cilium.values = { ...spec.cilium.values, healthPort: 9899 };
+    spec.vrrp.uplinkCheck = true;
+    const plan = mustResolve(spec);
+    const files = nodeFiles(generateKeepalived(plan), "k8s-2");
+    const cilium = files.find((f) => f.path.endsWith("check-cilium.sh"));
+    const uplink = files.find((f) => f.path.endsWith("check-uplink.sh"));
+    expect(cilium?.content).toContain("'http://127.0.0.1:9899/healthz'");
+    expect(uplink?.content).toMatchInlineSnapshot(`
+      "#!/bin/sh
+      # generated by clusterspec from cluster.yaml - do not edit
+      # keepalived vrrp_script: exits 0 while the uplink gateway answers one ping on the external VIPs' interface,
+      # so external VIPs leave a node that cannot route their replies. ping must work for keepalived's script_user
+      # (iputils installs it with cap_net_raw, or set net.ipv4.ping_group_range).
+      exec ping -n -q -c 1 -W 2 -I 'wan1' '10.118.11.1'
+      "
+    `);
+    for (const f of [cilium, uplink])
+      if (toolAvailable("sh")) expect(run("sh", ["-n", "-c", f?.content ?? ""]).status).toBe(0);
+  });
+
+  it("passes keepalived -t with the readiness and uplink checks, no readiness check, and no preempt_delay", async (ctx) => {
+    if (!toolAvailable("keepalived", { root: true }) || !toolAvailable("unshare", { root: true }))
+      return ctx.skip("needs the real tool (installed by .ci/run)");
+    const variants: Loose[] = [
+      { uplinkCheck: true, garpRefresh: 0 },
+      { readinessCheck: { enabled: false }, preemptDelay: 0 },
+      { nopreempt: true, healthCheck: { weight: 0 }, readinessCheck: { weight: 0 } },
+    ];
+    for (const v of variants) {
+      const spec: Loose = exampleInput();
+      spec.vrrp = { ...spec.vrrp, ...v };
+      const plan: ClusterPlan = mustResolve(spec);
+      const artifacts = generateKeepalived(plan);
+      for (const node of plan.nodes) {
+        const r = await keepalivedCheck(nodeFiles(artifacts, node.name), ["wan1"]);
+        expect({ v, node: node.name, status: r.status, output: r.output }).toEqual({
+          v,
+          node: node.name,
+          status: 0,
+          output: "",
+        });
+      }
+    }
+  });
+});
+
+describe("VRRP authentication that fails loudly", () => {
+  const scratch = mkdtempSync(join(tmpdir(), "cs-openrc-"));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+  /** Sources the generated conf.d file in sh, as openrc-run does, and runs start_pre with /etc/keepalived as `dir`. */
+  function startPre(conf: string, dir: string): { status: number; output: string } {
+    const file = join(scratch, "keepalived.confd");
+    writeFileSync(file, conf);
+    const r = run("unshare", [
+      "-m",
+      "--propagation",
+      "private",
+      "sh",
+      "-c",
+      'mount --bind "$1" /etc/keepalived && eerror() { echo "ERROR: $*" >&2; } && . "$2" && start_pre',
+      "sh",
+      dir,
+      file,
+    ]);
+    return { status: r.status, output: r.stdout + r.stderr };
+  }
+
+  it("writes an OpenRC start_pre that refuses to start keepalived without its password include", (ctx) => {
+    const plan = mustResolve(exampleInput());
+    const artifacts = generateKeepalived(plan);
+    const conf = artifacts.find((a) => a.path === `nodes/k8s-1${OPENRC_CONF}`);
+    expect(conf?.mode).toBeUndefined();
+    expect(conf?.content).toMatchInlineSnapshot(`
+      "# generated by clusterspec from cluster.yaml - do not edit
+      # keepalived ignores an include whose file is missing, so a node without its VRRP password would run with
+      # other authentication than its peers: refuse to start instead.
+      start_pre() {
+      	if ! grep -q '^auth_pass [^[:space:]]' '/etc/keepalived/auth.conf' 2>/dev/null; then
+      		eerror '/etc/keepalived/auth.conf is missing, unreadable or has no auth_pass: keepalived would not use the VRRP password of its peers'
+      		return 1
+      	fi
+      }
+      "
+    `);
+    // Without authentication there is nothing to guard: no conf.d file.
+    const none: Loose = exampleInput();
+    delete none.vrrp.auth;
+    expect(generateKeepalived(mustResolve(none)).some((a) => a.path.endsWith(OPENRC_CONF))).toBe(false);
+    if (!toolAvailable("unshare", { root: true }) || !existsSync("/etc/keepalived"))
+      return ctx.skip("needs root and /etc/keepalived (installed by .ci/run)");
+    const dir = join(scratch, "etc");
+    rmSync(dir, { recursive: true, force: true });
+    run("mkdir", ["-p", dir]);
+    const missing = startPre(conf?.content ?? "", dir);
+    expect(missing.status).toBe(1);
+    expect(missing.output).toContain("ERROR: /etc/keepalived/auth.conf is missing, unreadable or has no auth_pass");
+    writeFileSync(join(dir, "auth.conf"), "");
+    expect(startPre(conf?.content ?? "", dir).status).toBe(1);
+    writeFileSync(join(dir, "auth.conf"), "# generated\nauth_pass\n");
+    expect(startPre(conf?.content ?? "", dir).status).toBe(1);
+    writeFileSync(join(dir, "auth.conf"), "# generated\nauth_pass s3cret\n");
+    expect(startPre(conf?.content ?? "", dir)).toEqual({ status: 0, output: "" });
+  });
+});
+
+describe("messages for the new fields", () => {
+  it("names the field and the YAML line, exits 2 and writes nothing", async () => {
+    const work = mkdtempSync(join(tmpdir(), "cs-vrrp-msg-"));
+    try {
+      const spec: Loose = exampleInput();
+      spec.vrrp = { ...spec.vrrp, nopreempt: true, preemptDelay: 30 };
+      writeFileSync(join(work, "cluster.yaml"), stringify(spec));
+      let stderr = "";
+      const code = await runCli(["generate", join(work, "cluster.yaml"), "-o", join(work, "out")], {
+        cwd: work,
+        env: {},
+        stdout: () => undefined,
+        stderr: (t) => (stderr += t),
+        version: "0.0.0-test",
+      });
+      expect(code).toBe(2);
+      expect(stderr).toMatch(
+        /preemptDelay 30 does nothing with nopreempt \(keepalived resets preempt_delay\); drop one of them\n {2}→ at vrrp\.preemptDelay \(cluster\.yaml:\d+:\d+\)/,
+      );
+      expect(existsSync(join(work, "out"))).toBe(false);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
+});
