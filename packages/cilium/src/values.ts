@@ -55,6 +55,9 @@ function generatedValues(plan: ClusterPlan): CiliumValues {
     },
     ...(c.encryption === "wireguard" ? { encryption: { enabled: true, type: "wireguard" } } : {}),
     ...(mtu === undefined ? {} : { MTU: mtu }),
+    // Only node addresses in these networks serve NodePorts: with a public interface among the devices Cilium
+    // would otherwise serve every NodePort on its address too.
+    ...(c.nodePortAddresses.length > 0 ? { nodePort: { addresses: [...c.nodePortAddresses] } } : {}),
   };
 }
 
@@ -67,4 +70,32 @@ export function podMtu(plan: ClusterPlan): number | undefined {
     (plan.cilium.routingMode === "tunnel" ? OVERLAY_OVERHEAD : 0) -
     (plan.cilium.encryption === "wireguard" ? WIREGUARD_OVERHEAD : 0)
   );
+}
+
+/** Linux's MTU of an Ethernet interface nobody set one on. */
+export const KERNEL_DEFAULT_MTU = 1500;
+
+/**
+ * The MTU budget, from the link up: the smallest MTU of the Kubernetes interface over the nodes (the spec's
+ * `nodes[].interfaces.<name>.mtu`, else the kernel's 1500), the device MTU Cilium uses (the spec's or the tunnel's,
+ * else what it detects on that link), and what pods get after the overlay and encryption.
+ */
+export function mtuBudget(plan: ClusterPlan): {
+  readonly interface: string;
+  readonly link: number;
+  readonly linkFromSpec: boolean;
+  readonly device: number;
+  readonly pod: number;
+} {
+  const iface = plan.network.kubernetesSegment.interface;
+  const set = plan.nodes.flatMap((n) => n.interfaces.filter((f) => f.name === iface && f.mtu !== undefined));
+  const link = Math.min(
+    ...plan.nodes.map((n) => n.interfaces.find((f) => f.name === iface)?.mtu ?? KERNEL_DEFAULT_MTU),
+  );
+  const device = ciliumMtu(plan) ?? link;
+  const pod =
+    device -
+    (plan.cilium.routingMode === "tunnel" ? OVERLAY_OVERHEAD : 0) -
+    (plan.cilium.encryption === "wireguard" ? WIREGUARD_OVERHEAD : 0);
+  return { interface: iface, link, linkFromSpec: set.length > 0, device, pod };
 }
