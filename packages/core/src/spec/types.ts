@@ -124,7 +124,7 @@ export interface ClusterSpecInput {
         routingTable: {
           /** Routing table number (not 0, 252-255: reserved) */
           id: number;
-          /** Routing table name written to /etc/iproute2/rt_tables */
+          /** Routing table name, declared in /etc/iproute2/rt_tables.d/<name>.conf */
           name: string;
         };
         /** Source networks whose replies take the uplink table (default: the segment's on-link networks) */
@@ -552,7 +552,7 @@ export interface ClusterSpec {
         routingTable: {
           /** Routing table number (not 0, 252-255: reserved) */
           id: number;
-          /** Routing table name written to /etc/iproute2/rt_tables */
+          /** Routing table name, declared in /etc/iproute2/rt_tables.d/<name>.conf */
           name: string;
         };
         /** Source networks whose replies take the uplink table (default: the segment's on-link networks) */

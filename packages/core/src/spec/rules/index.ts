@@ -35,8 +35,7 @@ import {
 } from "./network.js";
 import {
   controlPlaneQuorum,
-  hostCgroupMode,
-  hostFirewallInterfaces,
+  hostSettingsFit,
   hostSysctlAllowed,
   netifrcVariableNamesDistinct,
   uniqueMacs,
@@ -80,8 +79,7 @@ export const rules: readonly Rule[] = [
   vridsAllocatable,
   healthCheckMovesVip,
   hostSysctlAllowed,
-  hostFirewallInterfaces,
-  hostCgroupMode,
+  hostSettingsFit,
   vlanMtuWithinParent,
   cloudPoolsValid,
   ciliumDevicesExist,

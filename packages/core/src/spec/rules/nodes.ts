@@ -135,8 +135,16 @@ export const vlanMtuWithinParent: Rule = (spec, report) => {
   });
 };
 
-/** host.firewall: the listed interfaces exist, and never the Kubernetes interface (the cluster's own traffic). */
-export const hostFirewallInterfaces: Rule = (spec, report) => {
+/**
+ * host: cgroup v1 works but is in maintenance mode; host.firewall's listed interfaces exist, and never the Kubernetes
+ * interface (the cluster's own traffic).
+ */
+export const hostSettingsFit: Rule = (spec, report) => {
+  if (spec.host.cgroupMode !== "unified")
+    report.warning(
+      ["host", "cgroupMode"],
+      `cgroupMode ${spec.host.cgroupMode} runs the kubelet on cgroup v1, in maintenance mode since Kubernetes 1.31; OpenRC's default unified (cgroup v2) needs nothing written`,
+    );
   const fw = spec.host.firewall;
   if (!fw) return;
   const k8s = kubernetesSegment(spec)?.interface;
@@ -155,14 +163,5 @@ export const hostFirewallInterfaces: Rule = (spec, report) => {
     report.warning(
       ["host", "firewall"],
       `the host firewall filters nothing on ${unfiltered.join(", ")}: ${fw.publicInterfaces ? "none of host.firewall.publicInterfaces is" : "every interface attaches a network segment, so none is"} an interface there; list the public ones in host.firewall.publicInterfaces`,
-    );
-};
-
-/** cgroup v1 works, but the kubelet keeps it in maintenance mode only. */
-export const hostCgroupMode: Rule = (spec, report) => {
-  if (spec.host.cgroupMode !== "unified")
-    report.warning(
-      ["host", "cgroupMode"],
-      `cgroupMode ${spec.host.cgroupMode} runs the kubelet on cgroup v1, in maintenance mode since Kubernetes 1.31; OpenRC's default unified (cgroup v2) needs nothing written`,
     );
 };
