@@ -163,7 +163,11 @@ describe("didYouMean", () => {
 
   it("rp_filter keys clusterspec pins are refused in host.sysctl", () => {
     expect(
-      report(bare, "  gentooPackages: true\n", '  gentooPackages: true\n  sysctl: { net.ipv4.conf.wan1.rp_filter: 1 }\n'),
+      report(
+        bare,
+        "  gentooPackages: true\n",
+        "  gentooPackages: true\n  sysctl: { net.ipv4.conf.wan1.rp_filter: 1 }\n",
+      ),
     ).toMatchInlineSnapshot(`
       "✖ net.ipv4.conf.wan1.rp_filter is pinned to 2 (loose) by clusterspec: strict reverse-path filtering drops policy-routed and DSR replies
         → at host.sysctl["net.ipv4.conf.wan1.rp_filter"] (cluster.yaml:65:13)
@@ -174,7 +178,11 @@ describe("didYouMean", () => {
 
   it("the Kubernetes interface cannot be a public interface of the host firewall", () => {
     expect(
-      report(bare, "  gentooPackages: true\n", "  gentooPackages: true\n  firewall: { publicInterfaces: [wan1], sshFrom: [192.0.2.0/24] }\n"),
+      report(
+        bare,
+        "  gentooPackages: true\n",
+        "  gentooPackages: true\n  firewall: { publicInterfaces: [wan1], sshFrom: [192.0.2.0/24] }\n",
+      ),
     ).toMatchInlineSnapshot(`
       "✖ wan1 carries the Kubernetes segment (API server, kubelet, etcd, Cilium between the nodes): it cannot be a public interface
         → at host.firewall.publicInterfaces[0] (cluster.yaml:65:34)
@@ -193,18 +201,20 @@ describe("didYouMean", () => {
 
   it("warns when the host firewall would filter nothing, and about cgroup v1", () => {
     const r = loadSpec(
-      bare.replace(
-        "  gentooPackages: true\n",
-        "  gentooPackages: true\n  cgroupMode: hybrid\n  firewall: { publicInterfaces: [wan0] }\n",
-      )
+      bare
+        .replace(
+          "  gentooPackages: true\n",
+          "  gentooPackages: true\n  cgroupMode: hybrid\n  firewall: { publicInterfaces: [wan0] }\n",
+        )
         .replace(
           '      wan0: { mac: "52:54:00:12:34:58", address: 10.118.10.22/24, gateway: 10.118.10.1 }\n',
           '      wan2: { mac: "52:54:00:12:34:58", address: 10.118.10.22/24, gateway: 10.118.10.1 }\n',
         )
-        .replace(/  devices: \[wan1, wan0\].*\n/, "  devices: [wan1]\n  bpfMasquerade: false\n"),
+        .replace(/ {2}devices: \[wan1, wan0\].*\n/, "  devices: [wan1]\n  bpfMasquerade: false\n"),
     );
     expect(r.ok).toBe(true);
-    if (r.ok) expect(formatIssues(r.warnings, "cluster.yaml")).toMatchInlineSnapshot(`
+    if (r.ok)
+      expect(formatIssues(r.warnings, "cluster.yaml")).toMatchInlineSnapshot(`
       "⚠ cgroupMode hybrid runs the kubelet on cgroup v1, in maintenance mode since Kubernetes 1.31; OpenRC's default unified (cgroup v2) needs nothing written
         → at host.cgroupMode (cluster.yaml:65:3)
       ⚠ the host firewall filters nothing on k8s-3: none of host.firewall.publicInterfaces is an interface there; list the public ones in host.firewall.publicInterfaces

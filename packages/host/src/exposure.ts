@@ -49,9 +49,11 @@ export function interfaceExposure(plan: ClusterPlan): InterfaceExposure[] {
         : "no NodePorts (its addresses are outside nodePort.addresses)",
     );
     if (name !== k8s) {
+      const hub = plan.cloud?.hub;
+      const hubHere = hub?.node !== undefined && nodes.some((n) => n.name === hub.node);
       if (filtered.length === nodes.length && fw)
         parts.push(
-          `host firewall (nftables \`inet ${FIREWALL_TABLE}\`): nothing else but replies, ICMP${fw.sshFrom.length > 0 ? ` and SSH from ${fw.sshFrom.join(", ")}` : " (SSH closed)"}`,
+          `host firewall (nftables \`inet ${FIREWALL_TABLE}\`): nothing else but replies, ICMP${fw.sshFrom.length > 0 ? `, SSH from ${fw.sshFrom.join(", ")}` : " (SSH closed)"}${hubHere ? ` and WireGuard :${hub?.listenPort}/udp on the hub ${hub?.node}` : ""}`,
         );
       else
         parts.push(

@@ -46,6 +46,9 @@ export function toFirewallView(plan: ClusterPlan, node: PlannedNode): FirewallVi
     "meta l4proto { icmp, ipv6-icmp } accept",
     ...byFamily(host.sshFrom, "saddr", " tcp dport 22 accept"),
   ];
+  // The WireGuard hub: burst instances dial its endpoint from their public addresses.
+  const hub = plan.cloud?.hub;
+  if (hub?.node === node.name) rules.push(`udp dport ${nftToken(hub.listenPort)} accept`);
   for (const f of fw.interfaces) {
     if (f.vips.length === 0) continue;
     const iif = `iifname "${nftToken(f.name)}" `;

@@ -548,9 +548,16 @@ async function sysctlSystem(
 describe("sysctl --system (OpenRC's sysctl service with procps)", () => {
   // Gentoo's stock /etc/sysctl.conf sets strict rp_filter; a hardened image may also switch forwarding off.
   const stock = "net.ipv4.conf.default.rp_filter = 1\nnet.ipv4.conf.all.rp_filter = 1\nnet.ipv4.ip_forward = 0\n";
-  const keys = ["net.ipv4.ip_forward", "net.ipv4.conf.all.rp_filter", "net.ipv4.conf.default.rp_filter", "net.ipv4.conf.wan1.rp_filter"];
+  const keys = [
+    "net.ipv4.ip_forward",
+    "net.ipv4.conf.all.rp_filter",
+    "net.ipv4.conf.default.rp_filter",
+    "net.ipv4.conf.wan1.rp_filter",
+  ];
   const available = () =>
-    toolAvailable("sysctl", { root: true }) && toolAvailable("ip", { root: true }) && toolAvailable("unshare", { root: true });
+    toolAvailable("sysctl", { root: true }) &&
+    toolAvailable("ip", { root: true }) &&
+    toolAvailable("unshare", { root: true });
 
   it("applies /etc/sysctl.conf after sysctl.d, so only the appended snippet keeps forwarding on and rp_filter loose", async (ctx) => {
     if (!available()) return ctx.skip("needs the real tool (installed by .ci/run)");
@@ -615,7 +622,9 @@ describe("cgroup mode", () => {
         expect(summary).not.toContain("rc.conf.clusterspec");
         continue;
       }
-      expect(sourceShell(f["etc/rc.conf.clusterspec"] ?? "", ["rc_cgroup_mode", "rc_cgroup_memory_use_hierarchy"])).toEqual({
+      expect(
+        sourceShell(f["etc/rc.conf.clusterspec"] ?? "", ["rc_cgroup_mode", "rc_cgroup_memory_use_hierarchy"]),
+      ).toEqual({
         rc_cgroup_mode: mode,
         rc_cgroup_memory_use_hierarchy: "yes",
       });
@@ -667,19 +676,23 @@ describe("host firewall (host.firewall)", () => {
 
   it("never filters the Kubernetes interface; by default filters each interface that attaches no segment", () => {
     fc.assert(
-      fc.property(arbSpecAndPlan({ maxWorkers: 2, maxPool: 4 }), fc.array(fc.constantFrom("192.0.2.0/24", "2001:db8::/32", "198.51.100.0/24"), { maxLength: 3 }), ({ spec }, sshFrom) => {
-        const s = structuredClone(spec) as Loose;
-        s.host = { ...(s.host ?? {}), firewall: { sshFrom: [...new Set(sshFrom)] } };
-        const plan = mustResolve(s);
-        for (const node of plan.nodes) {
-          const names = (node.firewall?.interfaces ?? []).map((f) => f.name);
-          expect(names).not.toContain(node.internalInterface);
-          expect(names).toEqual(node.interfaces.filter((f) => f.segment === undefined).map((f) => f.name));
-          const rules = files(plan, node.name)[FIREWALL_RULES_FILE] ?? "";
-          expect(rules).toContain("counter drop");
-          expect(rules).not.toMatch(new RegExp(`"${node.internalInterface.replace(/\./g, "\\.")}"`));
-        }
-      }),
+      fc.property(
+        arbSpecAndPlan({ maxWorkers: 2, maxPool: 4 }),
+        fc.array(fc.constantFrom("192.0.2.0/24", "2001:db8::/32", "198.51.100.0/24"), { maxLength: 3 }),
+        ({ spec }, sshFrom) => {
+          const s = structuredClone(spec) as Loose;
+          s.host = { ...(s.host ?? {}), firewall: { sshFrom: [...new Set(sshFrom)] } };
+          const plan = mustResolve(s);
+          for (const node of plan.nodes) {
+            const names = (node.firewall?.interfaces ?? []).map((f) => f.name);
+            expect(names).not.toContain(node.internalInterface);
+            expect(names).toEqual(node.interfaces.filter((f) => f.segment === undefined).map((f) => f.name));
+            const rules = files(plan, node.name)[FIREWALL_RULES_FILE] ?? "";
+            expect(rules).toContain("counter drop");
+            expect(rules).not.toMatch(new RegExp(`"${node.internalInterface.replace(/\./g, "\\.")}"`));
+          }
+        },
+      ),
       { numRuns: 30 },
     );
   });
@@ -766,5 +779,19 @@ except (socket.timeout, TimeoutError): print("dropped")`;
         expect(`${check.status} ${check.stderr}`).toBe("0 ");
       }),
     );
+  });
+});
+
+describe("host firewall on the WireGuard hub", () => {
+  it("lets the burst nodes' WireGuard in on the hub node's public interfaces, and nowhere else", () => {
+    const spec = buildSpec({ controlPlanes: 3, workers: 0, poolSize: 2, cloud: true }, { sshFrom: [] }) as Loose;
+    spec.cloud.wireguard.hub = spec.nodes[0].interfaces.wan1.address.split("/")[0];
+    const plan = mustResolve(spec);
+    const hub = plan.cloud?.hub;
+    expect(hub?.node).toBe(plan.nodes[0]?.name);
+    const rules = (name: string) => files(plan, name)[FIREWALL_RULES_FILE] ?? "";
+    expect(rules(plan.nodes[0]?.name ?? "")).toContain(`\t\tudp dport ${hub?.listenPort} accept\n`);
+    expect(rules(plan.nodes[1]?.name ?? "")).not.toContain("udp dport");
+    expect(hostModule.summarize?.(plan)).toContain(`WireGuard :${hub?.listenPort}/udp on the hub`);
   });
 });

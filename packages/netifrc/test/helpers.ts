@@ -113,7 +113,8 @@ export async function withAppliedNode<T>(
   return withTempDirAsync(async (dir) => {
     const etc = join(dir, "iproute2");
     mkdirSync(join(etc, "rt_tables.d"), { recursive: true });
-    for (const [name, content] of Object.entries(files.rtTablesD)) writeFileSync(join(etc, "rt_tables.d", name), content);
+    for (const [name, content] of Object.entries(files.rtTablesD))
+      writeFileSync(join(etc, "rt_tables.d", name), content);
     return withNetns(physical, async (ns) => {
       const ipIn = (args: readonly string[]) => {
         const r = run("unshare", [
@@ -171,7 +172,9 @@ export async function withAppliedNode<T>(
       const batch: IpCommand[] = [];
       const plain = (line: string) => batch.push({ family: "", line });
       // iproute2.sh's pre-start: `ip link set dev <if> mtu <mtu_if>` before any address (parents come first).
-      for (const f of [...node.interfaces].sort((a, b) => Number(a.vlan !== undefined) - Number(b.vlan !== undefined))) {
+      for (const f of [...node.interfaces].sort(
+        (a, b) => Number(a.vlan !== undefined) - Number(b.vlan !== undefined),
+      )) {
         const v = f.name.replace(/[^A-Za-z0-9_]/g, "_");
         const mtu = values.get(`mtu_${v}`);
         if (mtu !== undefined) plain(`link set dev ${f.name} mtu ${mtu}`);
