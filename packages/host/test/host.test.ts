@@ -19,7 +19,6 @@ import {
   field,
   generateHost,
   hostModule,
-  MANAGED_SYSCTL,
   managedSysctl,
   nftToken,
   SYSCTL_CONF_SNIPPET,
