@@ -49,9 +49,9 @@ export function summarizeCilium(plan: ClusterPlan): string {
       : []),
     [
       "MTU budget",
-      `link ${budget.link} on ${budget.interface} (${budget.linkFromSpec ? `smallest nodes[].interfaces.${budget.interface}.mtu` : `kernel default: no nodes[].interfaces.${budget.interface}.mtu`}) → Cilium device MTU ${
+      `link ${budget.link}, the smallest of ${budget.interfaces.join(", ")} over the nodes (${budget.linkFromSpec ? "nodes[].interfaces.<name>.mtu, else 1500" : "kernel default: no nodes[].interfaces.<name>.mtu"}) → Cilium device MTU ${
         mtu === undefined
-          ? `auto-detected from the link (${budget.device})`
+          ? `auto-detected from the links (${budget.device})`
           : `${mtu}${c.mtuSource === "wireguard-tunnel" ? " (inside WireGuard: underlay - 60)" : ""}`
       } → pods ${pod ?? budget.pod}${c.routingMode === "tunnel" ? " (overlay -50)" : ""}${c.encryption === "wireguard" ? " (WireGuard -60)" : ""}`,
     ],

@@ -76,26 +76,24 @@ export function podMtu(plan: ClusterPlan): number | undefined {
 export const KERNEL_DEFAULT_MTU = 1500;
 
 /**
- * The MTU budget, from the link up: the smallest MTU of the Kubernetes interface over the nodes (the spec's
+ * The MTU budget, from the link up: the smallest link MTU of Cilium's devices over the on-prem nodes (the spec's
  * `nodes[].interfaces.<name>.mtu`, else the kernel's 1500), the device MTU Cilium uses (the spec's or the tunnel's,
- * else what it detects on that link), and what pods get after the overlay and encryption.
+ * else what it detects on those links), and what pods get after the overlay and encryption.
  */
 export function mtuBudget(plan: ClusterPlan): {
-  readonly interface: string;
+  readonly interfaces: readonly string[];
   readonly link: number;
   readonly linkFromSpec: boolean;
   readonly device: number;
   readonly pod: number;
 } {
-  const iface = plan.network.kubernetesSegment.interface;
-  const set = plan.nodes.flatMap((n) => n.interfaces.filter((f) => f.name === iface && f.mtu !== undefined));
-  const link = Math.min(
-    ...plan.nodes.map((n) => n.interfaces.find((f) => f.name === iface)?.mtu ?? KERNEL_DEFAULT_MTU),
-  );
+  const links = plan.nodes.flatMap((n) => n.interfaces.filter((f) => plan.cilium.devices.includes(f.name)));
+  const interfaces = [...new Set(links.map((f) => f.name))];
+  const link = links.length === 0 ? KERNEL_DEFAULT_MTU : Math.min(...links.map((f) => f.mtu ?? KERNEL_DEFAULT_MTU));
   const device = ciliumMtu(plan) ?? link;
   const pod =
     device -
     (plan.cilium.routingMode === "tunnel" ? OVERLAY_OVERHEAD : 0) -
     (plan.cilium.encryption === "wireguard" ? WIREGUARD_OVERHEAD : 0);
-  return { interface: iface, link, linkFromSpec: set.length > 0, device, pod };
+  return { interfaces, link, linkFromSpec: links.some((f) => f.mtu !== undefined), device, pod };
 }
