@@ -169,7 +169,7 @@ describe("didYouMean", () => {
         "  gentooPackages: true\n  sysctl: { net.ipv4.conf.wan1.rp_filter: 1 }\n",
       ),
     ).toMatchInlineSnapshot(`
-      "✖ net.ipv4.conf.wan1.rp_filter is pinned to 2 (loose) by clusterspec: strict reverse-path filtering drops policy-routed and DSR replies
+      "✖ net.ipv4.conf.wan1.rp_filter is set by clusterspec (all: 0, as Cilium requires; default and the VIP and policy-routed interfaces: 2, loose): strict reverse-path filtering drops policy-routed and DSR replies
         → at host.sysctl["net.ipv4.conf.wan1.rp_filter"] (cluster.yaml:65:13)
         65 |   sysctl: { net.ipv4.conf.wan1.rp_filter: 1 }
            |             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^"

@@ -11,7 +11,7 @@ export function summarizeHost(plan: ClusterPlan): string {
   const files: [string, string][] = [
     [
       SYSCTL_FILE,
-      "ip_forward, ip_nonlocal_bind (IPv4 and IPv6), rp_filter 2 (loose) on default, all and the VIP and policy-routed interfaces, and spec.host.sysctl; ip_local_port_range untouched",
+      "ip_forward, ip_nonlocal_bind (IPv4 and IPv6), rp_filter (all 0, as Cilium sets it; 2, loose, on default and the VIP and policy-routed interfaces) and spec.host.sysctl; ip_local_port_range untouched",
     ],
     [
       SYSCTL_CONF_SNIPPET,
@@ -57,7 +57,7 @@ export function summarizeHost(plan: ClusterPlan): string {
     `\`rc-update add modules boot\`, \`rc-update add sysctl boot\`${plan.host.firewall ? ", `rc-update add clusterspec-firewall boot` (needs `net-firewall/nftables`)" : ""}, \`rc-update add containerd default\`, \`rc-update add kubelet default\`;`,
     "`mkdir -p /var/log/kubelet` (the kubelet init script logs there).",
     "",
-    `**Check the kernel settings after a reboot** (or \`rc-service sysctl restart\`): \`sysctl net.ipv4.ip_forward net.ipv4.conf.all.rp_filter net.ipv4.conf.default.rp_filter${[...new Set(plan.nodes.flatMap((n) => n.rpFilterLooseInterfaces))].map((i) => ` ${interfaceKey(i, "rp_filter")}`).join("")}\` must print 1 and 2s. procps' \`sysctl --system\` (OpenRC's sysctl service) applies \`/etc/sysctl.d/*.conf\` by file name and then \`/etc/sysctl.conf\` last, so a key set there wins over ${SYSCTL_FILE} (Gentoo's stock /etc/sysctl.conf sets \`rp_filter = 1\`, hardened images also \`ip_forward = 0\`): \`grep -nE '^[^#]*(ip_forward|rp_filter|ip_nonlocal_bind|accept_local)' /etc/sysctl.conf\` must show ${SYSCTL_CONF_SNIPPET}'s lines last. Busybox sysctl applies /etc/sysctl.conf first and sysctl.d after it, where ${SYSCTL_FILE} already sets them.`,
+    `**Check the kernel settings after a reboot** (or \`rc-service sysctl restart\`): \`sysctl net.ipv4.ip_forward net.ipv4.conf.all.rp_filter net.ipv4.conf.default.rp_filter${[...new Set(plan.nodes.flatMap((n) => n.rpFilterLooseInterfaces))].map((i) => ` ${interfaceKey(i, "rp_filter")}`).join("")}\` must print 1, 0, then 2s. \`all\` stays 0: the kernel applies the larger of \`all\` and an interface's value, Cilium's agent sets \`all\` to 0 when it starts and zeroes its own interfaces, and a higher \`all\` (re-applied by a later \`sysctl --system\`) makes every interface filter until the agent re-initialises. procps' \`sysctl --system\` (OpenRC's sysctl service) applies \`/etc/sysctl.d/*.conf\` by file name and then \`/etc/sysctl.conf\` last, so a key set there wins over ${SYSCTL_FILE} (Gentoo's stock /etc/sysctl.conf sets \`rp_filter = 1\` on default and all, hardened images also \`ip_forward = 0\`): \`grep -nE '^[^#]*(ip_forward|rp_filter|ip_nonlocal_bind|accept_local)' /etc/sysctl.conf\` must show ${SYSCTL_CONF_SNIPPET}'s lines last. Busybox sysctl applies /etc/sysctl.conf first and sysctl.d after it, where ${SYSCTL_FILE} already sets them.`,
     "",
     plan.host.cgroupMode === "unified"
       ? 'cgroups: OpenRC\'s default `rc_cgroup_mode="unified"` (cgroup v2) is what the kubelet wants; nothing is written for it (`rc_cgroup_memory_use_hierarchy` only exists for cgroup v1). Check: `stat -fc %T /sys/fs/cgroup` prints `cgroup2fs`.'

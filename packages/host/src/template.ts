@@ -10,7 +10,8 @@ const header = "# <%- v.marker %>\n";
 
 const sysctl = compile(
   `${header}# Kubernetes needs forwarding; keepalived and services bind addresses the node does not hold yet;
-# rp_filter 2 (loose) lets policy-routed and DSR replies through. procps' sysctl --system applies
+# rp_filter: all 0 as Cilium sets it, 2 (loose) for new interfaces and those with VIPs or policy-routed replies.
+# procps' sysctl --system applies
 # /etc/sysctl.conf after every sysctl.d file: etc/sysctl.conf.clusterspec repeats these keys for its end.
 # net.ipv4.ip_local_port_range stays at its default, below the NodePort range.
 <% for (const s of v.sysctl) { -%>

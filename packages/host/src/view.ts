@@ -7,11 +7,13 @@ export const MANAGED_SYSCTL: readonly (readonly [string, string])[] = [
   ["net.ipv4.ip_forward", "1"],
   ["net.ipv4.ip_nonlocal_bind", "1"],
   ["net.ipv6.ip_nonlocal_bind", "1"],
-  // Loose reverse-path filtering: strict mode (1, what hardened images and Gentoo's stock /etc/sysctl.conf set)
-  // checks a source against the main table only and drops policy-routed and DSR replies. The kernel uses the
-  // larger of `all` and the interface's value; `default` is what interfaces created later start with.
+  // Reverse-path filtering: the kernel uses the larger of `all` and the interface's value. Cilium sets `all` to 0 at
+  // agent start (its loader requires it, and zeroes its own lxc/cilium_* interfaces): any higher `all` floors every
+  // interface, Cilium's too, so a hardened image's `all = 1` (or Gentoo's stock sysctl.conf) is reset to 0 here.
+  // Interfaces created later start loose (`default`), and those with VIPs or policy-routed replies are pinned loose
+  // below: strict mode checks a source against the main table only and drops policy-routed and DSR replies.
+  ["net.ipv4.conf.all.rp_filter", "0"],
   ["net.ipv4.conf.default.rp_filter", "2"],
-  ["net.ipv4.conf.all.rp_filter", "2"],
 ];
 
 /** The value clusterspec pins on the interfaces that carry VIPs or policy-routed replies. */

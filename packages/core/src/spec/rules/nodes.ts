@@ -110,7 +110,7 @@ export const hostSysctlAllowed: Rule = (spec, report) => {
     else if (pinnedRpFilter.has(key))
       report.error(
         ["host", "sysctl", key],
-        `${key} is pinned to 2 (loose) by clusterspec: strict reverse-path filtering drops policy-routed and DSR replies`,
+        `${key} is set by clusterspec (all: 0, as Cilium requires; default and the VIP and policy-routed interfaces: 2, loose): strict reverse-path filtering drops policy-routed and DSR replies`,
       );
   }
 };
