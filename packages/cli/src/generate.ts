@@ -245,7 +245,7 @@ function reach(value: unknown, pointer: readonly string[]): string[] {
   const out: string[] = [];
   let node = value;
   for (const seg of pointer) {
-    if (!isJsonMap(node) || !(seg in node)) break;
+    if (!isJsonMap(node) || !Object.hasOwn(node, seg)) break;
     out.push(seg);
     node = node[seg];
   }

@@ -951,7 +951,7 @@ describe("schema messages", () => {
         → at nodes[1].roles
       ✖ invalid key: expected a sysctl key such as vm.swappiness
         → at host.sysctl.swappiness
-      ✖ expected a file path, got "a\\nb"
+      ✖ the value contains a line break (U+000A): spec values are printable text on one line (written "a\\nb")
         → at kubernetes.secrets.bootstrapToken.file
       ✖ expected an environment variable name, got "1BAD"
         → at vrrp.auth.password.env

@@ -1,5 +1,6 @@
 // Small lookups over a parsed spec, shared by the rules and by resolvePlan so each fact is derived once.
 import type { IssuePath } from "../issues.js";
+import { own } from "../own.js";
 import type { ClusterSpec, InterfaceSpec, NodeSpec, SegmentSpec } from "../spec/schema.js";
 
 export function kubernetesSegment(spec: ClusterSpec): SegmentSpec | undefined {
@@ -64,13 +65,13 @@ export function rpFilterLooseInterfaces(spec: ClusterSpec, node: NodeSpec): stri
   const vip = [controlPlaneInterface(spec), spec.externalVips ? externalVipInterface(spec) : undefined];
   const routed = spec.network.segments.filter((s) => s.uplink !== undefined).map((s) => s.interface);
   return [...vip, ...routed].filter(
-    (i, n, all): i is string => i !== undefined && all.indexOf(i) === n && node.interfaces[i] !== undefined,
+    (i, n, all): i is string => i !== undefined && all.indexOf(i) === n && own(node.interfaces, i) !== undefined,
   );
 }
 
 /** The interfaces `host.firewall` filters on a node: the listed ones it has, else those that attach no segment. */
 export function firewallInterfaces(spec: ClusterSpec, node: NodeSpec): string[] {
   const listed = spec.host.firewall?.publicInterfaces;
-  if (listed) return listed.filter((i) => node.interfaces[i] !== undefined);
+  if (listed) return listed.filter((i) => own(node.interfaces, i) !== undefined);
   return Object.keys(node.interfaces).filter((i) => segmentOfInterface(spec, i) === undefined);
 }

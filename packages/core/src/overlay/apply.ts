@@ -164,7 +164,7 @@ export function blameOverlay(
     let node: unknown = a.patch;
     const path: string[] = [];
     for (const seg of pointer) {
-      if (!isJsonMap(node) || !(seg in node)) break;
+      if (!isJsonMap(node) || !Object.hasOwn(node, seg)) break;
       path.push(seg);
       node = node[seg];
     }

@@ -10,7 +10,14 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
   const out: JsonMap = isJsonMap(target) ? { ...target } : {};
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete out[key];
-    else out[key] = mergePatch(out[key], value);
+    // defineProperty: a key such as "constructor" or "__proto__" is data here, never the object's prototype.
+    else
+      Object.defineProperty(out, key, {
+        value: mergePatch(Object.hasOwn(out, key) ? out[key] : undefined, value),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
   }
   return out;
 }
@@ -31,7 +38,7 @@ export function changedValues(
     return [{ path, before: target, after: patch }];
   }
   return Object.entries(patch).flatMap(([k, v]) => {
-    if (!(k in target)) return [];
+    if (!Object.hasOwn(target, k)) return [];
     if (v === null) return [{ path: [...path, k], before: target[k], after: undefined }];
     return changedValues(target[k], v, [...path, k]);
   });

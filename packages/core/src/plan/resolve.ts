@@ -16,6 +16,7 @@ import {
 import { defaultHealthCheckWeight } from "../facts/vrrp.js";
 import { canonicalIp, hostPart, ipEquals, ipFamily, isIp } from "../ip.js";
 import { InternalError } from "../issues.js";
+import { own } from "../own.js";
 import { resolveSecrets, type SecretValues } from "../secrets.js";
 import { type AnySpec, type CloudBurstSpec, type ClusterSpec, isCloudBurstSpec } from "../spec/schema.js";
 import { durationSeconds, formatKubernetesVersion, parseKubernetesVersion, type Semver } from "../spec/version.js";
@@ -107,7 +108,7 @@ function acceptLocalInterfaces(
   if (spec.cilium.loadBalancerMode === "snat") return [];
   return policyRoutes
     .map((r) => r.interface)
-    .filter((i, n, all) => all.indexOf(i) === n && node.interfaces[i] !== undefined);
+    .filter((i, n, all) => all.indexOf(i) === n && own(node.interfaces, i) !== undefined);
 }
 
 /** What each public interface of a node lets in: the VIPs that live there, and VRRP from the other nodes on it. */
@@ -126,7 +127,7 @@ function planFirewall(
           vips.length === 0
             ? []
             : spec.nodes.flatMap((o) => {
-                const a = o.interfaces[name]?.address;
+                const a = own(o.interfaces, name)?.address;
                 return o.name === node.name || a === undefined ? [] : [hostPart(a)];
               }),
       };
@@ -244,7 +245,7 @@ function resolveClusterPlan(spec: ClusterSpec, options: ResolveOptions): Cluster
     spec.cloud !== undefined,
   );
   const nodes: PlannedNode[] = spec.nodes.map((n, index) => {
-    const internal = n.interfaces[segment.interface]?.address;
+    const internal = own(n.interfaces, segment.interface)?.address;
     if (!internal) throw new InternalError(`node ${n.name} has no address on ${segment.interface}`);
     return {
       name: n.name,

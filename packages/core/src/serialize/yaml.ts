@@ -1,15 +1,60 @@
-import { Document, parseAllDocuments, stringify } from "yaml";
+import { Document, parseAllDocuments, type Tags, visit } from "yaml";
 import { InternalError } from "../issues.js";
 
 // YAML 1.1 so that `yes`, `on`, `0775` are quoted for Go's YAML readers (kubeadm, via sigs.k8s.io/yaml)
 // and PyYAML (cloud-init); lineWidth 0 stops long strings (certificates, scripts) from being folded.
-const OPTIONS = { version: "1.1", lineWidth: 0, minContentWidth: 0, aliasDuplicateObjects: false } as const;
+// Without the merge tag when writing: it makes the library write a `<<` string plain, which a YAML 1.1 reader
+// (PyYAML, Go's yaml.v2) then takes as a merge key. `<<` is written quoted instead (see readAsNonString).
+const DOCUMENT_OPTIONS = {
+  version: "1.1",
+  aliasDuplicateObjects: false,
+  customTags: (tags: Tags) => tags.filter((t) => typeof t === "string" || t.tag !== "tag:yaml.org,2002:merge"),
+} as const;
+const STRING_OPTIONS = { lineWidth: 0, minContentWidth: 0 } as const;
 
 /** One YAML document; LF, exactly one trailing newline; keys stay in insertion order (build objects in the order to ship). */
 export function toYaml(value: unknown): string {
   assertPlain(value, "$");
-  const text = stringify(value, OPTIONS);
+  const doc = new Document(value, DOCUMENT_OPTIONS);
+  // Keys too: a key `<<` is a merge key to a YAML 1.1 reader, `yes` a bool, `0o17` an int to Go.
+  visit(doc, {
+    Scalar(_, node) {
+      if (typeof node.value === "string" && (readAsNonString(node.value) || ESCAPE_ON_ONE_LINE.test(node.value)))
+        node.type = "QUOTE_DOUBLE";
+    },
+  });
+  const text = doc.toString(STRING_OPTIONS);
   return text.endsWith("\n") ? text : `${text}\n`;
+}
+
+// A one-line string with a tab or another control character: plain, PyYAML (cloud-init) refuses the tab; in double
+// quotes every reader reads the escapes. Multi-line strings stay block scalars, where tabs are content.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are what needs quoting
+const ESCAPE_ON_ONE_LINE = /^[^\n]*[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\ufeff][^\n]*$/;
+
+// What some YAML reader takes for something other than a string when written plain. The `yaml` library's 1.1 schema
+// quotes most of these; Go's decoders (sigs.k8s.io/yaml, yaml.v2/v3, used by kubeadm and Helm) also run
+// strconv.ParseInt(s, 0, 64) with '_' removed (0o17, 0b101, 1_000), strconv.ParseFloat (.5, 1e3, 0x1p-2, Inf) and
+// ParseBool, YAML 1.2 adds 0o17 and .inf, and YAML 1.1 has sexagesimal numbers (1:20) and timestamps.
+const GO_INT = /^[-+]?(0[bB][01_]+|0[oO][0-7_]+|0[xX][0-9a-fA-F_]+|[0-9][0-9_]*)$/;
+const GO_FLOAT =
+  /^[-+]?((\.[0-9_]+|[0-9][0-9_]*(\.[0-9_]*)?)([eE][-+]?[0-9_]+)?|0[xX][0-9a-fA-F_]*\.?[0-9a-fA-F_]*[pP][-+]?[0-9_]+|\.?inf(inity)?|\.?nan)$/i;
+const BOOL_OR_NULL = /^(y|yes|n|no|true|false|on|off|t|f|null|nil|~|)$/i;
+const SEXAGESIMAL = /^[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?$/;
+const TIMESTAMP = /^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}([Tt\s]|$)/;
+/** YAML 1.1's merge key and value key. */
+const SPECIAL_KEY = /^(<<|=)$/;
+
+/** True when a plain scalar `s` would be read as a number, bool, null, timestamp or merge key by some reader. */
+export function readAsNonString(s: string): boolean {
+  return (
+    GO_INT.test(s) ||
+    GO_FLOAT.test(s) ||
+    BOOL_OR_NULL.test(s) ||
+    SEXAGESIMAL.test(s) ||
+    TIMESTAMP.test(s) ||
+    SPECIAL_KEY.test(s)
+  );
 }
 
 /** Several documents joined by `---`. */

@@ -26,6 +26,48 @@ const FILE_PATH = /^[^\0\n\r]+$/;
 const QUANTITY = /^[0-9]+(\.[0-9]+)?(m|k|Ki|Mi|Gi|Ti|Pi|Ei|M|G|T|P|E)?$/;
 const ABS_PATH = /^\/[A-Za-z0-9._/-]+$/;
 
+/**
+ * keepalived reads its config with fgets into a 1,024-byte buffer (MAXBUF in keepalived's lib/parser.h), so a line of
+ * 1,023 bytes or more is cut and its rest read as a new line: a new keyword. The longest keepalived line clusterspec
+ * writes is `    notify_master <path>`; 1,000 bytes of path keep it at 1,022 with the newline.
+ */
+export const KEEPALIVED_VALUE_MAX = 1000;
+const notifyScript = () =>
+  z
+    .string()
+    .max(KEEPALIVED_VALUE_MAX, {
+      message: `notify script paths are at most ${KEEPALIVED_VALUE_MAX} characters: keepalived reads a config line in 1,023-byte pieces, and the rest of a longer line would be read as a new keyword`,
+      abort: true,
+    })
+    .regex(ABS_PATH, { message: "notify scripts are absolute paths" });
+
+/** RFC 1123 host name: dot-separated LDH labels of 1-63 characters, at most 253 in all; not all digits and dots. */
+export function isDnsName(host: string): boolean {
+  if (host.length === 0 || host.length > 253) return false;
+  const labels = host.split(".");
+  if (labels.every((l) => /^[0-9]+$/.test(l))) return false;
+  return labels.every((l) => /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/.test(l));
+}
+
+/** glibc reads at most 6 search domains from resolv.conf (MAXDNSRCH in resolv.h); the rest are ignored. */
+export const MAX_SEARCH_DOMAINS = 6;
+const searchDomains = (what: string) =>
+  z
+    .array(
+      z
+        .string()
+        .max(253, { message: "a DNS name is at most 253 characters" })
+        .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/, {
+          message: "search domains are lowercase DNS names such as example.com",
+        })
+        .refine((d) => d.split(".").every((l) => l.length <= 63), { message: "a DNS label is at most 63 characters" }),
+    )
+    .max(MAX_SEARCH_DOMAINS, {
+      message: `at most ${MAX_SEARCH_DOMAINS} search domains: glibc reads ${MAX_SEARCH_DOMAINS} from resolv.conf (MAXDNSRCH) and ignores the rest`,
+    })
+    .default([])
+    .describe(what);
+
 export const ipAddress = () =>
   z.string().refine(isIp, { message: "expected an IP address such as 10.0.0.1 or fd00::1" });
 export const cidr = () =>
@@ -212,10 +254,7 @@ const NetworkSchema = z
       .optional()
       .describe("Segment Kubernetes runs on (node InternalIP); default the first segment"),
     nameservers: z.array(ipAddress()).min(1).describe("DNS servers for the nodes (at most 2)"),
-    searchDomains: z
-      .array(z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/))
-      .default([])
-      .describe("DNS search domains"),
+    searchDomains: searchDomains("DNS search domains (at most 6)"),
   })
   .describe("Networks shared by the nodes");
 
@@ -239,21 +278,9 @@ const HealthCheckSchema = z
 
 const NotifySchema = z
   .strictObject({
-    master: z
-      .string()
-      .regex(ABS_PATH, { message: "notify scripts are absolute paths" })
-      .optional()
-      .describe("Script run when this node becomes master of a VIP"),
-    backup: z
-      .string()
-      .regex(ABS_PATH, { message: "notify scripts are absolute paths" })
-      .optional()
-      .describe("Script run when this node becomes backup"),
-    fault: z
-      .string()
-      .regex(ABS_PATH, { message: "notify scripts are absolute paths" })
-      .optional()
-      .describe("Script run when an instance enters FAULT"),
+    master: notifyScript().optional().describe("Script run when this node becomes master of a VIP"),
+    backup: notifyScript().optional().describe("Script run when this node becomes backup"),
+    fault: notifyScript().optional().describe("Script run when an instance enters FAULT"),
   })
   .describe("Scripts keepalived runs on state changes");
 
@@ -398,6 +425,10 @@ const NodeSchema = z
 
 // ---- host ----
 
+export const SYSCTL_KEY_MAX = 255;
+export const SYSCTL_VALUE_MAX = 1024;
+const SYSCTL_VALUE = /^[A-Za-z0-9._:-]+( [A-Za-z0-9._:-]+)*$/;
+
 const HostFirewallSchema = z
   .strictObject({
     publicInterfaces: z
@@ -424,8 +455,22 @@ const HostSchema = z
       .describe("Write etc/portage/package.accept_keywords for sys-cluster/kubeadm, kubelet and kubectl"),
     sysctl: z
       .record(
-        z.string().regex(/^[a-z0-9_]+(\.[a-z0-9_-]+)+$/, { message: "expected a sysctl key such as vm.swappiness" }),
-        z.union([z.string().regex(/^[A-Za-z0-9 ._:-]*$/), z.number()]),
+        z
+          .string()
+          .max(SYSCTL_KEY_MAX, { message: `sysctl keys are at most ${SYSCTL_KEY_MAX} characters` })
+          .regex(/^[a-z0-9_]+(\.[a-z0-9_-]+)+$/, { message: "expected a sysctl key such as vm.swappiness" }),
+        z.union([
+          z
+            .string()
+            .max(SYSCTL_VALUE_MAX, {
+              message: `sysctl values are at most ${SYSCTL_VALUE_MAX} characters (the kernel takes one page per write; sysctl.conf lines stay below procps' 4,096)`,
+            })
+            .regex(SYSCTL_VALUE, {
+              message:
+                "sysctl values are written as given: words of letters, digits, '.', '_', ':', '-' separated by single spaces, not empty, no leading or trailing space (sysctl would trim it silently)",
+            }),
+          z.number(),
+        ]),
       )
       .default({})
       .describe("Extra sysctl settings"),
@@ -497,11 +542,25 @@ export const hostPort = () =>
     })
     .refine((v) => Number(v.slice(v.lastIndexOf(":") + 1)) <= 65535, { message: "port must be 1-65535" })
     .refine(
-      (v) => (v.startsWith("[") ? isIp(endpointHost(v)) : !/^[0-9.]+$/.test(endpointHost(v)) || isIp(endpointHost(v))),
+      (v) =>
+        v.startsWith("[")
+          ? isIp(endpointHost(v))
+          : /^[0-9.]+$/.test(endpointHost(v))
+            ? isIp(endpointHost(v))
+            : isDnsName(endpointHost(v)),
       {
         message: "expected a valid IP address or DNS name before the port",
       },
     );
+
+/** The authority of a URL as written (the URL parser would map or drop some characters): host[:port]. */
+function urlHostOk(url: string): boolean {
+  const authority = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(url)?.[1];
+  if (authority === undefined) return false;
+  const m = /^([^:]+)(:([1-9][0-9]{0,4}))?$/.exec(authority);
+  if (!m?.[1] || Number(m[3] ?? 443) > 65535) return false;
+  return isDnsName(m[1]) || (/^[0-9.]+$/.test(m[1]) && isIp(m[1]));
+}
 
 const ImdsSchema = z
   .strictObject({
@@ -655,6 +714,11 @@ const CloudSchema = z
           // curl reads {} and [] as globs; quotes, '$' and '\' have no place in a URL handed to a shell script
           .refine((u) => !/[\s"'`$\\{}[\]]/.test(u), {
             message: "the provisioner URL may not contain quotes, spaces, '$', '\\', braces or brackets",
+            abort: true,
+          })
+          .refine(urlHostOk, {
+            message:
+              "the provisioner URL's host must be a DNS name (letters, digits and '-' in dot-separated labels) or an IP address, with an optional :port and no user:password@",
           })
           .describe("Base URL of the provisioner service"),
         ...ProvisionerFields,
@@ -730,10 +794,7 @@ const ExistingClusterSchema = z
       .min(1)
       .describe("On-prem networks the burst nodes reach through the tunnel (nodes, API endpoint, hub)"),
     nameservers: z.array(ipAddress()).min(1).describe("DNS servers of the burst nodes after tunnel-up (at most 2)"),
-    searchDomains: z
-      .array(z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/))
-      .default([])
-      .describe("DNS search domains of the burst nodes"),
+    searchDomains: searchDomains("DNS search domains of the burst nodes (at most 6)"),
   })
   .describe("A cluster that exists already, managed by other means: only its cloud burst is generated");
 

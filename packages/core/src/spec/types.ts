@@ -137,7 +137,7 @@ export interface ClusterSpecInput {
     kubernetesSegment?: string | undefined;
     /** DNS servers for the nodes (at most 2) */
     nameservers: string[];
-    /** DNS search domains */
+    /** DNS search domains (at most 6) */
     searchDomains?: string[] | undefined;
   };
   /** The API server endpoint held by keepalived */
@@ -565,7 +565,7 @@ export interface ClusterSpec {
     kubernetesSegment?: string | undefined;
     /** DNS servers for the nodes (at most 2) */
     nameservers: string[];
-    /** DNS search domains */
+    /** DNS search domains (at most 6) */
     searchDomains: string[];
   };
   /** The API server endpoint held by keepalived */
@@ -898,7 +898,7 @@ export interface CloudBurstSpecInput {
     onPremNetworks: string[];
     /** DNS servers of the burst nodes after tunnel-up (at most 2) */
     nameservers: string[];
-    /** DNS search domains of the burst nodes */
+    /** DNS search domains of the burst nodes (at most 6) */
     searchDomains?: string[] | undefined;
   };
   /** Cloud burst into AWS */
@@ -1052,7 +1052,7 @@ export interface CloudBurstSpec {
     onPremNetworks: string[];
     /** DNS servers of the burst nodes after tunnel-up (at most 2) */
     nameservers: string[];
-    /** DNS search domains of the burst nodes */
+    /** DNS search domains of the burst nodes (at most 6) */
     searchDomains: string[];
   };
   /** Cloud burst into AWS */

@@ -1,6 +1,7 @@
-import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
+import { isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
 import { type IssuePath, Reporter, type SpecIssue, type Validated } from "../issues.js";
 import { conflictingSections, isCloudBurstInput } from "./cloud-burst.js";
+import { inputHygiene } from "./hygiene.js";
 import { humaneIssues } from "./messages.js";
 import { cloudBurstRules, rules } from "./rules/index.js";
 import {
@@ -13,19 +14,34 @@ import {
 
 /** Validates any JSON-like value. Never throws on user input: every problem comes back with its path. */
 export function validateSpec(input: unknown): Validated<AnySpec> {
-  if (isCloudBurstInput(input)) return validateCloudBurstSpec(input);
-  return validateClusterSpec(input);
+  // Control characters, invisible characters and prototype keys anywhere: refused before any rule runs, and
+  // reported with the schema's own findings elsewhere.
+  const hygiene = inputHygiene(input);
+  if (isCloudBurstInput(input)) return validateCloudBurstSpec(input, hygiene);
+  return validateClusterSpec(input, hygiene);
+}
+
+/** The schema's issues, minus those at a path hygiene reported already, after hygiene's. */
+function withHygiene(hygiene: readonly SpecIssue[], schemaIssues: readonly SpecIssue[]): SpecIssue[] {
+  const seen = new Set(hygiene.map((i) => JSON.stringify(i.path)));
+  return [...hygiene, ...schemaIssues.filter((i) => !seen.has(JSON.stringify(i.path)))];
 }
 
 /** A spec with `existingCluster:` describes only the cloud burst of a cluster managed by other means. */
-function validateCloudBurstSpec(input: Record<string, unknown>): Validated<CloudBurstSpec> {
+function validateCloudBurstSpec(
+  input: Record<string, unknown>,
+  hygiene: readonly SpecIssue[],
+): Validated<CloudBurstSpec> {
   const conflicts = conflictingSections(input);
-  if (conflicts.length > 0) return { ok: false, errors: conflicts, warnings: [] };
+  if (conflicts.length > 0) return { ok: false, errors: withHygiene(hygiene, conflicts), warnings: [] };
   const parsed = CloudBurstSpecSchema.safeParse(input, { reportInput: true });
-  if (!parsed.success)
+  if (!parsed.success || hygiene.length > 0)
     return {
       ok: false,
-      errors: humaneIssues(parsed.error.issues, { schema: CloudBurstSpecSchema, input }),
+      errors: withHygiene(
+        hygiene,
+        parsed.success ? [] : humaneIssues(parsed.error.issues, { schema: CloudBurstSpecSchema, input }),
+      ),
       warnings: [],
     };
   const report = new Reporter();
@@ -34,10 +50,17 @@ function validateCloudBurstSpec(input: Record<string, unknown>): Validated<Cloud
   return { ok: true, value: parsed.data, warnings: report.warnings };
 }
 
-function validateClusterSpec(input: unknown): Validated<ClusterSpec> {
+function validateClusterSpec(input: unknown, hygiene: readonly SpecIssue[]): Validated<ClusterSpec> {
   const parsed = ClusterSpecSchema.safeParse(input, { reportInput: true });
-  if (!parsed.success)
-    return { ok: false, errors: humaneIssues(parsed.error.issues, { schema: ClusterSpecSchema, input }), warnings: [] };
+  if (!parsed.success || hygiene.length > 0)
+    return {
+      ok: false,
+      errors: withHygiene(
+        hygiene,
+        parsed.success ? [] : humaneIssues(parsed.error.issues, { schema: ClusterSpecSchema, input }),
+      ),
+      warnings: [],
+    };
   const report = new Reporter();
   for (const rule of rules) rule(parsed.data, report);
   if (report.errors.length > 0) return { ok: false, errors: report.errors, warnings: report.warnings };
@@ -72,6 +95,9 @@ export function loadSpec(text: string): Validated<AnySpec> {
       warnings: [],
     };
   }
+  // A key the YAML reader takes as a number, bool or null (1e3:, 0x1f:, true:, null:) would become another name.
+  const keys = nonStringKeys(doc.contents, lineCounter);
+  if (keys.length > 0) return { ok: false, errors: keys, warnings: [] };
   let value: unknown;
   try {
     value = doc.toJS({ maxAliasCount: 100 });
@@ -87,6 +113,49 @@ export function loadSpec(text: string): Validated<AnySpec> {
   return result.ok
     ? { ok: true, value: result.value, warnings: result.warnings.map(locate) }
     : { ok: false, errors: result.errors.map(locate), warnings: result.warnings.map(locate) };
+}
+
+/** Every mapping key that is not a plain or quoted string in the YAML, at its path and line; at most 20. */
+function nonStringKeys(root: unknown, lineCounter: LineCounter): SpecIssue[] {
+  const out: SpecIssue[] = [];
+  const visit = (node: unknown, path: (string | number)[]): void => {
+    if (out.length >= 20) return;
+    if (isSeq(node)) {
+      node.items.forEach((item, i) => {
+        visit(item, [...path, i]);
+      });
+      return;
+    }
+    if (!isMap(node)) return;
+    for (const pair of node.items) {
+      if (!isPair(pair)) continue;
+      const key = pair.key as Node | null;
+      if (isScalar(key) && typeof key.value === "string") {
+        visit(pair.value, [...path, key.value]);
+        continue;
+      }
+      const source = isScalar(key) ? (key.source ?? String(key.value)) : undefined;
+      const read = isScalar(key)
+        ? key.value === null
+          ? "null"
+          : `the ${typeof key.value} ${String(key.value)}`
+        : "a collection";
+      const pos = lineCounter.linePos(key?.range?.[0] ?? (pair.value as Node | null)?.range?.[0] ?? 0);
+      out.push({
+        path: [...path, source ?? String(key)],
+        message:
+          source === undefined
+            ? "a key is a collection here, not text: keys are names"
+            : `the key ${JSON.stringify(source)} is read as ${read}, not as text: keys are names, quote it ("${source}": ...) if it is one`,
+        severity: "error",
+        code: "yaml_key_not_string",
+        line: pos.line,
+        column: pos.col,
+      });
+    }
+  };
+  visit(root, []);
+  return out;
 }
 
 function locator(root: unknown, lineCounter: LineCounter): (issue: SpecIssue) => SpecIssue {

@@ -1,12 +1,13 @@
 // Rules about Cilium: its devices, its MTU inside WireGuard and DSR dispatch.
 import { defaultRouteInterface, kubernetesSegment } from "../../facts/spec.js";
 import { tunnelMtuOf, WIREGUARD_OVERHEAD } from "../../facts/wireguard.js";
+import { own } from "../../own.js";
 import type { Rule } from "./rule.js";
 
 export const ciliumDevicesExist: Rule = (spec, report) => {
   (spec.cilium.devices ?? []).forEach((dev, j) => {
     if (dev === spec.cloud?.wireguard.interface) return; // the burst nodes' tunnel, not an on-prem interface
-    const missing = spec.nodes.filter((n) => !n.interfaces[dev]).map((n) => n.name);
+    const missing = spec.nodes.filter((n) => !own(n.interfaces, dev)).map((n) => n.name);
     if (missing.length > 0)
       report.error(["cilium", "devices", j], `Cilium device ${dev} is missing on ${missing.join(", ")}`);
   });
@@ -63,7 +64,7 @@ export const ciliumMtuFitsDevices: Rule = (spec, report) => {
   const devices = spec.cilium.devices ?? (k8s ? [k8s.interface] : []);
   for (const [i, node] of spec.nodes.entries())
     for (const dev of devices) {
-      const linkMtu = node.interfaces[dev]?.mtu;
+      const linkMtu = own(node.interfaces, dev)?.mtu;
       if (linkMtu !== undefined && mtu > linkMtu) {
         report.error(
           ["cilium", "mtu"],

@@ -3,6 +3,7 @@
 import { kubeletMaySetLabel } from "../../facts/cloud.js";
 import { type ControlPlaneComponent, OWNED_CILIUM_KEYS, OWNED_FLAGS, OWNED_KUBELET_FIELDS } from "../../facts/owned.js";
 import type { IssuePath, Reporter } from "../../issues.js";
+import { own } from "../../own.js";
 import type { Rule } from "./rule.js";
 
 const COMPONENTS: readonly ControlPlaneComponent[] = ["apiServer", "controllerManager", "scheduler", "etcd"];
@@ -11,7 +12,7 @@ const COMPONENTS: readonly ControlPlaneComponent[] = ["apiServer", "controllerMa
 export const extraArgsNotOwned: Rule = (spec, report) => {
   for (const component of COMPONENTS)
     for (const flag of Object.keys(spec.kubernetes[component].extraArgs)) {
-      const owner = OWNED_FLAGS[component][flag];
+      const owner = own(OWNED_FLAGS[component], flag);
       if (owner !== undefined)
         report.error(
           ["kubernetes", component, "extraArgs", flag],
@@ -22,7 +23,7 @@ export const extraArgsNotOwned: Rule = (spec, report) => {
 
 export const kubeletFieldsNotOwned: Rule = (spec, report) => {
   for (const field of Object.keys(spec.kubernetes.kubelet)) {
-    const owner = OWNED_KUBELET_FIELDS[field];
+    const owner = own(OWNED_KUBELET_FIELDS, field);
     if (owner !== undefined)
       report.error(
         ["kubernetes", "kubelet", field],
@@ -41,7 +42,7 @@ export function ownedCiliumKeysIn(values: Record<string, unknown>): { path: stri
     for (const [k, v] of Object.entries(node)) {
       const path = [...prefix, k];
       const dotted = path.join(".");
-      if (OWNED_CILIUM_KEYS[dotted] !== undefined) found.push({ path, key: dotted });
+      if (own(OWNED_CILIUM_KEYS, dotted) !== undefined) found.push({ path, key: dotted });
       else if (isMap(v)) walk(v, path);
       else {
         const below = owned.find((o) => o.startsWith(`${dotted}.`));

@@ -2,6 +2,7 @@
 import { kubernetesSegment, nodeInterfaces, segmentOfInterface } from "../../facts/spec.js";
 import { cidrContains, cidrsOverlap, hostPart, networkOf, parseCidr } from "../../ip.js";
 import { type IssuePath, toDotPath } from "../../issues.js";
+import { own } from "../../own.js";
 import { firstSeen, type Rule } from "./rule.js";
 
 export const segmentsWellFormed: Rule = (spec, report) => {
@@ -54,7 +55,7 @@ export const nodeAddressesMatchSegments: Rule = (spec, report) => {
         );
     }
     if (!k8s) return;
-    const iface = node.interfaces[k8s.interface];
+    const iface = own(node.interfaces, k8s.interface);
     if (!iface?.address)
       report.error(
         ["nodes", i, "interfaces"],

@@ -9,6 +9,7 @@ import {
 } from "../../facts/spec.js";
 import { hostPart } from "../../ip.js";
 import { type Reporter, toDotPath } from "../../issues.js";
+import { own } from "../../own.js";
 import type { ClusterSpec, InterfaceSpec } from "../schema.js";
 import { firstSeen, type Rule } from "./rule.js";
 
@@ -70,7 +71,7 @@ export const vlanParentsExist: Rule = (spec, report) => {
   spec.nodes.forEach((node, i) => {
     for (const [name, iface] of nodeInterfaces(node)) {
       if (!iface.vlan) continue;
-      const parent = node.interfaces[iface.vlan.parent];
+      const parent = own(node.interfaces, iface.vlan.parent);
       const path = ["nodes", i, "interfaces", name, "vlan", "parent"];
       if (!parent) report.error(path, `VLAN parent ${iface.vlan.parent} is not an interface of node ${node.name}`);
       else if (parent.vlan)
@@ -123,7 +124,7 @@ export const vlanMtuWithinParent: Rule = (spec, report) => {
   spec.nodes.forEach((node, i) => {
     for (const [name, iface] of nodeInterfaces(node)) {
       if (!iface.vlan || iface.mtu === undefined) continue;
-      const parent = node.interfaces[iface.vlan.parent];
+      const parent = own(node.interfaces, iface.vlan.parent);
       if (!parent) continue; // vlanParentsExist reports it
       const parentMtu = parent.mtu ?? DEFAULT_ETHERNET_MTU;
       if (iface.mtu > parentMtu)
@@ -150,7 +151,7 @@ export const hostSettingsFit: Rule = (spec, report) => {
   const k8s = kubernetesSegment(spec)?.interface;
   (fw.publicInterfaces ?? []).forEach((name, j) => {
     const path = ["host", "firewall", "publicInterfaces", j];
-    if (!spec.nodes.some((n) => n.interfaces[name] !== undefined))
+    if (!spec.nodes.some((n) => own(n.interfaces, name) !== undefined))
       report.error(path, `public interface ${name} is not an interface of any node`);
     else if (name === k8s)
       report.error(

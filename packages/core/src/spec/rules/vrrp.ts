@@ -22,6 +22,7 @@ import {
   parseCidr,
 } from "../../ip.js";
 import { type IssuePath, toDotPath } from "../../issues.js";
+import { own } from "../../own.js";
 import type { ClusterSpec } from "../schema.js";
 import { firstSeen, type Rule } from "./rule.js";
 
@@ -155,12 +156,12 @@ export const vipInterfacesOnNodes: Rule = (spec, report) => {
   const cpIface = controlPlaneInterface(spec);
   const poolIface = externalVipInterface(spec);
   spec.nodes.forEach((node, i) => {
-    if (isControlPlane(node) && cpIface && !node.interfaces[cpIface])
+    if (isControlPlane(node) && cpIface && !own(node.interfaces, cpIface))
       report.error(
         ["nodes", i, "interfaces"],
         `control-plane node ${node.name} has no interface ${cpIface} for the control-plane VIP`,
       );
-    if (spec.externalVips && node.carriesExternalVips && poolIface && !node.interfaces[poolIface])
+    if (spec.externalVips && node.carriesExternalVips && poolIface && !own(node.interfaces, poolIface))
       report.error(
         ["nodes", i, "interfaces"],
         `node ${node.name} carries external VIPs but has no interface ${poolIface}`,
@@ -188,8 +189,9 @@ export const vrrpFamiliesAndUnicast: Rule = (spec, report) => {
       ...(spec.externalVips && node.carriesExternalVips && poolIface ? [poolIface] : []),
     ];
     for (const iface of new Set(needs)) {
-      const address = node.interfaces[iface]?.address;
-      if (node.interfaces[iface] && (!address || ipFamily(hostPart(address)) !== 4))
+      const declared = own(node.interfaces, iface);
+      const address = declared?.address;
+      if (declared && (!address || ipFamily(hostPart(address)) !== 4))
         report.error(
           ["nodes", i, "interfaces", iface, "address"],
           `node ${node.name} needs an IPv4 address on ${iface} for unicast VRRP`,

@@ -1,0 +1,85 @@
+// Issue 16: no input reaches an internal error. The command exits 2 (bad input, nothing written) or 0 for any
+// hostile string in any field, never 70; the NUL byte in the provisioner URL that once gave an InternalError.
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type CliIO, runCli } from "clusterspec/cli";
+import fc from "fast-check";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { parse, stringify } from "yaml";
+
+const repo = join(import.meta.dirname, "..", "..", "..");
+const hybrid = readFileSync(join(repo, "examples", "hybrid-cloud-burst", "cluster.yaml"), "utf8");
+
+let work: string;
+beforeEach(() => {
+  work = mkdtempSync(join(tmpdir(), "clusterspec-hostile-"));
+});
+afterEach(() => {
+  rmSync(work, { recursive: true, force: true });
+});
+
+async function cli(argv: string[]) {
+  let stdout = "";
+  let stderr = "";
+  const io: CliIO = {
+    cwd: work,
+    env: {},
+    stdout: (t) => {
+      stdout += t;
+    },
+    stderr: (t) => {
+      stderr += t;
+    },
+    version: "0.0.0-test",
+    readStdin: () => "",
+    isTTY: { stdout: false, stderr: false },
+  };
+  const code = await runCli(argv, io);
+  return { code, stdout, stderr };
+}
+
+describe("hostile input at the command line", () => {
+  it("a NUL byte in the provisioner URL: exit 2 with the field and its line, nothing written", async () => {
+    writeFileSync(
+      join(work, "cluster.yaml"),
+      hybrid.replace("url: https://provisioner.example.com", 'url: "https://provisioner.example.com/\\0x"'),
+    );
+    const r = await cli(["generate", "cluster.yaml", "-o", "out"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("the value contains NUL (U+0000)");
+    expect(r.stderr).toMatch(/cloud\.provisioner\.url \(cluster\.yaml:\d+:\d+\)/);
+    expect(r.stderr).not.toContain("InternalError");
+    expect(existsSync(join(work, "out"))).toBe(false);
+  });
+
+  it("any string in a sample of fields: exit 0 or 2, never an internal error", async () => {
+    const spec = parse(hybrid);
+    const setters: ((s: any, v: string) => void)[] = [
+      (s, v) => (s.cloud.provisioner.url = `https://${v}.example.com`),
+      (s, v) => (s.nodes[0].name = v),
+      (s, v) => (s.nodes[0].interfaces[v] = { mac: "52:54:00:00:00:09" }),
+      (s, v) => (s.network.segments[0].interface = v),
+      (s, v) => (s.cloud.pools[0].labels[v] = v),
+      (s, v) => (s.host = { sysctl: { "vm.swappiness": v } }),
+      (s, v) => (s.vrrp.notify = { master: `/etc/keepalived/${v}` }),
+    ];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: setters.length - 1 }),
+        fc.oneof(
+          fc.string({ unit: "binary", maxLength: 12 }),
+          fc.constantFrom("\0", "toString", "__proto__", "0o17", "<<", "a".repeat(1100), "\u200b"),
+        ),
+        async (i, v) => {
+          const s = structuredClone(spec);
+          setters[i]?.(s, v);
+          writeFileSync(join(work, "cluster.yaml"), stringify(s));
+          const r = await cli(["validate", "cluster.yaml"]);
+          expect([0, 2], `${JSON.stringify(v)}: ${r.stderr}`).toContain(r.code);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});
