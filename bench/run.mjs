@@ -22,6 +22,11 @@ const bin = join(root, "packages", "cli", "bin.js");
 const preload = join(root, "bench", "rusage.cjs");
 const scratch = mkdtempSync(join(tmpdir(), "cs-bench-"));
 const usageFile = join(scratch, "rusage.jsonl");
+// generate's unchanged-tree records (input-digest.ts) go here, not into the user's cache.
+const cacheDir = join(scratch, "cache");
+/** Every figure the issue's "Targets" name, filled in as the cases run and printed together at the end. */
+const targets = [];
+const target = (name, value, limit, unit = "×") => targets.push({ name, value, limit, unit, ok: value <= limit });
 process.on("exit", () => rmSync(scratch, { recursive: true, force: true }));
 
 /** A valid spec: `cps` control planes, the rest workers, `carriers` nodes sharing `pool` external VIPs, one burst pool per 30 nodes. */
@@ -111,7 +116,7 @@ function spawnMeasured(command, args) {
   rmSync(usageFile, { force: true });
   const r = spawnSync(command, args, {
     cwd: scratch,
-    env: { ...process.env, BENCH_RUSAGE: usageFile, NO_COLOR: "1" },
+    env: { ...process.env, BENCH_RUSAGE: usageFile, NO_COLOR: "1", CLUSTERSPEC_CACHE_DIR: cacheDir },
     encoding: "utf8",
     maxBuffer: 1 << 30,
   });
@@ -208,9 +213,9 @@ function stages(text, runs) {
     }, runs),
   ]);
   for (const [name, m] of out) console.log(`  ${name.padEnd(26)}${fmt(m)}`);
-  console.log(
-    `  keepalived: ${mib(keepalivedBytes)} at ${(keepalivedBytes / 2 ** 20 / (keepalivedMs / 1000)).toFixed(0)} MiB/s`,
-  );
+  const rate = keepalivedBytes / 2 ** 20 / (keepalivedMs / 1000);
+  console.log(`  keepalived: ${mib(keepalivedBytes)} at ${rate.toFixed(0)} MiB/s`);
+  return { keepalivedRate: rate };
 }
 
 // ---- the cases ----
@@ -263,12 +268,9 @@ if (!ONLY || ONLY === "doubling") {
 console.log(
   `clusterspec bench: node ${process.version}, ${process.arch}; whole processes: median of ${PROCESS_RUNS} (3 past 100 nodes), CPU user+sys; in-process: median of ${RUNS}`,
 );
-console.log(
-  procLine(
-    "--help",
-    compare(PROCESS_RUNS, () => cli(["--help"])),
-  ),
-);
+const help = compare(PROCESS_RUNS, () => cli(["--help"]));
+console.log(procLine("--help", help));
+target("--help vs node -e 0", help.ratio, 1.3);
 
 for (const c of cases) {
   const big = (c.shape?.nodes ?? 0) > 100;
@@ -280,26 +282,31 @@ for (const c of cases) {
   if (!c.file) writeFileSync(spec, text);
   const out = join(dir, "out");
   console.log(`\n${c.name} (spec ${(text.length / 1024).toFixed(1)} KiB)`);
-  console.log(
-    procLine(
-      "validate",
-      compare(runs, () => cli(["validate", spec])),
-    ),
-  );
+  const validate = compare(runs, () => cli(["validate", spec]));
+  console.log(procLine("validate", validate));
+  // A fresh write: no folder and no record of one.
   const fresh = compare(
     runs,
     () => cli(["generate", spec, "-o", out]),
-    () => rmSync(out, { recursive: true, force: true }),
+    () => {
+      rmSync(out, { recursive: true, force: true });
+      rmSync(cacheDir, { recursive: true, force: true });
+    },
   );
   const size = treeSize(out);
   console.log(procLine("generate (fresh)", fresh));
+  const regenerate = compare(runs, () => cli(["generate", spec, "-o", out]));
+  console.log(procLine("generate (regenerate)", regenerate));
   console.log(
-    procLine(
-      "generate (regenerate)",
-      compare(runs, () => cli(["generate", spec, "-o", out])),
-    ),
+    `  → ${size.files} files, ${mib(size.bytes)} written; regenerating the unchanged tree costs ${(regenerate.cpu / validate.cpu).toFixed(2)}× validate`,
   );
-  console.log(`  → ${size.files} files, ${mib(size.bytes)} written`);
+  if (c.name === "bare-metal example") target("bare-metal generate vs node -e 0", fresh.ratio, 2);
+  if (c.shape?.carriers === 254 && c.shape.replicas === undefined) {
+    target("300 × 254 (254 carriers) generate CPU", fresh.cpu, 2, " s");
+    target("300 × 254 (254 carriers) generate peak RSS", fresh.rss / 2 ** 20, 250, " MiB");
+    target("300 × 254 regenerate unchanged vs validate", regenerate.cpu / validate.cpu, 1.2);
+  }
+  if (c.shape?.replicas === 3) target("300 × 254 (254 carriers, replicas 3) generate CPU", fresh.cpu, 1, " s");
   if (c.jinja2 && jinja2) {
     const json = join(dir, "cluster.json");
     writeFileSync(json, JSON.stringify(syntheticSpec(c.shape)));
@@ -310,8 +317,12 @@ for (const c of cases) {
     console.log(
       `  → clusterspec generate (all files) is ${(fresh.cpu / j.cpu).toFixed(2)}× the Jinja2 process (keepalived.conf only, ${mib(treeSize(jout).bytes)})`,
     );
+    target("30 × 254 generate (all files) vs Jinja2", fresh.cpu / j.cpu, 3);
   } else if (c.jinja2) console.log("  Jinja2 comparison skipped: python3 cannot import jinja2");
-  stages(text, big ? Math.min(3, RUNS) : RUNS);
+  const inProcess = stages(text, big ? Math.min(3, RUNS) : RUNS);
+  // ≥ 100 MB/s: as a "≤" figure, the time per 100 MiB in seconds.
+  if (c.jinja2)
+    target("30 × 254 in-process keepalived, s per 100 MiB (≥ 100 MiB/s)", 100 / inProcess.keepalivedRate, 1, " s");
 }
 
 console.log(`\npeak RSS of this bench process ${mib(process.resourceUsage().maxRSS * 1024)}`);
@@ -368,3 +379,11 @@ times.sort((a, b) => a - b);
 console.log(
   `  warm generateChecked, customised                 ${times[Math.floor(times.length / 2)].toFixed(2).padStart(9)} ms`,
 );
+
+if (targets.length > 0) {
+  console.log("\ntargets (issue 11), from this run:");
+  for (const t of targets)
+    console.log(
+      `  ${t.ok ? "✔" : "✘"} ${t.name.padEnd(62)}${t.value.toFixed(2).padStart(8)}${t.unit}  (≤ ${t.limit}${t.unit})`,
+    );
+}

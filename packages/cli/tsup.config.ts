@@ -1,3 +1,6 @@
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { defineConfig } from "tsup";
 import { base } from "../../tsup.base.js";
 
@@ -14,8 +17,20 @@ export default defineConfig([
     sourcemap: false,
     splitting: true,
     noExternal: [/./],
+    minifyWhitespace: true,
+    minifySyntax: true,
     banner: {
       js: 'import { createRequire as __bundleRequire } from "node:module"; const require = __bundleRequire(import.meta.url);',
+    },
+    // The bundle's identity (a content hash of every chunk): `generate` records it with each tree it writes, so a
+    // rebuilt or upgraded clusterspec never takes an unchanged-tree shortcut recorded by other code (main.ts).
+    onSuccess: async () => {
+      const hash = createHash("sha256");
+      for (const name of readdirSync("dist-bin")
+        .filter((n) => n.endsWith(".js"))
+        .sort())
+        hash.update(`${name}\0`).update(readFileSync(join("dist-bin", name)));
+      writeFileSync(join("dist-bin", "build-id"), `${hash.digest("hex")}\n`);
     },
   },
 ]);

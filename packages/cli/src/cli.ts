@@ -4,6 +4,7 @@ export { type Drift, diffTree } from "./drift.js";
 export { CliError, EXIT_DRIFT, EXIT_INVALID, EXIT_OK, UsageError } from "./errors.js";
 export { type FileSystem, nodeFileSystem } from "./fs.js";
 export { COMMAND_HELP, COMMANDS, type Command, USAGE } from "./help.js";
+export { type Inputs, inputDigest, recordPath } from "./input-digest.js";
 export { JSON_OUTPUT_VERSION, renderCheckMarkdown } from "./output.js";
 export { type CliIO, runCli } from "./run.js";
 export {

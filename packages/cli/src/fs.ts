@@ -17,6 +17,16 @@ export interface FileSystem {
   removeTree(path: string): void;
 }
 
+let processUmask: number | undefined;
+/** The process's umask, read once (setting it back at once: process.umask() without an argument is deprecated). */
+function umask(): number {
+  if (processUmask === undefined) {
+    processUmask = process.umask(0o022);
+    process.umask(processUmask);
+  }
+  return processUmask;
+}
+
 export const nodeFileSystem: FileSystem = {
   readText: (path) => nodeFs.readFileSync(path, "utf8"),
   exists: (path) => nodeFs.existsSync(path),
@@ -39,8 +49,9 @@ export const nodeFileSystem: FileSystem = {
     nodeFs.mkdirSync(dir, { recursive: true, mode: 0o755 });
   },
   writeFile(path, content, mode) {
+    // A new file (wx) is created with mode minus the umask, never wider: only a umask that narrows it needs a chmod.
     nodeFs.writeFileSync(path, content, { mode, flag: "wx" });
-    nodeFs.chmodSync(path, mode); // umask may have narrowed it; secrets must not be wider than asked either
+    if ((mode & ~umask()) !== mode) nodeFs.chmodSync(path, mode);
   },
   copyFile: (from, to) => {
     // A symlink stays a symlink (to whatever it pointed at), so a foreign file is carried over as it is.

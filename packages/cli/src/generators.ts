@@ -6,7 +6,7 @@ import { hostModule } from "@clusterspec/host";
 import { keepalivedModule } from "@clusterspec/keepalived";
 import { kubeadmModule } from "@clusterspec/kubeadm";
 import { netifrcModule } from "@clusterspec/netifrc";
-import { terraformModule } from "@clusterspec/terraform-json";
+import { autoscalerModule, terraformModule } from "@clusterspec/terraform-json";
 import { wireguardModule } from "@clusterspec/wireguard";
 
 /** Every module; those marked `burst` also run for the cloud burst of an existing cluster. */
@@ -18,5 +18,6 @@ export const generatorModules: readonly (GeneratorModule | BurstGeneratorModule)
   keepalivedModule,
   cloudInitModule,
   terraformModule,
+  autoscalerModule,
   wireguardModule,
 ];

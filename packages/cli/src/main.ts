@@ -7,6 +7,15 @@ function version(): string {
   return pkg.version;
 }
 
+/** The bundle's content hash, written by the build beside it (tsup.config.ts); none outside the bundle. */
+function codeId(): string | undefined {
+  try {
+    return readFileSync(new URL("./build-id", import.meta.url), "utf8").trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export async function main(): Promise<void> {
   try {
     process.exitCode = await runCli(process.argv.slice(2), {
@@ -17,6 +26,7 @@ export async function main(): Promise<void> {
       version: version(),
       readStdin: () => readFileSync(0, "utf8"),
       isTTY: { stdout: process.stdout.isTTY === true, stderr: process.stderr.isTTY === true },
+      codeId,
     });
   } catch (e) {
     // A bug, not bad input: show the stack so it can be reported.

@@ -10,6 +10,7 @@ import { CliError, EXIT_DRIFT, EXIT_INVALID, EXIT_OK, UsageError } from "./error
 import { describeFsError, type FileSystem, isFsError, nodeFileSystem } from "./fs.js";
 import type { SecretReference, SecretResolution } from "./generate.js";
 import { COMMAND_HELP, COMMANDS, type Command, USAGE } from "./help.js";
+import type { Reads } from "./input-digest.js";
 
 export { USAGE } from "./help.js";
 
@@ -24,7 +25,15 @@ export interface CliIO {
   readonly readStdin?: () => string;
   /** Whether stdout / stderr are terminals: colour only there (NO_COLOR and FORCE_COLOR win). */
   readonly isTTY?: { readonly stdout: boolean; readonly stderr: boolean };
+  /**
+   * The identity of the running code (a content hash of the bundle), or undefined when unknown. With it, and a
+   * cache folder (input-digest.ts), `generate` skips an unchanged tree; without it every run generates.
+   */
+  readonly codeId?: () => string | undefined;
 }
+
+const PLACEHOLDER_WARNING =
+  "secrets are placeholders (kubeadm refuses them): this tree is for review; deploy one written with --with-secrets -o <dir>";
 
 type Format = "text" | "markdown" | "json";
 
@@ -141,14 +150,6 @@ async function runOnSpec(
   io: CliIO,
   fs: FileSystem,
 ): Promise<number> {
-  const [{ formatIssues }, { generateChecked }, output, { writeTree }, driftModule] = await Promise.all([
-    import("@clusterspec/core"),
-    import("./generate.js"),
-    import("./output.js"),
-    import("./write.js"),
-    command === "generate" && values.check ? import("./drift.js") : undefined,
-  ]);
-  const { jsonDocument, jsonFailure, jsonIssue, modeText, planJson, renderCheckMarkdown } = output;
   const format = formatOf(command, values);
   const fromStdin = specArg === "-";
   if (values.check && values["with-secrets"])
@@ -163,7 +164,10 @@ async function runOnSpec(
   const specPath = fromStdin ? join(io.cwd, "-") : resolve(io.cwd, specArg);
   const display = fromStdin ? "<stdin>" : basename(specPath);
   const jsonCommand = command === "generate" && values.check ? "check" : command;
-  const json = (body: Record<string, unknown>) => io.stdout(jsonDocument(jsonCommand, display, body));
+  // Loaded on first use: a run that finds its folder up to date loads none of them.
+  const output = () => import("./output.js");
+  const json = async (body: Record<string, unknown>) =>
+    io.stdout((await output()).jsonDocument(jsonCommand, display, body));
   const errColor = useColor(io.env, io.isTTY?.stderr === true);
   const err = paint(errColor);
   const out = paint(useColor(io.env, io.isTTY?.stdout === true));
@@ -172,7 +176,8 @@ async function runOnSpec(
     return await run();
   } catch (e) {
     if (!(e instanceof CliError)) throw e;
-    if (format === "json") json({ ok: false, errors: [jsonFailure(e.kind, e.message)], warnings: [] });
+    if (format === "json")
+      await json({ ok: false, errors: [(await output()).jsonFailure(e.kind, e.message)], warnings: [] });
     else io.stderr(`${err.red("✖")} ${e.message}\n`);
     return e.code;
   }
@@ -181,15 +186,39 @@ async function runOnSpec(
   async function run(): Promise<number> {
     const text = readSpec();
     const resolved = values["with-secrets"] === true;
+    const sourceName = fromStdin ? "cluster.yaml" : display;
+    const outDir = values.output ? resolve(io.cwd, values.output) : join(dirname(specPath), "generated");
+    const secretsNote = resolved ? " (secrets resolved, secret files 0600)" : " (secrets as placeholders)";
+    // The unchanged-tree shortcut (input-digest.ts): plain `generate` only, with text output.
+    const digest =
+      command === "generate" && !values.check && format === "text" && io.codeId
+        ? await shortcut(io.codeId, sourceName, outDir, text)
+        : undefined;
+    if (digest?.upToDate) {
+      const r = digest.upToDate;
+      io.stdout(`${out.green("✔")} ${outDir} is up to date (${r.artifacts} files, none touched)${secretsNote}\n`);
+      if (r.placeholders) io.stderr(`${err.yellow("⚠")} ${PLACEHOLDER_WARNING}\n`);
+      return EXIT_OK;
+    }
+    const [{ formatIssues }, { generateChecked }, { jsonIssue, modeText, planJson, renderCheckMarkdown }, driftModule] =
+      await Promise.all([
+        import("@clusterspec/core"),
+        import("./generate.js"),
+        output(),
+        command === "generate" && values.check ? import("./drift.js") : undefined,
+      ]);
+    const reads: Reads = { env: [], files: [] };
     const result = await generateChecked(text, {
-      sourceName: fromStdin ? "cluster.yaml" : display,
-      ...(resolved ? { secrets: (refs: readonly SecretReference[]) => readSecrets(refs, specPath, io, fs) } : {}),
+      sourceName,
+      ...(resolved
+        ? { secrets: (refs: readonly SecretReference[]) => readSecrets(refs, specPath, io, fs, reads) }
+        : {}),
     });
     const issues = (list: Parameters<typeof formatIssues>[0]) =>
       `${formatIssues(list, display, { source: text, color: errColor })}\n`;
     if (!result.ok) {
       if (format === "json")
-        json({ ok: false, errors: result.errors.map(jsonIssue), warnings: result.warnings.map(jsonIssue) });
+        await json({ ok: false, errors: result.errors.map(jsonIssue), warnings: result.warnings.map(jsonIssue) });
       else io.stderr(issues([...result.errors, ...result.warnings]));
       return EXIT_INVALID;
     }
@@ -197,16 +226,15 @@ async function runOnSpec(
     if (format !== "json" && result.warnings.length > 0) io.stderr(issues(result.warnings));
     const { artifacts } = result;
     if (command === "validate") {
-      if (format === "json") json({ ok: true, errors: [], warnings });
+      if (format === "json") await json({ ok: true, errors: [], warnings });
       else io.stdout(`${out.green("✔")} ${display} is valid\n`);
       return EXIT_OK;
     }
     if (command === "plan") {
-      if (format === "json") json({ ok: true, plan: planJson(result.plan), warnings });
+      if (format === "json") await json({ ok: true, plan: planJson(result.plan), warnings });
       else io.stdout(artifacts.find((a) => a.path === "PLAN.md")?.content ?? "");
       return EXIT_OK;
     }
-    const outDir = values.output ? resolve(io.cwd, values.output) : join(dirname(specPath), "generated");
     if (values.check) {
       if (!fs.exists(outDir))
         throw new CliError(
@@ -220,7 +248,7 @@ async function runOnSpec(
       const { diffTree } = driftModule;
       const drift = fileSystem(fs, "read", outDir, () => diffTree(fs, outDir, artifacts));
       if (format === "json")
-        json({
+        await json({
           ok: drift.length === 0,
           outDir,
           files: artifacts.length,
@@ -245,6 +273,7 @@ async function runOnSpec(
       }
       return drift.length === 0 ? EXIT_OK : EXIT_DRIFT;
     }
+    const { writeTree, MANIFEST, modeOf } = await import("./write.js");
     const summary = fileSystem(fs, "write", outDir, () =>
       writeTree(fs, outDir, artifacts, {
         force: values.force === true,
@@ -252,8 +281,15 @@ async function runOnSpec(
       }),
     );
     const placeholders = !resolved && Object.keys(result.plan.secrets).length > 0;
+    // Only a run without warnings is recorded: the shortcut would not repeat them.
+    if (digest && result.warnings.length === 0)
+      digest.remember(reads, {
+        artifacts: artifacts.map((a) => ({ path: a.path, content: a.content, mode: modeOf(a) })),
+        manifest: MANIFEST,
+        placeholders,
+      });
     if (format === "json") {
-      json({
+      await json({
         ok: true,
         outDir,
         secrets: resolved ? "resolved" : "placeholders",
@@ -274,13 +310,28 @@ async function runOnSpec(
       (summary.written === 0 && summary.removed === 0
         ? `${out.green("✔")} ${outDir} is up to date (${summary.unchanged} files, none touched)`
         : `${out.green("✔")} wrote ${outDir}: ${summary.written} changed, ${summary.unchanged} unchanged, ${summary.removed} removed`) +
-        `${resolved ? " (secrets resolved, secret files 0600)" : " (secrets as placeholders)"}\n`,
+        `${secretsNote}\n`,
     );
-    if (placeholders)
-      io.stderr(
-        `${err.yellow("⚠")} secrets are placeholders (kubeadm refuses them): this tree is for review; deploy one written with --with-secrets -o <dir>\n`,
-      );
+    if (placeholders) io.stderr(`${err.yellow("⚠")} ${PLACEHOLDER_WARNING}\n`);
     return EXIT_OK;
+  }
+
+  /** Whether the folder is up to date with these inputs; if not, its record is dropped before anything is written. */
+  async function shortcut(codeId: () => string | undefined, sourceName: string, outDir: string, specText: string) {
+    const code = codeId();
+    const { recordPath, upToDate, forget, remember } = await import("./input-digest.js");
+    const recordAt = code === undefined ? undefined : recordPath(io.env, outDir);
+    if (code === undefined || recordAt === undefined) return undefined;
+    const flags = [values["with-secrets"] ? "--with-secrets" : "", values.force ? "--force" : ""];
+    const inputs = { code, version: io.version, specText, sourceName, flags };
+    const hit = upToDate(fs, recordAt, outDir, inputs, io.env);
+    if (hit) return { upToDate: hit };
+    forget(fs, recordAt);
+    return {
+      upToDate: undefined,
+      remember: (reads: Reads, tree: Parameters<typeof remember>[4]) =>
+        remember(fs, recordAt, outDir, { ...inputs, ...reads }, tree),
+    };
   }
 
   function readSpec(): string {
@@ -309,19 +360,29 @@ function fileSystem<T>(fs: FileSystem, verb: "read" | "write", outDir: string, f
 }
 
 /** Reads every secret the spec references (IO); a failure is an error at the reference's path. */
-function readSecrets(refs: readonly SecretReference[], specPath: string, io: CliIO, fs: FileSystem): SecretResolution {
+function readSecrets(
+  refs: readonly SecretReference[],
+  specPath: string,
+  io: CliIO,
+  fs: FileSystem,
+  reads: Reads,
+): SecretResolution {
   const values: SecretValues = {};
   const errors: { path: IssuePath; message: string }[] = [];
   for (const { id, ref, path } of refs) {
     if ("env" in ref) {
       const v = io.env[ref.env];
+      reads.env.push([ref.env, v]);
       if (v === undefined || v === "") errors.push({ path, message: `environment variable ${ref.env} is not set` });
       else values[id] = v;
     } else {
       const file = isAbsolute(ref.file) ? ref.file : join(dirname(specPath), ref.file);
       try {
-        values[id] = fs.readText(file).replace(/\r?\n$/, "");
+        const content = fs.readText(file);
+        reads.files.push([file, content]);
+        values[id] = content.replace(/\r?\n$/, "");
       } catch (e) {
+        reads.files.push([file, undefined]);
         errors.push({
           path,
           message: `cannot read the secret file: ${isFsError(e) ? describeFsError(e, fs, file) : `${file}: ${(e as Error).message}`}`,

@@ -195,7 +195,10 @@ export function writeTree(
       made.add(folder);
       fs.writeFile(target, a.content, modeOf(a));
     }
-    if (fresh || manifestChanged) fs.writeFile(join(tmp, MANIFEST), manifestText, 0o644);
+    if (fresh || manifestChanged) {
+      if (!made.has(tmp)) fs.mkdirp(tmp); // a change to the manifest alone stages no other file
+      fs.writeFile(join(tmp, MANIFEST), manifestText, 0o644);
+    }
     if (fresh) {
       fs.rename(tmp, outDir);
       return summary;

@@ -218,7 +218,7 @@ describe("overlays on user data", () => {
         `${hybrid}overlays:\n  - { target: cloud/*/user-data.yaml, patch: { timezone: UTC } }\n  - { target: cloud/*/user-data.yaml, patch: { bootcmd: ["${"x".repeat(17000)}"] } }\n`,
       ),
     ).toMatchInlineSnapshot(`
-      "✖ cloud/ci-arm64/user-data.yaml is 29936 bytes after overlays, over the 16384 bytes EC2 accepts as plain user data: patch less
+      "✖ cloud/ci-arm64/user-data.yaml is 31395 bytes after overlays, over the 16384 bytes EC2 accepts as plain user data: patch less
         → at overlays[1].target (cluster.yaml:107:7)"
     `);
   });

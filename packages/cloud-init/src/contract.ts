@@ -9,10 +9,11 @@ import {
   toYaml,
 } from "@clusterspec/core";
 import { IDENTITY_HEADERS, PROVISIONER_RETRY, RETRIED_STATUSES } from "./join-script.js";
+import { NODE_VERBS, PROVISIONER_SERVICE_ACCOUNT, provisionerRbacName, RBAC_PATH } from "./rbac.js";
 
 export const CONTRACT_PATH = "cloud/provisioner/openapi.yaml";
 
-/** The SNS subscription posts here (Terraform subscribes the plan's snsEndpoint). */
+/** The default path the SNS subscription posts to; a spec sets its own with `cloud.provisioner.notifyPath`. */
 export const SNS_PATH = PROVISIONER_SNS_PATH;
 
 const INSTANCE_ID_PATTERN = "^i-[0-9a-f]{8,17}$";
@@ -49,12 +50,22 @@ function lifecycleText(plan: BurstPlan, cloud: CloudPlan): string {
       ? `The slots' key pairs are static (\`cloud.wireguard.peerKeys\`): their client configs are the generated Secrets and the hub's config lists their peers; on \`running\` the provisioner (re-)adds the slot's peer with \`wg set ${wg} peer <public key> allowed-ips <slot address>/32\` on the hub, on \`terminated\` it removes it with \`wg set ${wg} peer <public key> remove\` (and again whenever the hub restarts, for every free slot).`
       : `The provisioner mints a key pair per instance on \`running\`, writes the client config into the slot's Secret and adds the peer on the hub with \`wg set ${wg} peer <public key> allowed-ips <slot address>/32\`; on \`terminated\` it removes the peer (\`wg set ${wg} peer <public key> remove\`) and deletes the key from the Secret.`;
   return [
-    `EC2 state changes (${PROVISIONER_EVENT_STATES.join(" and ")} only) reach the provisioner of cluster ${plan.name} as SNS notifications (POST ${SNS_PATH}).`,
+    `EC2 state changes (${PROVISIONER_EVENT_STATES.join(" and ")} only) reach the provisioner of cluster ${plan.name} as SNS notifications (POST ${cloud.provisioner.notifyPath}).`,
     `They cover every instance of the account and region: the event names no Auto Scaling Group, and EventBridge cannot match on tags. So on \`running\`, before anything else, check that the instance belongs to a pool: its tag \`aws:autoscaling:groupName\` (set by Auto Scaling on every instance it launches; read with ec2:DescribeTags or ec2:DescribeInstances, retrying while the tag is not there yet, as the event may come first) is one of ${groupList(cloud)}, which also names the instance's pool. An instance of no pool gets nothing (no slot, no token; answer 2XX and drop the event), so unrelated instances neither use up peer slots nor receive credentials.`,
     "On `running` of a pool's instance: assign the instance a free WireGuard peer slot of its pool (a Secret of the pool without the instance-id label; label it with the instance id) and mint a bootstrap token for that instance alone (kubeadm token with a short TTL, usages authentication and signing, groups system:bootstrappers:kubeadm:default-node-token), used only in that instance's discovery kubeconfig.",
     "On `terminated`: delete the instance's bootstrap token and free its slot (remove the instance-id label), so that GET for that instance id answers 404 from then on.",
+    nodeLifecycleText(cloud),
     keys,
     "Events may arrive twice, late or out of order: handle each idempotently, and treat `terminated` as final for an instance id.",
+  ].join(" ");
+}
+
+/** Who removes the Node of a terminated instance: the provisioner (no cloud controller manager runs). */
+export function nodeLifecycleText(cloud: CloudPlan): string {
+  return [
+    "Also on `terminated`: delete the instance's Node. A burst node registers under its instance id (kubeadm `nodeRegistration.name`; the instance id is never reused, unlike the ip-a-b-c-d host name), with providerID `aws:///<availability zone>/<instance id>`.",
+    "GET the Node named by the event's detail.instance-id; when it exists and its spec.providerID ends in `/<instance id>`, DELETE it (a 404 on either is success: already gone). No cloud controller manager runs, so nothing else removes it: a stale Node keeps its taints and providerID, and Cluster Autoscaler counts it against the pool.",
+    `The provisioner runs as ServiceAccount ${cloud.provisioner.namespace}/${PROVISIONER_SERVICE_ACCOUNT}; \`${RBAC_PATH}\` grants it ${NODE_VERBS.join(" and ")} on nodes and nothing else (its Secrets and bootstrap tokens need their own grants, which this contract does not generate).`,
   ].join(" ");
 }
 
@@ -133,7 +144,7 @@ export function provisionerContract(plan: BurstPlan): Record<string, unknown> | 
         { description: "The discovery kubeconfig", content: { "application/yaml": { schema: { type: "string" } } } },
         `${notYet} Once the instance has terminated, always 404.`,
       ),
-      [SNS_PATH]: {
+      [cloud.provisioner.notifyPath]: {
         post: {
           operationId: "receiveSnsMessage",
           summary: "EC2 instance state changes, through the SNS topic Terraform creates",
@@ -264,6 +275,14 @@ export function provisionerContract(plan: BurstPlan): Record<string, unknown> | 
       },
     },
     "x-clusterspec": {
+      nodeLifecycle: {
+        nodeName: "instance-id",
+        providerId: "aws:///<availability zone>/<instance id>",
+        deleteNodeOn: "terminated",
+        serviceAccount: `${cloud.provisioner.namespace}/${PROVISIONER_SERVICE_ACCOUNT}`,
+        clusterRole: provisionerRbacName(plan),
+        verbs: [...NODE_VERBS],
+      },
       peerSecrets: {
         namespace: s.namespace,
         type: s.type,

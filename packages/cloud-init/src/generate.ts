@@ -9,6 +9,7 @@ import {
 } from "@clusterspec/core";
 import { CONTRACT_PATH, renderContract } from "./contract.js";
 import { base64, byteLength, gzipText } from "./encode.js";
+import { RBAC_PATH, renderRbac } from "./rbac.js";
 import { summarizeCloudInit } from "./summary.js";
 import { renderUserData } from "./user-data.js";
 
@@ -41,7 +42,7 @@ export function planUserData(plan: BurstPlan, pool: PlannedPool, limit = USER_DA
 
 /**
  * `cloud/<pool>/user-data.yaml`, plus `user-data.gz.b64` (what Terraform then uploads) when the YAML is too large,
- * and the provisioner contract the user data relies on.
+ * the provisioner contract the user data relies on, and the RBAC of the provisioner's node lifecycle.
  */
 export function generateCloudInit(plan: BurstPlan): Artifact[] {
   if (!plan.cloud) return [];
@@ -53,7 +54,12 @@ export function generateCloudInit(plan: BurstPlan): Artifact[] {
     return out;
   });
   const contract = renderContract(plan, generatedMarker(plan));
-  return contract === undefined ? userData : [...userData, { path: CONTRACT_PATH, content: contract }];
+  const rbac = renderRbac(plan, generatedMarker(plan));
+  return [
+    ...userData,
+    ...(contract === undefined ? [] : [{ path: CONTRACT_PATH, content: contract }]),
+    ...(rbac === undefined ? [] : [{ path: RBAC_PATH, content: rbac }]),
+  ];
 }
 
 export const cloudInitModule: BurstGeneratorModule = {

@@ -8,6 +8,8 @@ export const JOIN_TEMPLATE_PATH = "/etc/clusterspec/kubeadm-join.yaml.in";
 export const DISCOVERY_KUBECONFIG_PATH = "/etc/clusterspec/discovery.kubeconfig";
 export const NODE_IP_PLACEHOLDER = "__NODE_IP__";
 export const PROVIDER_ID_PLACEHOLDER = "__PROVIDER_ID__";
+/** The node's name: its EC2 instance id, never the recyclable ip-a-b-c-d host name (the provisioner deletes the Node by it). */
+export const NODE_NAME_PLACEHOLDER = "__NODE_NAME__";
 /** cri-o's default bridge network under the names Fedora and upstream used; it would shadow the cluster CNI. */
 export const CRIO_DEFAULT_CNI_CONFIGS = [
   "/etc/cni/net.d/100-crio-bridge.conflist",
@@ -35,6 +37,7 @@ export const JOIN_ENV_KEYS = [
   "TUNNEL_MTU",
   "NAMESERVERS",
   "PACKAGES",
+  "KUBERNETES_VERSION",
 ] as const;
 /** The binaries the join script needs; it checks them after the package install and stops without one. */
 export const REQUIRED_BINARIES = ["kubeadm", "kubelet", "crictl", "wg"] as const;
@@ -180,6 +183,15 @@ main() {
   for bin in ${REQUIRED_BINARIES.join(" ")}; do
     command -v "$bin" >/dev/null || die "$bin is not installed"
   done
+  # Fedora's kubernetesX.Y packages pin the minor; its updates repository holds only the newest patch of the stream,
+  # so the exact patch is not on offer. kubeadm accepts a newer patch (its preflight compares minors); another minor
+  # would be refused by kubeadm, or break the version skew policy: stop here instead.
+  local kubelet_version
+  kubelet_version=$(kubelet --version | awk '{ print $2 }')
+  [[ $kubelet_version == "\${KUBERNETES_VERSION%.*}".* ]] ||
+    die "kubelet $kubelet_version is not of the cluster's minor \${KUBERNETES_VERSION%.*}"
+  [ "$kubelet_version" = "$KUBERNETES_VERSION" ] ||
+    log "kubelet $kubelet_version; the cluster runs $KUBERNETES_VERSION (Fedora offers only the newest patch of the minor)"
 
   log "loading kernel modules and sysctl settings; turning swap off"
   systemctl restart systemd-modules-load.service
@@ -249,14 +261,16 @@ main() {
   systemctl enable --now crio.service
   systemctl enable kubelet.service
 
-  # Only these two validated runtime values are substituted; both match [0-9a-z.:/-].
+  # Only these validated runtime values are substituted; all match [0-9a-z.:/-]. The node is named by its instance
+  # id: a host name (ip-a-b-c-d) comes back with the next instance on that address, which would register into the old
+  # Node with its providerID and taints; an instance id never does.
   sed -e "s|${NODE_IP_PLACEHOLDER}|$NODE_IP|" -e "s|${PROVIDER_ID_PLACEHOLDER}|aws:///$AZ/$INSTANCE_ID|" \\
-    "$JOIN_TEMPLATE" >"$JOIN_CONFIG"
+    -e "s|${NODE_NAME_PLACEHOLDER}|$INSTANCE_ID|" "$JOIN_TEMPLATE" >"$JOIN_CONFIG"
   if grep -q '__[A-Z_]*__' "$JOIN_CONFIG"; then die "placeholders left in $JOIN_CONFIG"; fi
 
   log "kubeadm join"
   retry 3 30 join_once || die "kubeadm join did not succeed"
-  log "joined the cluster as $NODE_IP (aws:///$AZ/$INSTANCE_ID)"
+  log "joined the cluster as node $INSTANCE_ID at $NODE_IP (aws:///$AZ/$INSTANCE_ID)"
 }
 
 main "$@"

@@ -1,8 +1,9 @@
 // The PLAN.md sections: what burst nodes do when they boot, their packages and user-data size, and the provisioner contract.
 import { type BurstPlan, type CloudPlan, mdTable } from "@clusterspec/core";
-import { CONTRACT_PATH, SNS_PATH } from "./contract.js";
+import { CONTRACT_PATH } from "./contract.js";
 import { planUserData, USER_DATA_LIMIT } from "./generate.js";
 import { IDENTITY_HEADERS, PROVISIONER_RETRY, RETRIED_STATUSES } from "./join-script.js";
+import { NODE_VERBS, PROVISIONER_SERVICE_ACCOUNT, RBAC_PATH } from "./rbac.js";
 
 export function summarizeCloudInit(plan: BurstPlan): string | undefined {
   const cloud = plan.cloud;
@@ -18,13 +19,13 @@ export function summarizeCloudInit(plan: BurstPlan): string | undefined {
   return [
     "## Cloud user data",
     "",
-    `Burst nodes boot Fedora with cloud-init, fetch their WireGuard config and kubeadm discovery kubeconfig from ${cloud.provisioner.url} (\`/wireguard/config/<instance-id>\`, \`/kubeadm/kubeconfig/<instance-id>\`, each request signed with the instance identity document from IMDSv2), bring up \`${cloud.wireguard.interface}\` (tunnel ${cloud.wireguard.tunnelSubnet}, MTU ${cloud.tunnelMtu}) and join ${cloud.apiServerEndpoint} with \`node-ip\` = their tunnel address and \`provider-id\` = \`aws:///<az>/<instance-id>\`. No per-instance secret is in the user data.`,
+    `Burst nodes boot Fedora with cloud-init, fetch their WireGuard config and kubeadm discovery kubeconfig from ${cloud.provisioner.url} (\`/wireguard/config/<instance-id>\`, \`/kubeadm/kubeconfig/<instance-id>\`, each request signed with the instance identity document from IMDSv2), bring up \`${cloud.wireguard.interface}\` (tunnel ${cloud.wireguard.tunnelSubnet}, MTU ${cloud.tunnelMtu}) and join ${cloud.apiServerEndpoint} as a Node named by their instance id, with \`node-ip\` = their tunnel address and \`provider-id\` = \`aws:///<az>/<instance-id>\`. No per-instance secret is in the user data.`,
     "",
     `Resolvers after tunnel-up: only ${cloud.nameservers.join(", ")} (at most 2, because glibc reads 3 and the kubelet adds the cluster DNS). \`DNS=\` lines of the served WireGuard config are dropped, the AWS resolver is removed, and the join stops if any other nameserver remains.`,
     "",
     mdTable(["pool", "user data", "gzipped"], rows),
     "",
-    "Packages installed on every burst node:",
+    `Packages installed on every burst node (Fedora's \`kubernetes${plan.kubernetes.version.major}.${plan.kubernetes.version.minor}\` streams pin the minor; Fedora's updates repository offers only the newest patch of a stream, so the exact ${plan.kubernetes.versionText} is not pinned: the join script installs again with retries, checks \`kubeadm\`, \`kubelet\`, \`crictl\` and \`wg\`, accepts a newer patch of ${plan.kubernetes.version.major}.${plan.kubernetes.version.minor} (kubeadm's preflight compares minors) and powers the instance off on any other minor). The kubelet uses the systemd cgroup driver with cri-o, and local storage isolation is off on Fedora Cloud's btrfs root, through the kubeadm patch \`/etc/clusterspec/kubeadm-patches/kubeletconfiguration+strategic.yaml\` (kubelet flags below 1.25):`,
     "",
     mdTable(
       ["package", "why"],
@@ -48,7 +49,8 @@ function summarizeContract(cloud: CloudPlan): string {
     "",
     `- \`GET /wireguard/config/{instanceId}\` and \`GET /kubeadm/kubeconfig/{instanceId}\`: 200 with the instance's wg-quick config or discovery kubeconfig; 403 when the identity does not verify (not retried); 404 before the instance's \`running\` event is handled and after it terminated; ${RETRIED_STATUSES.join(", ")} and no answer are retried, ${PROVISIONER_RETRY.attempts} attempts ${PROVISIONER_RETRY.delaySeconds} s apart.`,
     `- Every request carries \`${IDENTITY_HEADERS.document}\` (the IMDSv2 instance identity document, base64) and \`${IDENTITY_HEADERS.signature}\` (its PKCS7 signature); the provisioner verifies them against the AWS certificate of ${cloud.aws.region} and the instance id in the path.`,
-    `- \`POST ${SNS_PATH}\`: SNS messages; the provisioner confirms the subscription and, per instance, on \`running\` mints a bootstrap token and assigns a WireGuard peer slot, on \`terminated\` revokes both.`,
+    `- \`POST ${cloud.provisioner.notifyPath}\`: SNS messages; the provisioner confirms the subscription and, per instance, on \`running\` mints a bootstrap token and assigns a WireGuard peer slot, on \`terminated\` revokes both.`,
+    `- Nodes: a burst node registers under its EC2 instance id (\`nodeRegistration.name\`), never its recyclable host name. **The provisioner removes nodes**: on \`terminated\` it deletes the instance's Node (after checking its providerID), as ServiceAccount ${cloud.provisioner.namespace}/${PROVISIONER_SERVICE_ACCOUNT} with the ClusterRole of \`${RBAC_PATH}\` (${NODE_VERBS.join(" and ")} on nodes). No cloud controller manager runs, so without it a terminated instance's Node would stay, with its taints and providerID.`,
     `- Peer configs live in Secrets of type \`${s.type}\` in namespace ${s.namespace}, data key \`${s.dataKey}\`, labelled \`${s.labels.cluster}\`, \`${s.labels.pool}\`, \`${s.labels.slot}\` and, while an instance holds the slot, \`${s.labels.instanceId}\`. Keys: ${keys}.`,
     "",
     `Peer-slot budget: a pool needs at least one slot per instance that holds one at a time, i.e. \`maxSize\` plus the instances still terminating (an instance keeps its slot until its \`terminated\` event is handled, while Auto Scaling may already run its replacement). The plan gives each pool exactly \`maxSize\` slots (${cloud.pools.map((p) => `${p.name}: ${p.slots.length}`).join(", ")}), so a replacement that starts while its predecessor terminates finds no free slot and gets 404 until the \`terminated\` event frees one; the join script waits ${PROVISIONER_RETRY.attempts * PROVISIONER_RETRY.delaySeconds} s for that. Slots go only to instances of the pools' groups (the contract), so unrelated instances never take one.`,

@@ -1,5 +1,6 @@
 // cloud-config for a burst node pool, built as an object and serialised with toYaml.
 import {
+  BURST_ROOT_FILESYSTEM,
   type BurstPlan,
   type CloudPlan,
   formatExtraArgs,
@@ -8,6 +9,7 @@ import {
   ipFamily,
   type PlannedPool,
   shellQuote,
+  storageIsolationOff,
   toYaml,
 } from "@clusterspec/core";
 import {
@@ -19,10 +21,43 @@ import {
   type JoinEnv,
   joinScript,
   NODE_IP_PLACEHOLDER,
+  NODE_NAME_PLACEHOLDER,
   PROVIDER_ID_PLACEHOLDER,
 } from "./join-script.js";
 
 export const CRIO_SOCKET = "unix:///var/run/crio/crio.sock";
+
+/** Where the burst node's kubeadm patches live; kubeadm applies them on join. */
+export const BURST_PATCHES_DIRECTORY = "/etc/clusterspec/kubeadm-patches";
+export const BURST_KUBELET_PATCH_FILE = "kubeletconfiguration+strategic.yaml";
+
+/** A burst node runs Fedora with systemd: the kubelet and cri-o use the systemd cgroup driver whatever the cluster's. */
+export const BURST_CGROUP_DRIVER = "systemd";
+
+/**
+ * How a burst node's kubelet differs from the cluster's KubeletConfiguration, and how: a kubeadm patch from 1.25,
+ * kubelet flags before (no kubeletconfiguration patches then). The systemd cgroup driver (Fedora, cri-o) and, on
+ * Fedora Cloud's btrfs root, local storage isolation off, as on on-prem btrfs nodes.
+ */
+export function burstKubeletSettings(plan: BurstPlan): {
+  readonly patch: Record<string, unknown> | undefined;
+  readonly flags: Record<string, string>;
+} {
+  const off = storageIsolationOff(BURST_ROOT_FILESYSTEM, plan.kubernetes.version.minor);
+  if (off === "kubelet-feature-gate")
+    return {
+      patch: undefined,
+      flags: { "cgroup-driver": BURST_CGROUP_DRIVER, "feature-gates": "LocalStorageCapacityIsolation=false" },
+    };
+  // strategic merge patch of the cluster's KubeletConfiguration, bare fields as on-prem nodes' patches
+  return {
+    patch: {
+      cgroupDriver: BURST_CGROUP_DRIVER,
+      ...(off === "kubelet-config-patch" ? { localStorageCapacityIsolation: false } : {}),
+    },
+    flags: {},
+  };
+}
 
 /** A comment line for a generated file: never more than one line, whatever the source name holds. */
 function comment(plan: BurstPlan): string {
@@ -49,16 +84,19 @@ export function joinEnvFor(plan: BurstPlan, cloud: CloudPlan, pool: PlannedPool)
     TUNNEL_MTU: String(cloud.tunnelMtu),
     NAMESERVERS: cloud.nameservers.join(" "),
     PACKAGES: fedoraPackages(cloud).join(" "),
+    KUBERNETES_VERSION: plan.kubernetes.versionText,
   };
 }
 
-/** The JoinConfiguration with two placeholders the join script replaces at boot (tunnel address, provider id). */
+/** The JoinConfiguration with placeholders the join script replaces at boot (node name = instance id, tunnel address, provider id). */
 export function joinConfiguration(plan: BurstPlan, pool: PlannedPool): Record<string, unknown> {
   const labels = Object.keys(pool.labels)
     .sort()
     .map((k) => `${k}=${pool.labels[k] ?? ""}`)
     .join(",");
+  const kubelet = burstKubeletSettings(plan);
   const kubeletArgs: Record<string, string> = {
+    ...kubelet.flags,
     "node-ip": NODE_IP_PLACEHOLDER,
     "provider-id": PROVIDER_ID_PLACEHOLDER,
     ...(labels === "" ? {} : { "node-labels": labels }),
@@ -68,10 +106,12 @@ export function joinConfiguration(plan: BurstPlan, pool: PlannedPool): Record<st
     kind: "JoinConfiguration",
     discovery: { file: { kubeConfigPath: DISCOVERY_KUBECONFIG_PATH } },
     nodeRegistration: {
+      name: NODE_NAME_PLACEHOLDER,
       criSocket: CRIO_SOCKET,
       kubeletExtraArgs: formatExtraArgs(plan.kubernetes.kubeadmApiVersion, kubeletArgs),
       taints: pool.taints.map((t) => ({ key: t.key, ...(t.value === "" ? {} : { value: t.value }), effect: t.effect })),
     },
+    ...(kubelet.patch === undefined ? {} : { patches: { directory: BURST_PATCHES_DIRECTORY } }),
   };
 }
 
@@ -85,7 +125,8 @@ export function userDataObject(plan: BurstPlan, pool: PlannedPool): Record<strin
   if (!cloud) throw new InternalError("user data needs plan.cloud");
   for (const ns of cloud.nameservers)
     if (!/^[0-9A-Fa-f.:]+$/.test(ns)) throw new InternalError(`nameserver ${ns} is not an IP address`);
-  const cgroup = plan.kubernetes.cgroupDriver;
+  const cgroup = BURST_CGROUP_DRIVER;
+  const kubeletPatch = burstKubeletSettings(plan).patch;
   const file = (path: string, content: string, permissions = "0644") => ({ path, content, permissions });
   return {
     packages: fedoraPackages(cloud),
@@ -101,7 +142,7 @@ export function userDataObject(plan: BurstPlan, pool: PlannedPool): Record<strin
       ),
       // an empty zram-generator config turns Fedora's zram swap off; the kubelet refuses swap by default
       file("/etc/systemd/zram-generator.conf", comment(plan)),
-      // the kubelet configuration comes from the cluster, so cri-o follows its cgroup driver
+      // Fedora runs systemd: cri-o and the kubelet (patched above the cluster's configuration) use its cgroup driver
       file(
         "/etc/crio/crio.conf.d/90-clusterspec.conf",
         iniFile(plan, [
@@ -128,6 +169,9 @@ export function userDataObject(plan: BurstPlan, pool: PlannedPool): Record<strin
           ]),
       file(JOIN_ENV_PATH, renderJoinEnv(plan, joinEnvFor(plan, cloud, pool))),
       file(JOIN_TEMPLATE_PATH, comment(plan) + toYaml(joinConfiguration(plan, pool))),
+      ...(kubeletPatch === undefined
+        ? []
+        : [file(`${BURST_PATCHES_DIRECTORY}/${BURST_KUBELET_PATCH_FILE}`, comment(plan) + toYaml(kubeletPatch))]),
       file(JOIN_SCRIPT_PATH, joinScript(generatedMarker(plan)), "0755"),
     ],
     runcmd: [[JOIN_SCRIPT_PATH]],

@@ -11,7 +11,9 @@ import {
   IDENTITY_HEADERS,
   joinScript,
   PROVISIONER_RETRY,
+  PROVISIONER_SERVICE_ACCOUNT,
   provisionerContract,
+  RBAC_PATH,
   RETRIED_STATUSES,
 } from "../src/index.js";
 
@@ -86,5 +88,36 @@ describe("provisioner contract", () => {
       }),
       { numRuns: 30 },
     );
+  });
+});
+
+describe("provisioner RBAC (node lifecycle)", () => {
+  it("grants the provisioner's ServiceAccount get and delete on nodes, nothing else, and the contract names it", () => {
+    const plan = mustResolve(buildSpec({ controlPlanes: 3, workers: 0, poolSize: 2, cloud: true }));
+    const a = generateCloudInit(plan).find((x) => x.path === RBAC_PATH);
+    const docs = parseYamlDocuments(a?.content ?? "") as {
+      kind: string;
+      metadata: { name: string; namespace?: string };
+      rules?: unknown;
+      roleRef?: { name: string };
+      subjects?: { kind: string; name: string; namespace: string }[];
+    }[];
+    expect(docs.map((d) => d.kind)).toEqual(["ServiceAccount", "ClusterRole", "ClusterRoleBinding"]);
+    const [sa, role, binding] = docs;
+    const ns = plan.cloud?.provisioner.namespace;
+    expect(sa?.metadata).toMatchObject({ name: PROVISIONER_SERVICE_ACCOUNT, namespace: ns });
+    expect(role?.rules).toEqual([{ apiGroups: [""], resources: ["nodes"], verbs: ["get", "delete"] }]);
+    expect(binding?.roleRef?.name).toBe(role?.metadata.name);
+    expect(binding?.subjects).toEqual([{ kind: "ServiceAccount", name: PROVISIONER_SERVICE_ACCOUNT, namespace: ns }]);
+    const contract = provisionerContract(plan) as {
+      info: { description: string };
+      "x-clusterspec": { nodeLifecycle: { clusterRole: string; verbs: string[]; deleteNodeOn: string } };
+    };
+    expect(contract["x-clusterspec"].nodeLifecycle).toMatchObject({
+      clusterRole: role?.metadata.name,
+      verbs: ["get", "delete"],
+      deleteNodeOn: "terminated",
+    });
+    expect(contract.info.description).toContain("Also on `terminated`: delete the instance's Node");
   });
 });

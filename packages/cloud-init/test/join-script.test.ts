@@ -5,6 +5,7 @@
 // request goes through the real curl.
 import { spawn } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { request as httpsRequest } from "node:https";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { ClusterPlan } from "@clusterspec/core";
@@ -66,7 +67,7 @@ fi`,
   sleep: `echo "sleep $*" >>"$STUB_LOG"`,
   // the package install: fails while DNF_FAILS is set
   dnf: `echo "dnf $*" >>"$STUB_LOG"; [ -z "\${DNF_FAILS:-}" ]`,
-  kubelet: `echo "kubelet $*" >>"$STUB_LOG"`,
+  kubelet: `echo "kubelet $*" >>"$STUB_LOG"; [ "$1" != --version ] || echo "Kubernetes $KUBELET_VERSION_STUB"`,
   crictl: `echo "crictl $*" >>"$STUB_LOG"`,
   wg: `echo "wg $*" >>"$STUB_LOG"`,
   poweroff: `echo "poweroff $*" >>"$STUB_LOG"`,
@@ -165,6 +166,7 @@ describe("join script against the mock provisioner", () => {
         `STUB_DIR=${dir}`,
         `STUB_LOG=${join(dir, "log")}`,
         `REAL_CURL=${realCurl}`,
+        `KUBELET_VERSION_STUB=${plan.kubernetes.versionText}`,
         `CURL_CA_BUNDLE=${join(work, "cert.pem")}`,
         ...Object.entries(env).map(([k, v]) => `${k}=${v}`),
         "unshare",
@@ -199,7 +201,7 @@ describe("join script against the mock provisioner", () => {
   it("waits out a 404 and a 503, sends the signed identity, drops the served DNS= and joins", async (ctx) => {
     if (!canRun()) return ctx.skip();
     const r = await runJoin({ wireguard: [404, 503, 200], kubeconfig: [200] });
-    expect(r.stderr).toContain("clusterspec-join: joined the cluster as 172.30.99.7");
+    expect(r.stderr).toContain(`clusterspec-join: joined the cluster as node ${INSTANCE_ID} at 172.30.99.7`);
     expect(r.status).toBe(0);
     // every request passed the mock's identity checks: it answered only from the script
     expect(r.seen.map((s) => `${s.method} ${s.path} ${s.status}`)).toEqual([
@@ -217,7 +219,9 @@ describe("join script against the mock provisioner", () => {
     expect(r.log).not.toContain("poweroff");
     expect(r.cni).toBe("");
     expect(r.log).not.toContain("imds without token");
-    const [doc] = parseYamlDocuments(r.join) as { nodeRegistration: { kubeletExtraArgs: unknown } }[];
+    const [doc] = parseYamlDocuments(r.join) as { nodeRegistration: { name: string; kubeletExtraArgs: unknown } }[];
+    // named by its instance id, never the recyclable ip-a-b-c-d host name
+    expect(doc?.nodeRegistration.name).toBe(INSTANCE_ID);
     expect(doc?.nodeRegistration.kubeletExtraArgs).toEqual([
       { name: "node-ip", value: "172.30.99.7" },
       { name: "node-labels", value: "node.kubernetes.io/ci=" },
@@ -234,6 +238,86 @@ describe("join script against the mock provisioner", () => {
       "systemctl enable kubelet.service",
       "kubeadm join --config /etc/clusterspec/kubeadm-join.yaml",
     ]);
+  });
+
+  it("the Node joins under its instance id and the provisioner deletes it on terminated, then answers 404", async (ctx) => {
+    if (!canRun()) return ctx.skip();
+    const r = await runJoin({ wireguard: [200], kubeconfig: [200] });
+    expect(r.status).toBe(0);
+    const [doc] = parseYamlDocuments(r.join) as {
+      nodeRegistration: { name: string; kubeletExtraArgs: { name: string; value: string }[] };
+    }[];
+    const name = doc?.nodeRegistration.name ?? "";
+    const providerID = doc?.nodeRegistration.kubeletExtraArgs.find((a) => a.name === "provider-id")?.value ?? "";
+    // what the kubelet registers, and a stale Node of another instance that must survive
+    provisioner.nodes.set(name, { name, providerID });
+    provisioner.nodes.set("i-0fffffffffffffff0", {
+      name: "i-0fffffffffffffff0",
+      providerID: `aws:///${REGION}b/i-0aaaaaaaaaaaaaaa0`,
+    });
+    provisioner.deletedNodes.length = 0;
+    const notify = (state: string, id: string) =>
+      new Promise<number>((resolve, reject) => {
+        const url = new URL(plan.cloud?.snsEndpoint ?? "");
+        const body = JSON.stringify({
+          Type: "Notification",
+          Message: JSON.stringify({
+            source: "aws.ec2",
+            "detail-type": "EC2 Instance State-change Notification",
+            detail: { "instance-id": id, state },
+          }),
+        });
+        const req = httpsRequest(
+          {
+            host: "127.0.0.1",
+            port: url.port,
+            path: url.pathname,
+            method: "POST",
+            servername: "provisioner.test",
+            ca: readFileSync(join(work, "cert.pem")),
+            headers: { "x-amz-sns-message-type": "Notification", "content-type": "text/plain" },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
+        req.on("error", reject);
+        req.end(body);
+      });
+    expect(await notify("terminated", INSTANCE_ID)).toBe(200);
+    expect(await notify("terminated", "i-0fffffffffffffff0")).toBe(200);
+    expect(provisioner.deletedNodes).toEqual([INSTANCE_ID]);
+    expect([...provisioner.nodes.keys()]).toEqual(["i-0fffffffffffffff0"]);
+    // terminated is final: a late boot of the same id gets 404 and gives up (power-off)
+    const late = await runJoin({ wireguard: [200], kubeconfig: [200] });
+    expect(late.seen[0]?.status).toBe(404);
+    expect(late.status).toBe(1);
+    provisioner.terminated.clear();
+    provisioner.nodes.clear();
+  });
+
+  it("accepts a newer patch of the cluster's minor, and powers off on another minor before contacting the provisioner", async (ctx) => {
+    if (!canRun()) return ctx.skip();
+    const { major, minor, patch } = plan.kubernetes.version;
+    const newer = await runJoin(
+      { wireguard: [200], kubeconfig: [200] },
+      { KUBELET_VERSION_STUB: `v${major}.${minor}.${patch + 3}` },
+    );
+    expect(newer.status).toBe(0);
+    expect(newer.stderr).toContain(
+      `kubelet v${major}.${minor}.${patch + 3}; the cluster runs ${plan.kubernetes.versionText}`,
+    );
+    const other = await runJoin(
+      { wireguard: [200], kubeconfig: [200] },
+      { KUBELET_VERSION_STUB: `v${major}.${minor + 1}.0` },
+    );
+    expect(other.status).toBe(1);
+    expect(other.stderr).toContain(
+      `FAILED: kubelet v${major}.${minor + 1}.0 is not of the cluster's minor v${major}.${minor}`,
+    );
+    expect(other.log).toContain("systemctl --no-block poweroff");
+    expect(other.seen).toEqual([]);
   });
 
   it("retries a failed package install, then powers off without contacting the provisioner", async (ctx) => {

@@ -15,6 +15,8 @@ import fc from "fast-check";
 import { gunzipSync } from "fflate";
 import { describe, expect, it } from "vitest";
 import {
+  BURST_KUBELET_PATCH_FILE,
+  BURST_PATCHES_DIRECTORY,
   cloudInitModule,
   generateCloudInit,
   gzipText,
@@ -63,6 +65,7 @@ describe("user data", () => {
     expect(generateCloudInit(plan).map((a) => a.path)).toEqual([
       "cloud/ci-arm64/user-data.yaml",
       "cloud/provisioner/openapi.yaml",
+      "cloud/provisioner/rbac.yaml",
     ]);
     expect(text.split("\n").slice(0, 2)).toEqual([
       "#cloud-config",
@@ -145,11 +148,52 @@ describe("user data", () => {
     );
   });
 
-  it("keeps only the on-prem nameservers and follows the cluster's cgroup driver in cri-o", () => {
+  it("keeps only the on-prem nameservers and uses systemd's cgroup driver in cri-o whatever the cluster's", () => {
     const files = writeFiles(plan);
+    expect(plan.kubernetes.cgroupDriver).toBe("cgroupfs");
     expect(files["/etc/systemd/resolved.conf.d/90-clusterspec-dns.conf"]?.content).toContain("\nDNS=1.1.1.1 8.8.8.8\n");
     expect(files["/etc/NetworkManager/conf.d/90-clusterspec-dns.conf"]?.content).toContain("\ndns=none\n");
-    expect(files["/etc/crio/crio.conf.d/90-clusterspec.conf"]?.content).toContain('cgroup_manager = "cgroupfs"');
+    expect(files["/etc/crio/crio.conf.d/90-clusterspec.conf"]?.content).toContain('cgroup_manager = "systemd"');
+    expect(files["/etc/crio/crio.conf.d/90-clusterspec.conf"]?.content).toContain('conmon_cgroup = "system.slice"');
+  });
+
+  it("patches the kubelet for Fedora's systemd and btrfs root: a kubeadm patch from 1.25, flags before", () => {
+    const { $schema: _draft, ...schema } = readSchema("kubernetes/kubeadm-kubelet-config.schema.json");
+    const gvk = schema["x-gvk"] as Record<string, string>;
+    const ajv = ajv07();
+    ajv.addSchema(schema, "kubeadm");
+    for (const minor of [24, 25, 34]) {
+      const p = cloudPlan(minor);
+      const files = writeFiles(p);
+      const join = parseYamlDocuments(files[JOIN_TEMPLATE_PATH]?.content ?? "")[0] as {
+        patches?: { directory: string };
+        nodeRegistration: { kubeletExtraArgs: Record<string, string> | { name: string; value: string }[] };
+      };
+      const patchFile = files[`${BURST_PATCHES_DIRECTORY}/${BURST_KUBELET_PATCH_FILE}`]?.content;
+      const args = JSON.stringify(join.nodeRegistration.kubeletExtraArgs);
+      if (minor < 25) {
+        expect(patchFile).toBeUndefined();
+        expect(join.patches).toBeUndefined();
+        expect(args).toContain("LocalStorageCapacityIsolation=false");
+        expect(args).toContain("cgroup-driver");
+      } else {
+        expect(join.patches).toEqual({ directory: BURST_PATCHES_DIRECTORY });
+        expect(parseYamlDocuments(patchFile ?? "")[0]).toEqual({
+          cgroupDriver: "systemd",
+          localStorageCapacityIsolation: false,
+        });
+        expect(args).not.toContain("cgroup-driver");
+        // the patch may set only KubeletConfiguration fields: the strict schema accepts it as a configuration
+        const kubelet = ajv.getSchema(`kubeadm${gvk["kubelet.config.k8s.io/v1beta1/KubeletConfiguration"] ?? ""}`);
+        expect(
+          kubelet?.({
+            apiVersion: "kubelet.config.k8s.io/v1beta1",
+            kind: "KubeletConfiguration",
+            ...(parseYamlDocuments(patchFile ?? "")[0] as object),
+          }),
+        ).toBe(true);
+      }
+    }
   });
 
   it("is the same bytes every time", () => {
@@ -180,7 +224,10 @@ describe("JoinConfiguration template", () => {
       const file = join(dir, "t");
       writeFileSync(file, template);
       const script = writeFiles(cloudPlan())[JOIN_SCRIPT_PATH]?.content;
-      const sedLine = /sed -e (.*) \\\n\s+"\$JOIN_TEMPLATE" >"\$JOIN_CONFIG"/.exec(script ?? "")?.[1];
+      const sedLine = /sed -e (.*) \\\n\s+(-e .*) "\$JOIN_TEMPLATE" >"\$JOIN_CONFIG"/
+        .exec(script ?? "")
+        ?.slice(1, 3)
+        .join(" ");
       if (!sedLine) throw new Error("sed line not found in the join script");
       const r = run("bash", [
         "-c",
@@ -210,9 +257,11 @@ describe("JoinConfiguration template", () => {
           const expected = JSON.parse(
             JSON.stringify(joinConfiguration(p, pool(p)))
               .replace("__NODE_IP__", ip)
-              .replace("__PROVIDER_ID__", `aws:///${az}/${id}`),
+              .replace("__PROVIDER_ID__", `aws:///${az}/${id}`)
+              .replace("__NODE_NAME__", id),
           );
           expect(doc).toEqual(expected);
+          expect((doc?.nodeRegistration as { name?: string } | undefined)?.name).toBe(id);
           const ref = gvk[`${p.kubernetes.kubeadmApiVersion}/JoinConfiguration`] ?? "";
           const validate = ajv.getSchema(`kubeadm${ref}`);
           if (!validate) throw new Error(`no schema at ${ref}`);
@@ -251,6 +300,7 @@ describe("JoinConfiguration template", () => {
               "value": "__PROVIDER_ID__",
             },
           ],
+          "name": "__NODE_NAME__",
           "taints": [
             {
               "effect": "NoSchedule",
@@ -258,6 +308,9 @@ describe("JoinConfiguration template", () => {
               "value": "true",
             },
           ],
+        },
+        "patches": {
+          "directory": "/etc/clusterspec/kubeadm-patches",
         },
       }
     `);
@@ -365,7 +418,7 @@ describe("size", () => {
 
   it("fails with a clear error when even the gzip is too large", () => {
     expect(() => planUserData(plan, pool(plan), 1000)).toThrowErrorMatchingInlineSnapshot(
-      `[OutputLimitError: user data of pool ci-arm64 is 12886 bytes, 4426 gzipped; EC2 accepts 1000: drop labels, taints or resources]`,
+      `[OutputLimitError: user data of pool ci-arm64 is 14345 bytes, 4924 gzipped; EC2 accepts 1000: drop labels, taints or resources]`,
     );
   });
 });

@@ -10,10 +10,27 @@ export {
   type SchemaProblem,
 } from "./artifact.js";
 export { shellDoubleQuoted, shellQuote, withoutControlCharacters } from "./escape.js";
-export { ASG_TAG_LIMITS, type AsgTag } from "./facts/cloud.js";
-export type {
-  KubeadmApiVersion,
-  StorageIsolationOff,
+export {
+  ASG_TAG_LIMITS,
+  type AsgTag,
+  AUTOSCALER_TAG_PREFIX,
+  BURST_NODES_REPORT_EPHEMERAL_STORAGE,
+  BURST_ROOT_FILESYSTEM,
+  ephemeralStorageOf,
+} from "./facts/cloud.js";
+export {
+  FEDORA_EOL,
+  FEDORA_EOL_AS_OF,
+  FEDORA_EOL_SOURCE,
+  type FedoraEol,
+  fedoraPastEol,
+  fedoraReleaseOf,
+} from "./facts/fedora.js";
+export {
+  KUBELET_PATCHES_SINCE_MINOR,
+  type KubeadmApiVersion,
+  type StorageIsolationOff,
+  storageIsolationOff,
 } from "./facts/kubernetes.js";
 export { type ControlPlaneComponent, OWNED_CILIUM_KEYS, OWNED_FLAGS, OWNED_KUBELET_FIELDS } from "./facts/owned.js";
 export { shellVar } from "./facts/spec.js";

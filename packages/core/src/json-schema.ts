@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { mdCell } from "./plan/summary.js";
 import { AnySpecSchema } from "./spec/schema.js";
 

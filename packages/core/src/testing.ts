@@ -479,7 +479,12 @@ export function distinctSecretsFor(spec: AnySpec, seed: number): SecretValues {
 }
 
 // Internals the tests check directly: facts, rules and helpers that are not part of the library API.
-export { autoscalerTags, kubeletMaySetLabel } from "./facts/cloud.js";
+export {
+  autoscalerTags,
+  BURST_NODES_REPORT_EPHEMERAL_STORAGE,
+  ephemeralStorageOf,
+  kubeletMaySetLabel,
+} from "./facts/cloud.js";
 export { defaultMonitorGracePeriod, KUBELET_PATCHES_SINCE_MINOR, kubeadmApiVersionFor } from "./facts/kubernetes.js";
 export { allocateVrids, priorityOrders, replicaOrders, vipKey } from "./facts/vrrp.js";
 export { tunnelMtuOf } from "./facts/wireguard.js";
@@ -506,7 +511,7 @@ export { CLOUD_NODE_DEVICES } from "./plan/resolve.js";
 export { mdCell } from "./plan/summary.js";
 export { planVips } from "./plan/vrrp.js";
 export { resolveSecrets } from "./secrets.js";
-export { parseYamlDocuments, readAsNonString } from "./serialize/yaml.js";
+export { blockYaml, parseYamlDocuments, readAsNonString, viaLibrary as toYamlViaLibrary } from "./serialize/yaml.js";
 export { forbiddenCharacter, inputHygiene } from "./spec/hygiene.js";
 export { cloudBurstRules, type Rule, rules, slotCount } from "./spec/rules/index.js";
 export { ownedCiliumKeysIn, secretShapeOf } from "./spec/rules/knobs.js";

@@ -2,7 +2,14 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ASG_TAG_LIMITS, formatIssues, validateSpec } from "../src/index.js";
 import type { ClusterSpecInput } from "../src/spec/schema.js";
-import { autoscalerTags, buildSpec, kubeletMaySetLabel, mustValidate } from "../src/testing.js";
+import {
+  autoscalerTags,
+  BURST_NODES_REPORT_EPHEMERAL_STORAGE,
+  buildSpec,
+  ephemeralStorageOf,
+  kubeletMaySetLabel,
+  mustValidate,
+} from "../src/testing.js";
 
 type PoolInput = Record<string, unknown>;
 
@@ -30,6 +37,40 @@ describe("cloud pool tags", () => {
       "k8s.io/cluster-autoscaler/node-template/taint/ci=true:NoSchedule",
       "k8s.io/cluster-autoscaler/node-template/resources/github.com/fuse=1",
     ]);
+    // Fedora Cloud's btrfs root: the kubelet reports no ephemeral-storage, so none is promised to Cluster Autoscaler
+    expect(BURST_NODES_REPORT_EPHEMERAL_STORAGE).toBe(false);
+    // a root that reports it: the root volume (30 GiB by default) less the kubelet's 10% hard eviction threshold
+    expect(
+      autoscalerTags(spec.name, pool, ["cloud", "pools", 0], true)
+        .filter((t) => t.key.endsWith("/ephemeral-storage"))
+        .map((t) => `${t.key}=${t.value}`),
+    ).toEqual(["k8s.io/cluster-autoscaler/node-template/resources/ephemeral-storage=27648Mi"]);
+    // an explicit ephemeral-storage resource replaces the derived one
+    const own = { ...pool, resources: { ...pool.resources, "ephemeral-storage": "20Gi" } };
+    expect(
+      autoscalerTags(spec.name, own, ["cloud", "pools", 0], true)
+        .filter((t) => t.key.endsWith("/ephemeral-storage"))
+        .map((t) => `${t.value} from ${t.specPath.join(".")}`),
+    ).toEqual(["20Gi from cloud.pools.0.resources.ephemeral-storage"]);
+  });
+
+  it("derives the ephemeral-storage tag from the root volume for any size: below it, within the value limit", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 8, max: 16384 }), (gib) => {
+        const [value, unit] = [
+          Number.parseInt(ephemeralStorageOf(gib), 10),
+          ephemeralStorageOf(gib).replace(/^\d+/, ""),
+        ];
+        expect(unit).toBe("Mi");
+        expect(value).toBeLessThan(gib * 1024);
+        expect(value).toBeGreaterThanOrEqual(Math.floor(gib * 1024 * 0.9));
+        const tags = autoscalerTags("prop-cluster", { ...basePool(), rootVolumeGiB: gib }, ["cloud", "pools", 0], true);
+        const tag = tags.find((t) => t.key === "k8s.io/cluster-autoscaler/node-template/resources/ephemeral-storage");
+        expect(tag?.value).toBe(ephemeralStorageOf(gib));
+        expect(tag?.specPath).toEqual(["cloud", "pools", 0, "rootVolumeGiB"]);
+      }),
+      { numRuns: 100 },
+    );
   });
 
   it("rejects more than 50 tags, long keys, long values and two taints on one key", () => {
@@ -63,13 +104,25 @@ describe("cloud pool tags", () => {
       fc.property(
         fc.dictionary(key, fc.constantFrom("", "x", "value"), { maxKeys: 55 }),
         fc.dictionary(key, fc.stringMatching(/^[1-9][0-9]{0,300}$/), { maxKeys: 3 }),
-        (labels, resources) => {
-          const spec = withPool((p) => ({ ...p, labels, resources }));
-          const pool = { ...basePool(), labels, resources };
+        fc.option(fc.stringMatching(/^[1-9][0-9]{0,3}Gi$/), { nil: undefined }),
+        fc.integer({ min: 8, max: 16384 }),
+        (labels, extended, ephemeral, rootVolumeGiB) => {
+          // with or without an explicit ephemeral-storage (else derived from the root volume): one tag either way
+          const resources = ephemeral === undefined ? extended : { ...extended, "ephemeral-storage": ephemeral };
+          const spec = withPool((p) => ({ ...p, labels, resources, rootVolumeGiB }));
+          const pool = { ...basePool(), labels, resources, rootVolumeGiB };
           const tags = autoscalerTags("prop-cluster", pool, ["cloud", "pools", 0]);
           const fits =
             tags.length <= ASG_TAG_LIMITS.count &&
             tags.every((t) => t.key.length <= ASG_TAG_LIMITS.keyLength && t.value.length <= ASG_TAG_LIMITS.valueLength);
+          // an explicit one is a tag; none is derived on btrfs burst nodes (they report no ephemeral-storage)
+          expect(tags.filter((t) => t.key.endsWith("/resources/ephemeral-storage"))).toHaveLength(
+            ephemeral === undefined ? 0 : 1,
+          );
+          // where the root reports it, the derived tag is one more and fits too
+          const reported = autoscalerTags("prop-cluster", pool, ["cloud", "pools", 0], true);
+          expect(reported.filter((t) => t.key.endsWith("/resources/ephemeral-storage"))).toHaveLength(1);
+          expect(reported.every((t) => t.value.length <= ASG_TAG_LIMITS.valueLength)).toBe(true);
           expect(validateSpec(spec).ok).toBe(fits);
         },
       ),

@@ -287,3 +287,22 @@ describe("formatIssues colours", () => {
     expect(coloured.replaceAll(new RegExp(`${"\x1b"}\\[\\d+m`, "g"), "")).toBe(plain);
   });
 });
+
+describe("messages for the provisioner's SNS path", () => {
+  it("a notifyPath that is not a plain URL path names the field and its line", () => {
+    const text = report(
+      hybrid,
+      "    url: https://provisioner.example.com\n",
+      "    url: https://provisioner.example.com\n    notifyPath: sns?x=1\n",
+    );
+    expect(text).toContain("expected a URL path such as /sns");
+    expect(text).toContain("→ at cloud.provisioner.notifyPath (cluster.yaml:77:");
+    expect(
+      report(
+        hybrid,
+        "    url: https://provisioner.example.com\n",
+        "    url: https://provisioner.example.com\n    notifyPath: /hooks/sns\n",
+      ),
+    ).toBe("(valid)");
+  });
+});

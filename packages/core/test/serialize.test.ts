@@ -1,13 +1,146 @@
 import { execFileSync } from "node:child_process";
 import { InternalError, shellDoubleQuoted, shellQuote, stableJson, toYaml, toYamlDocuments } from "@clusterspec/core";
-import { parseYamlDocuments } from "@clusterspec/core/testing";
+import { blockYaml, parseYamlDocuments, toYamlViaLibrary } from "@clusterspec/core/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 
 // Plain JSON-like values (no -0, no undefined): what generators build.
 const arbPlain = fc.jsonValue().map((v) => JSON.parse(JSON.stringify(v)) as unknown);
 
+// Strings YAML 1.1 readers would take for something else, or that need quotes or several lines.
+const TRICKY = [
+  "yes",
+  "No",
+  "ON",
+  "off",
+  "y",
+  "n",
+  "true",
+  "False",
+  "null",
+  "Null",
+  "~",
+  "",
+  " ",
+  " a",
+  "a ",
+  "0777",
+  "0o17",
+  "1e3",
+  "1_000",
+  "0x1f",
+  "0b101",
+  "+1",
+  "-1",
+  ".5",
+  ".inf",
+  "-.Inf",
+  ".NaN",
+  "12:30",
+  "190:20:30.15",
+  "2024-01-01",
+  "2001-12-14t21:59:43.10-05:00",
+  "a: b",
+  "a:b",
+  "a #b",
+  "#a",
+  "-",
+  "- a",
+  "? a",
+  "?",
+  ":",
+  "a:",
+  "[a]",
+  "{a}",
+  "a,b",
+  "*a",
+  "&a",
+  "!a",
+  "|",
+  ">",
+  "'a'",
+  '"a"',
+  "%a",
+  "@a",
+  "`a",
+  "a\nb",
+  "a\n",
+  "\ta",
+  "é",
+  "=",
+  "<<",
+  "---",
+  "...",
+  "10.118.12.100",
+  "10.118.12.100:6443",
+  "unix:///run/containerd/containerd.sock",
+  "sha256:abc",
+  "k8s-1",
+  "x".repeat(1100),
+];
+const arbKey = fc.oneof(
+  fc.constantFrom(...TRICKY, "name", "apiVersion", "kubeletExtraArgs"),
+  fc.string({ maxLength: 6 }),
+);
+const arbScalar = fc.oneof(
+  fc.constantFrom<unknown>(...TRICKY),
+  fc.string({ maxLength: 8 }),
+  fc.integer(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }).map((d) => (Object.is(d, -0) ? 0 : d)),
+  fc.boolean(),
+  fc.constant(null),
+);
+const treeOf = (key: fc.Arbitrary<string>, scalar: fc.Arbitrary<unknown>) =>
+  fc.letrec<{ tree: unknown }>((tie) => ({
+    tree: fc.oneof(
+      { depthSize: "small", withCrossShrink: true },
+      scalar,
+      fc.array(tie("tree"), { maxLength: 4 }),
+      fc.dictionary(key, tie("tree"), { maxKeys: 4, noNullPrototype: true }),
+    ),
+  })).tree;
+const arbTree = fc.oneof(
+  treeOf(
+    arbKey.filter((k) => k !== "__proto__"),
+    arbScalar,
+  ),
+  // what generators build: identifier keys, single-line strings, integers
+  treeOf(
+    fc.constantFrom("name", "value", "kind", "a-b", "x.y", "taints"),
+    fc.oneof(
+      fc.constantFrom<unknown>(...TRICKY.filter((t) => !t.includes("\n"))),
+      fc.integer(),
+      fc.boolean(),
+      fc.constant(null),
+    ),
+  ),
+);
+
 describe("toYaml", () => {
+  it("lays out blocks exactly as the yaml library does, for any plain value (its own fast path included)", () => {
+    let fast = 0;
+    fc.assert(
+      fc.property(arbTree, (value) => {
+        const own = blockYaml(value);
+        if (own !== undefined) fast++;
+        expect(toYaml(value)).toBe(toYamlViaLibrary(value));
+        if (own !== undefined) expect(own).toBe(toYamlViaLibrary(value));
+      }),
+      { numRuns: 3000 },
+    );
+    // the comparison is not vacuous: the fast path took a good share of the values
+    expect(fast).toBeGreaterThan(300);
+    const doc = {
+      apiVersion: "kubeadm.k8s.io/v1beta4",
+      kind: "JoinConfiguration",
+      nodeRegistration: { name: "k8s-2", kubeletExtraArgs: [{ name: "node-ip", value: "10.118.12.21" }], taints: [] },
+      discovery: { bootstrapToken: { apiServerEndpoint: "10.118.12.100:6443", caCertHashes: ["sha256:x"] } },
+      controlPlane: { localAPIEndpoint: { bindPort: 6443 } },
+      patches: { directory: "/etc/kubernetes/patches", extra: {} },
+    };
+    expect(blockYaml(doc)).toBe(toYamlViaLibrary(doc));
+  });
+
   it("quotes YAML 1.1 lookalikes so Go and PyYAML read strings back", () => {
     const tricky = [
       "yes",

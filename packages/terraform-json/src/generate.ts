@@ -7,9 +7,11 @@ import {
   stableJson,
   TERRAFORM_DIR,
 } from "@clusterspec/core";
+import { AUTOSCALER_VALUES_PATH, renderAutoscalerValues } from "./autoscaler.js";
 import { tfLiteral } from "./escape.js";
+import { iamResources } from "./iam.js";
 import { events, type Json, poolResources, providers } from "./resources.js";
-import { summarizeTerraform } from "./summary.js";
+import { summarizeAutoscaler, summarizeTerraform } from "./summary.js";
 
 function file(plan: BurstPlan, name: string, body: Json): Artifact {
   return {
@@ -25,6 +27,7 @@ export function generateTerraform(plan: BurstPlan): Artifact[] {
   return [
     file(plan, "providers.tf.json", providers(cloud)),
     file(plan, "events.tf.json", events(plan, cloud)),
+    file(plan, "iam.tf.json", iamResources(plan, cloud)),
     ...cloud.pools.map((pool) => file(plan, `pool-${pool.name}.tf.json`, poolResources(plan, pool))),
   ];
 }
@@ -34,4 +37,18 @@ export const terraformModule: BurstGeneratorModule = {
   burst: true,
   generate: generateTerraform,
   summarize: summarizeTerraform,
+};
+
+/** Cluster Autoscaler's Helm values: its own module, since the Terraform files are all JSON of one schema. */
+export function generateAutoscalerValues(plan: BurstPlan): Artifact[] {
+  const cloud = plan.cloud;
+  if (!cloud) return [];
+  return [{ path: AUTOSCALER_VALUES_PATH, content: renderAutoscalerValues(plan, cloud) }];
+}
+
+export const autoscalerModule: BurstGeneratorModule = {
+  name: "cluster-autoscaler",
+  burst: true,
+  generate: generateAutoscalerValues,
+  summarize: summarizeAutoscaler,
 };

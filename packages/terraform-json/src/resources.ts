@@ -9,6 +9,7 @@ import {
   userDataPaths,
 } from "@clusterspec/core";
 import { tfExpr, tfLiteral } from "./escape.js";
+import { instanceProfileOf } from "./iam.js";
 
 export type Json = Record<string, unknown>;
 type Cloud = CloudPlan;
@@ -17,6 +18,41 @@ type Cloud = CloudPlan;
 export const SNS_CONFIRMATION_TIMEOUT_MINUTES = 5;
 
 const EVENTS = "ec2_state_change";
+const DLQ = "provisioner_dlq";
+
+/**
+ * The HTTPS subscription's retry schedule (SNS subscription DeliveryPolicy). SNS's default is 3 retries 20 s apart,
+ * then the message is dropped: a provisioner down for a minute would lose a `running` (the node never joins) or a
+ * `terminated` (a slot and a token leak). SNS caps an HTTP/S policy's total retry time at 3,600 s; this schedule's
+ * upper bound (every backoff step at maxDelayTarget) stays within it, see snsRetryBoundSeconds.
+ */
+export const SNS_HEALTHY_RETRY_POLICY = {
+  minDelayTarget: 20,
+  maxDelayTarget: 300,
+  numRetries: 14,
+  numNoDelayRetries: 0,
+  numMinDelayRetries: 3,
+  numMaxDelayRetries: 3,
+  backoffFunction: "exponential",
+} as const;
+
+/** SNS's hard limit on an HTTP/S delivery policy's total retry time. */
+export const SNS_MAX_RETRY_SECONDS = 3600;
+
+/** An upper bound of the policy's total retry time: the backoff phase counted at its maximum delay. */
+export function snsRetryBoundSeconds(p: typeof SNS_HEALTHY_RETRY_POLICY = SNS_HEALTHY_RETRY_POLICY): number {
+  const backoff = p.numRetries - p.numNoDelayRetries - p.numMinDelayRetries - p.numMaxDelayRetries;
+  return p.numMinDelayRetries * p.minDelayTarget + (backoff + p.numMaxDelayRetries) * p.maxDelayTarget;
+}
+
+/** A lower bound: the backoff phase counted at its minimum delay. */
+export function snsRetryFloorSeconds(p: typeof SNS_HEALTHY_RETRY_POLICY = SNS_HEALTHY_RETRY_POLICY): number {
+  const backoff = p.numRetries - p.numNoDelayRetries - p.numMinDelayRetries - p.numMaxDelayRetries;
+  return (p.numMinDelayRetries + backoff) * p.minDelayTarget + p.numMaxDelayRetries * p.maxDelayTarget;
+}
+
+/** How long the dead-letter queue keeps an undelivered notification: SQS's maximum, 14 days. */
+export const DLQ_RETENTION_SECONDS = 1_209_600;
 
 /** Terraform identifiers start with a letter or underscore; pool names may start with a digit. */
 export function poolResourceName(pool: PlannedPool): string {
@@ -53,6 +89,21 @@ export function events(plan: BurstPlan, cloud: Cloud): Json {
       },
     ],
   };
+  const dlqArn = tfExpr(`aws_sqs_queue.${DLQ}.arn`);
+  // only this topic's subscription may move its undeliverable messages into the queue
+  const dlqPolicy = {
+    Version: "2012-10-17",
+    Statement: [
+      {
+        Sid: "SnsDeadLettersOfTheProvisionerSubscription",
+        Effect: "Allow",
+        Principal: { Service: "sns.amazonaws.com" },
+        Action: "sqs:SendMessage",
+        Resource: dlqArn,
+        Condition: { ArnEquals: { "aws:SourceArn": topicArn } },
+      },
+    ],
+  };
   return {
     resource: {
       aws_cloudwatch_event_rule: {
@@ -84,7 +135,20 @@ export function events(plan: BurstPlan, cloud: Cloud): Json {
           endpoint: tfLiteral(cloud.snsEndpoint),
           endpoint_auto_confirms: true,
           confirmation_timeout_in_minutes: SNS_CONFIRMATION_TIMEOUT_MINUTES,
+          delivery_policy: JSON.stringify({ healthyRetryPolicy: SNS_HEALTHY_RETRY_POLICY }),
+          // what SNS still cannot deliver after the retries lands here instead of being dropped
+          redrive_policy: JSON.stringify({ deadLetterTargetArn: dlqArn }),
         },
+      },
+      aws_sqs_queue: {
+        [DLQ]: {
+          name: tfLiteral(awsName(plan.name, "-provisioner-dlq", 80)),
+          message_retention_seconds: DLQ_RETENTION_SECONDS,
+          sqs_managed_sse_enabled: true,
+        },
+      },
+      aws_sqs_queue_policy: {
+        [DLQ]: { queue_url: tfExpr(`aws_sqs_queue.${DLQ}.id`), policy: JSON.stringify(dlqPolicy) },
       },
     },
   };
@@ -131,9 +195,7 @@ export function poolResources(plan: BurstPlan, pool: PlannedPool): Json {
           image_id: tfExpr(`data.aws_ami.${r}.id`),
           instance_type: tfLiteral(pool.instanceType),
           vpc_security_group_ids: pool.securityGroups.map(tfLiteral),
-          ...(pool.instanceProfile === undefined
-            ? {}
-            : { iam_instance_profile: [{ name: tfLiteral(pool.instanceProfile) }] }),
+          iam_instance_profile: [{ name: instanceProfileOf(pool) }],
           // IMDSv2 only; hop limit 1 keeps pods (one hop further) away from the instance's credentials
           metadata_options: [
             { http_endpoint: "enabled", http_tokens: "required", http_put_response_hop_limit: pool.imdsHopLimit },

@@ -1,8 +1,40 @@
 // The PLAN.md section: the AWS resources, each pool's Auto Scaling Group, and how the SNS subscription is confirmed.
-import { ASG_TAG_LIMITS, type BurstPlan, mdTable, PROVISIONER_EVENT_STATES } from "@clusterspec/core";
-import { SNS_CONFIRMATION_TIMEOUT_MINUTES } from "./resources.js";
+import {
+  ASG_TAG_LIMITS,
+  BURST_NODES_REPORT_EPHEMERAL_STORAGE,
+  BURST_ROOT_FILESYSTEM,
+  type BurstPlan,
+  type CloudPlan,
+  FEDORA_EOL_AS_OF,
+  FEDORA_EOL_SOURCE,
+  fedoraPastEol,
+  fedoraReleaseOf,
+  mdTable,
+  PROVISIONER_EVENT_STATES,
+} from "@clusterspec/core";
+import {
+  AUTOSCALER_CREDENTIALS_SECRET,
+  AUTOSCALER_SCALE_FROM_ZERO_MINOR,
+  AUTOSCALER_VALUES_PATH,
+  autoscalerImageTag,
+} from "./autoscaler.js";
+import {
+  AUTOSCALER_DESCRIBE_ACTIONS,
+  AUTOSCALER_WRITE_ACTIONS,
+  autoscalerName,
+  generatedProfileName,
+  poolsWithoutProfile,
+} from "./iam.js";
+import {
+  DLQ_RETENTION_SECONDS,
+  SNS_CONFIRMATION_TIMEOUT_MINUTES,
+  SNS_HEALTHY_RETRY_POLICY,
+  snsRetryBoundSeconds,
+  snsRetryFloorSeconds,
+} from "./resources.js";
 
-export function summarizeTerraform(plan: BurstPlan): string | undefined {
+/** `asOf`: the date (YYYY-MM-DD) Fedora releases are checked against; by default the day the EOL table was compiled. */
+export function summarizeTerraform(plan: BurstPlan, asOf: string = FEDORA_EOL_AS_OF): string | undefined {
   const cloud = plan.cloud;
   if (!cloud) return undefined;
   const rows = cloud.pools.map((p) => [
@@ -16,6 +48,11 @@ export function summarizeTerraform(plan: BurstPlan): string | undefined {
   ]);
   const podAccess = cloud.pools.filter((p) => p.imdsHopLimit > 1);
   const oneZone = cloud.pools.filter((p) => p.subnets.length === 1);
+  const pastEol = cloud.pools.flatMap((p) => {
+    const release = "lookup" in p.ami ? fedoraReleaseOf(p.ami.lookup.name) : undefined;
+    const row = release === undefined ? undefined : fedoraPastEol(release, asOf);
+    return row === undefined ? [] : [{ pool: p, row }];
+  });
   return [
     "## AWS (Terraform)",
     "",
@@ -23,16 +60,78 @@ export function summarizeTerraform(plan: BurstPlan): string | undefined {
     "",
     `The provisioner confirms the SNS subscription itself (\`endpoint_auto_confirms = true\`): \`terraform apply\` waits up to ${SNS_CONFIRMATION_TIMEOUT_MINUTES} minutes for the confirmation and fails without it. Terraform cannot delete an unconfirmed subscription (it only drops it from state), but \`terraform destroy\` deletes the topic, and with it every subscription, confirmed or pending; AWS also expires pending ones after 3 days.`,
     "",
+    `Delivery that loses nothing: SNS's default for HTTPS is 3 retries 20 s apart, then the message is dropped. The subscription's delivery policy retries ${SNS_HEALTHY_RETRY_POLICY.numRetries} times (${SNS_HEALTHY_RETRY_POLICY.numMinDelayRetries} × ${SNS_HEALTHY_RETRY_POLICY.minDelayTarget} s, then ${SNS_HEALTHY_RETRY_POLICY.backoffFunction} backoff up to ${SNS_HEALTHY_RETRY_POLICY.maxDelayTarget} s, the last ${SNS_HEALTHY_RETRY_POLICY.numMaxDelayRetries} at ${SNS_HEALTHY_RETRY_POLICY.maxDelayTarget} s), between ${Math.round(snsRetryFloorSeconds() / 60)} and ${Math.round(snsRetryBoundSeconds() / 60)} minutes in all (SNS allows at most 60), so a provisioner can be redeployed or restarted without losing an event. What still fails goes to the SQS dead-letter queue \`${plan.name}-provisioner-dlq\` (kept ${DLQ_RETENTION_SECONDS / 86400} days; its policy admits only this topic): replay each message to the provisioner (or act on it by hand) after an outage longer than that, or a \`running\` instance never joins and a \`terminated\` one keeps its slot, token and Node.`,
+    "",
     `Scoping to the pools: an EC2 state-change event names no Auto Scaling Group and EventBridge cannot match on tags, so the rule still forwards these two states for every instance of the region. The contract (\`cloud/provisioner/openapi.yaml\`) makes the provisioner check, before it hands out a peer slot or a bootstrap token, that the instance's \`aws:autoscaling:groupName\` tag is one of ${cloud.pools.map((p) => `\`${p.groupName}\``).join(", ")}; other instances get nothing. This was chosen over Auto Scaling's own "EC2 Instance Launch/Terminate Successful" events (which carry \`AutoScalingGroupName\` and could be filtered at the source) because the EC2 states are what the lifecycle is defined on: \`terminated\` comes for every way an instance ends (also terminated by hand or detached first), and \`running\` is when it can first call the provisioner. The cost: the provisioner needs \`ec2:DescribeTags\` (or \`ec2:DescribeInstances\`) in ${cloud.aws.region}, and unrelated instances still cause a (dropped) notification.`,
     "",
     ...podAccess.map(
       (p) =>
         `> **Warning:** pool ${p.name} lets pods reach the instance metadata service (\`imds.podAccess: true\`, hop limit 2): any pod on its nodes can read the instance role's credentials.\n`,
     ),
+    ...pastEol.map(
+      ({ pool: p, row }) =>
+        `> **Warning:** pool ${p.name} looks up Fedora ${row.release} (\`cloud.pools[${cloud.pools.indexOf(p)}].ami.lookup.name\`), which reached its end of life ${/^\d/.test(row.eol) ? `on ${row.eol}` : row.eol} (${FEDORA_EOL_SOURCE}, table of ${FEDORA_EOL_AS_OF}): its mirrors move to the archive, the package install fails and no node of the pool can join. Name a supported release.\n`,
+    ),
     ...oneZone.map(
       (p) =>
         `> **Warning:** pool ${p.name} has a single subnet (${p.subnets[0]}), so a single availability zone: when that zone runs short of ${p.instanceType} capacity, every scale-up of the pool fails. List subnets of two or more zones in \`cloud.pools[${cloud.pools.indexOf(p)}].subnets\`.\n`,
     ),
     mdTable(["pool", "instance type", "AMI", "size", "IMDS hop limit", "taints", "ASG tags"], rows),
+  ].join("\n");
+}
+
+/** Why scale-from-zero promises no ephemeral storage on btrfs burst nodes, or how much it promises. */
+function ephemeralStorageNotes(cloud: CloudPlan): string[] {
+  if (BURST_NODES_REPORT_EPHEMERAL_STORAGE)
+    return [
+      mdTable(
+        ["pool", "ephemeral storage (scale from zero)"],
+        cloud.pools.map((p) => [
+          p.name,
+          p.asgTags.find((t) => t.key.endsWith("/node-template/resources/ephemeral-storage"))?.value ?? "none",
+        ]),
+      ),
+    ];
+  const explicit = cloud.pools.filter((p) => "ephemeral-storage" in p.resources);
+  return [
+    `Ephemeral storage: burst nodes boot Fedora Cloud, whose root is ${BURST_ROOT_FILESYSTEM}; the kubelet cannot measure it there, so its local storage capacity isolation is off (as on on-prem btrfs nodes) and a burst node reports no \`ephemeral-storage\`. No \`node-template/resources/ephemeral-storage\` tag is derived from the root volume, since it would promise Cluster Autoscaler storage the new node never offers: a pod that requests ephemeral storage fits no burst node and does not trigger a scale-up.`,
+    "",
+    ...explicit.map(
+      (p) =>
+        `> **Warning:** pool ${p.name} sets \`resources.ephemeral-storage\` (\`cloud.pools[${cloud.pools.indexOf(p)}].resources\`): Cluster Autoscaler will scale up for pods that request ephemeral storage, but the new node reports none (${BURST_ROOT_FILESYSTEM} root), so they stay pending while it keeps scaling. Remove it.\n`,
+    ),
+  ];
+}
+
+export function summarizeAutoscaler(plan: BurstPlan): string | undefined {
+  const cloud = plan.cloud;
+  if (!cloud) return undefined;
+  const user = autoscalerName(plan);
+  const generated = poolsWithoutProfile(cloud);
+  const named = cloud.pools.filter((p) => p.instanceProfile !== undefined);
+  const minor = plan.kubernetes.version.minor;
+  return [
+    "## Cluster Autoscaler",
+    "",
+    `\`${AUTOSCALER_VALUES_PATH}\` is for the official chart (\`helm install cluster-autoscaler autoscaler/cluster-autoscaler -n kube-system -f ...\`): auto-discovery of the groups tagged \`k8s.io/cluster-autoscaler/enabled\` and \`k8s.io/cluster-autoscaler/${plan.name}\`, region ${cloud.aws.region}, image tag ${autoscalerImageTag(plan)} (Cluster Autoscaler follows the Kubernetes minor; a newer patch of 1.${minor} is fine), on the control-plane nodes.`,
+    "",
+    `Its AWS identity is the IAM user \`${user}\` (\`cloud/terraform/iam.tf.json\`) with one policy: ${AUTOSCALER_DESCRIBE_ACTIONS.map((a) => `\`${a}\``).join(", ")} on any resource, and ${AUTOSCALER_WRITE_ACTIONS.map((a) => `\`${a}\``).join(" and ")} only on groups tagged \`k8s.io/cluster-autoscaler/${plan.name} = owned\` (the pools). The autoscaler runs on-prem, where no instance role or IRSA exists; an IAM user was chosen over IAM Roles Anywhere because Roles Anywhere needs a certificate authority as trust anchor and a credential helper beside the autoscaler, which this cluster does not have. **No access key is generated** (it would sit in the Terraform state): create one for \`${user}\` and store it as Secret \`kube-system/${AUTOSCALER_CREDENTIALS_SECRET}\` with keys \`AWS_ACCESS_KEY_ID\` and \`AWS_SECRET_ACCESS_KEY\` (the values' \`envFromSecret\`); rotate it like any key.`,
+    "",
+    ...(generated.length > 0
+      ? [
+          `Instance profile: pool${generated.length > 1 ? "s" : ""} ${generated.map((p) => p.name).join(", ")} name${generated.length > 1 ? "" : "s"} none, so the launch template gets the generated \`${generatedProfileName(plan)}\` (a role with only its EC2 trust policy: a burst node needs no AWS permission, it proves itself with its signed identity document).`,
+          "",
+        ]
+      : []),
+    ...named.map(
+      (p) =>
+        `> **Note:** pool ${p.name} names the instance profile \`${p.instanceProfile}\` (\`cloud.pools[${cloud.pools.indexOf(p)}].instanceProfile\`): it must exist before \`terraform apply\`, which does not create it, and whoever applies needs \`iam:PassRole\` on its role.\n`,
+    ),
+    ...(minor < AUTOSCALER_SCALE_FROM_ZERO_MINOR
+      ? [
+          `> **Warning:** Kubernetes 1.${minor} pairs with Cluster Autoscaler ${autoscalerImageTag(plan)}, older than 1.${AUTOSCALER_SCALE_FROM_ZERO_MINOR}: its AWS provider does not build scale-from-zero template nodes with the extended resources of the \`node-template/resources/*\` tags, so a pool at zero never scales up for pods that request them. Upgrade the cluster to 1.${AUTOSCALER_SCALE_FROM_ZERO_MINOR} or newer, or keep \`minSize\` at 1 or more.\n`,
+        ]
+      : []),
+    ...ephemeralStorageNotes(cloud),
   ].join("\n");
 }

@@ -1,5 +1,5 @@
 import { type ClusterPlan, resolvePlan, SECRET_KINDS, stableJson, validateSpec } from "@clusterspec/core";
-import { arbSpecAndPlan, buildSpec, mustResolve, mustValidate } from "@clusterspec/core/testing";
+import { arbSpecAndPlan, buildSpec, mustResolve, mustValidate, parseYamlDocuments } from "@clusterspec/core/testing";
 import {
   allStrings,
   checkBlock,
@@ -11,7 +11,20 @@ import {
 import { readSchema } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { generateTerraform, terraformModule, tfExpr, tfLiteral } from "../src/index.js";
+import {
+  AUTOSCALER_SCALE_FROM_ZERO_MINOR,
+  autoscalerModule,
+  generateAutoscalerValues,
+  generateTerraform,
+  SNS_HEALTHY_RETRY_POLICY,
+  SNS_MAX_RETRY_SECONDS,
+  snsRetryBoundSeconds,
+  snsRetryFloorSeconds,
+  summarizeTerraform,
+  terraformModule,
+  tfExpr,
+  tfLiteral,
+} from "../src/index.js";
 
 const schema = readSchema("aws-provider-subset.json") as unknown as ProviderSchemaFile;
 const schemaNewest = readSchema("aws-provider-subset-6.66.0.json") as unknown as ProviderSchemaFile;
@@ -69,6 +82,7 @@ describe("terraform files", () => {
     expect(artifacts.map((a) => a.path)).toEqual([
       "cloud/terraform/providers.tf.json",
       "cloud/terraform/events.tf.json",
+      "cloud/terraform/iam.tf.json",
       "cloud/terraform/pool-ci-arm64.tf.json",
     ]);
   });
@@ -109,10 +123,164 @@ describe("terraform files", () => {
       endpoint: "https://provisioner.example.com/sns",
       endpoint_auto_confirms: true,
       confirmation_timeout_in_minutes: 5,
+      delivery_policy: JSON.stringify({ healthyRetryPolicy: SNS_HEALTHY_RETRY_POLICY }),
+      redrive_policy: JSON.stringify({ deadLetterTargetArn: tfExpr("aws_sqs_queue.provisioner_dlq.arn") }),
     });
     const policy = JSON.parse(String(events.resource.aws_sns_topic_policy?.ec2_state_change?.policy));
     expect(policy.Statement[0].Principal).toEqual({ Service: "events.amazonaws.com" });
     expect(policy.Statement[0].Action).toBe("sns:Publish");
+  });
+
+  it("retry SNS deliveries far longer than the default, within SNS's hour, and dead-letter the rest into SQS", () => {
+    const events = docs(plan)["cloud/terraform/events.tf.json"] as {
+      resource: Record<string, Record<string, Record<string, unknown>>>;
+    };
+    const sub = events.resource.aws_sns_topic_subscription?.provisioner;
+    const retry = JSON.parse(String(sub?.delivery_policy)).healthyRetryPolicy;
+    // the phases add up to numRetries; SNS caps the whole schedule at 3,600 s, the default is 3 × 20 s
+    expect(retry.numNoDelayRetries + retry.numMinDelayRetries + retry.numMaxDelayRetries).toBeLessThanOrEqual(
+      retry.numRetries,
+    );
+    expect(retry.minDelayTarget).toBeGreaterThanOrEqual(1);
+    expect(retry.maxDelayTarget).toBeGreaterThanOrEqual(retry.minDelayTarget);
+    expect(retry.numRetries).toBeLessThanOrEqual(100);
+    expect(["linear", "arithmetic", "geometric", "exponential"]).toContain(retry.backoffFunction);
+    expect(snsRetryBoundSeconds(retry)).toBeLessThanOrEqual(SNS_MAX_RETRY_SECONDS);
+    expect(snsRetryFloorSeconds(retry)).toBeGreaterThan(10 * 60);
+    const queue = events.resource.aws_sqs_queue?.provisioner_dlq;
+    expect(queue).toEqual({
+      name: "prop-cluster-provisioner-dlq",
+      message_retention_seconds: 1_209_600,
+      sqs_managed_sse_enabled: true,
+    });
+    const qp = events.resource.aws_sqs_queue_policy?.provisioner_dlq;
+    expect(qp?.queue_url).toBe(tfExpr("aws_sqs_queue.provisioner_dlq.id"));
+    const statement = JSON.parse(String(qp?.policy)).Statement;
+    expect(statement).toEqual([
+      {
+        Sid: "SnsDeadLettersOfTheProvisionerSubscription",
+        Effect: "Allow",
+        Principal: { Service: "sns.amazonaws.com" },
+        Action: "sqs:SendMessage",
+        Resource: tfExpr("aws_sqs_queue.provisioner_dlq.arn"),
+        Condition: { ArnEquals: { "aws:SourceArn": tfExpr("aws_sns_topic.ec2_state_change.arn") } },
+      },
+    ]);
+    const summary = terraformModule.summarize?.(plan) ?? "";
+    expect(summary).toContain("dead-letter queue `prop-cluster-provisioner-dlq`");
+  });
+
+  it("subscribe the spec's notifyPath under the provisioner URL", () => {
+    const input = cloudInput() as any;
+    input.cloud.provisioner.notifyPath = "/hooks/aws-sns";
+    const p = mustResolve(input);
+    const events = docs(p)["cloud/terraform/events.tf.json"] as {
+      resource: Record<string, Record<string, Record<string, unknown>>>;
+    };
+    expect(events.resource.aws_sns_topic_subscription?.provisioner?.endpoint).toBe(
+      "https://provisioner.example.com/hooks/aws-sns",
+    );
+  });
+
+  it("give Cluster Autoscaler a keyless IAM user whose writes are limited to the pools' groups by tag", () => {
+    const iam = docs(plan)["cloud/terraform/iam.tf.json"] as {
+      resource: Record<string, Record<string, Record<string, unknown>>>;
+    };
+    expect(iam.resource.aws_iam_user?.cluster_autoscaler).toEqual({
+      name: "prop-cluster-cluster-autoscaler",
+      path: "/clusterspec/",
+    });
+    expect(Object.keys(iam.resource)).not.toContain("aws_iam_access_key");
+    expect(iam.resource.aws_iam_user_policy_attachment?.cluster_autoscaler).toEqual({
+      user: tfExpr("aws_iam_user.cluster_autoscaler.name"),
+      policy_arn: tfExpr("aws_iam_policy.cluster_autoscaler.arn"),
+    });
+    const policy = JSON.parse(String(iam.resource.aws_iam_policy?.cluster_autoscaler?.policy)) as {
+      Statement: { Action: string[]; Resource: string; Condition?: unknown }[];
+    };
+    const [describe, write] = policy.Statement;
+    // every unconditioned action only reads
+    expect(describe?.Action.every((a) => /^(autoscaling|ec2):(Describe|Get)/.test(a))).toBe(true);
+    expect(describe?.Condition).toBeUndefined();
+    expect(write?.Action).toEqual([
+      "autoscaling:SetDesiredCapacity",
+      "autoscaling:TerminateInstanceInAutoScalingGroup",
+    ]);
+    expect(write?.Condition).toEqual({
+      StringEquals: { "aws:ResourceTag/k8s.io/cluster-autoscaler/prop-cluster": "owned" },
+    });
+    // the groups carry exactly the tag the condition names
+    const pool = docs(plan)["cloud/terraform/pool-ci-arm64.tf.json"] as {
+      resource: Record<string, Record<string, { tag?: { key: string; value: string }[] }>>;
+    };
+    expect(pool.resource.aws_autoscaling_group?.["ci-arm64"]?.tag).toContainEqual(
+      expect.objectContaining({ key: "k8s.io/cluster-autoscaler/prop-cluster", value: "owned" }),
+    );
+  });
+
+  it("generate a minimal instance profile for pools that name none, and use the spec's otherwise", () => {
+    const lt = (p: ClusterPlan) =>
+      (
+        docs(p)["cloud/terraform/pool-ci-arm64.tf.json"] as {
+          resource: Record<string, Record<string, Record<string, unknown>>>;
+        }
+      ).resource.aws_launch_template?.["ci-arm64"]?.iam_instance_profile;
+    expect(lt(plan)).toEqual([{ name: tfExpr("aws_iam_instance_profile.burst_nodes.name") }]);
+    const iam = docs(plan)["cloud/terraform/iam.tf.json"] as {
+      resource: Record<string, Record<string, Record<string, unknown>>>;
+    };
+    const role = iam.resource.aws_iam_role?.burst_nodes;
+    expect(JSON.parse(String(role?.assume_role_policy)).Statement).toEqual([
+      { Effect: "Allow", Principal: { Service: "ec2.amazonaws.com" }, Action: "sts:AssumeRole" },
+    ]);
+    // no permissions: no policy attachment, no inline policy
+    expect(Object.keys(iam.resource).filter((t) => t.startsWith("aws_iam_role_"))).toEqual([]);
+    const input = cloudInput() as any;
+    input.cloud.pools[0].instanceProfile = "existing-profile";
+    const named = mustResolve(input);
+    expect(lt(named)).toEqual([{ name: "existing-profile" }]);
+    const namedIam = docs(named)["cloud/terraform/iam.tf.json"] as { resource: Record<string, unknown> };
+    expect(namedIam.resource.aws_iam_instance_profile).toBeUndefined();
+    expect(autoscalerModule.summarize?.(named)).toContain("names the instance profile `existing-profile`");
+  });
+
+  it("write Cluster Autoscaler's values: auto-discovery, region, an image of the cluster's minor, credentials by Secret", () => {
+    const [values] = generateAutoscalerValues(plan);
+    expect(values?.path).toBe("cloud/cluster-autoscaler-values.yaml");
+    const [doc] = parseYamlDocuments(values?.content ?? "") as Record<string, any>[];
+    expect(doc?.cloudProvider).toBe("aws");
+    expect(doc?.awsRegion).toBe(plan.cloud?.aws.region);
+    expect(doc?.autoDiscovery).toEqual({
+      clusterName: "prop-cluster",
+      tags: ["k8s.io/cluster-autoscaler/enabled", "k8s.io/cluster-autoscaler/prop-cluster"],
+    });
+    expect(doc?.image.tag).toBe(`v1.${plan.kubernetes.version.minor}.0`);
+    expect(plan.kubernetes.version.minor).toBeGreaterThanOrEqual(AUTOSCALER_SCALE_FROM_ZERO_MINOR);
+    expect(doc?.envFromSecret).toBe("cluster-autoscaler-aws");
+    expect(JSON.stringify(doc)).not.toMatch(/AKIA|aws_secret|SecretAccessKey"\s*:\s*"[^"]/);
+    expect(autoscalerModule.summarize?.(plan)).not.toContain("Warning");
+  });
+
+  it("warn when the cluster's minor pairs with an autoscaler older than 1.26 (no scale-from-zero with extended resources)", () => {
+    const input = cloudInput() as any;
+    input.kubernetes.version = "v1.25.9";
+    const p = mustResolve(input);
+    const summary = autoscalerModule.summarize?.(p) ?? "";
+    expect(summary).toContain("> **Warning:** Kubernetes 1.25 pairs with Cluster Autoscaler v1.25.0, older than 1.26");
+  });
+
+  it("warn in PLAN.md when the AMI filter names a Fedora release past its end of life, against the date passed in", () => {
+    const input = cloudInput() as any;
+    input.cloud.pools[0].ami = {
+      lookup: { owners: ["125523088429"], name: "Fedora-Cloud-Base-AmazonEC2.aarch64-42-*" },
+    };
+    const p = mustResolve(input);
+    const warning =
+      "> **Warning:** pool ci-arm64 looks up Fedora 42 (`cloud.pools[0].ami.lookup.name`), which reached its end of life on 2026-05-28";
+    expect(terraformModule.summarize?.(p)).toContain(warning);
+    expect(summarizeTerraform(p, "2026-05-27")).not.toContain("looks up Fedora");
+    input.cloud.pools[0].ami.lookup.name = "Fedora-Cloud-Base-AmazonEC2.aarch64-43-*";
+    expect(terraformModule.summarize?.(mustResolve(input))).not.toContain("looks up Fedora");
   });
 
   it("require IMDSv2 with hop limit 1 (no pod access by default) and upload the generated user data", () => {

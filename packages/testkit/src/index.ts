@@ -13,6 +13,7 @@ export {
   type TakeoverEvent,
 } from "./failover.js";
 export {
+  type MockNode,
   MockProvisioner,
   type MockProvisionerOptions,
   type ProvisionerScript,

@@ -15,13 +15,46 @@ export interface AsgTag {
 /** AWS limits on Auto Scaling Group tags. */
 export const ASG_TAG_LIMITS = { count: 50, keyLength: 128, valueLength: 256 } as const;
 
-const CA = "k8s.io/cluster-autoscaler";
+/** The prefix of every Cluster Autoscaler tag; `<prefix>/<cluster> = owned` scopes its IAM policy. */
+export const AUTOSCALER_TAG_PREFIX = "k8s.io/cluster-autoscaler";
+const CA = AUTOSCALER_TAG_PREFIX;
+
+/** Fedora Cloud's root filesystem: what burst nodes' kubelet and cri-o keep their data on. */
+export const BURST_ROOT_FILESYSTEM: "btrfs" | "xfs" | "ext4" = "btrfs";
+
+/**
+ * Whether a burst node's kubelet reports ephemeral-storage capacity: only with local storage capacity isolation on.
+ * cadvisor cannot find the device of a btrfs root (the kubelet stops with "failed to get rootfs info"), so isolation
+ * is switched off there for every version (storageIsolationOff: feature gate or KubeletConfiguration field), as on
+ * on-prem btrfs nodes; such a node offers no ephemeral-storage, and a pod that requests any never fits it.
+ */
+export const BURST_NODES_REPORT_EPHEMERAL_STORAGE = BURST_ROOT_FILESYSTEM !== "btrfs";
+
+/** kubelet's default hard eviction threshold for the node filesystem (nodefs.available<10%). */
+const NODEFS_EVICTION_PERCENT = 10;
+
+/**
+ * The ephemeral storage Cluster Autoscaler assumes a new node of the pool offers (its node-template tag): the root
+ * volume (Fedora Cloud's btrfs root holds the kubelet's and cri-o's data) less the kubelet's default hard eviction
+ * threshold, in Mi. Without the tag, a pool at zero looks like it offers none, and a pod that requests ephemeral
+ * storage never triggers a scale-up.
+ */
+export function ephemeralStorageOf(rootVolumeGiB: number): string {
+  return `${Math.floor((rootVolumeGiB * 1024 * (100 - NODEFS_EVICTION_PERCENT)) / 100)}Mi`;
+}
 
 /**
  * The tags of a pool's Auto Scaling Group: a Name, Cluster Autoscaler auto-discovery, and the
- * node-template tags that let it scale from zero (labels, taints as `<value>:<Effect>`, resources).
+ * node-template tags that let it scale from zero (labels, taints as `<value>:<Effect>`, the ephemeral storage derived
+ * from the root volume when the node reports it and `resources` does not name it, resources).
  */
-export function autoscalerTags(clusterName: string, pool: PoolSpec, poolPath: IssuePath): AsgTag[] {
+export function autoscalerTags(
+  clusterName: string,
+  pool: PoolSpec,
+  poolPath: IssuePath,
+  /** whether the node's kubelet reports ephemeral-storage: only then is it derived (never on btrfs burst nodes) */
+  reportsEphemeralStorage: boolean = BURST_NODES_REPORT_EPHEMERAL_STORAGE,
+): AsgTag[] {
   const name = [...poolPath, "name"];
   const ca = (key: string, value: string, specPath: IssuePath): AsgTag => ({
     key: `${CA}/${key}`,
@@ -39,6 +72,14 @@ export function autoscalerTags(clusterName: string, pool: PoolSpec, poolPath: Is
     ...pool.taints.map((t, j) =>
       ca(`node-template/taint/${t.key}`, `${t.value}:${t.effect}`, [...poolPath, "taints", j]),
     ),
+    ...("ephemeral-storage" in pool.resources || !reportsEphemeralStorage
+      ? []
+      : [
+          ca("node-template/resources/ephemeral-storage", ephemeralStorageOf(pool.rootVolumeGiB), [
+            ...poolPath,
+            "rootVolumeGiB",
+          ]),
+        ]),
     ...Object.keys(pool.resources)
       .sort()
       .map((k) => ca(`node-template/resources/${k}`, pool.resources[k] ?? "", [...poolPath, "resources", k])),

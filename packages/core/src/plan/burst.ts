@@ -8,7 +8,7 @@ import { peerKeyLines, type ResolvedSecret, type SecretId } from "../secrets.js"
 import type { CloudSpec } from "../spec/schema.js";
 import type { BurstKubernetes, CloudPlan, PlannedHub, PlannedPackage, PlannedPool, PlannedSlot } from "./types.js";
 
-/** The provisioner's SNS endpoint path: Terraform subscribes it, the contract describes it. */
+/** The provisioner's default SNS endpoint path (`cloud.provisioner.notifyPath`): Terraform subscribes it, the contract describes it. */
 export const PROVISIONER_SNS_PATH = "/sns";
 
 /**
@@ -149,11 +149,11 @@ export function planCloud(cloud: CloudSpec, ctx: BurstContext): CloudPlan {
   const url = cloud.provisioner.url;
   return {
     aws: { region: cloud.aws.region, vpcCidr: cloud.aws.vpcCidr, providerVersion: cloud.aws.providerVersion },
-    provisioner: { url, namespace: cloud.provisioner.namespace },
+    provisioner: { url, namespace: cloud.provisioner.namespace, notifyPath: cloud.provisioner.notifyPath },
     wireguard: { tunnelSubnet: subnet, interface: wg.interface, hub: wg.hub, underlayMtu: wg.underlayMtu },
     tunnelMtu: tunnelMtuOf(wg.underlayMtu),
     pools,
-    snsEndpoint: `${url.replace(/\/+$/, "")}${PROVISIONER_SNS_PATH}`,
+    snsEndpoint: `${url.replace(/\/+$/, "")}${cloud.provisioner.notifyPath}`,
     apiServerEndpoint: ctx.apiServerEndpoint,
     apiHostAlias: ctx.apiHostAlias,
     nameservers: ctx.nameservers,

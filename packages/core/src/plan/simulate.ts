@@ -61,11 +61,27 @@ function addressOn(plan: ClusterPlan, node: string, iface: string): string | und
   return plan.nodes.find((n) => n.name === node)?.interfaces.find((f) => f.name === iface)?.address;
 }
 
+/** The failure state as sets, for the O(V × order) election below. */
+interface StateSets {
+  readonly down: ReadonlySet<string>;
+  readonly unhealthy: ReadonlySet<string>;
+}
+
+/** effectivePriority for the node at `rank` of the VIP's order (no search of the order). */
+function priorityAt(plan: ClusterPlan, vip: PlannedVip, rank: number, node: string, state: StateSets) {
+  const base = vip.priorities[rank];
+  if (base === undefined || state.down.has(node)) return undefined;
+  if (vip.kind !== "control-plane" || !state.unhealthy.has(node)) return base;
+  const weight = plan.vrrp.healthCheck.weight;
+  return weight === 0 ? undefined : clampPriority(base + weight);
+}
+
 /** VRRP's election: the highest priority wins, a tie goes to the higher primary address (RFC 3768 6.4.3). */
-function elect(plan: ClusterPlan, vip: PlannedVip, state: FailureState): VipHolding {
+function elect(plan: ClusterPlan, vip: PlannedVip, state: StateSets): VipHolding {
   let best: VipHolding = { vip, holder: undefined, priority: undefined };
-  for (const node of vip.order) {
-    const p = effectivePriority(plan, vip, node, state);
+  for (let rank = 0; rank < vip.order.length; rank++) {
+    const node = vip.order[rank] as string; // an order names each node once: its rank is its index
+    const p = priorityAt(plan, vip, rank, node, state);
     if (p === undefined) continue;
     const current = best.priority ?? 0;
     const tieWon = (): boolean => {
@@ -90,24 +106,36 @@ export function simulateFailover(
   state: FailureState,
   previous?: ReadonlyMap<string, string | undefined>,
 ): Simulation {
+  const sets: StateSets = { down: new Set(state.down), unhealthy: new Set(state.unhealthy) };
   const holdings = plan.vips.map((vip): VipHolding => {
     const before = previous?.get(vip.key);
     if (plan.vrrp.nopreempt && before !== undefined) {
-      const p = effectivePriority(plan, vip, before, state);
+      const rank = vip.order.indexOf(before);
+      const p = rank < 0 ? undefined : priorityAt(plan, vip, rank, before, sets);
       if (p !== undefined) return { vip, holder: before, priority: p };
     }
-    return elect(plan, vip, state);
+    return elect(plan, vip, sets);
   });
-  const vrrpNodes = plan.nodes.map((n) => n.name).filter((n) => plan.vips.some((v) => v.order.includes(n)));
-  const loads = vrrpNodes.map(
-    (node): NodeLoad => ({
-      node,
-      up: !state.down.includes(node),
-      healthy: !state.unhealthy.includes(node),
-      controlPlaneVip: holdings.some((h) => h.vip.kind === "control-plane" && h.holder === node),
-      externalVips: holdings.filter((h) => h.vip.kind === "external" && h.holder === node).length,
-    }),
-  );
+  const inAnOrder = new Set(plan.vips.flatMap((v) => v.order));
+  const holdsCp = new Set<string>();
+  const external = new Map<string, number>();
+  for (const h of holdings) {
+    if (h.holder === undefined) continue;
+    if (h.vip.kind === "control-plane") holdsCp.add(h.holder);
+    else if (h.vip.kind === "external") external.set(h.holder, (external.get(h.holder) ?? 0) + 1);
+  }
+  const loads = plan.nodes
+    .map((n) => n.name)
+    .filter((n) => inAnOrder.has(n))
+    .map(
+      (node): NodeLoad => ({
+        node,
+        up: !sets.down.has(node),
+        healthy: !sets.unhealthy.has(node),
+        controlPlaneVip: holdsCp.has(node),
+        externalVips: external.get(node) ?? 0,
+      }),
+    );
   return { state, holdings, loads };
 }
 

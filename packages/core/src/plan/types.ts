@@ -244,7 +244,8 @@ export interface PlannedPackage {
 
 export interface CloudPlan {
   readonly aws: { readonly region: string; readonly vpcCidr: string; readonly providerVersion: string };
-  readonly provisioner: { readonly url: string; readonly namespace: string };
+  /** notifyPath: where SNS posts, under url (`cloud.provisioner.notifyPath`) */
+  readonly provisioner: { readonly url: string; readonly namespace: string; readonly notifyPath: string };
   readonly wireguard: {
     readonly tunnelSubnet: string;
     readonly interface: string;
@@ -254,7 +255,7 @@ export interface CloudPlan {
   /** MTU inside the WireGuard tunnel: underlay minus 60 bytes (IPv4 + UDP + WireGuard). */
   readonly tunnelMtu: number;
   readonly pools: readonly PlannedPool[];
-  /** the SNS subscription's endpoint: the provisioner URL + /sns */
+  /** the SNS subscription's endpoint: the provisioner URL + notifyPath */
   readonly snsEndpoint: string;
   /** host:port the burst nodes join */
   readonly apiServerEndpoint: string;

@@ -15,6 +15,14 @@ const STRING_OPTIONS = { lineWidth: 0, minContentWidth: 0 } as const;
 /** One YAML document; LF, exactly one trailing newline; keys stay in insertion order (build objects in the order to ship). */
 export function toYaml(value: unknown): string {
   assertPlain(value, "$");
+  const fast = blockYaml(value);
+  if (fast !== undefined) return fast;
+  return viaLibrary(value);
+}
+
+/** The `yaml` library's rendering (with the quoting readAsNonString asks for), which blockYaml reproduces byte for
+ * byte where it applies (tested). */
+export function viaLibrary(value: unknown): string {
   const doc = new Document(value, DOCUMENT_OPTIONS);
   // Keys too: a key `<<` is a merge key to a YAML 1.1 reader, `yes` a bool, `0o17` an int to Go.
   visit(doc, {
@@ -25,6 +33,88 @@ export function toYaml(value: unknown): string {
   });
   const text = doc.toString(STRING_OPTIONS);
   return text.endsWith("\n") ? text : `${text}\n`;
+}
+
+// ---- the common case without the library's document model: 300 kubeadm.yaml files cost it some 200 ms ----
+// Block maps and sequences are laid out here as the library lays them out (indent 2, sequences indented under
+// their key); every single-line string is still written by the library itself (its quoting decides what YAML 1.1
+// readers must not take for a bool, number, date or null), once per distinct string. Anything else (a multi-line
+// string, a non-integer number, a sequence directly in a sequence, a key that needs quotes) renders the whole
+// document through the library.
+
+const scalarForms = new Map<string, string | null>();
+
+function stringForm(text: string): string | undefined {
+  let form = scalarForms.get(text);
+  if (form === undefined) {
+    if (scalarForms.size > 50_000) scalarForms.clear();
+    const t = text.includes("\n") ? "\n\n" : viaLibrary(text);
+    const line = t.endsWith("\n") ? t.slice(0, -1) : t;
+    form = line.includes("\n") ? null : line;
+    scalarForms.set(text, form);
+  }
+  return form ?? undefined;
+}
+
+function scalarForm(value: unknown): string | undefined {
+  if (value === null) return "null";
+  if (typeof value === "boolean") return value ? "true" : "false";
+  if (typeof value === "number")
+    return Number.isSafeInteger(value) && !Object.is(value, -0) ? String(value) : undefined;
+  return typeof value === "string" ? stringForm(value) : undefined;
+}
+
+const isMap = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+function mapLines(map: Record<string, unknown>, indent: string, out: string[], lead: string = indent): boolean {
+  let first = lead;
+  for (const key of Object.keys(map)) {
+    if (key.length > 1024 || stringForm(key) !== key) return false;
+    const at = first;
+    first = indent;
+    const v = map[key];
+    if (isMap(v) || Array.isArray(v)) {
+      const empty = Array.isArray(v) ? v.length === 0 : Object.keys(v).length === 0;
+      if (empty) out.push(`${at}${key}: ${Array.isArray(v) ? "[]" : "{}"}`);
+      else {
+        out.push(`${at}${key}:`);
+        if (!(Array.isArray(v) ? seqLines(v, `${indent}  `, out) : mapLines(v, `${indent}  `, out))) return false;
+      }
+    } else {
+      const form = scalarForm(v);
+      if (form === undefined) return false;
+      out.push(`${at}${key}: ${form}`);
+    }
+  }
+  return true;
+}
+
+function seqLines(seq: readonly unknown[], indent: string, out: string[]): boolean {
+  for (const item of seq) {
+    if (Array.isArray(item)) {
+      if (item.length > 0) return false;
+      out.push(`${indent}- []`);
+    } else if (isMap(item)) {
+      if (Object.keys(item).length === 0) out.push(`${indent}- {}`);
+      else if (!mapLines(item, `${indent}  `, out, `${indent}- `)) return false;
+    } else {
+      const form = scalarForm(item);
+      if (form === undefined) return false;
+      out.push(`${indent}- ${form}`);
+    }
+  }
+  return true;
+}
+
+/** A non-empty block map or sequence rendered as the library renders it, or undefined where it does not apply. */
+export function blockYaml(value: unknown): string | undefined {
+  const out: string[] = [];
+  if (Array.isArray(value)) {
+    if (value.length === 0 || !seqLines(value, "", out)) return undefined;
+  } else if (isMap(value)) {
+    if (Object.keys(value).length === 0 || !mapLines(value, "", out)) return undefined;
+  } else return undefined;
+  return `${out.join("\n")}\n`;
 }
 
 // A one-line string with a tab or another control character: plain, PyYAML (cloud-init) refuses the tab; in double

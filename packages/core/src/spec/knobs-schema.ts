@@ -1,7 +1,7 @@
 // The open parts of the spec (issue 10): typed kubeadm knobs, node labels and taints, free-form Cilium values and
 // overlays. Kept apart from schema.ts so the closed model stays readable; every free-form part is checked later
 // against the upstream schema of the file it ends up in.
-import { z } from "zod";
+import * as z from "zod";
 import { isIp } from "../ip.js";
 import type { ExtraVolume, NodeTaint, Overlay } from "./knob-types.js";
 

@@ -1,7 +1,7 @@
 // zod issues turned into messages a person reads: the subject first, the bad value shown, the expectation
 // stated, a did-you-mean for misspelt keys and enum values. One zod issue may become several (one per
 // unknown key) or none (a missing key explained by a misspelt sibling).
-import type { z } from "zod";
+import type * as z from "zod";
 import type { IssuePath, SpecIssue } from "../issues.js";
 
 type ZodIssue = z.core.$ZodIssue;

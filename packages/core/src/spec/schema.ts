@@ -1,6 +1,6 @@
 // The cluster spec as the user writes it. Checks local to one value live here; checks that relate
 // several sections live in rules.ts, one function each, so each can be tested and can warn.
-import { z } from "zod";
+import * as z from "zod";
 import { isCidr, isIp, isNetworkCidr } from "../ip.js";
 import {
   CiliumValuesSchema,
@@ -601,6 +601,14 @@ const ProvisionerFields = {
   namespace: rfc1123Label("namespace")
     .default("clusterspec")
     .describe("Kubernetes namespace of the provisioner's peer-config Secrets"),
+  notifyPath: z
+    .string()
+    .max(256)
+    .regex(/^(\/[A-Za-z0-9._~-]+)+$/, {
+      message: "expected a URL path such as /sns: segments of letters, digits, '.', '_', '~' and '-' after each '/'",
+    })
+    .default("/sns")
+    .describe("Path under the provisioner URL where it receives the SNS notifications (the subscription's endpoint)"),
 };
 
 // ---- cloud ----

@@ -321,6 +321,8 @@ export interface ClusterSpecInput {
       url: string;
       /** Kubernetes namespace of the provisioner's peer-config Secrets */
       namespace?: string | undefined;
+      /** Path under the provisioner URL where it receives the SNS notifications (the subscription's endpoint) */
+      notifyPath?: string | undefined;
     };
     /** WireGuard tunnel between on-prem and burst nodes */
     wireguard: {
@@ -749,6 +751,8 @@ export interface ClusterSpec {
       url: string;
       /** Kubernetes namespace of the provisioner's peer-config Secrets */
       namespace: string;
+      /** Path under the provisioner URL where it receives the SNS notifications (the subscription's endpoint) */
+      notifyPath: string;
     };
     /** WireGuard tunnel between on-prem and burst nodes */
     wireguard: {
@@ -918,6 +922,8 @@ export interface CloudBurstSpecInput {
       url: string;
       /** Kubernetes namespace of the provisioner's peer-config Secrets */
       namespace?: string | undefined;
+      /** Path under the provisioner URL where it receives the SNS notifications (the subscription's endpoint) */
+      notifyPath?: string | undefined;
     };
     /** WireGuard tunnel between on-prem and burst nodes */
     wireguard: {
@@ -1072,6 +1078,8 @@ export interface CloudBurstSpec {
       url: string;
       /** Kubernetes namespace of the provisioner's peer-config Secrets */
       namespace: string;
+      /** Path under the provisioner URL where it receives the SNS notifications (the subscription's endpoint) */
+      notifyPath: string;
     };
     /** WireGuard tunnel between on-prem and burst nodes */
     wireguard: {

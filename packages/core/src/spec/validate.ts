@@ -170,6 +170,7 @@ function locator(root: unknown, lineCounter: LineCounter): (issue: SpecIssue) =>
 
 /** Adds `line`/`column` from the spec text to issues found later (e.g. while the CLI resolves secrets). */
 export function locateIssues(text: string, issues: readonly SpecIssue[]): SpecIssue[] {
+  if (issues.length === 0) return []; // nothing to locate: no second parse of the spec
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false });
   return issues.map(locator(doc.contents, lineCounter));

@@ -1,0 +1,113 @@
+// Adds resource types to data/aws-provider-subset-6.66.0.json (from @cdktn/provider-aws@25.7.0) or
+// data/aws-provider-subset.json (from @cdktf/provider-aws@21.22.1) from those packages' generated bindings (PROVENANCE.md): for each type, the attributes and blocks its `synthesizeHclAttributes` lists, their types
+// (storageClassType), and required (a config property without `?` in index.d.ts) or optional. Handles simple
+// attributes, list/set/map of primitives and nested blocks (struct → single, list/set); nothing computed-only.
+// Usage: npm pack @cdktn/provider-aws@25.7.0 && tar xzf cdktn-provider-aws-25.7.0.tgz
+//        node packages/schemas/scripts/derive-aws-subset.mjs aws-provider-subset-6.66.0.json package aws_iam_policy ...
+//        node packages/schemas/scripts/derive-aws-subset.mjs <file> package --check aws_iam_role   (compare with the stored entry)
+import { readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const ADDR = "registry.terraform.io/hashicorp/aws";
+
+const camel = (snake) => snake.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase());
+const pascal = (s) => s[0].toUpperCase() + s.slice(1);
+
+function primitive(storage) {
+  const base = { string: "string", number: "number", boolean: "bool" };
+  if (storage in base) return base[storage];
+  throw new Error(`unknown storage class ${storage}`);
+}
+
+/** The properties of one interface of index.d.ts: name → optional. */
+function interfaceProps(dts, name) {
+  const start = dts.indexOf(`export interface ${name} `);
+  if (start < 0) throw new Error(`no interface ${name}`);
+  const body = dts.slice(start, dts.indexOf("\n}\n", start));
+  const props = new Map();
+  for (const m of body.matchAll(/^ {4}readonly (\w+)(\??):/gm)) props.set(m[1], m[2] === "?");
+  return props;
+}
+
+/** The `const attrs = { ... }` entries after `marker` in index.js. */
+function attrsAfter(js, marker) {
+  const start = js.indexOf(marker);
+  if (start < 0) throw new Error(`no ${marker}`);
+  const from = js.indexOf("const attrs = {", start);
+  const body = js.slice(from, js.indexOf("\n        };", from) + 1);
+  const out = [];
+  for (const m of body.matchAll(
+    /(\w+): \{\s*value: ([^\n]*),\s*isBlock: (true|false),\s*type: "(\w+)",\s*storageClassType: "(\w+)",/g,
+  ))
+    out.push({ name: m[1], value: m[2], isBlock: m[3] === "true", type: m[4], storage: m[5] });
+  return out;
+}
+
+function block(js, dts, marker, iface) {
+  const props = interfaceProps(dts, iface);
+  const attributes = {};
+  const block_types = {};
+  for (const a of attrsAfter(js, marker)) {
+    const optional = props.get(camel(a.name));
+    if (optional === undefined) throw new Error(`${iface}: no property ${camel(a.name)} for ${a.name}`);
+    if (a.isBlock) {
+      const fn = /(\w+)ToHclTerraform/.exec(a.value)?.[1];
+      const nested = block(js, dts, `function ${fn}ToHclTerraform(struct)`, pascal(fn));
+      const mode = a.type === "struct" ? "single" : a.type;
+      block_types[a.name] = { nesting_mode: mode, block: nested, ...(optional ? {} : { min_items: 1 }) };
+      if (a.type === "list" && !/List$/.test(a.storage)) block_types[a.name].max_items = 1;
+      continue;
+    }
+    const type = a.type === "simple" ? primitive(a.storage) : [a.type, primitive(a.storage.replace(/(List|Map)$/, ""))];
+    attributes[a.name] = { type, ...(optional ? { optional: true } : { required: true }) };
+  }
+  return {
+    ...(Object.keys(attributes).length ? { attributes } : {}),
+    ...(Object.keys(block_types).length ? { block_types } : {}),
+  };
+}
+
+export function derive(pkgDir, type) {
+  const dir = join(pkgDir, "lib", type.replace(/^aws_/, "").replaceAll("_", "-"));
+  const js = readFileSync(join(dir, "index.js"), "utf8");
+  const dts = readFileSync(join(dir, "index.d.ts"), "utf8");
+  const cls = pascal(camel(type.replace(/^aws_/, "")));
+  return { version: 0, block: block(js, dts, "synthesizeHclAttributes() {", `${cls}Config`) };
+}
+
+const sorted = (v) =>
+  Array.isArray(v)
+    ? v.map(sorted)
+    : v && typeof v === "object"
+      ? Object.fromEntries(
+          Object.keys(v)
+            .sort()
+            .map((k) => [k, sorted(v[k])]),
+        )
+      : v;
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const [subsetFile, pkgDir, ...rest] = process.argv.slice(2);
+  const subsetPath = join(root, "data", subsetFile);
+  const check = rest[0] === "--check";
+  const types = check ? rest.slice(1) : rest;
+  const subset = JSON.parse(readFileSync(subsetPath, "utf8"));
+  const resources = subset.provider_schemas[ADDR].resource_schemas;
+  let failed = false;
+  for (const type of types) {
+    const derived = derive(pkgDir, type);
+    if (check) {
+      const same = JSON.stringify(sorted(derived)) === JSON.stringify(sorted(resources[type]));
+      console.log(`${type}: ${same ? "same as stored" : "DIFFERS"}`);
+      if (!same) {
+        failed = true;
+        console.log(JSON.stringify(sorted(derived)), "\n", JSON.stringify(sorted(resources[type])));
+      }
+    } else resources[type] = sorted(derived);
+  }
+  // the stored file's layout: one-space indent, types in the order they were added
+  if (!check) writeFileSync(subsetPath, `${JSON.stringify(subset, null, 1)}\n`);
+  process.exitCode = failed ? 1 : 0;
+}

@@ -1,0 +1,51 @@
+// Cluster Autoscaler's Helm values (the official chart, kubernetes/autoscaler charts/cluster-autoscaler): auto-discovery
+// of the pools by their tags, the region, an image of the cluster's minor, and the credentials of the IAM user that
+// iam.tf.json creates, read from a Secret the operator makes. Under cloud/, as the autoscaler exists for the burst.
+import { type BurstPlan, type CloudPlan, generatedMarker, toYaml } from "@clusterspec/core";
+import { autoscalerName } from "./iam.js";
+
+export const AUTOSCALER_VALUES_PATH = "cloud/cluster-autoscaler-values.yaml";
+
+/** The Secret (in the autoscaler's namespace) holding AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY of the IAM user. */
+export const AUTOSCALER_CREDENTIALS_SECRET = "cluster-autoscaler-aws";
+
+/** The first Cluster Autoscaler minor whose AWS provider scales from zero with extended resources from node-template tags. */
+export const AUTOSCALER_SCALE_FROM_ZERO_MINOR = 26;
+
+/** Cluster Autoscaler matches the Kubernetes minor it runs against (its README); v1.<minor>.0 exists for every minor. */
+export function autoscalerImageTag(plan: BurstPlan): string {
+  return `v1.${plan.kubernetes.version.minor}.0`;
+}
+
+/** How long Cluster Autoscaler waits for a new instance to register before it gives up on it. */
+export const MAX_NODE_PROVISION_TIME = "15m";
+
+export function autoscalerValues(plan: BurstPlan, cloud: CloudPlan): Record<string, unknown> {
+  return {
+    cloudProvider: "aws",
+    awsRegion: cloud.aws.region,
+    autoDiscovery: {
+      clusterName: plan.name,
+      tags: ["k8s.io/cluster-autoscaler/enabled", `k8s.io/cluster-autoscaler/${plan.name}`],
+    },
+    image: { tag: autoscalerImageTag(plan) },
+    // credentials of the IAM user `<cluster>-cluster-autoscaler` (iam.tf.json), from a Secret the operator creates
+    envFromSecret: AUTOSCALER_CREDENTIALS_SECRET,
+    extraArgs: {
+      // the pools of one instance type in several zones count as one for balancing
+      "balance-similar-node-groups": true,
+      expander: "least-waste",
+      // burst nodes hold emptyDir data only; it must not keep a node from scaling down
+      "skip-nodes-with-local-storage": false,
+      // the join script powers a failed instance off (the group replaces it); this bounds the slow case
+      "max-node-provision-time": MAX_NODE_PROVISION_TIME,
+    },
+    // run on-prem, on the control plane: never on a burst node it may remove
+    nodeSelector: { "node-role.kubernetes.io/control-plane": "" },
+    tolerations: [{ key: "node-role.kubernetes.io/control-plane", operator: "Exists", effect: "NoSchedule" }],
+  };
+}
+
+export function renderAutoscalerValues(plan: BurstPlan, cloud: CloudPlan): string {
+  return `# ${generatedMarker(plan)}\n# helm install cluster-autoscaler autoscaler/cluster-autoscaler -n kube-system -f cluster-autoscaler-values.yaml\n# IAM user: ${autoscalerName(plan)} (cloud/terraform/iam.tf.json); its access key goes into Secret ${AUTOSCALER_CREDENTIALS_SECRET}\n${toYaml(autoscalerValues(plan, cloud))}`;
+}
