@@ -3,7 +3,7 @@
 import { join } from "node:path";
 import type { Artifact } from "@clusterspec/core/types";
 import { createTwoFilesPatch } from "diff";
-import type { FileSystem } from "./fs.js";
+import { type FileSystem, UnreadableFileError } from "./fs.js";
 import { MANIFEST, modeOf, readManifest } from "./write.js";
 
 export interface Drift {
@@ -15,35 +15,76 @@ export interface Drift {
   readonly patch: string;
 }
 
+/** Paths of files that hold secrets wherever clusterspec (or a tool beside it) writes them. */
+const SECRET_PATH =
+  /(^|\/)(auth\.conf|kubeadm\.yaml|peer-secrets\.yaml|id_(rsa|dsa|ecdsa|ed25519))$|(^|\/)wireguard\/|\.(key|pem|p12|pfx)$/i;
+
+/** What a secret looks like inside a file: keepalived's password, WireGuard keys, kubeadm tokens, private keys, … */
+const SECRET_SHAPES: readonly RegExp[] = [
+  /^\s*auth_pass\s/m,
+  /^\s*(PrivateKey|PresharedKey)\s*=/m,
+  /^\s*(-\s*)?token:\s*\S/m,
+  /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/,
+  /^\s*certificateKey:\s*\S/m,
+  /\b(aws_secret_access_key|client-key-data|password|passwd|api[_-]?key|secret[_-]?key)["']?\s*[:=]\s*\S/im,
+];
+
+/** Whether a text holds something shaped like a secret. */
+export const looksSecret = (text: string): boolean => SECRET_SHAPES.some((r) => r.test(text));
+
+/** A file on disk that diffs may read: far larger than any generated file, and never a FIFO or device. */
+const DIFF_READ_MAX_BYTES = 16 * 1024 * 1024;
+
 /**
  * Unified diffs of every changed, missing and stale file; empty when the tree is up to date.
- * Secret files are named but never shown: a --check log must not print a secret.
+ * A file that holds or held a secret is named but never shown: one the generation or the manifest marks secret,
+ * one at a secret's path (auth.conf, kubeadm.yaml, wireguard/…, *.key) and one whose old or new text looks like a
+ * secret (auth_pass, PrivateKey =, token:, a PEM private key, …). A --check log must not print a secret.
  */
 export function diffTree(fs: FileSystem, outDir: string, artifacts: readonly Artifact[]): Drift[] {
   const manifest = readManifest(fs, outDir);
-  const secretOnDisk = new Set([
-    ...(manifest?.secretFiles ?? []),
-    ...artifacts.filter((a) => a.secret).map((a) => a.path),
-  ]);
+  const marked = new Set([...(manifest?.secretFiles ?? []), ...artifacts.filter((a) => a.secret).map((a) => a.path)]);
+  const secret = (path: string, ...texts: (string | undefined)[]) =>
+    marked.has(path) || SECRET_PATH.test(path) || texts.some((t) => t !== undefined && looksSecret(t));
   const onDisk = new Set(fs.listFiles(outDir).filter((f) => f !== MANIFEST));
   const hidden = (path: string, what: string) => `Secret file ${path} ${what} (content not shown)\n`;
+  /** The file's text, or why it cannot be compared (a link to a FIFO or device, a huge file). */
+  const read = (path: string): { text: string } | { problem: string } => {
+    try {
+      return { text: fs.readRegular(join(outDir, path), DIFF_READ_MAX_BYTES) };
+    } catch (e) {
+      if (e instanceof UnreadableFileError) return { problem: e.message };
+      throw e;
+    }
+  };
   const drift: Drift[] = [];
   for (const a of artifacts) {
-    const current = onDisk.has(a.path) ? fs.readText(join(outDir, a.path)) : undefined;
+    const got = onDisk.has(a.path) ? read(a.path) : undefined;
+    if (got && "problem" in got) {
+      drift.push({
+        path: a.path,
+        kind: "changed",
+        secret: secret(a.path, a.content),
+        patch: `File ${a.path} cannot be compared: ${got.problem}\n`,
+      });
+      continue;
+    }
+    const current = got?.text;
     const exec = (a.mode ?? 0) & 0o111;
     const modeDrift = current !== undefined && exec !== 0 && (fs.mode(join(outDir, a.path)) & 0o111) === 0;
     if (current === a.content && !modeDrift) continue;
+    const isSecret = secret(a.path, a.content, current);
     if (current === a.content) {
       drift.push({
         path: a.path,
         kind: "mode",
-        secret: secretOnDisk.has(a.path),
+        secret: isSecret,
         patch: `File ${a.path} is not executable (expected mode ${modeOf(a).toString(8)})\n`,
       });
       continue;
     }
     const kind = current === undefined ? "missing" : "changed";
-    if (secretOnDisk.has(a.path)) {
+    if (isSecret) {
       drift.push({
         path: a.path,
         kind,
@@ -64,13 +105,18 @@ export function diffTree(fs: FileSystem, outDir: string, artifacts: readonly Art
   // Without a manifest the folder is taken to be entirely generated.
   for (const f of [...onDisk].sort()) {
     if (generated.has(f) || (manifest && !manifest.files.includes(f))) continue;
+    const got = marked.has(f) || SECRET_PATH.test(f) ? undefined : read(f);
+    const text = got && "text" in got ? got.text : undefined;
+    const isSecret = text === undefined ? got === undefined : secret(f, text);
     drift.push({
       path: f,
       kind: "stale",
-      secret: secretOnDisk.has(f),
-      patch: secretOnDisk.has(f)
+      secret: isSecret,
+      patch: isSecret
         ? hidden(f, "is no longer generated")
-        : createTwoFilesPatch(`a/${f}`, "/dev/null", fs.readText(join(outDir, f)), ""),
+        : text === undefined
+          ? `File ${f} is no longer generated (${got && "problem" in got ? got.problem : "unreadable"})\n`
+          : createTwoFilesPatch(`a/${f}`, "/dev/null", text, ""),
     });
   }
   return drift;

@@ -2,6 +2,14 @@
 import * as nodeFs from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 
+/**
+ * A spec larger than this is refused before it is parsed: a valid spec of 1,000 nodes is about 300 KB, and parsing
+ * YAML costs seconds per MB, so a 10,000-node spec (3 MB) is refused at once instead of after its parse.
+ */
+export const SPEC_MAX_BYTES = 2 * 1024 * 1024;
+/** A secret file larger than this is refused unread: a key list for 1,400 WireGuard burst slots fits. */
+export const SECRET_FILE_MAX_BYTES = 64 * 1024;
+
 export interface FileSystem {
   readText(path: string): string;
   exists(path: string): boolean;
@@ -15,7 +23,60 @@ export interface FileSystem {
   copyFile(from: string, to: string): void;
   rename(from: string, to: string): void;
   removeTree(path: string): void;
+  /** Creates `path` holding `content` only if nothing is there (O_EXCL); false when something is. */
+  createExclusive(path: string, content: string): boolean;
+  /** Removes a file or link; nothing when it is gone. Never a folder. */
+  removeFile(path: string): void;
+  /** Removes a folder only if it is empty; false when it is not (or is gone). */
+  removeEmptyDir(path: string): boolean;
+  /** What is at `path`, without following a link; undefined when nothing is. */
+  kind(path: string): EntryKind | undefined;
+  /** Names in a folder, every kind of entry. */
+  listDir(dir: string): string[];
+  /** Milliseconds since `path` was last modified; undefined when it is gone. */
+  ageMs(path: string): number | undefined;
+  /** The path with every link resolved (the path must exist). */
+  realPath(path: string): string;
+  /**
+   * A regular file's text, at most `maxBytes`: opened without blocking (a FIFO never hangs) and checked after the
+   * open, so a FIFO, device or folder is refused (UnreadableFileError) rather than read.
+   */
+  readRegular(path: string, maxBytes: number): string;
 }
+
+export type EntryKind = "file" | "dir" | "symlink" | "fifo" | "socket" | "device";
+
+/** A path that is not a regular file of a sane size: the message says what it is. */
+export class UnreadableFileError extends Error {
+  override readonly name = "UnreadableFileError";
+}
+
+const kindOf = (s: nodeFs.Stats): EntryKind =>
+  s.isFile()
+    ? "file"
+    : s.isDirectory()
+      ? "dir"
+      : s.isSymbolicLink()
+        ? "symlink"
+        : s.isFIFO()
+          ? "fifo"
+          : s.isSocket()
+            ? "socket"
+            : "device";
+
+/** "a FIFO", "a folder", … for messages. */
+export const describeKind = (k: EntryKind): string =>
+  ({
+    file: "a file",
+    dir: "a folder",
+    symlink: "a symbolic link",
+    fifo: "a FIFO (named pipe)",
+    socket: "a socket",
+    device: "a device",
+  })[k];
+
+/** 1234567 → "1,234,567". */
+export const count = (n: number): string => n.toLocaleString("en-US");
 
 let processUmask: number | undefined;
 /** The process's umask, read once (setting it back at once: process.umask() without an argument is deprecated). */
@@ -46,7 +107,16 @@ export const nodeFileSystem: FileSystem = {
   mode: (path) => nodeFs.statSync(path).mode & 0o7777,
   isSymlink: (path) => nodeFs.lstatSync(path).isSymbolicLink(),
   mkdirp: (dir) => {
-    nodeFs.mkdirSync(dir, { recursive: true, mode: 0o755 });
+    try {
+      nodeFs.mkdirSync(dir, { recursive: true, mode: 0o755 });
+    } catch (e) {
+      // A recursive mkdir reports ENOENT for what is EROFS or EACCES one level up: redo it one folder at a time,
+      // so the error that escapes is the kernel's own for the folder it could not make.
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+      const missing: string[] = [];
+      for (let d = dir; !nodeFs.existsSync(d) && dirname(d) !== d; d = dirname(d)) missing.unshift(d);
+      for (const d of missing) nodeFs.mkdirSync(d, { mode: 0o755 });
+    }
   },
   writeFile(path, content, mode) {
     // A new file (wx) is created with mode minus the umask, never wider: only a umask that narrows it needs a chmod.
@@ -68,9 +138,71 @@ export const nodeFileSystem: FileSystem = {
   removeTree: (path) => {
     nodeFs.rmSync(path, { recursive: true, force: true });
   },
+  createExclusive(path, content) {
+    let fd: number;
+    try {
+      fd = nodeFs.openSync(path, "wx", 0o644);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
+      throw e;
+    }
+    try {
+      nodeFs.writeSync(fd, content);
+      nodeFs.fsyncSync(fd);
+    } finally {
+      nodeFs.closeSync(fd);
+    }
+    return true;
+  },
+  removeFile(path) {
+    try {
+      nodeFs.unlinkSync(path);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+    }
+  },
+  removeEmptyDir(path) {
+    try {
+      nodeFs.rmdirSync(path);
+      return true;
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === "ENOENT" || code === "ENOTEMPTY" || code === "EEXIST" || code === "ENOTDIR") return false;
+      throw e;
+    }
+  },
+  kind(path) {
+    const s = nodeFs.lstatSync(path, { throwIfNoEntry: false });
+    return s ? kindOf(s) : undefined;
+  },
+  listDir: (dir) => nodeFs.readdirSync(dir),
+  ageMs(path) {
+    const s = nodeFs.lstatSync(path, { throwIfNoEntry: false });
+    return s ? Date.now() - s.mtimeMs : undefined;
+  },
+  realPath: (path) => nodeFs.realpathSync(path),
+  readRegular(path, maxBytes) {
+    const { O_RDONLY, O_NONBLOCK, O_NOCTTY } = nodeFs.constants;
+    const fd = nodeFs.openSync(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+    try {
+      const s = nodeFs.fstatSync(fd);
+      if (!s.isFile())
+        throw new UnreadableFileError(`${path} is ${describeKind(kindOf(s))}, where a file was expected`);
+      if (s.size > maxBytes)
+        throw new UnreadableFileError(`${path} is ${count(s.size)} bytes, over the limit of ${count(maxBytes)}`);
+      // Room for one byte more than the size: a file that grows while it is read is refused, not cut short.
+      const buf = Buffer.alloc(s.size + 1);
+      let n = 0;
+      for (let r = 1; r > 0 && n < buf.length; n += r) r = nodeFs.readSync(fd, buf, n, buf.length - n, null);
+      if (n > s.size) throw new UnreadableFileError(`${path} grew while it was read`);
+      return buf.subarray(0, n).toString("utf8"); // as readFileSync(path, "utf8"): a BOM is kept
+    } finally {
+      nodeFs.closeSync(fd);
+    }
+  },
 };
 
-/** A file-system error in words: what was expected where, not an errno. */
+/** A file-system error in words, with the path: what was expected where, not an errno. */
 export function describeFsError(e: unknown, fs: FileSystem, target: string): string {
   const err = e as NodeJS.ErrnoException;
   const at = err.path ?? target;
@@ -92,8 +224,27 @@ export function describeFsError(e: unknown, fs: FileSystem, target: string): str
       return `${at} is on a read-only file system`;
     case "ENOSPC":
       return `no space left on the device holding ${at}`;
+    case "EDQUOT":
+      return `disk quota exceeded on the device holding ${at}`;
     case "EEXIST":
       return `${at} already exists`;
+    case "ENOTEMPTY":
+      return `${at} is a folder that is not empty`;
+    case "ELOOP":
+      return `${at} has too many levels of symbolic links (a link loop?)`;
+    case "ENAMETOOLONG":
+      return `the name ${at} is too long for the file system`;
+    case "EMFILE":
+    case "ENFILE":
+      return `too many open files while reading ${at}`;
+    case "EBUSY":
+      return `${at} is busy (a mount point or in use)`;
+    case "EXDEV":
+      return `${at} is on another file system than the folder beside it (a mount point?)`;
+    case "EIO":
+      return `input/output error on ${at} (the disk or network file system failed)`;
+    case "ETXTBSY":
+      return `${at} is a program that is running`;
     default:
       return `${at}: ${err.code ?? err.message}`;
   }

@@ -45,6 +45,8 @@ Usage:
 Writes PLAN.md, one root-filesystem overlay per node, cluster and cloud files into <dir>. Everything is
 rendered and checked in memory first; then only changed and new files are written and stale ones removed, all or
 nothing (an interrupted write is finished on the next run), and an unchanged folder is left untouched.
+One run writes a folder at a time: a second run on the same <dir> exits 2 naming the first (a lock beside
+<dir> whose process is gone is taken over). -o at a symbolic link writes into its target.
 
 Options:
 ${SPEC}

@@ -88,7 +88,10 @@ export function recordPath(env: Readonly<Record<string, string | undefined>>, ou
 /** Files an interrupted or concurrent write leaves beside the folder (write.ts): any of them means "not now". */
 function writeInProgress(fs: FileSystem, outDir: string): boolean {
   const prefix = join(dirname(outDir), `.${basename(outDir)}.clusterspec-`);
-  return ["new", "old", "journal.json", "journal.json.tmp", "lock"].some((s) => fs.exists(`${prefix}${s}`));
+  if (["new", "old", "journal.json", "journal.json.tmp", "lock"].some((s) => fs.exists(`${prefix}${s}`))) return true;
+  // a run's own stage folder (write.ts names it .<name>.clusterspec-new.<token>)
+  const stage = `.${basename(outDir)}.clusterspec-new.`;
+  return fs.exists(dirname(outDir)) && fs.listDir(dirname(outDir)).some((n) => n.startsWith(stage));
 }
 
 // The tree digest detects edits, not attacks (whoever can write the tree can write the record): SHA-1, twice as
@@ -100,6 +103,9 @@ function treeEntry(hash: ReturnType<typeof createHash>, path: string, mode: numb
   hash.update(content);
 }
 
+/** Far above any generated file: a larger file at a generated path is a change, not something to hash. */
+const TREE_FILE_MAX_BYTES = 64 * 1024 * 1024;
+
 /** The digest of the files as they are on disk now; undefined when one is missing, a symlink or unreadable. */
 function treeOnDisk(fs: FileSystem, outDir: string, files: readonly string[]): string | undefined {
   const hash = treeHash();
@@ -107,7 +113,8 @@ function treeOnDisk(fs: FileSystem, outDir: string, files: readonly string[]): s
     for (const f of files) {
       const path = join(outDir, f);
       if (fs.isSymlink(path)) return undefined;
-      treeEntry(hash, f, fs.mode(path), fs.readText(path));
+      // never blocks: a FIFO (or anything but a regular file) where a generated file was is a change
+      treeEntry(hash, f, fs.mode(path), fs.readRegular(path, TREE_FILE_MAX_BYTES));
     }
   } catch {
     return undefined;

@@ -1,10 +1,33 @@
 // The only file that touches process: argv, env, exit code, stdout/stderr.
-import { readFileSync } from "node:fs";
+import { readFileSync, readSync } from "node:fs";
 import { runCli } from "./run.js";
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
   return pkg.version;
+}
+
+/** Standard input, at most one byte over `maxBytes` (enough for the caller to tell it was too long): /dev/zero ends. */
+function readStdin(maxBytes: number): string {
+  const buf = Buffer.alloc(maxBytes + 1);
+  let n = 0;
+  while (n < buf.length) {
+    let r: number;
+    try {
+      r = readSync(0, buf, n, buf.length - n, null);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "EAGAIN") {
+        // a non-blocking pipe with nothing in it yet: wait a little instead of spinning
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+        continue;
+      }
+      if ((e as NodeJS.ErrnoException).code === "EOF") break;
+      throw e;
+    }
+    if (r === 0) break;
+    n += r;
+  }
+  return buf.subarray(0, n).toString("utf8");
 }
 
 /** The bundle's content hash, written by the build beside it (tsup.config.ts); none outside the bundle. */
@@ -24,7 +47,7 @@ export async function main(): Promise<void> {
       stdout: (t) => process.stdout.write(t),
       stderr: (t) => process.stderr.write(t),
       version: version(),
-      readStdin: () => readFileSync(0, "utf8"),
+      readStdin,
       isTTY: { stdout: process.stdout.isTTY === true, stderr: process.stderr.isTTY === true },
       codeId,
     });

@@ -35,6 +35,66 @@ export function jsonFailure(code: string, message: string): JsonIssue {
   return { severity: "error", code, message, path: [], pathText: "" };
 }
 
+// ---- repeated issues ----
+
+/** Issues of one kind shown before the rest are counted: 100,000 bad VIPs print 5 lines and a count, not 199,494. */
+export const ISSUES_PER_KIND = 5;
+
+/** Issues of one kind that were not shown: `like` is the first one's message, `pathText` the path with [] for indices. */
+export interface OmittedIssues {
+  readonly severity: "error" | "warning";
+  readonly code: string;
+  readonly pathText: string;
+  readonly like: string;
+  readonly count: number;
+}
+
+/** Two issues are alike when code, path (indices aside) and message (numbers, addresses and quoted values aside) agree. */
+function kindOf(issue: SpecIssue): { key: string; pathText: string } {
+  const pathText = toDotPath(issue.path.map((p) => (typeof p === "number" ? 0 : p))).replace(/\[0\]/g, "[]");
+  const message = issue.message.replace(/"(?:[^"\\]|\\.)*"/g, '"…"').replace(/[0-9a-f:./-]*\d[0-9a-f:./-]*/gi, "#");
+  return { key: `${issue.severity}|${issue.code ?? "rule"}|${pathText}|${message}`, pathText };
+}
+
+/** The first ISSUES_PER_KIND issues of each kind, in their order, and a count of the rest by kind. */
+export function capIssues(
+  issues: readonly SpecIssue[],
+  perKind = ISSUES_PER_KIND,
+): {
+  shown: SpecIssue[];
+  omitted: OmittedIssues[];
+} {
+  const seen = new Map<string, { n: number; omitted?: { -readonly [K in keyof OmittedIssues]: OmittedIssues[K] } }>();
+  const shown: SpecIssue[] = [];
+  const omitted: { -readonly [K in keyof OmittedIssues]: OmittedIssues[K] }[] = [];
+  for (const issue of issues) {
+    const { key, pathText } = kindOf(issue);
+    const entry = seen.get(key) ?? { n: 0 };
+    seen.set(key, entry);
+    entry.n++;
+    if (entry.n <= perKind) {
+      shown.push(issue);
+      continue;
+    }
+    if (!entry.omitted) {
+      entry.omitted = { severity: issue.severity, code: issue.code ?? "rule", pathText, like: issue.message, count: 0 };
+      omitted.push(entry.omitted);
+    }
+    entry.omitted.count++;
+  }
+  return { shown, omitted };
+}
+
+/** "… and 199,480 more like this: <message> (at <path>)", one line per kind. */
+export function omittedText(omitted: readonly OmittedIssues[]): string {
+  return omitted
+    .map(
+      (o) =>
+        `… and ${o.count.toLocaleString("en-US")} more ${o.severity === "error" ? "errors" : "warnings"} like this: ${o.like}${o.pathText ? ` (at ${o.pathText})` : ""}\n`,
+    )
+    .join("");
+}
+
 export type JsonCommand = "validate" | "plan" | "generate" | "check";
 
 export function jsonDocument(command: JsonCommand, spec: string, body: Record<string, unknown>): string {

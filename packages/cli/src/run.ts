@@ -7,7 +7,16 @@ import { parseArgs } from "node:util";
 import type { IssuePath, SecretValues } from "@clusterspec/core/types";
 import { paint, paintPatch, useColor } from "./color.js";
 import { CliError, EXIT_DRIFT, EXIT_INVALID, EXIT_OK, UsageError } from "./errors.js";
-import { describeFsError, type FileSystem, isFsError, nodeFileSystem } from "./fs.js";
+import {
+  count,
+  describeFsError,
+  type FileSystem,
+  isFsError,
+  nodeFileSystem,
+  SECRET_FILE_MAX_BYTES,
+  SPEC_MAX_BYTES,
+  UnreadableFileError,
+} from "./fs.js";
 import type { SecretReference, SecretResolution } from "./generate.js";
 import { COMMAND_HELP, COMMANDS, type Command, USAGE } from "./help.js";
 import type { Reads } from "./input-digest.js";
@@ -22,7 +31,7 @@ export interface CliIO {
   readonly fs?: FileSystem;
   readonly version: string;
   /** The spec when it is given as `-`. */
-  readonly readStdin?: () => string;
+  readonly readStdin?: (maxBytes: number) => string;
   /** Whether stdout / stderr are terminals: colour only there (NO_COLOR and FORCE_COLOR win). */
   readonly isTTY?: { readonly stdout: boolean; readonly stderr: boolean };
   /**
@@ -200,13 +209,17 @@ async function runOnSpec(
       if (r.placeholders) io.stderr(`${err.yellow("⚠")} ${PLACEHOLDER_WARNING}\n`);
       return EXIT_OK;
     }
-    const [{ formatIssues }, { generateChecked }, { jsonIssue, modeText, planJson, renderCheckMarkdown }, driftModule] =
-      await Promise.all([
-        import("@clusterspec/core"),
-        import("./generate.js"),
-        output(),
-        command === "generate" && values.check ? import("./drift.js") : undefined,
-      ]);
+    const [
+      { formatIssues },
+      { generateChecked },
+      { capIssues, jsonIssue, modeText, omittedText, planJson, renderCheckMarkdown },
+      driftModule,
+    ] = await Promise.all([
+      import("@clusterspec/core"),
+      import("./generate.js"),
+      output(),
+      command === "generate" && values.check ? import("./drift.js") : undefined,
+    ]);
     const reads: Reads = { env: [], files: [] };
     const result = await generateChecked(text, {
       sourceName,
@@ -214,24 +227,29 @@ async function runOnSpec(
         ? { secrets: (refs: readonly SecretReference[]) => readSecrets(refs, specPath, io, fs, reads) }
         : {}),
     });
-    const issues = (list: Parameters<typeof formatIssues>[0]) =>
-      `${formatIssues(list, display, { source: text, color: errColor })}\n`;
+    // Repeated issues are capped per kind, in text and JSON alike.
+    const issues = (list: Parameters<typeof formatIssues>[0]) => {
+      const { shown, omitted } = capIssues(list);
+      return `${formatIssues(shown, display, { source: text, color: errColor })}\n${omittedText(omitted)}`;
+    };
+    const capped = capIssues([...(result.ok ? [] : result.errors), ...result.warnings]);
+    const omitted = capped.omitted.length > 0 ? { omitted: capped.omitted } : {};
+    const shown = (severity: "error" | "warning") => capped.shown.filter((i) => i.severity === severity).map(jsonIssue);
     if (!result.ok) {
-      if (format === "json")
-        await json({ ok: false, errors: result.errors.map(jsonIssue), warnings: result.warnings.map(jsonIssue) });
+      if (format === "json") await json({ ok: false, errors: shown("error"), warnings: shown("warning"), ...omitted });
       else io.stderr(issues([...result.errors, ...result.warnings]));
       return EXIT_INVALID;
     }
-    const warnings = result.warnings.map(jsonIssue);
+    const warnings = shown("warning");
     if (format !== "json" && result.warnings.length > 0) io.stderr(issues(result.warnings));
     const { artifacts } = result;
     if (command === "validate") {
-      if (format === "json") await json({ ok: true, errors: [], warnings });
+      if (format === "json") await json({ ok: true, errors: [], warnings, ...omitted });
       else io.stdout(`${out.green("✔")} ${display} is valid\n`);
       return EXIT_OK;
     }
     if (command === "plan") {
-      if (format === "json") await json({ ok: true, plan: planJson(result.plan), warnings });
+      if (format === "json") await json({ ok: true, plan: planJson(result.plan), warnings, ...omitted });
       else io.stdout(artifacts.find((a) => a.path === "PLAN.md")?.content ?? "");
       return EXIT_OK;
     }
@@ -246,7 +264,9 @@ async function runOnSpec(
         throw new CliError(`${outDir} is a file, where the generated folder was expected`, EXIT_INVALID, "filesystem");
       if (!driftModule) throw new Error("--check without the drift module");
       const { diffTree } = driftModule;
-      const drift = fileSystem(fs, "read", outDir, () => diffTree(fs, outDir, artifacts));
+      const { resolveOutputDir } = await import("./write.js");
+      const checked = resolveOutputDir(fs, outDir, "check");
+      const drift = fileSystem(fs, "read", outDir, () => diffTree(fs, checked, artifacts));
       if (format === "json")
         await json({
           ok: drift.length === 0,
@@ -254,6 +274,7 @@ async function runOnSpec(
           files: artifacts.length,
           drift: drift.map((d) => ({ path: d.path, kind: d.kind, secret: d.secret, patch: d.patch })),
           warnings,
+          ...omitted,
         });
       else if (format === "markdown")
         io.stdout(
@@ -303,6 +324,7 @@ async function runOnSpec(
           ...(a.secret && resolved ? {} : { sha256: createHash("sha256").update(a.content).digest("hex") }),
         })),
         warnings,
+        ...omitted,
       });
       return EXIT_OK;
     }
@@ -338,10 +360,19 @@ async function runOnSpec(
     try {
       if (fromStdin) {
         if (!io.readStdin) throw new CliError("standard input is not available here", EXIT_INVALID, "usage");
-        return io.readStdin();
+        const text = io.readStdin(SPEC_MAX_BYTES);
+        if (text.length > SPEC_MAX_BYTES)
+          throw new CliError(
+            `cannot read the spec: standard input holds more than ${count(SPEC_MAX_BYTES)} bytes, the limit for a spec`,
+            EXIT_INVALID,
+            "filesystem",
+          );
+        return text;
       }
-      return fs.readText(specPath);
+      return fs.readRegular(specPath, SPEC_MAX_BYTES);
     } catch (e) {
+      if (e instanceof UnreadableFileError)
+        throw new CliError(`cannot read the spec: ${e.message}`, EXIT_INVALID, "filesystem");
       if (e instanceof CliError || !isFsError(e)) throw e;
       throw new CliError(`cannot read the spec: ${describeFsError(e, fs, specPath)}`, EXIT_INVALID, "filesystem");
     }
@@ -378,14 +409,14 @@ function readSecrets(
     } else {
       const file = isAbsolute(ref.file) ? ref.file : join(dirname(specPath), ref.file);
       try {
-        const content = fs.readText(file);
+        const content = fs.readRegular(file, SECRET_FILE_MAX_BYTES);
         reads.files.push([file, content]);
         values[id] = content.replace(/\r?\n$/, "");
       } catch (e) {
         reads.files.push([file, undefined]);
         errors.push({
           path,
-          message: `cannot read the secret file: ${isFsError(e) ? describeFsError(e, fs, file) : `${file}: ${(e as Error).message}`}`,
+          message: `cannot read the secret file: ${isFsError(e) ? describeFsError(e, fs, file) : e instanceof UnreadableFileError ? e.message : `${file}: ${(e as Error).message}`}`,
         });
       }
     }

@@ -5,7 +5,7 @@ import { basename } from "node:path";
 import { AT_REST, holderMap, isCloudBurstPlan, mdTable, resolvePlan, simulateFailover } from "@clusterspec/core";
 import type { ClusterPlan, FailureState, Simulation } from "@clusterspec/core/types";
 import { CliError, EXIT_INVALID, EXIT_OK } from "./errors.js";
-import { describeFsError, type FileSystem, isFsError } from "./fs.js";
+import { describeFsError, type FileSystem, isFsError, SPEC_MAX_BYTES, UnreadableFileError } from "./fs.js";
 import { formatIssues, loadSpec } from "./spec.js";
 
 export interface SimulateOptions {
@@ -25,8 +25,10 @@ export function runSimulate(
   try {
     let text: string;
     try {
-      text = fs.readText(specPath);
+      text = fs.readRegular(specPath, SPEC_MAX_BYTES);
     } catch (e) {
+      if (e instanceof UnreadableFileError)
+        throw new CliError(`cannot read the spec: ${e.message}`, EXIT_INVALID, "filesystem");
       if (!isFsError(e)) throw e;
       throw new CliError(`cannot read the spec: ${describeFsError(e, fs, specPath)}`, EXIT_INVALID, "filesystem");
     }

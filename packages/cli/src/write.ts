@@ -7,7 +7,8 @@
 import { basename, dirname, join } from "node:path";
 import type { Artifact } from "@clusterspec/core/types";
 import { CliError } from "./errors.js";
-import type { FileSystem } from "./fs.js";
+import { describeKind, type FileSystem } from "./fs.js";
+import { acquireOutputLock, type LockProcess, nodeLockProcess } from "./lock.js";
 
 export const MANIFEST = ".clusterspec-manifest.json";
 
@@ -59,14 +60,33 @@ export const modeOf = (a: Artifact): number => a.mode ?? (a.secret ? 0o600 : 0o6
 function swapPaths(outDir: string): { tmp: string; old: string; journal: string } {
   const parent = dirname(outDir);
   return {
+    // The stage of runs before per-run stages; a journal without `stage` names it.
     tmp: join(parent, `.${basename(outDir)}.clusterspec-new`),
     old: join(parent, `.${basename(outDir)}.clusterspec-old`),
     journal: join(parent, `.${basename(outDir)}.clusterspec-journal.json`),
   };
 }
 
+/** This run's own stage folder beside the target: two runs never share one, and a dead run's is recognisable. */
+function stagePath(outDir: string, token: string): string {
+  return `${swapPaths(outDir).tmp}.${token}`;
+}
+
+/** Stage folders of earlier runs, which only a run holding the lock may remove. */
+function staleStages(fs: FileSystem, outDir: string): string[] {
+  const prefix = basename(swapPaths(outDir).tmp);
+  const parent = dirname(outDir);
+  if (!fs.exists(parent)) return [];
+  return fs
+    .listDir(parent)
+    .filter((n) => n === prefix || n.startsWith(`${prefix}.`))
+    .map((n) => join(parent, n));
+}
+
 /** What a committed write still has to do: staged files to move into the tree, then files to remove. */
 interface Journal {
+  /** The stage folder the moves come from (absent in journals of older runs: the shared `.clusterspec-new`). */
+  readonly stage?: string;
   readonly moves: readonly string[];
   readonly removes: readonly string[];
 }
@@ -76,48 +96,63 @@ function readJournal(fs: FileSystem, path: string): Journal | undefined {
   try {
     const j = JSON.parse(fs.readText(path)) as Partial<Journal>;
     const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((f) => typeof f === "string");
-    if (strings(j.moves) && strings(j.removes)) return { moves: j.moves, removes: j.removes };
+    if (strings(j.moves) && strings(j.removes))
+      return { moves: j.moves, removes: j.removes, ...(typeof j.stage === "string" ? { stage: j.stage } : {}) };
   } catch {
     // a journal is renamed into place whole, so an unreadable one was never committed
   }
   return undefined;
 }
 
-/** Idempotent: a move whose staged file is gone was done, a removal of a missing file too. */
+/**
+ * Idempotent: a removal of a missing file was done, a move whose staged file is gone too. Removals come first, so a
+ * stale file never stands where a new folder goes. Only files and links are removed, and only folders left empty:
+ * a foreign entry (a FIFO, an empty folder, a file) below a generated folder keeps that folder.
+ */
 function applyJournal(fs: FileSystem, outDir: string, journal: Journal): void {
-  const { tmp } = swapPaths(outDir);
+  const stage = journal.stage === undefined ? swapPaths(outDir).tmp : join(dirname(outDir), journal.stage);
+  for (const f of journal.removes) {
+    const full = join(outDir, f);
+    const kind = fs.kind(full);
+    if (kind !== undefined && kind !== "dir") fs.removeFile(full);
+    // folders the removal emptied go too, as they would have with a whole new tree
+    for (let d = dirname(f); d !== "." && d !== "/" && d !== ""; d = dirname(d))
+      if (!fs.removeEmptyDir(join(outDir, d))) break;
+  }
   const made = new Set<string>();
   for (const f of journal.moves) {
-    if (!fs.exists(join(tmp, f))) continue;
+    if (!fs.exists(join(stage, f))) continue;
     const folder = dirname(join(outDir, f));
     if (!made.has(folder)) fs.mkdirp(folder);
     made.add(folder);
-    fs.rename(join(tmp, f), join(outDir, f));
-  }
-  for (const f of journal.removes) {
-    fs.removeTree(join(outDir, f));
-    // folders the removal emptied go too, as they would have with a whole new tree
-    for (let d = dirname(f); d !== "." && d !== "/" && d !== ""; d = dirname(d)) {
-      const full = join(outDir, d);
-      if (!fs.exists(full) || fs.listFiles(full).length > 0) break;
-      fs.removeTree(full);
-    }
+    fs.rename(join(stage, f), join(outDir, f));
   }
 }
 
 /**
  * Brings a folder that an interrupted run left behind to a whole tree: a committed journal is applied (the new
  * tree), an uncommitted stage is dropped (the old tree), and a swap stopped between its two renames is undone.
+ * Call it holding the folder's lock (writeTree does; recoverOutput takes it): it removes every run's stage.
  */
 export function recoverInterruptedWrite(fs: FileSystem, outDir: string): void {
-  const { tmp, old, journal } = swapPaths(outDir);
+  const { old, journal } = swapPaths(outDir);
   const committed = readJournal(fs, journal);
   if (committed && fs.exists(outDir)) applyJournal(fs, outDir, committed);
   if (!fs.exists(outDir) && fs.exists(old)) fs.rename(old, outDir);
-  fs.removeTree(tmp);
+  for (const stage of staleStages(fs, outDir)) fs.removeTree(stage);
   fs.removeTree(`${journal}.tmp`);
   fs.removeTree(journal);
   if (fs.exists(outDir)) fs.removeTree(old);
+}
+
+/** recoverInterruptedWrite under the folder's lock: what the next run does first, on its own. */
+export function recoverOutput(fs: FileSystem, outDir: string, proc: LockProcess = nodeLockProcess): void {
+  const release = acquireOutputLock(fs, outDir, proc);
+  try {
+    recoverInterruptedWrite(fs, outDir);
+  } finally {
+    release();
+  }
 }
 
 export interface WriteSummary {
@@ -129,15 +164,147 @@ export interface WriteSummary {
 export interface WriteOptions {
   readonly force: boolean;
   readonly secrets: SecretsMode;
+  /** The process the lock names (tests: another pid or host); default this one. */
+  readonly lock?: LockProcess;
 }
 
+/** Folders of kernel file systems: nothing clusterspec writes belongs there, and walking them never ends. */
+const PSEUDO = ["/proc", "/sys", "/dev"];
+
+/**
+ * The folder a run writes: `-o` at a symbolic link is followed (the tree is written into the link's target, staged
+ * beside it so the final renames stay on one file system); the root folder and kernel file systems are refused at
+ * once, before anything is read.
+ */
+export function resolveOutputDir(fs: FileSystem, outDir: string, verb = "write into"): string {
+  const kind = fs.kind(outDir);
+  let real: string;
+  if (kind === "symlink") {
+    if (!fs.exists(outDir))
+      throw new CliError(
+        `${outDir} is a symbolic link to a folder that does not exist: create its target or point -o at a real folder`,
+        2,
+        "filesystem",
+      );
+    real = fs.realPath(outDir);
+    if (!fs.isDirectory(real))
+      throw new CliError(
+        `${outDir} is a symbolic link to ${real}, which is not a folder: point -o at a folder`,
+        2,
+        "filesystem",
+      );
+  } else if (kind !== undefined) {
+    if (kind !== "dir")
+      throw new CliError(`${outDir} is ${describeKind(kind)}, where the output folder was expected`, 2, "filesystem");
+    real = fs.realPath(outDir);
+  } else {
+    // Not there yet: resolve the part that exists, so the stage and the lock sit beside the real target.
+    let base = dirname(outDir);
+    const rest = [basename(outDir)];
+    while (!fs.exists(base) && dirname(base) !== base) {
+      rest.unshift(basename(base));
+      base = dirname(base);
+    }
+    real = join(fs.exists(base) ? fs.realPath(base) : base, ...rest);
+  }
+  if (real === "/" || dirname(real) === real)
+    throw new CliError(
+      `refusing to ${verb} ${real}, the root folder: name a folder of its own with -o`,
+      2,
+      "filesystem",
+    );
+  const pseudo = PSEUDO.find((p) => real === p || real.startsWith(`${p}/`));
+  if (pseudo)
+    throw new CliError(
+      `refusing to ${verb} ${real}: ${pseudo} is a kernel file system, not a place for files; name another folder with -o`,
+      2,
+      "filesystem",
+    );
+  return real;
+}
+
+/**
+ * Writes `artifacts` as the whole tree at `outDir`, holding the folder's lock (a second run exits 2 naming the
+ * first): first recovers what an interrupted run left, then changes only what differs. Throws CliError for anything
+ * the user must fix; the folder is then as it was.
+ */
 export function writeTree(
   fs: FileSystem,
   outDir: string,
   artifacts: readonly Artifact[],
   options: WriteOptions,
 ): WriteSummary {
-  recoverInterruptedWrite(fs, outDir);
+  const target = resolveOutputDir(fs, outDir);
+  const proc = options.lock ?? nodeLockProcess;
+  fs.mkdirp(dirname(target));
+  const release = acquireOutputLock(fs, target, proc);
+  try {
+    recoverInterruptedWrite(fs, target);
+    return writeLocked(fs, target, artifacts, options, proc.token());
+  } finally {
+    release();
+  }
+}
+
+const list = (paths: readonly string[], max = 10) =>
+  `${paths
+    .slice(0, max)
+    .map((p) => `  ${p}`)
+    .join("\n")}${paths.length > max ? `\n  … and ${paths.length - max} more` : ""}`;
+
+/** Entries that would stand in the way of a generated file or folder, each with the reason. */
+function obstacles(
+  fs: FileSystem,
+  outDir: string,
+  artifacts: readonly Artifact[],
+  onDisk: ReadonlySet<string>,
+  managed: ReadonlySet<string>,
+): string[] {
+  if (!fs.exists(outDir)) return [];
+  const out: string[] = [];
+  const folders = new Map<string, boolean>(); // relative folder → exists as a real folder
+  const folderOk = (d: string): boolean => {
+    if (d === ".") return true;
+    const known = folders.get(d);
+    if (known !== undefined) return known;
+    if (!folderOk(dirname(d))) {
+      folders.set(d, false);
+      return false;
+    }
+    const kind = fs.kind(join(outDir, d));
+    const ok = kind === "dir";
+    if (kind === "symlink")
+      out.push(
+        `${d} is a symbolic link, where clusterspec writes the folder ${d}/ (links inside the output are not followed): replace it with a real folder`,
+      );
+    else if (kind !== undefined && kind !== "dir" && !managed.has(d))
+      out.push(`${d} is ${describeKind(kind)}, where clusterspec writes the folder ${d}/: move it away`);
+    folders.set(d, ok);
+    return ok;
+  };
+  for (const a of artifacts) {
+    if (!folderOk(dirname(a.path))) continue;
+    if (onDisk.has(a.path)) {
+      if (fs.kind(join(outDir, a.path)) === "symlink")
+        out.push(
+          `${a.path} is a symbolic link, where clusterspec writes a file: replace it with the file or move it away`,
+        );
+      continue;
+    }
+    const kind = fs.kind(join(outDir, a.path));
+    if (kind !== undefined)
+      out.push(`${a.path} is ${describeKind(kind)}, where clusterspec writes a file: move it away`);
+  }
+  return out;
+}
+
+function writeLocked(
+  fs: FileSystem,
+  outDir: string,
+  artifacts: readonly Artifact[],
+  options: WriteOptions,
+  token: string,
+): WriteSummary {
   const manifest = readManifest(fs, outDir);
   if (options.secrets === "resolved" && manifest?.secrets === "placeholders" && !options.force)
     throw new CliError(
@@ -151,21 +318,26 @@ export function writeTree(
     throw new CliError(
       `${outDir} holds ${foreign.length} file(s) clusterspec did not write (${foreign.slice(0, 3).join(", ")}${foreign.length > 3 ? ", …" : ""}); use an empty or new folder, or pass --force to keep them beside the generated files`,
     );
+  const onDisk = new Set(existing);
+  // A folder, FIFO, link or device where a generated file or folder goes is never replaced, even with --force.
+  const blocked = obstacles(fs, outDir, artifacts, onDisk, managed);
+  if (blocked.length > 0)
+    throw new CliError(
+      `cannot write ${outDir}: ${blocked.length} entr${blocked.length === 1 ? "y stands" : "ies stand"} where generated files go:\n${list(blocked)}`,
+      2,
+      "refused",
+    );
   const refused: string[] = [];
   const changed: Artifact[] = [];
   const stale: string[] = [];
-  const onDisk = new Set(existing);
-  for (const f of existing)
-    if (!byPath.has(f) && managed.has(f)) stale.push(f);
-    // Only files at generated paths are read: a file clusterspec did not write may be overwritten
-    // only if it already holds exactly what would be written.
-    else if (byPath.has(f) && fs.isSymlink(join(outDir, f))) refused.push(f);
+  for (const f of existing) if (!byPath.has(f) && managed.has(f)) stale.push(f);
   for (const a of artifacts) {
     const path = join(outDir, a.path);
-    if (!onDisk.has(a.path) || refused.includes(a.path)) {
-      if (!onDisk.has(a.path)) changed.push(a);
+    if (!onDisk.has(a.path)) {
+      changed.push(a);
       continue;
     }
+    // A file clusterspec did not write may be overwritten only if it already holds exactly what would be written.
     const same = fs.readText(path) === a.content;
     if (!same && !managed.has(a.path) && !options.force) refused.push(a.path);
     else if (!same || fs.mode(path) !== modeOf(a)) changed.push(a);
@@ -173,7 +345,7 @@ export function writeTree(
   if (refused.length > 0)
     throw new CliError(
       `refusing to overwrite ${refused.length} file(s) in ${outDir} that clusterspec did not write:\n` +
-        `${refused.map((f) => `  ${f}`).join("\n")}\nmove them away or pass --force`,
+        `${list(refused)}\nmove them away or pass --force`,
     );
   const manifestText = renderManifest(artifacts, options.secrets);
   const manifestPath = join(outDir, MANIFEST);
@@ -181,8 +353,8 @@ export function writeTree(
   const summary = { written: changed.length, unchanged: artifacts.length - changed.length, removed: stale.length };
   if (changed.length === 0 && stale.length === 0 && !manifestChanged) return summary;
 
-  const { tmp, journal } = swapPaths(outDir);
-  fs.mkdirp(dirname(outDir));
+  const tmp = stagePath(outDir, token);
+  const { journal } = swapPaths(outDir);
   const fresh = !fs.exists(outDir);
   // Staged: every changed file (a new folder: every file), then the manifest.
   const staged = fresh ? artifacts : changed;
@@ -205,7 +377,8 @@ export function writeTree(
     }
     // The commit point: one rename makes the whole change set durable intent.
     const moves = [...staged.map((a) => a.path), ...(manifestChanged ? [MANIFEST] : [])];
-    fs.writeFile(`${journal}.tmp`, `${JSON.stringify({ moves, removes: stale } satisfies Journal)}\n`, 0o644);
+    const body: Journal = { stage: basename(tmp), moves, removes: stale };
+    fs.writeFile(`${journal}.tmp`, `${JSON.stringify(body)}\n`, 0o644);
     fs.rename(`${journal}.tmp`, journal);
   } catch (e) {
     fs.removeTree(tmp);

@@ -16,7 +16,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readTree } from "@clusterspec/testkit";
-import { diffTree, type FileSystem, nodeFileSystem, recoverInterruptedWrite, writeTree } from "clusterspec/cli";
+import { diffTree, type FileSystem, lockPath, nodeFileSystem, recoverOutput, writeTree } from "clusterspec/cli";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
@@ -259,11 +259,18 @@ describe("kill -9 while writing", () => {
             : "killed before commit"
           : "finished",
       );
-      recoverInterruptedWrite(nodeFileSystem, out);
+      if (r.signal === "SIGKILL" && existsSync(lockPath(out))) states.add("killed holding the lock");
+      // The next run finds the dead run's lock stale, takes it over and recovers.
+      recoverOutput(nodeFileSystem, out);
       expect([oldHash, newHash], `killed before change ${k} of ${steps}`).toContain(hash(out));
       expect(leftovers("out")).toEqual([]);
     }
-    expect([...states].sort()).toEqual(["finished", "killed after commit", "killed before commit"]);
+    expect([...states].sort()).toEqual([
+      "finished",
+      "killed after commit",
+      "killed before commit",
+      "killed holding the lock",
+    ]);
   });
 
   it("leaves the whole old or the whole new tree after a kill at a random moment", async () => {
@@ -279,7 +286,7 @@ describe("kill -9 while writing", () => {
       const exited = new Promise((resolve) => child.on("exit", resolve));
       setTimeout(() => child.kill("SIGKILL"), Math.random() * duration);
       await exited;
-      recoverInterruptedWrite(nodeFileSystem, out);
+      recoverOutput(nodeFileSystem, out);
       expect([oldHash, newHash]).toContain(hash(out));
       expect(leftovers("out")).toEqual([]);
     }

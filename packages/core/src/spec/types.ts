@@ -207,7 +207,7 @@ export interface ClusterSpecInput {
   externalVips?: {
     /** Interface carrying the pool; default the uplink segment's */
     interface?: string | undefined;
-    /** Addresses spread over the nodes carrying external VIPs */
+    /** Addresses spread over the nodes carrying external VIPs (at most 255) */
     addresses: (string | {
       /** External address (a /32 or /128 VIP) */
       address: string;
@@ -219,7 +219,7 @@ export interface ClusterSpecInput {
     /** How many carriers hold each address (master and backups); default every carrier. Fewer keeps keepalived.conf small on many carriers, and appending an address never moves an existing one */
     replicas?: number | undefined;
   } | undefined;
-  /** Bare-metal servers */
+  /** Bare-metal servers (at most 1000) */
   nodes: {
     /** Host name and Kubernetes node name */
     name: string;
@@ -637,7 +637,7 @@ export interface ClusterSpec {
   externalVips?: {
     /** Interface carrying the pool; default the uplink segment's */
     interface?: string | undefined;
-    /** Addresses spread over the nodes carrying external VIPs */
+    /** Addresses spread over the nodes carrying external VIPs (at most 255) */
     addresses: (string | {
       /** External address (a /32 or /128 VIP) */
       address: string;
@@ -649,7 +649,7 @@ export interface ClusterSpec {
     /** How many carriers hold each address (master and backups); default every carrier. Fewer keeps keepalived.conf small on many carriers, and appending an address never moves an existing one */
     replicas?: number | undefined;
   } | undefined;
-  /** Bare-metal servers */
+  /** Bare-metal servers (at most 1000) */
   nodes: {
     /** Host name and Kubernetes node name */
     name: string;
