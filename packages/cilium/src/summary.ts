@@ -2,7 +2,7 @@
 import type { ClusterPlan } from "@clusterspec/core";
 import { mdTable } from "@clusterspec/core";
 import { VALUES_PATH } from "./generate.js";
-import { ciliumMtu, podMtu } from "./values.js";
+import { ciliumMtu, mtuBudget, podMtu } from "./values.js";
 
 /** The helm command lines, run from the generated folder. Every value is schema-checked (semver, fixed path). */
 export function helmCommands(plan: ClusterPlan): string[] {
@@ -18,6 +18,7 @@ export function summarizeCilium(plan: ClusterPlan): string {
   const c = plan.cilium;
   const mtu = ciliumMtu(plan);
   const pod = podMtu(plan);
+  const budget = mtuBudget(plan);
   const rows: [string, string][] = [
     ["kube-proxy replacement", `true; API server ${plan.controlPlane.endpoint} (the control-plane VIP)`],
     [
@@ -28,6 +29,12 @@ export function summarizeCilium(plan: ClusterPlan): string {
     ],
     ["IPAM", c.ipamMode],
     ["devices", c.devices.join(", ")],
+    [
+      "NodePorts served on",
+      c.nodePortAddresses.length > 0
+        ? `node addresses in ${c.nodePortAddresses.join(", ")} only (nodePort.addresses)`
+        : "every device's primary address (Cilium's default: public devices serve NodePorts too)",
+    ],
     [
       "host routing",
       plan.network.policyRoutes.length > 0
@@ -41,10 +48,12 @@ export function summarizeCilium(plan: ClusterPlan): string {
       ? ([["extra values (cilium.values)", Object.keys(c.values).sort().join(", ")]] as [string, string][])
       : []),
     [
-      "MTU",
-      mtu === undefined
-        ? "auto-detected"
-        : `${mtu}${c.mtuSource === "wireguard-tunnel" ? " (inside WireGuard: underlay - 60)" : ""}; pods get ${pod}`,
+      "MTU budget",
+      `link ${budget.link}, the smallest of ${budget.interfaces.join(", ")} over the nodes (${budget.linkFromSpec ? "nodes[].interfaces.<name>.mtu, else 1500" : "kernel default: no nodes[].interfaces.<name>.mtu"}) → Cilium device MTU ${
+        mtu === undefined
+          ? `auto-detected from the links (${budget.device})`
+          : `${mtu}${c.mtuSource === "wireguard-tunnel" ? " (inside WireGuard: underlay - 60)" : ""}`
+      } → pods ${pod ?? budget.pod}${c.routingMode === "tunnel" ? " (overlay -50)" : ""}${c.encryption === "wireguard" ? " (WireGuard -60)" : ""}`,
     ],
   ];
   return [

@@ -55,6 +55,9 @@ function generatedValues(plan: ClusterPlan): CiliumValues {
     },
     ...(c.encryption === "wireguard" ? { encryption: { enabled: true, type: "wireguard" } } : {}),
     ...(mtu === undefined ? {} : { MTU: mtu }),
+    // Only node addresses in these networks serve NodePorts: with a public interface among the devices Cilium
+    // would otherwise serve every NodePort on its address too.
+    ...(c.nodePortAddresses.length > 0 ? { nodePort: { addresses: [...c.nodePortAddresses] } } : {}),
   };
 }
 
@@ -67,4 +70,30 @@ export function podMtu(plan: ClusterPlan): number | undefined {
     (plan.cilium.routingMode === "tunnel" ? OVERLAY_OVERHEAD : 0) -
     (plan.cilium.encryption === "wireguard" ? WIREGUARD_OVERHEAD : 0)
   );
+}
+
+/** Linux's MTU of an Ethernet interface nobody set one on. */
+export const KERNEL_DEFAULT_MTU = 1500;
+
+/**
+ * The MTU budget, from the link up: the smallest link MTU of Cilium's devices over the on-prem nodes (the spec's
+ * `nodes[].interfaces.<name>.mtu`, else the kernel's 1500), the device MTU Cilium uses (the spec's or the tunnel's,
+ * else what it detects on those links), and what pods get after the overlay and encryption.
+ */
+export function mtuBudget(plan: ClusterPlan): {
+  readonly interfaces: readonly string[];
+  readonly link: number;
+  readonly linkFromSpec: boolean;
+  readonly device: number;
+  readonly pod: number;
+} {
+  const links = plan.nodes.flatMap((n) => n.interfaces.filter((f) => plan.cilium.devices.includes(f.name)));
+  const interfaces = [...new Set(links.map((f) => f.name))];
+  const link = links.length === 0 ? KERNEL_DEFAULT_MTU : Math.min(...links.map((f) => f.mtu ?? KERNEL_DEFAULT_MTU));
+  const device = ciliumMtu(plan) ?? link;
+  const pod =
+    device -
+    (plan.cilium.routingMode === "tunnel" ? OVERLAY_OVERHEAD : 0) -
+    (plan.cilium.encryption === "wireguard" ? WIREGUARD_OVERHEAD : 0);
+  return { interfaces, link, linkFromSpec: links.some((f) => f.mtu !== undefined), device, pod };
 }

@@ -1,6 +1,7 @@
 import {
   type ClusterPlan,
   type ClusterSpecInput,
+  cidrContains,
   generatedMarker,
   loadSpec,
   resolvePlan,
@@ -10,7 +11,7 @@ import { arbClusterSpec, asClusterSpec, buildSpec, mustResolve, parseYamlDocumen
 import { clusterExampleNames, exampleText } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ciliumValues, generateCilium, podMtu, summarizeCilium, VALUES_PATH } from "../src/index.js";
+import { ciliumValues, generateCilium, mtuBudget, podMtu, summarizeCilium, VALUES_PATH } from "../src/index.js";
 import {
   COMMENTED_KEYS,
   chartDefaults,
@@ -248,6 +249,58 @@ describe("cluster/cilium-values.yaml", () => {
       `helm install cilium cilium/cilium --version ${plan.cilium.version} --namespace kube-system --values ${VALUES_PATH}`,
     );
     expect(md).toContain(`helm template cilium cilium/cilium --version ${plan.cilium.version}`);
+  });
+});
+
+describe("NodePorts and the MTU budget", () => {
+  it("serves NodePorts only on the internal networks by default (the Kubernetes subnet, and the tunnel with burst nodes)", () => {
+    fc.assert(
+      fc.property(arbClusterSpec({ maxWorkers: 2, maxPool: 3 }), (spec) => {
+        const plan = mustResolve(spec);
+        const expected = [
+          plan.network.kubernetesSegment.subnet,
+          ...(plan.cloud ? [plan.cloud.wireguard.tunnelSubnet] : []),
+        ];
+        expect(ciliumValues(plan).nodePort).toEqual({ addresses: expected });
+        // no public address (one that attaches no segment) is inside them
+        for (const n of plan.nodes)
+          for (const f of n.interfaces)
+            if (f.segment === undefined && f.address !== undefined)
+              expect(expected.some((net) => cidrContains(net, f.address ?? ""))).toBe(false);
+        expect(upstreamErrors(nearestChart(plan.cilium.version), ciliumValues(plan))).toBe("");
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it("cilium.nodePortAddresses overrides the default, and [] leaves Cilium's own default", () => {
+    const spec = buildSpec({ controlPlanes: 1, workers: 1, poolSize: 1, cloud: false }) as any;
+    spec.cilium.nodePortAddresses = ["10.118.12.0/24", "192.0.2.0/24"];
+    expect(ciliumValues(mustResolve(spec)).nodePort).toEqual({ addresses: ["10.118.12.0/24", "192.0.2.0/24"] });
+    spec.cilium.nodePortAddresses = [];
+    expect(ciliumValues(mustResolve(spec)).nodePort).toBeUndefined();
+    expect(summarizeCilium(mustResolve(spec))).toContain("every device's primary address");
+  });
+
+  it("starts the MTU budget from the smallest link MTU of Cilium's devices, and subtracts the overlay and encryption", () => {
+    fc.assert(
+      fc.property(arbClusterSpec({ maxWorkers: 2, maxPool: 3 }), (spec) => {
+        const plan = mustResolve(spec);
+        const b = mtuBudget(plan);
+        const links = plan.nodes.flatMap((n) => n.interfaces.filter((f) => plan.cilium.devices.includes(f.name)));
+        expect(b.link).toBe(Math.min(...links.map((f) => f.mtu ?? 1500)));
+        expect(b.device).toBe(plan.cilium.mtu ?? b.link);
+        const pod = podMtu(plan);
+        if (pod !== undefined) expect(b.pod).toBe(pod);
+        expect(b.pod).toBe(
+          b.device -
+            (plan.cilium.routingMode === "tunnel" ? 50 : 0) -
+            (plan.cilium.encryption === "wireguard" ? 60 : 0),
+        );
+        expect(summarizeCilium(plan)).toContain(`| MTU budget | link ${b.link}, the smallest of`);
+      }),
+      { numRuns: 40 },
+    );
   });
 });
 

@@ -36,7 +36,7 @@ export { type ControlPlaneComponent, OWNED_CILIUM_KEYS, OWNED_FLAGS, OWNED_KUBEL
 export { shellVar } from "./facts/spec.js";
 export type { VipId, VipKey } from "./facts/vrrp.js";
 export { WIREGUARD_OVERHEAD } from "./facts/wireguard.js";
-export { type Cidr, type IpFamily, ipFamily } from "./ip.js";
+export { type Cidr, cidrContains, type IpFamily, ipFamily } from "./ip.js";
 export {
   type FormatOptions,
   formatIssues,
@@ -100,6 +100,7 @@ export type {
   KubeadmKnobs,
   NodeHealthPlan,
   PeerSecretLayout,
+  PlannedFirewall,
   PlannedHub,
   PlannedInterface,
   PlannedNode,

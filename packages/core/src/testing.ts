@@ -41,6 +41,11 @@ export function buildSpec(
     btrfs?: readonly boolean[];
     /** Put the Kubernetes segment on the VLAN `wan0.<id>` instead of wan1. */
     vlan?: number;
+    /** MTU of the Kubernetes interface (and of wan0 too when that interface is its VLAN and the MTU is above 1500). */
+    mtu?: number;
+    /** host.firewall with these SSH networks. */
+    sshFrom?: readonly string[];
+    cgroupMode?: "unified" | "hybrid" | "legacy";
   } = {},
 ): ClusterSpecInput {
   const [a, b] = vary.segmentOctets ?? [118, 12];
@@ -56,6 +61,8 @@ export function buildSpec(
   const poolAddress = (j: number): string =>
     wide ? `192.168.${(up & 254) + ((2 + j) >> 8)}.${(2 + j) & 255}` : `192.168.${up}.${2 + j}`;
   const k8sIface = vary.vlan === undefined ? "wan1" : `wan0.${vary.vlan}`;
+  const mtu = vary.mtu === undefined ? {} : { mtu: vary.mtu };
+  const parentMtu = vary.vlan !== undefined && (vary.mtu ?? 0) > 1500 ? { mtu: vary.mtu } : {};
   const nodes = names.slice(0, total).map((name, i) => ({
     name,
     roles: i < shape.controlPlanes ? ["control-plane" as const, "worker" as const] : ["worker" as const],
@@ -66,11 +73,14 @@ export function buildSpec(
         mac: `52:54:00:10:${hex2(i >> 8)}:${hex2(i & 255)}`,
         address: `198.18.${up}.${10 + i}/24`,
         gateway: `198.18.${up}.1`,
+        ...parentMtu,
       },
       ...(vary.vlan === undefined
-        ? { wan1: { mac: `52:54:00:20:${hex2(i >> 8)}:${hex2(i & 255)}`, address: `10.${a}.${b}.${10 + i}/24` } }
+        ? {
+            wan1: { mac: `52:54:00:20:${hex2(i >> 8)}:${hex2(i & 255)}`, address: `10.${a}.${b}.${10 + i}/24`, ...mtu },
+          }
         : {
-            [k8sIface]: { vlan: { parent: "wan0", id: vary.vlan }, address: `10.${a}.${b}.${10 + i}/24` },
+            [k8sIface]: { vlan: { parent: "wan0", id: vary.vlan }, address: `10.${a}.${b}.${10 + i}/24`, ...mtu },
           }),
     },
   }));
@@ -120,6 +130,14 @@ export function buildSpec(
         }
       : {}),
     nodes,
+    ...(vary.sshFrom === undefined && vary.cgroupMode === undefined
+      ? {}
+      : {
+          host: {
+            ...(vary.sshFrom === undefined ? {} : { firewall: { sshFrom: [...vary.sshFrom] } }),
+            ...(vary.cgroupMode === undefined ? {} : { cgroupMode: vary.cgroupMode }),
+          },
+        }),
     cilium: {
       version: `1.${vary.ciliumMinor ?? 20}.0`,
       routingMode: shape.cloud ? "tunnel" : "native",
@@ -178,6 +196,15 @@ export const arbClusterSpec = (
       firstVrid: fc.option(fc.integer({ min: 1, max: 200 }), { nil: undefined }),
       cpVrid: fc.option(fc.integer({ min: 1, max: 255 }), { nil: undefined }),
       names: fc.uniqueArray(arbNodeName(), { minLength: 13, maxLength: 13 }),
+      mtu: fc.option(fc.integer({ min: 1280, max: 9216 }), { nil: undefined, freq: 3 }),
+      sshFrom: fc.option(fc.constantFrom([], ["192.0.2.0/24"], ["192.0.2.0/24", "2001:db8::/32"]), {
+        nil: undefined,
+        freq: 3,
+      }),
+      cgroupMode: fc.option(fc.constantFrom("unified" as const, "hybrid" as const, "legacy" as const), {
+        nil: undefined,
+        freq: 3,
+      }),
     })
     .map((r) =>
       buildSpec(
@@ -194,6 +221,9 @@ export const arbClusterSpec = (
           auth: r.auth,
           ...(r.firstVrid === undefined ? {} : { firstVrid: r.firstVrid }),
           ...(r.cpVrid === undefined ? {} : { cpVrid: r.cpVrid }),
+          ...(r.mtu === undefined ? {} : { mtu: r.mtu }),
+          ...(r.sshFrom === undefined ? {} : { sshFrom: r.sshFrom }),
+          ...(r.cgroupMode === undefined ? {} : { cgroupMode: r.cgroupMode }),
         },
       ),
     )

@@ -28,6 +28,7 @@ export type {
   KubeadmKnobs,
   NodeHealthPlan,
   PeerSecretLayout,
+  PlannedFirewall,
   PlannedHub,
   PlannedInterface,
   PlannedNode,

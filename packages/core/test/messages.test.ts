@@ -131,6 +131,97 @@ describe("messages for the spec file", () => {
 });
 
 describe("didYouMean", () => {
+  it("a VLAN whose MTU is above its parent's names the parent's default", () => {
+    expect(
+      report(
+        bare,
+        '      wan1: { mac: "52:54:00:12:35:56", address: 10.118.12.20/24 }',
+        '      wan1: { mac: "52:54:00:12:35:56", address: 10.118.12.20/24 }\n      wan0.40: { vlan: { parent: wan0, id: 40 }, mtu: 9000 }',
+      ),
+    ).toMatchInlineSnapshot(`
+      "✖ VLAN wan0.40 has MTU 9000, above its parent wan0's 1500 (the default: set nodes[0].interfaces.wan0.mtu); a VLAN's MTU is at most its parent's
+        → at nodes[0].interfaces["wan0.40"].mtu (cluster.yaml:49:50)
+        49 |       wan0.40: { vlan: { parent: wan0, id: 40 }, mtu: 9000 }
+           |                                                  ^^^"
+    `);
+  });
+
+  it("a Cilium MTU above a device's link MTU", () => {
+    expect(
+      report(
+        bare.replace("  routingMode: native\n", "  routingMode: native\n  mtu: 1500\n"),
+        '      wan1: { mac: "52:54:00:12:35:57", address: 10.118.12.21/24 }',
+        '      wan1: { mac: "52:54:00:12:35:57", address: 10.118.12.21/24, mtu: 1400 }',
+      ),
+    ).toMatchInlineSnapshot(`
+      "✖ Cilium MTU 1500 exceeds the MTU 1400 of wan1 on k8s-2 (nodes[1].interfaces.wan1.mtu): packets that size would be dropped
+        → at cilium.mtu (cluster.yaml:68:3)
+        68 |   mtu: 1500
+           |   ^^^"
+    `);
+  });
+
+  it("rp_filter keys clusterspec pins are refused in host.sysctl", () => {
+    expect(
+      report(
+        bare,
+        "  gentooPackages: true\n",
+        "  gentooPackages: true\n  sysctl: { net.ipv4.conf.wan1.rp_filter: 1 }\n",
+      ),
+    ).toMatchInlineSnapshot(`
+      "✖ net.ipv4.conf.wan1.rp_filter is set by clusterspec (all: 0, as Cilium requires; default and the VIP and policy-routed interfaces: 2, loose): strict reverse-path filtering drops policy-routed and DSR replies
+        → at host.sysctl["net.ipv4.conf.wan1.rp_filter"] (cluster.yaml:65:13)
+        65 |   sysctl: { net.ipv4.conf.wan1.rp_filter: 1 }
+           |             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^"
+    `);
+  });
+
+  it("the Kubernetes interface cannot be a public interface of the host firewall", () => {
+    expect(
+      report(
+        bare,
+        "  gentooPackages: true\n",
+        "  gentooPackages: true\n  firewall: { publicInterfaces: [wan1], sshFrom: [192.0.2.0/24] }\n",
+      ),
+    ).toMatchInlineSnapshot(`
+      "✖ wan1 carries the Kubernetes segment (API server, kubelet, etcd, Cilium between the nodes): it cannot be a public interface
+        → at host.firewall.publicInterfaces[0] (cluster.yaml:65:34)
+        65 |   firewall: { publicInterfaces: [wan1], sshFrom: [192.0.2.0/24] }
+           |                                  ^^^^"
+    `);
+    expect(
+      report(bare, "  gentooPackages: true\n", "  gentooPackages: true\n  firewall: { publicInterfaces: [eth9] }\n"),
+    ).toMatchInlineSnapshot(`
+      "✖ public interface eth9 is not an interface of any node
+        → at host.firewall.publicInterfaces[0] (cluster.yaml:65:34)
+        65 |   firewall: { publicInterfaces: [eth9] }
+           |                                  ^^^^"
+    `);
+  });
+
+  it("warns when the host firewall would filter nothing, and about cgroup v1", () => {
+    const r = loadSpec(
+      bare
+        .replace(
+          "  gentooPackages: true\n",
+          "  gentooPackages: true\n  cgroupMode: hybrid\n  firewall: { publicInterfaces: [wan0] }\n",
+        )
+        .replace(
+          '      wan0: { mac: "52:54:00:12:34:58", address: 10.118.10.22/24, gateway: 10.118.10.1 }\n',
+          '      wan2: { mac: "52:54:00:12:34:58", address: 10.118.10.22/24, gateway: 10.118.10.1 }\n',
+        )
+        .replace(/ {2}devices: \[wan1, wan0\].*\n/, "  devices: [wan1]\n  bpfMasquerade: false\n"),
+    );
+    expect(r.ok).toBe(true);
+    if (r.ok)
+      expect(formatIssues(r.warnings, "cluster.yaml")).toMatchInlineSnapshot(`
+      "⚠ cgroupMode hybrid runs the kubelet on cgroup v1, in maintenance mode since Kubernetes 1.31; OpenRC's default unified (cgroup v2) needs nothing written
+        → at host.cgroupMode (cluster.yaml:65:3)
+      ⚠ the host firewall filters nothing on k8s-3: none of host.firewall.publicInterfaces is an interface there; list the public ones in host.firewall.publicInterfaces
+        → at host.firewall (cluster.yaml:66:3)"
+    `);
+  });
+
   it("suggests the key one slip away, and nothing for an unrelated word", () => {
     expect(didYouMean("podSubnett", ["podSubnet", "serviceSubnet"])).toBe("podSubnet");
     expect(didYouMean("ah", ["AH", "PASS"])).toBe("AH");

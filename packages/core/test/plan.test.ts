@@ -202,17 +202,20 @@ describe("generatedMarker", () => {
 });
 
 describe("local storage isolation on btrfs", () => {
-  it("is switched off on btrfs nodes only: by the kubelet feature gate up to 1.24, by a kubelet-config patch from 1.25", () => {
+  it("is switched off on btrfs nodes only: by the kubelet feature gate up to 1.24; from 1.25 cluster-wide when every node (and no burst node) needs it, else by a patch", () => {
     fc.assert(
       fc.property(arbClusterSpec(), (spec) => {
         const plan = mustResolve(spec);
+        const everyNode = plan.nodes.every((n) => n.rootFilesystem === "btrfs") && plan.cloud === undefined;
         for (const n of plan.nodes) {
           const expected =
             n.rootFilesystem !== "btrfs"
               ? undefined
               : plan.kubernetes.version.minor <= 24
                 ? "kubelet-feature-gate"
-                : "kubelet-config-patch";
+                : everyNode
+                  ? "kubelet-config"
+                  : "kubelet-config-patch";
           expect(n.localStorageIsolationOff, n.name).toBe(expected);
         }
       }),

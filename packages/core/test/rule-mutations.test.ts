@@ -202,6 +202,34 @@ const mutations: Mutation[] = [
     },
   },
   {
+    rule: "hostSettingsFit",
+    apply: (s) => {
+      const k8s = s.network.kubernetesSegment
+        ? s.network.segments.find((g: any) => g.name === s.network.kubernetesSegment)
+        : s.network.segments[0];
+      s.host = { ...(s.host ?? {}), firewall: { publicInterfaces: [k8s.interface] } };
+      return "host.firewall.publicInterfaces.0";
+    },
+  },
+  {
+    rule: "vlanMtuWithinParent",
+    apply: (s) => {
+      const node = s.nodes[0];
+      const parent = Object.keys(node.interfaces).find((n) => !node.interfaces[n].vlan);
+      if (parent === undefined) return undefined;
+      node.interfaces.vx9 = { vlan: { parent, id: 4001 }, mtu: 9000 };
+      return "nodes.0.interfaces.vx9.mtu";
+    },
+  },
+  {
+    rule: "ciliumMtuFitsDevices",
+    apply: (s) => {
+      s.cilium.mtu = 1400;
+      for (const f of Object.values(s.nodes[0].interfaces) as any[]) f.mtu = 1300;
+      return "cilium.mtu";
+    },
+  },
+  {
     rule: "cloudPoolsValid",
     apply: (s) => {
       if (!s.cloud) return undefined;

@@ -33,3 +33,10 @@ export function udevValue(value: unknown): string {
   if (/["\\]/.test(text)) throw new InternalError(`udev value ${JSON.stringify(text)} contains a quote or backslash`);
   return text;
 }
+
+/** One nftables word (an interface name inside `"…"`, an address, a network): letters, digits and `_.:/-` only. */
+export function nftToken(value: unknown): string {
+  const text = noControl(value, "nftables");
+  if (!/^[A-Za-z0-9_.:/-]+$/.test(text)) throw new InternalError(`${JSON.stringify(text)} cannot be an nftables word`);
+  return text;
+}

@@ -1,4 +1,11 @@
 import { type Artifact, type ClusterPlan, type GeneratorModule, toYaml } from "@clusterspec/core";
+import {
+  FIREWALL_RULES_FILE,
+  FIREWALL_SERVICE_FILE,
+  renderFirewallRules,
+  renderFirewallService,
+  toFirewallView,
+} from "./firewall.js";
 import { summarizeHost } from "./summary.js";
 import {
   renderAcceptKeywords,
@@ -7,13 +14,15 @@ import {
   renderKubeletConfd,
   renderModules,
   renderRcConf,
-  renderResolvConf,
   renderSysctl,
+  renderSysctlConf,
   renderUdevRules,
 } from "./template.js";
 import { type HostView, toHostView } from "./view.js";
 
 export const SYSCTL_FILE = "etc/sysctl.d/90-kubernetes.conf";
+/** Appended to /etc/sysctl.conf, which procps applies after sysctl.d. */
+export const SYSCTL_CONF_SNIPPET = "etc/sysctl.conf.clusterspec";
 
 /** crictl's config (YAML): both endpoints on the CRI socket kubeadm uses. */
 export function renderCrictlYaml(view: HostView, criSocket: string): string {
@@ -24,16 +33,24 @@ export function generateHost(plan: ClusterPlan): Artifact[] {
   return plan.nodes.flatMap((node) => {
     const v = toHostView(plan, node);
     const at = (p: string, content: string): Artifact => ({ path: `nodes/${node.name}/${p}`, content });
+    const firewall = toFirewallView(plan, node);
+    // /etc/resolv.conf has one writer: netifrc's dns_servers_* on the Kubernetes interface (netifrc package).
     return [
       at(SYSCTL_FILE, renderSysctl(v)),
+      at(SYSCTL_CONF_SNIPPET, renderSysctlConf(v)),
       at("etc/hosts", renderHosts(v)),
-      at("etc/resolv.conf", renderResolvConf(v)),
       at("etc/conf.d/modules", renderModules(v)),
       at("etc/conf.d/kubelet", renderKubeletConfd(v)),
       at("etc/crictl.yaml", renderCrictlYaml(v, plan.kubernetes.criSocket)),
       at("etc/udev/rules.d/70-persistent-net.rules", renderUdevRules(v)),
       at("etc/fstab.clusterspec", renderFstabLine(v)),
-      at("etc/rc.conf.clusterspec", renderRcConf(v)),
+      ...(v.rcConf.length > 0 ? [at("etc/rc.conf.clusterspec", renderRcConf(v))] : []),
+      ...(firewall === undefined
+        ? []
+        : [
+            at(FIREWALL_RULES_FILE, renderFirewallRules(firewall)),
+            { ...at(FIREWALL_SERVICE_FILE, renderFirewallService(firewall)), mode: 0o755 },
+          ]),
       ...(plan.host.gentooPackages
         ? [at("etc/portage/package.accept_keywords/kubernetes", renderAcceptKeywords(v))]
         : []),

@@ -1,5 +1,14 @@
-export { field, lineText, shellValue, sysctlValue, udevValue } from "./escape.js";
-export { generateHost, hostModule, renderCrictlYaml, SYSCTL_FILE } from "./generate.js";
+export { field, lineText, nftToken, shellValue, sysctlValue, udevValue } from "./escape.js";
+export {
+  FIREWALL_RULES_FILE,
+  FIREWALL_SERVICE_FILE,
+  FIREWALL_TABLE,
+  type FirewallView,
+  renderFirewallRules,
+  renderFirewallService,
+  toFirewallView,
+} from "./firewall.js";
+export { generateHost, hostModule, renderCrictlYaml, SYSCTL_CONF_SNIPPET, SYSCTL_FILE } from "./generate.js";
 export { summarizeHost } from "./summary.js";
 export {
   renderAcceptKeywords,
@@ -8,16 +17,20 @@ export {
   renderKubeletConfd,
   renderModules,
   renderRcConf,
-  renderResolvConf,
   renderSysctl,
+  renderSysctlConf,
   renderUdevRules,
 } from "./template.js";
 export {
   BPF_FSTAB_LINE,
   type HostView,
+  interfaceKey,
   KERNEL_MODULES,
   KUBERNETES_PACKAGES,
   MANAGED_SYSCTL,
+  managedSysctl,
   needsStorageIsolationGate,
+  RP_FILTER_LOOSE,
+  rcConfLines,
   toHostView,
 } from "./view.js";

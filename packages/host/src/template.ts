@@ -9,7 +9,10 @@ const compile = (source: string, escapeValue: Escape) => lineTemplate<HostView>(
 const header = "# <%- v.marker %>\n";
 
 const sysctl = compile(
-  `${header}# Kubernetes needs forwarding; keepalived and services bind addresses the node does not hold yet.
+  `${header}# Kubernetes needs forwarding; keepalived and services bind addresses the node does not hold yet;
+# rp_filter: all 0 as Cilium sets it, 2 (loose) for new interfaces and those with VIPs or policy-routed replies.
+# procps' sysctl --system applies
+# /etc/sysctl.conf after every sysctl.d file: etc/sysctl.conf.clusterspec repeats these keys for its end.
 # net.ipv4.ip_local_port_range stays at its default, below the NodePort range.
 <% for (const s of v.sysctl) { -%>
 <%= s.key %> = <%- s.value %>
@@ -55,24 +58,11 @@ SUBSYSTEM=="net", ACTION=="add", DRIVERS=="?*", ATTR{address}=="<%= u.mac %>", A
   udevValue,
 );
 
-const resolv = compile(
-  `${header}# At most 2 nameservers: glibc reads 3 and the kubelet adds the cluster DNS for pods.
-<% if (v.searchDomains.length > 0) { -%>
-search<% for (const d of v.searchDomains) { %> <%= d %><% } %>
-<% } -%>
-<% for (const n of v.nameservers) { -%>
-nameserver <%= n %>
-<% } -%>
-`,
-  field,
-);
-
 export const renderSysctl = (v: HostView): string => sysctl(v);
 export const renderHosts = (v: HostView): string => hosts(v);
 export const renderModules = (v: HostView): string => modules(v);
 export const renderKubeletConfd = (v: HostView): string => kubelet(v);
 export const renderUdevRules = (v: HostView): string => udev(v);
-export const renderResolvConf = (v: HostView): string => resolv(v);
 const fstab = compile(
   `${header}# Append to /etc/fstab: Cilium keeps its eBPF maps in /sys/fs/bpf across agent restarts.
 <% v.fstab.forEach((f, i) => { %><%- i === 0 ? "" : "\t" %><%= f %><% }) %>
@@ -88,12 +78,27 @@ const acceptKeywords = compile(
 );
 
 const rcConf = compile(
-  `${header}# Append to /etc/rc.conf (OpenRC reads no drop-in directory): the kubelet expects hierarchical memory accounting.
-rc_cgroup_memory_use_hierarchy="<%= v.rcCgroupMemoryUseHierarchy %>"
+  `${header}# Append to /etc/rc.conf (OpenRC reads no drop-in directory): cgroup v1, where the kubelet expects hierarchical memory accounting.
+<% for (const l of v.rcConf) { -%>
+<%- l.name %>="<%= l.value %>"
+<% } -%>
 `,
   shellValue,
+);
+
+// procps' `sysctl --system` (OpenRC's sysctl service) applies /etc/sysctl.conf after every sysctl.d file, and the
+// last assignment of a key wins: appended at its end, these lines win over whatever the file set earlier.
+const sysctlConf = compile(
+  `${header}# Append to the END of /etc/sysctl.conf: sysctl --system applies it after /etc/sysctl.d, so a key set
+# there (Gentoo's stock file sets rp_filter = 1) would override the sysctl.d file; the last assignment wins.
+<% for (const s of v.managedSysctl) { -%>
+<%= s.key %> = <%- s.value %>
+<% } -%>
+`,
+  field,
 );
 
 export const renderFstabLine = (v: HostView): string => fstab(v);
 export const renderAcceptKeywords = (v: HostView): string => acceptKeywords(v);
 export const renderRcConf = (v: HostView): string => rcConf(v);
+export const renderSysctlConf = (v: HostView): string => sysctlConf(v);

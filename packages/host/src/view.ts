@@ -7,7 +7,17 @@ export const MANAGED_SYSCTL: readonly (readonly [string, string])[] = [
   ["net.ipv4.ip_forward", "1"],
   ["net.ipv4.ip_nonlocal_bind", "1"],
   ["net.ipv6.ip_nonlocal_bind", "1"],
+  // Reverse-path filtering: the kernel uses the larger of `all` and the interface's value. Cilium sets `all` to 0 at
+  // agent start (its loader requires it, and zeroes its own lxc/cilium_* interfaces): any higher `all` floors every
+  // interface, Cilium's too, so a hardened image's `all = 1` (or Gentoo's stock sysctl.conf) is reset to 0 here.
+  // Interfaces created later start loose (`default`), and those with VIPs or policy-routed replies are pinned loose
+  // below: strict mode checks a source against the main table only and drops policy-routed and DSR replies.
+  ["net.ipv4.conf.all.rp_filter", "0"],
+  ["net.ipv4.conf.default.rp_filter", "2"],
 ];
+
+/** The value clusterspec pins on the interfaces that carry VIPs or policy-routed replies. */
+export const RP_FILTER_LOOSE = "2";
 
 export const KERNEL_MODULES: readonly string[] = ["overlay", "br_netfilter"];
 
@@ -36,18 +46,19 @@ export interface HostView {
   readonly marker: string;
   readonly node: string;
   readonly sysctl: readonly { readonly key: string; readonly value: string }[];
+  /** The keys clusterspec sets (no spec.host.sysctl extras): repeated at the end of /etc/sysctl.conf. */
+  readonly managedSysctl: readonly { readonly key: string; readonly value: string }[];
   readonly hosts: readonly { readonly address: string; readonly names: readonly string[] }[];
   readonly modules: readonly string[];
   /** kubelet flags before kubeadm's `${KUBELET_KUBEADM_ARGS}`, and after it. */
   readonly kubeletArgs: readonly string[];
   readonly kubeletExtraArgs: readonly string[];
   readonly udev: readonly { readonly mac: string; readonly name: string }[];
-  readonly nameservers: readonly string[];
-  readonly searchDomains: readonly string[];
   readonly fstab: readonly string[];
   /** package.accept_keywords atoms, e.g. `=sys-cluster/kubeadm-1.34*` */
   readonly kubernetesPackages: readonly string[];
-  readonly rcCgroupMemoryUseHierarchy: "yes";
+  /** rc.conf lines for cgroup v1 (hybrid, legacy); empty with OpenRC's default unified mode. */
+  readonly rcConf: readonly { readonly name: string; readonly value: string }[];
 }
 
 /**
@@ -55,7 +66,31 @@ export interface HostView {
  * slash form, where dots are part of the name.
  */
 export function acceptLocalKey(iface: string): string {
-  return iface.includes(".") ? `net/ipv4/conf/${iface}/accept_local` : `net.ipv4.conf.${iface}.accept_local`;
+  return interfaceKey(iface, "accept_local");
+}
+
+/** `net.ipv4.conf.<if>.<leaf>`, in the slash form for a name with dots. */
+export function interfaceKey(iface: string, leaf: string): string {
+  return iface.includes(".") ? `net/ipv4/conf/${iface}/${leaf}` : `net.ipv4.conf.${iface}.${leaf}`;
+}
+
+/** The sysctl lines clusterspec owns on a node, in file order. */
+export function managedSysctl(node: PlannedNode): { key: string; value: string }[] {
+  return [
+    ...MANAGED_SYSCTL.map(([key, value]) => ({ key, value })),
+    ...node.rpFilterLooseInterfaces.map((i) => ({ key: interfaceKey(i, "rp_filter"), value: RP_FILTER_LOOSE })),
+    ...node.acceptLocalInterfaces.map((i) => ({ key: acceptLocalKey(i), value: "1" })),
+  ];
+}
+
+/** OpenRC's rc.conf for the cgroup mode: nothing for unified (its default); cgroup v1 also needs hierarchical memory accounting. */
+export function rcConfLines(mode: ClusterPlan["host"]["cgroupMode"]): { name: string; value: string }[] {
+  return mode === "unified"
+    ? []
+    : [
+        { name: "rc_cgroup_mode", value: mode },
+        { name: "rc_cgroup_memory_use_hierarchy", value: "yes" },
+      ];
 }
 
 /** The plan decides: the feature gate up to 1.24; from 1.25 it is locked and a kubeadm patch sets the field. */
@@ -66,14 +101,12 @@ export function needsStorageIsolationGate(node: PlannedNode): boolean {
 export function toHostView(plan: ClusterPlan, node: PlannedNode): HostView {
   // sysctl strips blanks around a value itself, so trimming changes nothing it would apply.
   const extras = plan.host.sysctl.map(({ key, value }) => ({ key: field(key), value: sysctlValue(value.trim()) }));
+  const managed = managedSysctl(node).map(({ key, value }) => ({ key: field(key), value: sysctlValue(value) }));
   return {
     marker: lineText(generatedMarker(plan)),
     node: node.name,
-    sysctl: [
-      ...MANAGED_SYSCTL.map(([key, value]) => ({ key, value })),
-      ...node.acceptLocalInterfaces.map((i) => ({ key: acceptLocalKey(i), value: "1" })),
-      ...extras,
-    ],
+    sysctl: [...managed, ...extras],
+    managedSysctl: managed,
     hosts: [
       { address: "127.0.0.1", names: ["localhost"] },
       { address: "::1", names: ["localhost"] },
@@ -91,12 +124,10 @@ export function toHostView(plan: ClusterPlan, node: PlannedNode): HostView {
     ],
     kubeletExtraArgs: needsStorageIsolationGate(node) ? ["--feature-gates=LocalStorageCapacityIsolation=false"] : [],
     udev: node.interfaces.flatMap((f) => (f.vlan || f.mac === undefined ? [] : [{ mac: f.mac, name: f.name }])),
-    nameservers: plan.network.nameservers.slice(0, 2),
-    searchDomains: plan.network.searchDomains,
     fstab: BPF_FSTAB_LINE,
     kubernetesPackages: KUBERNETES_PACKAGES.map(
       (p) => `=${p}-${plan.kubernetes.version.major}.${plan.kubernetes.version.minor}*`,
     ),
-    rcCgroupMemoryUseHierarchy: "yes",
+    rcConf: rcConfLines(plan.host.cgroupMode),
   };
 }

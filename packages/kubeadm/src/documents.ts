@@ -38,8 +38,9 @@ export function controlPlaneTaints(minor: number): { key: string; effect: "NoSch
 }
 
 /**
- * Per-node KubeletConfiguration differences, applied by kubeadm as a patch on init and join. Below 1.25 the
- * plan switches local storage isolation off with the kubelet's feature-gate flag instead (host conf.d).
+ * Real per-node KubeletConfiguration differences, applied by kubeadm as a patch on init and join: btrfs nodes in a
+ * cluster where not every node is on btrfs. When every node is, the cluster-wide KubeletConfiguration carries the
+ * field instead. Below 1.25 the plan switches local storage isolation off with the kubelet's feature-gate flag (host conf.d).
  */
 export function kubeletPatch(_plan: ClusterPlan, node: PlannedNode): KubeadmDocument | undefined {
   return node.localStorageIsolationOff === "kubelet-config-patch"
@@ -160,6 +161,11 @@ export function kubeletConfiguration(plan: ClusterPlan): KubeadmDocument {
   return mergePatch(generatedKubeletConfiguration(plan), k.knobs.kubelet) as KubeadmDocument;
 }
 
+/** Every node switches local storage isolation off: the cluster-wide KubeletConfiguration says it, no patch. */
+export function clusterWideStorageIsolationOff(plan: ClusterPlan): boolean {
+  return plan.nodes.some((n) => n.localStorageIsolationOff === "kubelet-config");
+}
+
 function generatedKubeletConfiguration(plan: ClusterPlan): KubeadmDocument {
   const k = plan.kubernetes;
   return {
@@ -170,6 +176,8 @@ function generatedKubeletConfiguration(plan: ClusterPlan): KubeadmDocument {
     nodeStatusUpdateFrequency: k.nodeHealth.statusUpdateFrequency,
     // Set explicitly: the full status is what keeps a node Ready within the grace period, not only the 10s lease.
     nodeStatusReportFrequency: k.nodeHealth.statusUpdateFrequency,
+    // btrfs on every node: in the ConfigMap every join and every `kubeadm upgrade node` reads, so no upgrade drops it.
+    ...(clusterWideStorageIsolationOff(plan) ? { localStorageCapacityIsolation: false } : {}),
   };
 }
 

@@ -1,6 +1,12 @@
 // The PLAN.md section: how each node runs kubeadm, and how fast a dead node is noticed.
 import { type ClusterPlan, mdTable } from "@clusterspec/core";
-import { KUBELET_PATCH_FILE, kubeletPatch, nodeKind, PATCHES_DIRECTORY } from "./documents.js";
+import {
+  clusterWideStorageIsolationOff,
+  KUBELET_PATCH_FILE,
+  kubeletPatch,
+  nodeKind,
+  PATCHES_DIRECTORY,
+} from "./documents.js";
 import { apiServerArgs, controllerManagerArgs, LEASE_RENEW_SECONDS, nodeHealthTiming } from "./node-health.js";
 
 const COMMAND = {
@@ -67,9 +73,14 @@ export function summarizeKubeadm(plan: ClusterPlan): string {
     nodes,
     "",
     ...secrets,
+    ...(clusterWideStorageIsolationOff(plan)
+      ? [
+          "- Every node is on btrfs: `localStorageCapacityIsolation: false` is in the cluster-wide KubeletConfiguration (the `kubelet-config` ConfigMap), which `kubeadm upgrade apply` and `kubeadm upgrade node` write each kubelet's config from, so upgrades keep it with no extra flag; no node needs a patch.",
+        ]
+      : []),
     ...(plan.nodes.some((n) => kubeletPatch(plan, n))
       ? [
-          `- Keep \`${PATCHES_DIRECTORY}\` on the nodes and pass \`--patches ${PATCHES_DIRECTORY}\` to \`kubeadm upgrade apply\` / \`kubeadm upgrade node\`, or an upgrade rewrites the kubelet configuration without the patch.`,
+          `- The kubelet patches are per-node differences (btrfs nodes${plan.cloud ? ", while burst nodes share the cluster-wide KubeletConfiguration" : " among others that are not"}). Keep \`${PATCHES_DIRECTORY}\` on the nodes and pass \`--patches ${PATCHES_DIRECTORY}\` to every \`kubeadm upgrade apply\` and \`kubeadm upgrade node\` on a patched node (with kubeadm v1beta4, \`UpgradeConfiguration\` \`apply.patches.directory\` / \`node.patches.directory\` do the same): without it an upgrade rewrites \`/var/lib/kubelet/config.yaml\` from the ConfigMap and drops the patch.`,
         ]
       : []),
     ...(plan.nodes.some((n) => n.localStorageIsolationOff === "kubelet-feature-gate")

@@ -282,15 +282,19 @@ describe("kubeadm.yaml", () => {
 });
 
 describe("per-node kubelet patches", () => {
-  it("patches btrfs nodes from 1.25 and points init/join at the patch directory; only those nodes", () => {
+  it("patches btrfs nodes from 1.25 only when not every node needs it (else the cluster-wide KubeletConfiguration says it); only those nodes", () => {
     fc.assert(
       fc.property(arbSmallPlan(), (plan) => {
         const artifacts = generateKubeadm(plan);
         const minor = plan.kubernetes.version.minor;
+        const everyNode = plan.nodes.every((n) => n.rootFilesystem === "btrfs") && plan.cloud === undefined;
+        const clusterWide = minor >= 25 && everyNode;
+        expect(kubeletConfiguration(plan).localStorageCapacityIsolation).toBe(clusterWide ? false : undefined);
+        expect(schemaErrors(kubeletConfiguration(plan))).toBe("");
         for (const node of plan.nodes) {
           const patchPath = `nodes/${node.name}${PATCHES_DIRECTORY}/${KUBELET_PATCH_FILE}`;
           const patch = artifacts.find((a) => a.path === patchPath);
-          const wanted = node.rootFilesystem === "btrfs" && minor >= 25;
+          const wanted = node.rootFilesystem === "btrfs" && minor >= 25 && !clusterWide;
           expect(patch !== undefined).toBe(wanted);
           const [first] = docsOf(plan, node.name);
           expect(get(first, "patches", "directory")).toBe(wanted ? PATCHES_DIRECTORY : undefined);
@@ -307,8 +311,20 @@ describe("per-node kubelet patches", () => {
 
   it("names the patch file as kubeadm expects: target[suffix][+patchtype].extension", () => {
     expect(KUBELET_PATCH_FILE).toMatch(/^kubeletconfiguration[A-Za-z0-9]*(\+(strategic|merge|json))?\.(yaml|json)$/);
-    const plan = mustResolve(buildSpec({ controlPlanes: 1, workers: 0, poolSize: 0, cloud: false }, { btrfs: [true] }));
+    const plan = mustResolve(
+      buildSpec({ controlPlanes: 1, workers: 1, poolSize: 0, cloud: false }, { btrfs: [true, false] }),
+    );
     expect(kubeletPatch(plan, plan.initNode)).toEqual({ localStorageCapacityIsolation: false });
+  });
+
+  it("puts localStorageCapacityIsolation in the cluster-wide KubeletConfiguration when every node is on btrfs, so kubeadm upgrade keeps it without --patches", () => {
+    const plan = mustResolve(
+      buildSpec({ controlPlanes: 1, workers: 1, poolSize: 0, cloud: false }, { btrfs: [true, true] }),
+    );
+    expect(plan.nodes.map((n) => kubeletPatch(plan, n))).toEqual([undefined, undefined]);
+    expect(kubeletConfiguration(plan).localStorageCapacityIsolation).toBe(false);
+    expect(generateKubeadm(plan).some((a) => a.path.includes(PATCHES_DIRECTORY))).toBe(false);
+    expect(summarizeKubeadm(plan)).toContain("cluster-wide KubeletConfiguration");
   });
 });
 
@@ -448,7 +464,7 @@ describe("reference clusters", () => {
   // the reference clusters only; examples/customised has its own DNS endpoint and is checked in knobs.test.ts
   const examples = clusterExampleNames().filter((n) => n === "bare-metal-ha" || n === "hybrid-cloud-burst");
 
-  it.each(examples)("%s: every kubeadm document is schema-valid, v1beta4, with the VIP and btrfs patches", (name) => {
+  it.each(examples)("%s: every kubeadm document is schema-valid, v1beta4, with the VIP and btrfs handled", (name) => {
     const text = exampleText(name);
     const loaded = loadSpec(text);
     if (!loaded.ok) throw new Error(`${name} is invalid`);
@@ -459,8 +475,12 @@ describe("reference clusters", () => {
         expect(schemaErrors(doc)).toBe("");
         if (doc.kind !== "KubeletConfiguration") expect(doc.apiVersion).toBe("kubeadm.k8s.io/v1beta4");
       }
-      expect(artifacts.map((a) => a.path)).toContain(`nodes/${node.name}${PATCHES_DIRECTORY}/${KUBELET_PATCH_FILE}`);
+      // every on-prem node is on btrfs: a patch only where burst nodes share the kubelet-config ConfigMap
+      expect(
+        artifacts.map((a) => a.path).includes(`nodes/${node.name}${PATCHES_DIRECTORY}/${KUBELET_PATCH_FILE}`),
+      ).toBe(plan.cloud !== undefined);
     }
+    expect(kubeletConfiguration(plan).localStorageCapacityIsolation).toBe(plan.cloud === undefined ? false : undefined);
     const cluster = docsOf(plan, plan.initNode.name)[1];
     expect(get(cluster, "controlPlaneEndpoint")).toBe("10.118.12.100:6443");
     expect(get(cluster, "apiServer", "certSANs")).toEqual([

@@ -1,13 +1,13 @@
 import type { Artifact, ClusterPlan, GeneratorModule } from "@clusterspec/core";
 import { summarizeNetifrc } from "./summary.js";
 import { renderConfdNet, renderRtTables } from "./template.js";
-import { toNetifrcView, toRtTablesView } from "./view.js";
+import { rtTablesPath, toNetifrcView, toRtTablesViews } from "./view.js";
 
 export function generateNetifrc(plan: ClusterPlan): Artifact[] {
-  const rtTables = renderRtTables(toRtTablesView(plan));
+  const tables = toRtTablesViews(plan).map((t) => ({ path: rtTablesPath(t.table.name), content: renderRtTables(t) }));
   return plan.nodes.flatMap((node) => [
     { path: `nodes/${node.name}/etc/conf.d/net`, content: renderConfdNet(toNetifrcView(plan, node)) },
-    { path: `nodes/${node.name}/etc/iproute2/rt_tables`, content: rtTables },
+    ...tables.map((t) => ({ path: `nodes/${node.name}/${t.path}`, content: t.content })),
   ]);
 }
 

@@ -11,6 +11,7 @@ export {
   policyRouteLines,
   policyRules,
   type RtTablesView,
+  rtTablesPath,
   toNetifrcView,
-  toRtTablesView,
+  toRtTablesViews,
 } from "./view.js";

@@ -1,15 +1,24 @@
 // The PLAN.md section: routes, policy routing tables and rules, and the manual steps.
 import { type ClusterPlan, mdTable } from "@clusterspec/core";
 import { ruleLine } from "./template.js";
-import { type PlannedRule, policyRouteLines, policyRules } from "./view.js";
+import { type PlannedRule, policyRouteLines, policyRules, rtTablesPath } from "./view.js";
 
 export function summarizeNetifrc(plan: ClusterPlan): string {
   const out = ["## Network interfaces and policy routing (netifrc)", ""];
   out.push(
-    "Each node gets `/etc/conf.d/net` (addresses, routes, rules, VLANs) and `/etc/iproute2/rt_tables`.",
+    `Each node gets \`/etc/conf.d/net\` (addresses, MTUs, routes, rules, VLANs, DNS)${plan.network.policyRoutes.length > 0 ? ` and ${plan.network.policyRoutes.map((p) => `\`/${rtTablesPath(p.table.name)}\``).join(", ")} (the table's name; the distribution's \`/etc/iproute2/rt_tables\` stays as it is)` : ""}.`,
+    "netifrc writes `/etc/resolv.conf` from `dns_servers_*`/`dns_search_*` on the Kubernetes interface (through `resolvconf` when it is installed): it is the file's only writer, so do not also install a static one.",
     "Manual steps: `ln -s net.lo /etc/init.d/net.<interface>` and `rc-update add net.<interface> default` for each physical interface (VLAN interfaces are started by their parent).",
     "",
   );
+  const mtus = plan.nodes.flatMap((n) =>
+    n.interfaces.filter((f) => f.mtu !== undefined).map((f) => `${n.name} ${f.name} ${f.mtu}`),
+  );
+  if (mtus.length > 0)
+    out.push(
+      `Link MTUs (\`mtu_<interface>\`, set by netifrc before the addresses; a VLAN's is at most its parent's): ${mtus.join(", ")}. Every other interface keeps the kernel's default (1500 on Ethernet).`,
+      "",
+    );
   if (plan.cloud) {
     const hub = plan.cloud.wireguard.hub;
     out.push(

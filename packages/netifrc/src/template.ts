@@ -48,21 +48,10 @@ export const renderConfdNet = (view: NetifrcView): string =>
     })),
   });
 
-// iproute2's stock entries, then ours: this file replaces /etc/iproute2/rt_tables. Values are checked tokens.
+// One table per file in rt_tables.d, which iproute2 reads after rt_tables. Values are checked tokens.
 const rtTablesSource = `# <%- v.marker %>
-#
-# reserved values
-#
-255	local
-254	main
-253	default
-0	unspec
-#
-# local
-#
-<% for (const t of v.tables) { -%>
-<%- t.id %>	<%- t.name %>
-<% } -%>
+# policy routing table, named for ip route/rule (iproute2 reads /etc/iproute2/rt_tables.d/*.conf)
+<%- v.table.id %>	<%- v.table.name %>
 `;
 
 export const renderRtTables = lineTemplate<RtTablesView>(rtTablesSource, token);

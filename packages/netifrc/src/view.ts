@@ -109,6 +109,8 @@ export function toNetifrcView(plan: ClusterPlan, node: PlannedNode): NetifrcView
       }
     }
     vars.push(v(`config_${iv}`, [f.cidr === undefined ? "null" : token(f.cidr)]));
+    // iproute2.sh sets it before the addresses (`ip link set dev <if> mtu <n>`), VLANs included.
+    if (f.mtu !== undefined) vars.push(v(`mtu_${iv}`, [token(f.mtu)]));
 
     const routes: string[] = [];
     if (f.gateway !== undefined) routes.push(route("default", "via", f.gateway));
@@ -145,15 +147,18 @@ export function toNetifrcView(plan: ClusterPlan, node: PlannedNode): NetifrcView
   };
 }
 
-/** /etc/iproute2/rt_tables: iproute2's stock entries, then the policy routing tables. */
+/** One /etc/iproute2/rt_tables.d/<name>.conf per policy routing table; the distribution's rt_tables stays. */
 export interface RtTablesView {
   readonly marker: string;
-  readonly tables: readonly { readonly id: string; readonly name: string }[];
+  readonly table: { readonly id: string; readonly name: string };
 }
 
-export function toRtTablesView(plan: ClusterPlan): RtTablesView {
-  return {
+/** Where a table's name is declared: iproute2 reads rt_tables, then every `rt_tables.d/*.conf`. */
+export const rtTablesPath = (name: string): string => `etc/iproute2/rt_tables.d/${name}.conf`;
+
+export function toRtTablesViews(plan: ClusterPlan): RtTablesView[] {
+  return plan.network.policyRoutes.map((p) => ({
     marker: commentText(generatedMarker(plan)),
-    tables: plan.network.policyRoutes.map((p) => ({ id: token(p.table.id), name: token(p.table.name) })),
-  };
+    table: { id: token(p.table.id), name: token(p.table.name) },
+  }));
 }

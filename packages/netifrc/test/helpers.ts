@@ -1,5 +1,5 @@
 // Real-tool checks of conf.d/net: bash reads it back, iproute2 applies it inside a throwaway namespace.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ClusterPlan, PlannedNode } from "@clusterspec/core";
@@ -92,7 +92,10 @@ export interface IpCommand {
 
 export interface AppliedNode {
   readonly ns: Netns;
-  /** Runs `ip -n <ns> <args>` with the node's rt_tables in place of /etc/iproute2/rt_tables (private mount namespace). */
+  /**
+   * Runs `ip -n <ns> <args>` in a private mount namespace whose /etc/iproute2 holds only the node's
+   * `rt_tables.d/*.conf`: a table name resolves only if the generated drop-in declares it.
+   */
   ip(args: readonly string[]): { status: number; stdout: string; stderr: string };
 }
 
@@ -103,13 +106,15 @@ export interface AppliedNode {
 export async function withAppliedNode<T>(
   plan: ClusterPlan,
   node: PlannedNode,
-  files: { confdNet: string; rtTables: string },
+  files: { confdNet: string; rtTablesD: Readonly<Record<string, string>> },
   fn: (applied: AppliedNode) => T | Promise<T>,
 ): Promise<T> {
   const physical = node.interfaces.filter((f) => !f.vlan).map((f) => f.name);
   return withTempDirAsync(async (dir) => {
-    const rt = join(dir, "rt_tables");
-    writeFileSync(rt, files.rtTables);
+    const etc = join(dir, "iproute2");
+    mkdirSync(join(etc, "rt_tables.d"), { recursive: true });
+    for (const [name, content] of Object.entries(files.rtTablesD))
+      writeFileSync(join(etc, "rt_tables.d", name), content);
     return withNetns(physical, async (ns) => {
       const ipIn = (args: readonly string[]) => {
         const r = run("unshare", [
@@ -119,10 +124,11 @@ export async function withAppliedNode<T>(
           "--",
           "sh",
           "-c",
-          // iproute2 >= 6.5 may ship only /usr/share/iproute2/rt_tables; ip reads the /etc one first.
-          't=/etc/iproute2/rt_tables; [ -e "$t" ] || t=/usr/share/iproute2/rt_tables; rt="$1"; ns="$2"; shift 2; mount --bind "$rt" "$t" && exec ip -n "$ns" "$@"',
+          // iproute2 reads /etc/iproute2/rt_tables.d/*.conf (and, from 6.5, /usr/share/iproute2's stock files, which
+          // name no table of ours); ours replace /etc/iproute2 entirely here.
+          'etc="$1"; ns="$2"; shift 2; mount --bind "$etc" /etc/iproute2 && exec ip -n "$ns" "$@"',
           "sh",
-          rt,
+          etc,
           ns.name,
           ...args,
         ]);
@@ -160,11 +166,19 @@ export async function withAppliedNode<T>(
         files.confdNet,
         node.interfaces.flatMap((f) => {
           const v = f.name.replace(/[^A-Za-z0-9_]/g, "_");
-          return [`config_${v}`, `routes_${v}`, `rules_${v}`, `rules6_${v}`];
+          return [`config_${v}`, `mtu_${v}`, `routes_${v}`, `rules_${v}`, `rules6_${v}`];
         }),
       );
       const batch: IpCommand[] = [];
       const plain = (line: string) => batch.push({ family: "", line });
+      // iproute2.sh's pre-start: `ip link set dev <if> mtu <mtu_if>` before any address (parents come first).
+      for (const f of [...node.interfaces].sort(
+        (a, b) => Number(a.vlan !== undefined) - Number(b.vlan !== undefined),
+      )) {
+        const v = f.name.replace(/[^A-Za-z0-9_]/g, "_");
+        const mtu = values.get(`mtu_${v}`);
+        if (mtu !== undefined) plain(`link set dev ${f.name} mtu ${mtu}`);
+      }
       for (const f of node.interfaces) {
         const v = f.name.replace(/[^A-Za-z0-9_]/g, "_");
         for (const c of netifrcArray(values.get(`config_${v}`)))

@@ -73,4 +73,5 @@ export const OWNED_CILIUM_KEYS: Readonly<Record<string, string>> = {
   "encryption.enabled": "cilium.encryption",
   "encryption.type": "cilium.encryption",
   MTU: "cilium.mtu",
+  "nodePort.addresses": "cilium.nodePortAddresses",
 };

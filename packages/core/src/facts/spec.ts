@@ -1,5 +1,6 @@
 // Small lookups over a parsed spec, shared by the rules and by resolvePlan so each fact is derived once.
 import type { IssuePath } from "../issues.js";
+import { own } from "../own.js";
 import type { ClusterSpec, InterfaceSpec, NodeSpec, SegmentSpec } from "../spec/schema.js";
 
 export function kubernetesSegment(spec: ClusterSpec): SegmentSpec | undefined {
@@ -53,4 +54,24 @@ export function nodeInterfaces(node: NodeSpec): [string, InterfaceSpec][] {
 /** netifrc's shell_var: every character outside [A-Za-z0-9_] becomes `_` (net/functions.sh). */
 export function shellVar(name: string): string {
   return name.replace(/[^A-Za-z0-9_]/g, "_");
+}
+
+/**
+ * Interfaces whose `rp_filter` is pinned to 2 (loose): those that carry a VIP (a reply from a VIP the node just
+ * lost, or a DSR reply, has a source the strict check rejects) and those whose replies take a policy-routing table
+ * (strict mode checks the source against the main table only and drops them). Only those the node has.
+ */
+export function rpFilterLooseInterfaces(spec: ClusterSpec, node: NodeSpec): string[] {
+  const vip = [controlPlaneInterface(spec), spec.externalVips ? externalVipInterface(spec) : undefined];
+  const routed = spec.network.segments.filter((s) => s.uplink !== undefined).map((s) => s.interface);
+  return [...vip, ...routed].filter(
+    (i, n, all): i is string => i !== undefined && all.indexOf(i) === n && own(node.interfaces, i) !== undefined,
+  );
+}
+
+/** The interfaces `host.firewall` filters on a node: the listed ones it has, else those that attach no segment. */
+export function firewallInterfaces(spec: ClusterSpec, node: NodeSpec): string[] {
+  const listed = spec.host.firewall?.publicInterfaces;
+  if (listed) return listed.filter((i) => own(node.interfaces, i) !== undefined);
+  return Object.keys(node.interfaces).filter((i) => segmentOfInterface(spec, i) === undefined);
 }

@@ -1,9 +1,16 @@
-import { defaultMonitorGracePeriod, kubeadmApiVersionFor, storageIsolationOff } from "../facts/kubernetes.js";
+import {
+  clusterStorageIsolationOff,
+  defaultMonitorGracePeriod,
+  kubeadmApiVersionFor,
+  storageIsolationOff,
+} from "../facts/kubernetes.js";
 import {
   defaultRouteInterface,
+  firewallInterfaces,
   isControlPlane,
   isWorker,
   kubernetesSegment,
+  rpFilterLooseInterfaces,
   segmentOfInterface,
 } from "../facts/spec.js";
 import {
@@ -29,6 +36,7 @@ import type {
   ClusterPlan,
   KubeadmKnobs,
   NodeHealthPlan,
+  PlannedFirewall,
   PlannedNode,
   PolicyRoute,
   VrrpPlan,
@@ -109,7 +117,36 @@ function acceptLocalInterfaces(
     .filter((i, n, all) => all.indexOf(i) === n && own(node.interfaces, i) !== undefined);
 }
 
-function planCilium(spec: ClusterSpec, kubernetesInterface: string, cloud: CloudPlan | undefined): CiliumPlan {
+/** What each public interface of a node lets in: the VIPs that live there, and VRRP from the other nodes on it. */
+function planFirewall(
+  spec: ClusterSpec,
+  node: ClusterSpec["nodes"][number],
+  vipsByInterface: ReadonlyMap<string, readonly string[]>,
+): PlannedFirewall {
+  return {
+    interfaces: firewallInterfaces(spec, node).map((name) => {
+      const vips = vipsByInterface.get(name) ?? [];
+      return {
+        name,
+        vips,
+        vrrpPeers:
+          vips.length === 0
+            ? []
+            : spec.nodes.flatMap((o) => {
+                const a = own(o.interfaces, name)?.address;
+                return o.name === node.name || a === undefined ? [] : [hostPart(a)];
+              }),
+      };
+    }),
+  };
+}
+
+function planCilium(
+  spec: ClusterSpec,
+  kubernetesSegment: { interface: string; subnet: string },
+  cloud: CloudPlan | undefined,
+): CiliumPlan {
+  const kubernetesInterface = kubernetesSegment.interface;
   const c = spec.cilium;
   const mtu = c.mtu ?? cloud?.tunnelMtu;
   return {
@@ -124,6 +161,11 @@ function planCilium(spec: ClusterSpec, kubernetesInterface: string, cloud: Cloud
     encryption: c.encryption,
     mtu,
     mtuSource: c.mtu !== undefined ? "spec" : mtu !== undefined ? "wireguard-tunnel" : "auto",
+    // The internal networks: the node InternalIPs, and the burst nodes' tunnel addresses (their node IPs).
+    nodePortAddresses: c.nodePortAddresses ?? [
+      kubernetesSegment.subnet,
+      ...(cloud ? [cloud.wireguard.tunnelSubnet] : []),
+    ],
     values: c.values,
   };
 }
@@ -201,7 +243,14 @@ function resolveClusterPlan(spec: ClusterSpec, options: ResolveOptions): Cluster
 
   const cpNames = spec.nodes.filter(isControlPlane).map((n) => n.name);
   const hub = spec.cloud?.wireguard.hub;
-  const nodes: PlannedNode[] = spec.nodes.map((n) => {
+  const vips = planVips(spec);
+  const vipsByInterface = new Map<string, string[]>();
+  for (const v of vips) vipsByInterface.set(v.interface, [...(vipsByInterface.get(v.interface) ?? []), v.address]);
+  const isolationOff = clusterStorageIsolationOff(
+    spec.nodes.map((n) => storageIsolationOff(n.rootFilesystem, version.minor)),
+    spec.cloud !== undefined,
+  );
+  const nodes: PlannedNode[] = spec.nodes.map((n, index) => {
     const internal = own(n.interfaces, segment.interface)?.address;
     if (!internal) throw new InternalError(`node ${n.name} has no address on ${segment.interface}`);
     return {
@@ -211,7 +260,7 @@ function resolveClusterPlan(spec: ClusterSpec, options: ResolveOptions): Cluster
       init: n.name === cpNames[0],
       carriesExternalVips: n.carriesExternalVips,
       rootFilesystem: n.rootFilesystem,
-      localStorageIsolationOff: storageIsolationOff(n.rootFilesystem, version.minor),
+      localStorageIsolationOff: isolationOff[index],
       disk: n.disk,
       internalInterface: segment.interface,
       internalAddress: hostPart(internal),
@@ -227,16 +276,18 @@ function resolveClusterPlan(spec: ClusterSpec, options: ResolveOptions): Cluster
         address: f.address === undefined ? undefined : hostPart(f.address),
         gateway: f.gateway,
         segment: segmentOfInterface(spec, name),
+        mtu: f.mtu,
       })),
       labels: n.labels,
       taints: n.taints,
       acceptLocalInterfaces: acceptLocalInterfaces(spec, policyRoutes, n),
+      rpFilterLooseInterfaces: rpFilterLooseInterfaces(spec, n),
+      firewall: spec.host.firewall === undefined ? undefined : planFirewall(spec, n, vipsByInterface),
     };
   });
   const initNode = nodes.find((n) => n.init);
   if (!initNode) throw new InternalError("no control-plane node");
 
-  const vips = planVips(spec);
   const cpVip = vips[0];
   if (!cpVip) throw new InternalError("no control-plane VIP");
   const host = hostPart(spec.controlPlane.vip);
@@ -352,8 +403,13 @@ function resolveClusterPlan(spec: ClusterSpec, options: ResolveOptions): Cluster
         .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
         .map(([key, value]) => ({ key, value: String(value) })),
       gentooPackages: spec.host.gentooPackages,
+      cgroupMode: spec.host.cgroupMode,
+      firewall: spec.host.firewall && {
+        sshFrom: spec.host.firewall.sshFrom,
+        explicitInterfaces: spec.host.firewall.publicInterfaces !== undefined,
+      },
     },
-    cilium: planCilium(spec, segment.interface, cloud),
+    cilium: planCilium(spec, segment, cloud),
     cloud,
     secrets,
     overlays: spec.overlays,

@@ -21,6 +21,19 @@ export interface PlannedInterface {
   readonly gateway: string | undefined;
   /** The segment this interface attaches, if any. */
   readonly segment: SegmentSpec | undefined;
+  /** `nodes[].interfaces.<name>.mtu`; undefined: the kernel's default (1500 on Ethernet). */
+  readonly mtu: number | undefined;
+}
+
+/** The host firewall of one node: what each filtered (public) interface lets in besides SSH and replies. */
+export interface PlannedFirewall {
+  readonly interfaces: readonly {
+    readonly name: string;
+    /** VIPs that live on this interface: their traffic is let in. */
+    readonly vips: readonly string[];
+    /** The other nodes' addresses on this interface: VRRP (and AH) from them is let in when a VIP lives here. */
+    readonly vrrpPeers: readonly string[];
+  }[];
 }
 
 export interface PlannedNode {
@@ -33,8 +46,9 @@ export interface PlannedNode {
   readonly rootFilesystem: "ext4" | "xfs" | "btrfs" | "zfs";
   /**
    * How the kubelet's local storage capacity isolation is switched off (it cannot measure btrfs):
-   * the `LocalStorageCapacityIsolation=false` kubelet flag up to 1.24 (host conf.d), the
-   * KubeletConfiguration field through a kubeadm patch from 1.25 (the gate is locked then); undefined: left on.
+   * the `LocalStorageCapacityIsolation=false` kubelet flag up to 1.24 (host conf.d); from 1.25 (the gate is locked
+   * then) the KubeletConfiguration field, cluster-wide when every node needs it (`kubelet-config`), else through
+   * a kubeadm patch on the nodes that do (`kubelet-config-patch`); undefined: left on.
    */
   readonly localStorageIsolationOff: StorageIsolationOff | undefined;
   readonly disk: string | undefined;
@@ -52,6 +66,10 @@ export interface PlannedNode {
    * addresses (a VIP it holds) on an interface whose replies take a policy-routing table. Empty otherwise.
    */
   readonly acceptLocalInterfaces: readonly string[];
+  /** Interfaces that carry a VIP or policy-routed replies: `rp_filter` is pinned to 2 (loose) on them. */
+  readonly rpFilterLooseInterfaces: readonly string[];
+  /** `host.firewall` on this node; undefined: no firewall. */
+  readonly firewall: PlannedFirewall | undefined;
 }
 
 /** Free-form settings of the control-plane components, merged into what clusterspec derives (never over it). */
@@ -126,6 +144,10 @@ export interface HostPlan {
   /** `spec.host.sysctl`, sorted by key, values as text. */
   readonly sysctl: readonly { readonly key: string; readonly value: string }[];
   readonly gentooPackages: boolean;
+  /** OpenRC rc_cgroup_mode; only hybrid and legacy (cgroup v1) need anything in rc.conf. */
+  readonly cgroupMode: "unified" | "hybrid" | "legacy";
+  /** `host.firewall`: networks allowed to SSH on the public interfaces; undefined: no firewall. */
+  readonly firewall: { readonly sshFrom: readonly string[]; readonly explicitInterfaces: boolean } | undefined;
 }
 
 export interface CiliumPlan {
@@ -142,6 +164,8 @@ export interface CiliumPlan {
   /** The device MTU Cilium assumes: the spec's, else inside the WireGuard tunnel with cloud pools; undefined: auto. */
   readonly mtu: number | undefined;
   readonly mtuSource: "spec" | "wireguard-tunnel" | "auto";
+  /** Networks whose node addresses serve NodePorts: the spec's, else the Kubernetes segment's subnet (and the burst tunnel's); empty: Cilium's default. */
+  readonly nodePortAddresses: readonly string[];
   /** `cilium.values`: Helm values merged over the generated ones (owned keys refused by the rules). */
   readonly values: Readonly<Record<string, unknown>>;
 }

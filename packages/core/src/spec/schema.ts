@@ -214,7 +214,7 @@ const RoutingTableSchema = z
       .regex(/^[A-Za-z][A-Za-z0-9_-]{0,31}$/, {
         message: "routing table names use letters, digits, '_' and '-', starting with a letter",
       })
-      .describe("Routing table name written to /etc/iproute2/rt_tables"),
+      .describe("Routing table name, declared in /etc/iproute2/rt_tables.d/<name>.conf"),
   })
   .describe("Policy routing table");
 
@@ -443,6 +443,15 @@ const InterfaceSchema = z
       .describe("Makes this a VLAN sub-interface"),
     address: cidr().optional().describe("Address with prefix, e.g. 10.118.12.20/24"),
     gateway: ipAddress().optional().describe("Default gateway (main table) through this interface"),
+    mtu: z
+      .number()
+      .int()
+      .min(1280)
+      .max(9216)
+      .optional()
+      .describe(
+        "Link MTU, written as netifrc's mtu_<interface> (default: the kernel's, 1500 on Ethernet); a VLAN's is at most its parent's",
+      ),
   })
   .superRefine((v, ctx) => {
     if (v.vlan && v.mac)
@@ -496,6 +505,24 @@ export const SYSCTL_KEY_MAX = 255;
 export const SYSCTL_VALUE_MAX = 1024;
 const SYSCTL_VALUE = /^[A-Za-z0-9._:-]+( [A-Za-z0-9._:-]+)*$/;
 
+const HostFirewallSchema = z
+  .strictObject({
+    publicInterfaces: z
+      .array(InterfaceNameSchema)
+      .min(1)
+      .optional()
+      .describe(
+        "Interfaces filtered (nftables, input hook); default each node's interfaces that attach no network segment",
+      ),
+    sshFrom: z
+      .array(networkCidr())
+      .default([])
+      .describe("Networks allowed to reach SSH (TCP 22) on the public interfaces; empty: SSH closed there"),
+  })
+  .describe(
+    "Host firewall on the public interfaces: nftables table inet clusterspec_host drops every new inbound connection there except SSH from sshFrom, VRRP between the nodes and the VIPs' traffic where a VIP lives on such an interface; other interfaces are left alone",
+  );
+
 const HostSchema = z
   .strictObject({
     gentooPackages: z
@@ -523,6 +550,13 @@ const HostSchema = z
       )
       .default({})
       .describe("Extra sysctl settings"),
+    cgroupMode: z
+      .enum(["unified", "hybrid", "legacy"])
+      .default("unified")
+      .describe(
+        "OpenRC rc_cgroup_mode: unified (cgroup v2, OpenRC's default: nothing is written) or hybrid/legacy (cgroup v1: rc.conf gets the mode and memory hierarchy)",
+      ),
+    firewall: HostFirewallSchema.optional(),
   })
   .describe("Bare-metal host settings (Gentoo/OpenRC)");
 
@@ -557,6 +591,12 @@ const CiliumSchema = z
     loadBalancerMode: z.enum(["snat", "dsr", "hybrid"]).default("snat").describe("Service load balancer mode"),
     encryption: z.enum(["none", "wireguard"]).default("none").describe("Transparent pod traffic encryption"),
     mtu: z.number().int().min(1280).max(9216).optional().describe("Device MTU Cilium assumes (default: derived)"),
+    nodePortAddresses: z
+      .array(networkCidr())
+      .optional()
+      .describe(
+        "Networks whose node addresses serve NodePorts (Helm nodePort.addresses); default the Kubernetes segment's subnet (and the burst nodes' WireGuard tunnel subnet), so no other interface (a public one) serves them; [] restores Cilium's default (every device's primary address)",
+      ),
     values: CiliumValuesSchema,
   })
   .describe("Cilium CNI, replacing kube-proxy");

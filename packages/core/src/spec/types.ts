@@ -124,7 +124,7 @@ export interface ClusterSpecInput {
         routingTable: {
           /** Routing table number (not 0, 252-255: reserved) */
           id: number;
-          /** Routing table name written to /etc/iproute2/rt_tables */
+          /** Routing table name, declared in /etc/iproute2/rt_tables.d/<name>.conf */
           name: string;
         };
         /** Source networks whose replies take the uplink table (default: the segment's on-link networks) */
@@ -267,6 +267,8 @@ export interface ClusterSpecInput {
       address?: string | undefined;
       /** Default gateway (main table) through this interface */
       gateway?: string | undefined;
+      /** Link MTU, written as netifrc's mtu_<interface> (default: the kernel's, 1500 on Ethernet); a VLAN's is at most its parent's */
+      mtu?: number | undefined;
     } };
     /** Node labels, set by the kubelet when it registers (kubeadm nodeRegistration) */
     labels?: { [key: string]: string } | undefined;
@@ -286,6 +288,15 @@ export interface ClusterSpecInput {
     gentooPackages?: boolean | undefined;
     /** Extra sysctl settings */
     sysctl?: { [key: string]: string | number } | undefined;
+    /** OpenRC rc_cgroup_mode: unified (cgroup v2, OpenRC's default: nothing is written) or hybrid/legacy (cgroup v1: rc.conf gets the mode and memory hierarchy) */
+    cgroupMode?: "unified" | "hybrid" | "legacy" | undefined;
+    /** Host firewall on the public interfaces: nftables table inet clusterspec_host drops every new inbound connection there except SSH from sshFrom, VRRP between the nodes and the VIPs' traffic where a VIP lives on such an interface; other interfaces are left alone */
+    firewall?: {
+      /** Interfaces filtered (nftables, input hook); default each node's interfaces that attach no network segment */
+      publicInterfaces?: string[] | undefined;
+      /** Networks allowed to reach SSH (TCP 22) on the public interfaces; empty: SSH closed there */
+      sshFrom?: string[] | undefined;
+    } | undefined;
   } | undefined;
   /** Cilium CNI, replacing kube-proxy */
   cilium: {
@@ -309,6 +320,8 @@ export interface ClusterSpecInput {
     encryption?: "none" | "wireguard" | undefined;
     /** Device MTU Cilium assumes (default: derived) */
     mtu?: number | undefined;
+    /** Networks whose node addresses serve NodePorts (Helm nodePort.addresses); default the Kubernetes segment's subnet (and the burst nodes' WireGuard tunnel subnet), so no other interface (a public one) serves them; [] restores Cilium's default (every device's primary address) */
+    nodePortAddresses?: string[] | undefined;
     /** Helm values deep-merged over the generated ones; checked against the chart's values.schema.json, unknown keys refused */
     values?: { [key: string]: unknown } | undefined;
   };
@@ -562,7 +575,7 @@ export interface ClusterSpec {
         routingTable: {
           /** Routing table number (not 0, 252-255: reserved) */
           id: number;
-          /** Routing table name written to /etc/iproute2/rt_tables */
+          /** Routing table name, declared in /etc/iproute2/rt_tables.d/<name>.conf */
           name: string;
         };
         /** Source networks whose replies take the uplink table (default: the segment's on-link networks) */
@@ -705,6 +718,8 @@ export interface ClusterSpec {
       address?: string | undefined;
       /** Default gateway (main table) through this interface */
       gateway?: string | undefined;
+      /** Link MTU, written as netifrc's mtu_<interface> (default: the kernel's, 1500 on Ethernet); a VLAN's is at most its parent's */
+      mtu?: number | undefined;
     } };
     /** Node labels, set by the kubelet when it registers (kubeadm nodeRegistration) */
     labels: { [key: string]: string };
@@ -724,6 +739,15 @@ export interface ClusterSpec {
     gentooPackages: boolean;
     /** Extra sysctl settings */
     sysctl: { [key: string]: string | number };
+    /** OpenRC rc_cgroup_mode: unified (cgroup v2, OpenRC's default: nothing is written) or hybrid/legacy (cgroup v1: rc.conf gets the mode and memory hierarchy) */
+    cgroupMode: "unified" | "hybrid" | "legacy";
+    /** Host firewall on the public interfaces: nftables table inet clusterspec_host drops every new inbound connection there except SSH from sshFrom, VRRP between the nodes and the VIPs' traffic where a VIP lives on such an interface; other interfaces are left alone */
+    firewall?: {
+      /** Interfaces filtered (nftables, input hook); default each node's interfaces that attach no network segment */
+      publicInterfaces?: string[] | undefined;
+      /** Networks allowed to reach SSH (TCP 22) on the public interfaces; empty: SSH closed there */
+      sshFrom: string[];
+    } | undefined;
   };
   /** Cilium CNI, replacing kube-proxy */
   cilium: {
@@ -747,6 +771,8 @@ export interface ClusterSpec {
     encryption: "none" | "wireguard";
     /** Device MTU Cilium assumes (default: derived) */
     mtu?: number | undefined;
+    /** Networks whose node addresses serve NodePorts (Helm nodePort.addresses); default the Kubernetes segment's subnet (and the burst nodes' WireGuard tunnel subnet), so no other interface (a public one) serves them; [] restores Cilium's default (every device's primary address) */
+    nodePortAddresses?: string[] | undefined;
     /** Helm values deep-merged over the generated ones; checked against the chart's values.schema.json, unknown keys refused */
     values: { [key: string]: unknown };
   };

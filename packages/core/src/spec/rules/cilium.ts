@@ -1,5 +1,5 @@
 // Rules about Cilium: its devices, its MTU inside WireGuard and DSR dispatch.
-import { defaultRouteInterface } from "../../facts/spec.js";
+import { defaultRouteInterface, kubernetesSegment } from "../../facts/spec.js";
 import { tunnelMtuOf, WIREGUARD_OVERHEAD } from "../../facts/wireguard.js";
 import { own } from "../../own.js";
 import type { Rule } from "./rule.js";
@@ -54,4 +54,23 @@ export const ciliumDsrDispatch: Rule = (spec, report) => {
       ["cilium", "loadBalancerMode"],
       `loadBalancerMode ${c.loadBalancerMode} in tunnel mode needs tunnelProtocol geneve (DSR is dispatched in a Geneve option), or use routingMode native`,
     );
+};
+
+/** Cilium's MTU must fit the links it runs over: above a device's MTU, large packets are dropped on the way. */
+export const ciliumMtuFitsDevices: Rule = (spec, report) => {
+  const mtu = spec.cilium.mtu;
+  if (mtu === undefined) return;
+  const k8s = kubernetesSegment(spec);
+  const devices = spec.cilium.devices ?? (k8s ? [k8s.interface] : []);
+  for (const [i, node] of spec.nodes.entries())
+    for (const dev of devices) {
+      const linkMtu = own(node.interfaces, dev)?.mtu;
+      if (linkMtu !== undefined && mtu > linkMtu) {
+        report.error(
+          ["cilium", "mtu"],
+          `Cilium MTU ${mtu} exceeds the MTU ${linkMtu} of ${dev} on ${node.name} (nodes[${i}].interfaces.${dev}.mtu): packets that size would be dropped`,
+        );
+        return;
+      }
+    }
 };

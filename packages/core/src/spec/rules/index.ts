@@ -2,7 +2,7 @@
 // Each reports at the spec path of the offending value; the schema has already checked every value on its own.
 // The order of this list is the order issues are reported in.
 
-import { ciliumDevicesExist, ciliumDsrDispatch, ciliumMtuFitsTunnel } from "./cilium.js";
+import { ciliumDevicesExist, ciliumDsrDispatch, ciliumMtuFitsDevices, ciliumMtuFitsTunnel } from "./cilium.js";
 import {
   cloudPoolLabelsSelfSettable,
   cloudPoolsValid,
@@ -35,11 +35,13 @@ import {
 } from "./network.js";
 import {
   controlPlaneQuorum,
+  hostSettingsFit,
   hostSysctlAllowed,
   netifrcVariableNamesDistinct,
   uniqueMacs,
   uniqueNodeAddresses,
   uniqueNodeNames,
+  vlanMtuWithinParent,
   vlanParentsExist,
 } from "./nodes.js";
 import type { Rule } from "./rule.js";
@@ -79,12 +81,15 @@ export const rules: readonly Rule[] = [
   healthCheckMovesVip,
   vrrpTrackingConsistent,
   hostSysctlAllowed,
+  hostSettingsFit,
+  vlanMtuWithinParent,
   cloudPoolsValid,
   ciliumDevicesExist,
   kubeadmSecretsForJoins,
   podSubnetNodeMaskDiff,
   nodeHealthConsistent,
   ciliumMtuFitsTunnel,
+  ciliumMtuFitsDevices,
   ciliumDsrDispatch,
   cloudPoolTagsFit,
   cloudPoolLabelsSelfSettable,
