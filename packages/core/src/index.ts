@@ -79,6 +79,7 @@ export {
   loadSpread,
   masterDownSeconds,
   type NodeLoad,
+  preemptDelayFor,
   type Simulation,
   simulateFailover,
   type TakeoverBound,

@@ -158,23 +158,29 @@ describe("takeoverBounds", () => {
     expect(masterDownSeconds(2, 254)).toBeCloseTo(6 + 4 / 256);
     const plan = reference();
     expect(plan.vrrp.preemptDelay).toBe(120);
-    const b = takeoverBounds(plan, 99, "control-plane");
     const down = 3 + 157 / 256;
+    // The control-plane VIP has no preempt_delay (kubelets reach the apiserver through it): interval 2 x fall 2,
+    // then the down timer; init_fail: rise 2 x interval 2 before a returning node may take it.
+    const b = takeoverBounds(plan, 99, "control-plane");
     expect(b.death.max).toBeCloseTo(down);
     expect(b.death.min).toBeCloseTo(down - 1);
-    // interval 2 x fall 2, the first lower advert within advert_int, preempt_delay 120, then the down timer
-    expect(b.checkFailure.max).toBeCloseTo(4 + 1 + 120 + down);
-    expect(b.checkFailure.min).toBeCloseTo(2 + 120 + down - 1);
-    // init_fail: rise 2 x interval 2 before the node may preempt, then the same wait
-    expect(b.rejoin.max).toBeCloseTo(4 + 1 + 120 + down);
-    expect(b.rejoin.min).toBeCloseTo(120 + down - 1);
+    expect(b.checkFailure.max).toBeCloseTo(4 + down);
+    expect(b.rejoin).toEqual({ min: down, max: 4 + down });
     // nobody holds the VIP: one down timer, whatever the checks say
     expect(b.claim).toEqual({ min: down, max: down });
-    // without preempt_delay: the down timer after the checks, as before
+    // External VIPs wait: the first lower advert within advert_int, preempt_delay 120, then the down timer
+    const rc = plan.vrrp.readinessCheck;
+    if (!rc) throw new Error("the example tracks Cilium");
+    const e = takeoverBounds(plan, 99, "external");
+    expect(e.checkFailure.max).toBeCloseTo(rc.fall * rc.interval + 1 + 120 + down);
+    expect(e.checkFailure.min).toBeCloseTo((rc.fall - 1) * rc.interval + 120 + down - 1);
+    expect(e.rejoin.max).toBeCloseTo(rc.rise * rc.interval + 1 + 120 + down);
+    expect(e.rejoin.min).toBeCloseTo(120 + down - 1);
+    // without preempt_delay the external VIPs too take the down timer after the checks
     const now = { ...plan, vrrp: { ...plan.vrrp, preemptDelay: 0 } };
-    const n = takeoverBounds(now, 99, "control-plane");
-    expect(n.checkFailure.max).toBeCloseTo(4 + down);
-    expect(n.rejoin).toEqual({ min: down, max: 4 + down });
+    const n = takeoverBounds(now, 99, "external");
+    expect(n.checkFailure.max).toBeCloseTo(rc.fall * rc.interval + down);
+    expect(n.rejoin).toEqual({ min: down, max: rc.rise * rc.interval + down });
     // weight 0 (FAULT): the failing master says goodbye, preempt_delay plays no part
     const fault = { ...plan, vrrp: { ...plan.vrrp, healthCheck: { ...plan.vrrp.healthCheck, weight: 0 } } };
     expect(takeoverBounds(fault, 99, "control-plane").checkFailure.max).toBeCloseTo(4 + 157 / 256 + 1);
@@ -187,7 +193,8 @@ describe("takeoverBounds", () => {
     const slow = { ...plan, vrrp: { ...plan.vrrp, readinessCheck: { ...rc, rise: 5, interval: 3 } } };
     const ext = takeoverBounds(slow, 100, "external");
     const cp = takeoverBounds(slow, 100, "control-plane");
-    expect(ext.rejoin.max - cp.rejoin.max).toBeCloseTo(15 - 4);
+    // rise 5 x 3 and preempt_delay 120 (with its first advert) against the apiserver check's rise 2 x 2 alone
+    expect(ext.rejoin.max - cp.rejoin.max).toBeCloseTo(15 + 1 + 120 - 4);
     expect(takeoverBounds(slow, 100).rejoin.max).toBeCloseTo(ext.rejoin.max);
   });
 

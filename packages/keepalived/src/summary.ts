@@ -312,12 +312,12 @@ export function summarizeKeepalived(plan: ClusterPlan): string {
               range(span("checkFailure", cpNext, cpNext, "control-plane")),
               w === 0
                 ? `${hc.fall} failed checks ${hc.interval}s apart, then FAULT says goodbye: the skew`
-                : `${hc.fall} failed checks ${hc.interval}s apart${waitPreempt}, then the backups wait out the down timer`,
+                : `${hc.fall} failed checks ${hc.interval}s apart (no preempt_delay here), then the down timer`,
             ],
             [
               "the check recovers",
               range(span("checkRecovery", cp.priorities[0] ?? 1, cp.priorities[0] ?? 1, "control-plane")),
-              `${hc.rise} good checks${d > 0 ? `, preempt_delay ${d}s` : ""}, then the down timer`,
+              `${hc.rise} good checks, then the down timer`,
             ],
           ]
         : []),
@@ -327,7 +327,7 @@ export function summarizeKeepalived(plan: ClusterPlan): string {
         : [
             "a node comes back",
             `${range(span("rejoin", top, top))} after keepalived starts`,
-            `it starts as a backup with every check failed (init_fail): its checks rise${d > 0 ? `, it waits preempt_delay ${d}s` : ""}, then one down timer`,
+            `it starts as a backup with every check failed (init_fail): its checks rise${d > 0 ? `, external VIPs: preempt_delay ${d}s` : ""}, then one down timer`,
           ],
     ],
   );
@@ -458,7 +458,7 @@ function preemptText(plan: ClusterPlan): string {
     return "Preemption: off (`nopreempt`): a node that comes back, or whose check recovers, takes nothing back.";
   if (v.preemptDelay === 0)
     return "Preemption: immediate (`vrrp.preemptDelay: 0`): a node that comes back takes its VIPs as soon as its checks pass.";
-  return `Preemption: after \`preempt_delay ${v.preemptDelay}\` (\`vrrp.preemptDelay\`): a node that sees a lower-priority master (after a restart, or when its own check recovers) waits ${v.preemptDelay}s before it takes the VIP, so a returning node settles first. keepalived applies the same wait when the master's check fails with a negative weight (the backups then hear a lower-priority master): the VIP moves after the delay, not at once (see the takeover times); weight 0 (FAULT) moves it at once but leaves no holder while no apiserver answers. After a death the backups race on skews a few milliseconds apart: should a lower backup win on a busy node, the right one takes the VIP from it only after the delay.`;
+  return `Preemption: external VIPs after \`preempt_delay ${v.preemptDelay}\` (\`vrrp.preemptDelay\`): a carrier that sees a lower-priority master (after a restart, or when its own check recovers) waits ${v.preemptDelay}s before it takes the VIP, so a returning node settles first. keepalived applies the same wait when the master's readiness check fails with a negative weight (the backups then hear a lower-priority master): that VIP moves after the delay, not at once (see the takeover times); weight 0 (FAULT) moves it at once. The control-plane VIP has no preempt_delay: every kubelet reaches the apiserver through it, and a failing apiserver check must move it well inside the node-monitor grace period (nodes would go NotReady and their pods leave the endpoints); init_fail and the check's rise keep a returning control plane away until its apiserver is ready. After a death the backups race on skews a few milliseconds apart: should a lower backup win an external VIP on a busy node, the right one takes it only after the delay.`;
 }
 
 function authText(plan: ClusterPlan): string {

@@ -1,5 +1,12 @@
 // Every decision about a node's keepalived files, as typed data; the templates only loop over it.
-import { type ClusterPlan, generatedMarker, InternalError, type PlannedNode, type PlannedVip } from "@clusterspec/core";
+import {
+  type ClusterPlan,
+  generatedMarker,
+  InternalError,
+  type PlannedNode,
+  type PlannedVip,
+  preemptDelayFor,
+} from "@clusterspec/core";
 import { keepalivedComment } from "./escape.js";
 
 export const KEEPALIVED_DIR = "/etc/keepalived";
@@ -197,7 +204,7 @@ export function toKeepalivedView(plan: ClusterPlan, node: PlannedNode): Keepaliv
       priority,
       advertInt: vrrp.advertInterval,
       nopreempt: vrrp.nopreempt,
-      preemptDelay: vrrp.preemptDelay > 0 ? vrrp.preemptDelay : undefined,
+      preemptDelay: preemptDelayFor(plan, vip.kind) || undefined,
       auth,
       unicast:
         vrrp.unicast && peers.length > 0 ? { src: addressOn(index, node.name, vip.interface), peers } : undefined,

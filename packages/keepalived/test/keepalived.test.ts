@@ -342,7 +342,7 @@ describe("generated configs", () => {
 
       Uplink check: off (\`vrrp.uplinkCheck\`): keepalived tracks only the VIP interface's link, so a node whose uplink gateway is unreachable keeps its external VIPs.
 
-      Preemption: after \`preempt_delay 120\` (\`vrrp.preemptDelay\`): a node that sees a lower-priority master (after a restart, or when its own check recovers) waits 120s before it takes the VIP, so a returning node settles first. keepalived applies the same wait when the master's check fails with a negative weight (the backups then hear a lower-priority master): the VIP moves after the delay, not at once (see the takeover times); weight 0 (FAULT) moves it at once but leaves no holder while no apiserver answers. After a death the backups race on skews a few milliseconds apart: should a lower backup win on a busy node, the right one takes the VIP from it only after the delay.
+      Preemption: external VIPs after \`preempt_delay 120\` (\`vrrp.preemptDelay\`): a carrier that sees a lower-priority master (after a restart, or when its own check recovers) waits 120s before it takes the VIP, so a returning node settles first. keepalived applies the same wait when the master's readiness check fails with a negative weight (the backups then hear a lower-priority master): that VIP moves after the delay, not at once (see the takeover times); weight 0 (FAULT) moves it at once. The control-plane VIP has no preempt_delay: every kubelet reaches the apiserver through it, and a failing apiserver check must move it well inside the node-monitor grace period (nodes would go NotReady and their pods leave the endpoints); init_fail and the check's rise keep a returning control plane away until its apiserver is ready. After a death the backups race on skews a few milliseconds apart: should a lower backup win an external VIP on a busy node, the right one takes it only after the delay.
 
       Scripts: keepalived calls each check script directly (no \`/bin/sh\` in front, so \`enable_script_security\` checks the script itself) as \`script_user nobody\`, an unprivileged user (the cluster CA the apiserver check reads is world-readable); notify scripts run as that user too. A master repeats its gratuitous ARPs every 60s (\`vrrp_garp_master_refresh\`), so switches and neighbours that lost them relearn where each VIP lives.
 
@@ -386,11 +386,11 @@ describe("generated configs", () => {
       | event | VIP on its new holder after | because |
       | --- | --- | --- |
       | a node dies (no goodbye advert) | 2.61s–3.63s | 3 × advert_int 1s + skew (256 − priority)/256 × advert_int, counted from the dead master's last advert |
-      | the apiserver check fails on the control-plane master | 124.61s–128.61s | 2 failed checks 2s apart, preempt_delay 120s, then the backups wait out the down timer |
-      | the check recovers | 124.61s–128.61s | 2 good checks, preempt_delay 120s, then the down timer |
+      | the apiserver check fails on the control-plane master | 4.61s–7.61s | 2 failed checks 2s apart (no preempt_delay here), then the down timer |
+      | the check recovers | 4.61s–7.61s | 2 good checks, then the down timer |
       | the readiness check fails on an external VIP's master | 124.61s–128.61s | 2 failed checks 2s apart, preempt_delay 120s, then the down timer |
       | that check recovers | 124.61s–128.61s | 2 good checks, preempt_delay 120s, then the down timer |
-      | a node comes back | 122.61s–128.61s after keepalived starts | it starts as a backup with every check failed (init_fail): its checks rise, it waits preempt_delay 120s, then one down timer |
+      | a node comes back | 122.61s–128.61s after keepalived starts | it starts as a backup with every check failed (init_fail): its checks rise, external VIPs: preempt_delay 120s, then one down timer |
 
       \`clusterspec simulate <spec> --down <nodes> [--unhealthy <nodes>]\` prints any other state from the same model; clusterspec's VRRP lab checks it against real keepalived daemons.
 
@@ -691,7 +691,7 @@ describe("externalVips.replicas", () => {
 
       Uplink check: off (\`vrrp.uplinkCheck\`): keepalived tracks only the VIP interface's link, so a node whose uplink gateway is unreachable keeps its external VIPs.
 
-      Preemption: after \`preempt_delay 120\` (\`vrrp.preemptDelay\`): a node that sees a lower-priority master (after a restart, or when its own check recovers) waits 120s before it takes the VIP, so a returning node settles first. keepalived applies the same wait when the master's check fails with a negative weight (the backups then hear a lower-priority master): the VIP moves after the delay, not at once (see the takeover times); weight 0 (FAULT) moves it at once but leaves no holder while no apiserver answers. After a death the backups race on skews a few milliseconds apart: should a lower backup win on a busy node, the right one takes the VIP from it only after the delay.
+      Preemption: external VIPs after \`preempt_delay 120\` (\`vrrp.preemptDelay\`): a carrier that sees a lower-priority master (after a restart, or when its own check recovers) waits 120s before it takes the VIP, so a returning node settles first. keepalived applies the same wait when the master's readiness check fails with a negative weight (the backups then hear a lower-priority master): that VIP moves after the delay, not at once (see the takeover times); weight 0 (FAULT) moves it at once. The control-plane VIP has no preempt_delay: every kubelet reaches the apiserver through it, and a failing apiserver check must move it well inside the node-monitor grace period (nodes would go NotReady and their pods leave the endpoints); init_fail and the check's rise keep a returning control plane away until its apiserver is ready. After a death the backups race on skews a few milliseconds apart: should a lower backup win an external VIP on a busy node, the right one takes it only after the delay.
 
       Scripts: keepalived calls each check script directly (no \`/bin/sh\` in front, so \`enable_script_security\` checks the script itself) as \`script_user nobody\`, an unprivileged user (the cluster CA the apiserver check reads is world-readable); notify scripts run as that user too. A master repeats its gratuitous ARPs every 60s (\`vrrp_garp_master_refresh\`), so switches and neighbours that lost them relearn where each VIP lives.
 
@@ -729,11 +729,11 @@ describe("externalVips.replicas", () => {
       | event | VIP on its new holder after | because |
       | --- | --- | --- |
       | a node dies (no goodbye advert) | 2.01s–3.02s | 3 × advert_int 1s + skew (256 − priority)/256 × advert_int, counted from the dead master's last advert |
-      | the apiserver check fails on the control-plane master | 124.01s–128.01s | 2 failed checks 2s apart, preempt_delay 120s, then the backups wait out the down timer |
-      | the check recovers | 124.01s–128.01s | 2 good checks, preempt_delay 120s, then the down timer |
+      | the apiserver check fails on the control-plane master | 4.01s–7.01s | 2 failed checks 2s apart (no preempt_delay here), then the down timer |
+      | the check recovers | 4.01s–7.01s | 2 good checks, then the down timer |
       | the readiness check fails on an external VIP's master | 124.01s–128.01s | 2 failed checks 2s apart, preempt_delay 120s, then the down timer |
       | that check recovers | 124.01s–128.01s | 2 good checks, preempt_delay 120s, then the down timer |
-      | a node comes back | 122.01s–128.01s after keepalived starts | it starts as a backup with every check failed (init_fail): its checks rise, it waits preempt_delay 120s, then one down timer |
+      | a node comes back | 122.01s–128.01s after keepalived starts | it starts as a backup with every check failed (init_fail): its checks rise, external VIPs: preempt_delay 120s, then one down timer |
 
       \`clusterspec simulate <spec> --down <nodes> [--unhealthy <nodes>]\` prints any other state from the same model; clusterspec's VRRP lab checks it against real keepalived daemons.
 

@@ -218,6 +218,16 @@ export function worstTwoCarrierFailure(
  * keepalived's Master_Down_Interval in seconds: a backup declares the master dead after three advert intervals
  * plus a skew that is shorter for higher priorities, so the best backup moves first ((256 - priority) / 256).
  */
+/**
+ * The preempt_delay an instance of this kind gets. Only external VIPs wait: with a negative check weight keepalived
+ * also waits it before taking the control-plane VIP from a master whose apiserver check fails, and every kubelet
+ * reaches the apiserver through that VIP, so a 120 s wait outlasts the node-monitor grace period (nodes NotReady,
+ * their pods out of endpoints, then evicted). A returning control plane is kept away by init_fail and rise instead.
+ */
+export function preemptDelayFor(plan: ClusterPlan, kind: PlannedVip["kind"] | undefined): number {
+  return kind === "control-plane" ? 0 : plan.vrrp.preemptDelay;
+}
+
 export function masterDownSeconds(advertInterval: number, priority: number): number {
   return 3 * advertInterval + ((256 - priority) * advertInterval) / 256;
 }
@@ -258,7 +268,7 @@ export interface TakeoverBounds {
 export function takeoverBounds(plan: ClusterPlan, priority: number, kind?: PlannedVip["kind"]): TakeoverBounds {
   const advert = plan.vrrp.advertInterval;
   const hc = plan.vrrp.healthCheck;
-  const d = plan.vrrp.preemptDelay;
+  const d = preemptDelayFor(plan, kind);
   const down = masterDownSeconds(advert, priority);
   const skew = down - 3 * advert;
   // The checks that track a VIP of this kind, all starting failed.

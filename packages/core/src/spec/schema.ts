@@ -339,7 +339,7 @@ const VrrpSchema = z
       .max(1000)
       .optional()
       .describe(
-        "preempt_delay in seconds: a node waits this long after seeing a lower-priority master before it takes a VIP from it (needs BACKUP, not with nopreempt); default 120, 0 with nopreempt or initial state MASTER",
+        "preempt_delay in seconds of the external VIPs' instances: a carrier waits this long after seeing a lower-priority master before it takes a VIP from it (needs BACKUP, not with nopreempt); default 120, 0 with nopreempt or initial state MASTER. The control-plane VIP never waits (its failover must beat the node-monitor grace period; init_fail guards it)",
       ),
     garpRefresh: z
       .number()

@@ -174,7 +174,7 @@ export interface ClusterSpecInput {
     initialState?: "BACKUP" | "MASTER" | undefined;
     /** Do not take a VIP back from a lower-priority node (needs BACKUP) */
     nopreempt?: boolean | undefined;
-    /** preempt_delay in seconds: a node waits this long after seeing a lower-priority master before it takes a VIP from it (needs BACKUP, not with nopreempt); default 120, 0 with nopreempt or initial state MASTER */
+    /** preempt_delay in seconds of the external VIPs' instances: a carrier waits this long after seeing a lower-priority master before it takes a VIP from it (needs BACKUP, not with nopreempt); default 120, 0 with nopreempt or initial state MASTER. The control-plane VIP never waits (its failover must beat the node-monitor grace period; init_fail guards it) */
     preemptDelay?: number | undefined;
     /** vrrp_garp_master_refresh: seconds between gratuitous ARPs a master repeats for its VIPs; 0 turns it off */
     garpRefresh?: number | undefined;
@@ -625,7 +625,7 @@ export interface ClusterSpec {
     initialState: "BACKUP" | "MASTER";
     /** Do not take a VIP back from a lower-priority node (needs BACKUP) */
     nopreempt: boolean;
-    /** preempt_delay in seconds: a node waits this long after seeing a lower-priority master before it takes a VIP from it (needs BACKUP, not with nopreempt); default 120, 0 with nopreempt or initial state MASTER */
+    /** preempt_delay in seconds of the external VIPs' instances: a carrier waits this long after seeing a lower-priority master before it takes a VIP from it (needs BACKUP, not with nopreempt); default 120, 0 with nopreempt or initial state MASTER. The control-plane VIP never waits (its failover must beat the node-monitor grace period; init_fail guards it) */
     preemptDelay?: number | undefined;
     /** vrrp_garp_master_refresh: seconds between gratuitous ARPs a master repeats for its VIPs; 0 turns it off */
     garpRefresh: number;
