@@ -2,12 +2,11 @@
 // folder is exactly one spec's tree with its manifest, and every other run exited 2 naming the run that held it
 // (or ran after it and succeeded).
 import { spawn, spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildSpec } from "@clusterspec/core/testing";
-import { readTree } from "@clusterspec/testkit";
+import { treeHash } from "@clusterspec/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const repo = join(import.meta.dirname, "..", "..", "..");
@@ -25,18 +24,7 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const hash = (out: string) => {
-  const t = readTree(out);
-  return createHash("sha256")
-    .update(
-      JSON.stringify(
-        Object.keys(t)
-          .sort()
-          .map((k) => [k, t[k]]),
-      ),
-    )
-    .digest("hex");
-};
+const hash = treeHash;
 
 function run(args: string[]): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {

@@ -1,6 +1,5 @@
 // All-or-nothing writes, with a file system that fails on purpose.
 import { spawn, spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
 import {
   chmodSync,
   existsSync,
@@ -15,7 +14,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { readTree } from "@clusterspec/testkit";
+import { readTree, treeHash } from "@clusterspec/testkit";
 import { diffTree, type FileSystem, lockPath, nodeFileSystem, recoverOutput, writeTree } from "clusterspec/cli";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -212,18 +211,7 @@ describe("kill -9 while writing", () => {
   const oldTree = [...files(150, 1), { path: "gone/only-old.txt", content: "old\n" }];
   const newTree = [...files(150, 2).filter((_, i) => i % 7 !== 0), { path: "new/only-new.txt", content: "new\n" }];
   const writer = join(import.meta.dirname, "fixtures", "crash-writer.mjs");
-  const hash = (out: string) => {
-    const t = readTree(out);
-    return createHash("sha256")
-      .update(
-        JSON.stringify(
-          Object.keys(t)
-            .sort()
-            .map((k) => [k, t[k]]),
-        ),
-      )
-      .digest("hex");
-  };
+  const hash = treeHash;
 
   function setUp(name: string) {
     const out = join(dir, name);

@@ -31,7 +31,7 @@ export {
   type ValidateFunction,
 } from "./schemas.js";
 export { hasTool, run, sh, type ToolResult, toolAvailable } from "./tools.js";
-export { readTree } from "./tree.js";
+export { readTree, treeHash } from "./tree.js";
 export {
   type Observation,
   reapStaleLabs,

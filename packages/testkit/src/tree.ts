@@ -1,4 +1,5 @@
 // A folder read back as `{ "relative/path": "<octal mode>:<content>" }`, for comparing written trees.
+import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 
@@ -13,4 +14,18 @@ export function readTree(dir: string): Record<string, string> {
   };
   walk(dir);
   return out;
+}
+
+/** One hash of a folder as readTree sees it (paths, modes, contents), for comparing trees across runs. */
+export function treeHash(dir: string): string {
+  const t = readTree(dir);
+  return createHash("sha256")
+    .update(
+      JSON.stringify(
+        Object.keys(t)
+          .sort()
+          .map((k) => [k, t[k]]),
+      ),
+    )
+    .digest("hex");
 }
