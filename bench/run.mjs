@@ -60,7 +60,12 @@ function syntheticSpec({ nodes, cps, carriers, pool, replicas }) {
       nameservers: ["1.1.1.1", "8.8.8.8"],
     },
     controlPlane: { vip: "10.118.255.100/16", port: 6443 },
-    vrrp: { basePriority: 254, auth: { type: "AH", password: { env: "VRRP_AUTH_PASS" } } },
+    vrrp: {
+      basePriority: 254,
+      // 254 carriers per VIP leave no priority below the lowest for a failed master: FAULT moves the VIP instead.
+      ...(carriers >= 254 && replicas === undefined ? { readinessCheck: { weight: 0 } } : {}),
+      auth: { type: "AH", password: { env: "VRRP_AUTH_PASS" } },
+    },
     externalVips: {
       addresses: Array.from({ length: pool }, (_, j) => `192.168.${Math.floor((2 + j) / 256)}.${(2 + j) % 256}`),
       ...(replicas === undefined ? {} : { replicas }),

@@ -623,4 +623,39 @@ describe("VRRP rules", () => {
       }),
     ).toBe("");
   });
+
+  it("offers only values the schema accepts when 254 carriers per VIP leave no priority below the lowest", () => {
+    const spec: any = buildSpec({ controlPlanes: 3, workers: 3, poolSize: 2, cloud: false });
+    // 254 carriers do not fit buildSpec's /24s: the same cluster on /16s.
+    spec.network.segments[0].subnet = "10.118.0.0/16";
+    spec.controlPlane.vip = "10.118.12.5/16";
+    const [template] = spec.nodes.slice(3);
+    spec.nodes = [
+      ...spec.nodes.slice(0, 3),
+      ...Array.from({ length: 251 }, (_, k) => structuredClone({ ...template, name: `worker-${k}` })),
+    ];
+    spec.nodes.forEach((n: any, i: number) => {
+      n.carriesExternalVips = true;
+      const host = `${13 + (i >> 8)}.${(i & 255) + 1}`;
+      n.interfaces.wan0 = {
+        ...n.interfaces.wan0,
+        mac: `52:54:00:10:00:${i.toString(16).padStart(2, "0")}`,
+        address: `198.18.${host}/16`,
+        gateway: "198.18.0.1",
+      };
+      n.interfaces.wan1 = {
+        ...n.interfaces.wan1,
+        mac: `52:54:00:20:00:${i.toString(16).padStart(2, "0")}`,
+        address: `10.118.${host}/16`,
+      };
+    });
+    spec.vrrp.basePriority = 254;
+    const r = validateSpec(spec);
+    expect(r.ok ? "(valid)" : formatIssues(r.errors)).toMatchInlineSnapshot(`
+      "✖ basePriority 254 is too low for the external VIPs' readiness check: a failed master is clamped to priority 1, which the lowest of 254 carriers also has; set vrrp.readinessCheck.weight 0 for FAULT, or externalVips.replicas 253 or fewer
+        → at vrrp.basePriority"
+    `);
+    spec.externalVips.replicas = 253;
+    expect(validateSpec(spec).ok).toBe(true);
+  });
 });

@@ -51,6 +51,8 @@ export function isDnsName(host: string): boolean {
 
 /** glibc reads at most 6 search domains from resolv.conf (MAXDNSRCH in resolv.h); the rest are ignored. */
 export const MAX_SEARCH_DOMAINS = 6;
+/** 255 belongs to the address owner (RFC 5798 §5.1); a shared VIP has no owner, so 254 at most. */
+export const MAX_BASE_PRIORITY = 254;
 const searchDomains = (what: string) =>
   z
     .array(
@@ -357,7 +359,7 @@ const VrrpSchema = z
         "Track the uplink gateway (ping) on every external VIP instance, so external VIPs leave a node that cannot route their replies",
       ),
     unicast: z.boolean().default(false).describe("Unicast to the other nodes instead of multicast (not with AH)"),
-    basePriority: z.number().int().min(2).max(254).default(100).describe("Priority of a VIP's master"),
+    basePriority: z.number().int().min(2).max(MAX_BASE_PRIORITY).default(100).describe("Priority of a VIP's master"),
     scriptUser: z
       .string()
       .regex(/^[a-z_][a-z0-9_-]{0,31}$/)

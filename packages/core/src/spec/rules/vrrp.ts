@@ -23,7 +23,7 @@ import {
 } from "../../ip.js";
 import { type IssuePath, toDotPath } from "../../issues.js";
 import { own } from "../../own.js";
-import type { ClusterSpec } from "../schema.js";
+import { type ClusterSpec, MAX_BASE_PRIORITY } from "../schema.js";
 import { firstSeen, type Rule } from "./rule.js";
 
 interface VipRef {
@@ -278,7 +278,12 @@ export const vrrpTrackingConsistent: Rule = (spec, report) => {
   else if (w !== 0 && perVip > 1 && v.basePriority <= perVip && !apiserverClamped)
     report.error(
       ["vrrp", "basePriority"],
-      `basePriority ${v.basePriority} is too low for the external VIPs' readiness check: a failed master is clamped to priority 1, which the lowest of ${perVip} carriers also has; use at least ${perVip + 1} or vrrp.readinessCheck.weight 0 for FAULT`,
+      `basePriority ${v.basePriority} is too low for the external VIPs' readiness check: a failed master is clamped to priority 1, which the lowest of ${perVip} carriers also has; ${
+        // basePriority stops at 254, so 254 carriers per VIP leave no room below the lowest one
+        perVip + 1 <= MAX_BASE_PRIORITY
+          ? `use at least ${perVip + 1} or vrrp.readinessCheck.weight 0 for FAULT`
+          : `set vrrp.readinessCheck.weight 0 for FAULT, or externalVips.replicas ${MAX_BASE_PRIORITY - 1} or fewer`
+      }`,
     );
   if (v.nopreempt && w !== 0 && perVip > 1)
     report.warning(
