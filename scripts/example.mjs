@@ -11,7 +11,7 @@ if (build.status !== 0) {
   process.exit(build.status ?? 1);
 }
 process.stdout.write("✔ built every package\n");
-const bin = join(repo, "packages", "cli", "bin.js");
+const bin = join(repo, "packages", "cli", "bin.cjs");
 const spec = join("examples", "bare-metal-ha", "cluster.yaml");
 for (const args of [
   ["generate", spec, "-o", join("out", "bare-metal-ha")],

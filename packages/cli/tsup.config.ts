@@ -1,35 +1,31 @@
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { defineConfig } from "tsup";
 import { base } from "../../tsup.base.js";
 
 export default defineConfig([
   { ...base, entry: ["src/index.ts", "src/cli.ts", "src/main.ts"] },
-  // The command's own build: the workspace packages and their dependencies inlined, so a run resolves a few
-  // files instead of hundreds; each command's dynamic imports stay separate chunks (--help loads none of them).
-  // CommonJS dependencies (ejs) call require for Node built-ins, which an ES module must be given.
+  // The command's own build (bin.cjs runs it): one CommonJS file with the workspace packages and their dependencies
+  // inlined, so a run reads one file and bin.cjs can keep one V8 code cache for it. Each command's dynamic imports
+  // become lazily initialised parts of that file (--help initialises none of them).
   {
     ...base,
-    entry: ["src/main.ts"],
+    entry: { main: "src/main.ts" },
+    format: "cjs",
     outDir: "dist-bin",
+    outExtension: () => ({ js: ".cjs" }),
     dts: false,
     sourcemap: false,
-    splitting: true,
+    splitting: false,
+    shims: true,
     noExternal: [/./],
     minifyWhitespace: true,
     minifySyntax: true,
-    banner: {
-      js: 'import { createRequire as __bundleRequire } from "node:module"; const require = __bundleRequire(import.meta.url);',
-    },
-    // The bundle's identity (a content hash of every chunk): `generate` records it with each tree it writes, so a
-    // rebuilt or upgraded clusterspec never takes an unchanged-tree shortcut recorded by other code (main.ts).
+    // The bundle's identity (a content hash): bin.cjs names its code cache by it, and `generate` records it with
+    // each tree it writes, so a rebuilt or upgraded clusterspec never takes a shortcut recorded by other code.
     onSuccess: async () => {
-      const hash = createHash("sha256");
-      for (const name of readdirSync("dist-bin")
-        .filter((n) => n.endsWith(".js"))
-        .sort())
-        hash.update(`${name}\0`).update(readFileSync(join("dist-bin", name)));
+      const hash = createHash("sha256").update(readFileSync(join("dist-bin", "main.cjs")));
       writeFileSync(join("dist-bin", "build-id"), `${hash.digest("hex")}\n`);
     },
   },

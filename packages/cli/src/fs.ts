@@ -19,6 +19,8 @@ export interface FileSystem {
   mode(path: string): number;
   isSymlink(path: string): boolean;
   mkdirp(dir: string): void;
+  /** One folder whose parent exists; an error if anything is already there. */
+  mkdir(dir: string): void;
   writeFile(path: string, content: string, mode: number): void;
   copyFile(from: string, to: string): void;
   rename(from: string, to: string): void;
@@ -117,6 +119,9 @@ export const nodeFileSystem: FileSystem = {
       for (let d = dir; !nodeFs.existsSync(d) && dirname(d) !== d; d = dirname(d)) missing.unshift(d);
       for (const d of missing) nodeFs.mkdirSync(d, { mode: 0o755 });
     }
+  },
+  mkdir: (dir) => {
+    nodeFs.mkdirSync(dir, { mode: 0o755 });
   },
   writeFile(path, content, mode) {
     // A new file (wx) is created with mode minus the umask, never wider: only a umask that narrows it needs a chmod.

@@ -358,19 +358,23 @@ function writeLocked(
   const fresh = !fs.exists(outDir);
   // Staged: every changed file (a new folder: every file), then the manifest.
   const staged = fresh ? artifacts : changed;
-  const made = new Set<string>(); // one mkdir per folder, not per file: thousands of files share a few hundred
+  // One mkdir per folder, not per file (thousands of files share a few thousand folders), and parents first: a
+  // recursive mkdir would first fail on every missing folder of the chain. The stage folder is this run's own.
+  const made = new Set<string>([tmp]);
+  const makeFolder = (folder: string): void => {
+    if (made.has(folder)) return;
+    makeFolder(dirname(folder));
+    fs.mkdir(folder);
+    made.add(folder);
+  };
   try {
+    fs.mkdirp(tmp);
     for (const a of staged) {
       const target = join(tmp, a.path);
-      const folder = dirname(target);
-      if (!made.has(folder)) fs.mkdirp(folder);
-      made.add(folder);
+      makeFolder(dirname(target));
       fs.writeFile(target, a.content, modeOf(a));
     }
-    if (fresh || manifestChanged) {
-      if (!made.has(tmp)) fs.mkdirp(tmp); // a change to the manifest alone stages no other file
-      fs.writeFile(join(tmp, MANIFEST), manifestText, 0o644);
-    }
+    if (fresh || manifestChanged) fs.writeFile(join(tmp, MANIFEST), manifestText, 0o644);
     if (fresh) {
       fs.rename(tmp, outDir);
       return summary;

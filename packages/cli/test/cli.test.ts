@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 
 const repo = join(import.meta.dirname, "..", "..", "..");
-const bin = join(repo, "packages", "cli", "bin.js");
+const bin = join(repo, "packages", "cli", "bin.cjs");
 const example = join(repo, "examples", "bare-metal-ha", "cluster.yaml");
 
 function cli(args: string[], env: Record<string, string> = {}) {

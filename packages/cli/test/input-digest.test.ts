@@ -260,7 +260,7 @@ describe("the unchanged-tree shortcut", () => {
 
 describe("the built binary", () => {
   it("takes the shortcut with its build id, and regenerates after an edit", () => {
-    const bin = join(repo, "packages", "cli", "bin.js");
+    const bin = join(repo, "packages", "cli", "bin.cjs");
     cpSync(join(work, "cluster.yaml"), join(work, "b.yaml"));
     const run = () =>
       spawnSync(process.execPath, [bin, "generate", join(work, "b.yaml"), "-o", join(work, "b")], {

@@ -10,7 +10,7 @@ import { treeHash } from "@clusterspec/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const repo = join(import.meta.dirname, "..", "..", "..");
-const bin = join(repo, "packages", "cli", "bin.js");
+const bin = join(repo, "packages", "cli", "bin.cjs");
 
 /** Runs at once per round, and rounds (the first on a missing folder, the rest over the last round's tree). */
 const RUNS = 4;

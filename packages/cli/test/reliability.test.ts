@@ -40,7 +40,7 @@ import {
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 const repo = join(import.meta.dirname, "..", "..", "..");
-const bin = join(repo, "packages", "cli", "bin.js");
+const bin = join(repo, "packages", "cli", "bin.cjs");
 const exampleSpec = readFileSync(join(repo, "examples", "bare-metal-ha", "cluster.yaml"), "utf8");
 const ajv = new Ajv2020.default({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
 const validateJson = ajv.compile(JSON.parse(readFileSync(join(repo, "docs", "cli-json.schema.json"), "utf8")));

@@ -1,0 +1,117 @@
+// bin.cjs keeps a V8 code cache of the command's bundle: saved after a successful run, used by the next, replaced
+// when V8 rejects it, and never read from or written to a folder someone else could write.
+import { spawnSync } from "node:child_process";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+
+const repo = join(import.meta.dirname, "..", "..", "..");
+const bin = join(repo, "packages", "cli", "bin.cjs");
+const spec = join(repo, "examples", "bare-metal-ha", "cluster.yaml");
+const build = readFileSync(join(repo, "packages", "cli", "dist-bin", "build-id"), "utf8")
+  .trim()
+  .slice(0, 32);
+
+let work: string;
+let cache: string;
+beforeEach(() => {
+  work = mkdtempSync(join(tmpdir(), "clusterspec-code-cache-"));
+  cache = join(work, "cache");
+});
+afterEach(() => {
+  rmSync(work, { recursive: true, force: true });
+});
+
+function validate(file = spec, env: Record<string, string> = { CLUSTERSPEC_CACHE_DIR: cache }) {
+  const r = spawnSync(process.execPath, [bin, "validate", file], {
+    env: { PATH: process.env.PATH ?? "", ...env },
+    encoding: "utf8",
+  });
+  return r.status;
+}
+
+const codeDir = () => join(cache, "code");
+const cacheFiles = () => (existsSync(codeDir()) ? readdirSync(codeDir()) : []);
+const onlyCache = () => {
+  const files = cacheFiles();
+  expect(files).toHaveLength(1);
+  return join(codeDir(), files[0] as string);
+};
+
+describe("the command's code cache", () => {
+  it("is saved after a successful run, private, named by bundle, Node, CPU, flags and command; the next run keeps it", () => {
+    expect(validate()).toBe(0);
+    const file = onlyCache();
+    expect(file.slice(codeDir().length + 1)).toMatch(
+      new RegExp(`^${build}-node${process.version.replaceAll(".", "\\.")}-${process.arch}-[0-9a-f]{8}-validate\\.v8$`),
+    );
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(codeDir()).mode & 0o777).toBe(0o700);
+    expect(statSync(file).size).toBeGreaterThan(10_000);
+    const bytes = readFileSync(file);
+    const { mtimeMs } = statSync(file);
+    // accepted: not written again
+    expect(validate()).toBe(0);
+    expect(statSync(file).mtimeMs).toBe(mtimeMs);
+    expect(readFileSync(file).equals(bytes)).toBe(true);
+  });
+
+  it("is replaced when it is damaged or V8 rejects it, and the run still succeeds", () => {
+    expect(validate()).toBe(0);
+    const file = onlyCache();
+    const good = readFileSync(file);
+    for (const damaged of [
+      Buffer.from("not a code cache"),
+      good.subarray(0, good.length >> 1), // cut short
+      Buffer.concat([good.subarray(0, 1000), Buffer.from([good[1000] ^ 1]), good.subarray(1001)]), // one bit flipped
+    ]) {
+      writeFileSync(file, damaged, { mode: 0o600 });
+      expect(validate()).toBe(0);
+      expect(readFileSync(file).equals(damaged)).toBe(false);
+      expect(statSync(file).size).toBeGreaterThan(10_000);
+    }
+  });
+
+  it("is neither read nor written in a folder others may write, or through a link", () => {
+    expect(validate()).toBe(0);
+    const file = onlyCache();
+    writeFileSync(file, "planted");
+    chmodSync(codeDir(), 0o777);
+    expect(validate()).toBe(0);
+    expect(readFileSync(file, "utf8")).toBe("planted"); // rejected by V8 it would have been rewritten
+    chmodSync(codeDir(), 0o700);
+    chmodSync(file, 0o666);
+    expect(validate()).toBe(0);
+    // a file others may write, in our own folder, is not read: replaced by a cache of this run's own
+    expect(readFileSync(file, "utf8")).not.toBe("planted");
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    // a linked folder is not followed
+    rmSync(cache, { recursive: true });
+    mkdirSync(cache);
+    mkdirSync(join(work, "elsewhere"), { mode: 0o700 });
+    symlinkSync(join(work, "elsewhere"), codeDir());
+    expect(validate()).toBe(0);
+    expect(readdirSync(join(work, "elsewhere"))).toEqual([]);
+  });
+
+  it("is not saved after a failed run, nor at all with CLUSTERSPEC_CACHE_DIR=off", () => {
+    const bad = join(work, "bad.yaml");
+    writeFileSync(bad, "apiVersion: clusterspec/v1alpha1\nkind: Cluster\n");
+    expect(validate(bad)).toBe(2);
+    expect(cacheFiles()).toEqual([]);
+    expect(validate(spec, { CLUSTERSPEC_CACHE_DIR: "off", HOME: work })).toBe(0);
+    expect(readdirSync(work)).toEqual(["bad.yaml"]);
+  });
+});
