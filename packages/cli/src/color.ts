@@ -1,10 +1,11 @@
 // Colour on a terminal, plain when piped; NO_COLOR (https://no-color.org) turns it off, FORCE_COLOR on.
 
-export function useColor(env: Readonly<Record<string, string | undefined>>, isTTY: boolean): boolean {
+/** `isTTY` is asked last: finding out loads Node's terminal modules, which a run with NO_COLOR never needs. */
+export function useColor(env: Readonly<Record<string, string | undefined>>, isTTY: () => boolean): boolean {
   const force = env.FORCE_COLOR;
   if (force !== undefined && force !== "") return force !== "0" && force !== "false";
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
-  return isTTY && env.TERM !== "dumb";
+  return env.TERM !== "dumb" && isTTY();
 }
 
 export interface Paint {

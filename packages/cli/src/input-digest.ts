@@ -10,7 +10,7 @@
 // It is only a hint: the tree is always verified against it, and deleting it only costs one full run.
 import { createHash, randomBytes } from "node:crypto";
 import { basename, dirname, join } from "node:path";
-import type { FileSystem } from "./fs.js";
+import { type FileSystem, under } from "./fs.js";
 
 const FORMAT = "clusterspec-input-digest/1";
 
@@ -111,7 +111,7 @@ function treeOnDisk(fs: FileSystem, outDir: string, files: readonly string[]): s
   const hash = treeHash();
   try {
     for (const f of files) {
-      const path = join(outDir, f);
+      const path = under(outDir, f);
       if (fs.isSymlink(path)) return undefined;
       // never blocks: a FIFO (or anything but a regular file) where a generated file was is a change
       treeEntry(hash, f, fs.mode(path), fs.readRegular(path, TREE_FILE_MAX_BYTES));

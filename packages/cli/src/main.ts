@@ -1,5 +1,5 @@
 // The only file that touches process: argv, env, exit code, stdout/stderr.
-import { readFileSync, readSync } from "node:fs";
+import { fstatSync, readFileSync, readSync, writeSync } from "node:fs";
 import { runCli } from "./run.js";
 
 function version(): string {
@@ -18,7 +18,7 @@ function readStdin(maxBytes: number): string {
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === "EAGAIN") {
         // a non-blocking pipe with nothing in it yet: wait a little instead of spinning
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+        pause(10);
         continue;
       }
       if ((e as NodeJS.ErrnoException).code === "EOF") break;
@@ -28,6 +28,43 @@ function readStdin(maxBytes: number): string {
     n += r;
   }
   return buf.subarray(0, n).toString("utf8");
+}
+
+const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+/**
+ * All of `text` to a file descriptor, synchronously: nothing is lost when the process exits, and a run needs neither
+ * Node's stream nor its terminal modules (process.stdout loads both, some 10 ms of a small run). A closed reader
+ * (EPIPE: `| head`) ends the output quietly; a non-blocking pipe that is full is waited for.
+ */
+function writeTo(fd: number): (text: string) => void {
+  let closed = false;
+  return (text) => {
+    const bytes = Buffer.from(text, "utf8");
+    for (let done = 0; done < bytes.length && !closed; ) {
+      try {
+        done += writeSync(fd, bytes, done);
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code === "EAGAIN") pause(10);
+        else if (code === "EPIPE") closed = true;
+        else throw e;
+      }
+    }
+  };
+}
+
+/**
+ * Whether fd 1 or 2 is a terminal, asked only when colour depends on it. A pipe or file is told by fstat alone:
+ * process.stdout.isTTY would load Node's net, stream and tty modules to say no.
+ */
+function isatty(fd: 1 | 2): boolean {
+  try {
+    if (!fstatSync(fd).isCharacterDevice()) return false;
+  } catch {
+    return false;
+  }
+  return (fd === 1 ? process.stdout : process.stderr).isTTY === true;
 }
 
 /** The bundle's content hash, written by the build beside it (tsup.config.ts); none outside the bundle. */
@@ -44,11 +81,18 @@ export async function main(): Promise<void> {
     process.exitCode = await runCli(process.argv.slice(2), {
       cwd: process.cwd(),
       env: process.env,
-      stdout: (t) => process.stdout.write(t),
-      stderr: (t) => process.stderr.write(t),
+      stdout: writeTo(1),
+      stderr: writeTo(2),
       version: version(),
       readStdin,
-      isTTY: { stdout: process.stdout.isTTY === true, stderr: process.stderr.isTTY === true },
+      isTTY: {
+        get stdout() {
+          return isatty(1);
+        },
+        get stderr() {
+          return isatty(2);
+        },
+      },
       codeId,
     });
   } catch (e) {

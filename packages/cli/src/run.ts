@@ -177,9 +177,9 @@ async function runOnSpec(
   const output = () => import("./output.js");
   const json = async (body: Record<string, unknown>) =>
     io.stdout((await output()).jsonDocument(jsonCommand, display, body));
-  const errColor = useColor(io.env, io.isTTY?.stderr === true);
+  const errColor = useColor(io.env, () => io.isTTY?.stderr === true);
   const err = paint(errColor);
-  const out = paint(useColor(io.env, io.isTTY?.stdout === true));
+  const out = paint(useColor(io.env, () => io.isTTY?.stdout === true));
 
   try {
     return await run();

@@ -4,10 +4,10 @@
 // with one rename, and then applied. A failure before the commit leaves the old tree (the stage is dropped);
 // a failure or kill after it is finished by rolling forward, at once or on the next run. A manifest records
 // what clusterspec wrote; files it did not write are kept as they are and never overwritten without --force.
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, sep } from "node:path";
 import type { Artifact } from "@clusterspec/core/types";
 import { CliError } from "./errors.js";
-import { describeKind, type FileSystem } from "./fs.js";
+import { describeKind, type FileSystem, under } from "./fs.js";
 import { acquireOutputLock, type LockProcess, nodeLockProcess } from "./lock.js";
 
 export const MANIFEST = ".clusterspec-manifest.json";
@@ -285,13 +285,13 @@ function obstacles(
   for (const a of artifacts) {
     if (!folderOk(dirname(a.path))) continue;
     if (onDisk.has(a.path)) {
-      if (fs.kind(join(outDir, a.path)) === "symlink")
+      if (fs.kind(under(outDir, a.path)) === "symlink")
         out.push(
           `${a.path} is a symbolic link, where clusterspec writes a file: replace it with the file or move it away`,
         );
       continue;
     }
-    const kind = fs.kind(join(outDir, a.path));
+    const kind = fs.kind(under(outDir, a.path));
     if (kind !== undefined)
       out.push(`${a.path} is ${describeKind(kind)}, where clusterspec writes a file: move it away`);
   }
@@ -332,12 +332,12 @@ function writeLocked(
   const stale: string[] = [];
   for (const f of existing) if (!byPath.has(f) && managed.has(f)) stale.push(f);
   for (const a of artifacts) {
-    const path = join(outDir, a.path);
     if (!onDisk.has(a.path)) {
       changed.push(a);
       continue;
     }
     // A file clusterspec did not write may be overwritten only if it already holds exactly what would be written.
+    const path = under(outDir, a.path);
     const same = fs.readText(path) === a.content;
     if (!same && !managed.has(a.path) && !options.force) refused.push(a.path);
     else if (!same || fs.mode(path) !== modeOf(a)) changed.push(a);
@@ -370,8 +370,8 @@ function writeLocked(
   try {
     fs.mkdirp(tmp);
     for (const a of staged) {
-      const target = join(tmp, a.path);
-      makeFolder(dirname(target));
+      const target = under(tmp, a.path);
+      makeFolder(target.slice(0, target.lastIndexOf(sep)));
       fs.writeFile(target, a.content, modeOf(a));
     }
     if (fresh || manifestChanged) fs.writeFile(join(tmp, MANIFEST), manifestText, 0o644);

@@ -1,5 +1,7 @@
 // Deterministic gzip (no timestamp, no file name) and base64, in pure JS so generators stay IO-free.
-import { gzipSync } from "fflate";
+// fflate's browser build: the same gzipSync; its Node build probes for worker_threads when it is imported, which
+// loads Node's worker and stream modules into every run, also the many that never gzip (some 20 ms of start-up).
+import { gzipSync } from "fflate/browser";
 
 export function gzipText(text: string): Uint8Array {
   return gzipSync(new TextEncoder().encode(text), { level: 9, mtime: 0 });

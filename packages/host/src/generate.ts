@@ -30,15 +30,19 @@ export function renderCrictlYaml(view: HostView, criSocket: string): string {
 }
 
 export function generateHost(plan: ClusterPlan): Artifact[] {
+  // /etc/hosts is the same on every node (the plan's marker and its node list): rendered once, not once per node
+  // (at 300 nodes that is 90,000 lines).
+  let hosts: string | undefined;
   return plan.nodes.flatMap((node) => {
     const v = toHostView(plan, node);
+    hosts ??= renderHosts(v);
     const at = (p: string, content: string): Artifact => ({ path: `nodes/${node.name}/${p}`, content });
     const firewall = toFirewallView(plan, node);
     // /etc/resolv.conf has one writer: netifrc's dns_servers_* on the Kubernetes interface (netifrc package).
     return [
       at(SYSCTL_FILE, renderSysctl(v)),
       at(SYSCTL_CONF_SNIPPET, renderSysctlConf(v)),
-      at("etc/hosts", renderHosts(v)),
+      at("etc/hosts", hosts),
       at("etc/conf.d/modules", renderModules(v)),
       at("etc/conf.d/kubelet", renderKubeletConfd(v)),
       at("etc/crictl.yaml", renderCrictlYaml(v, plan.kubernetes.criSocket)),

@@ -98,6 +98,26 @@ export function needsStorageIsolationGate(node: PlannedNode): boolean {
   return node.localStorageIsolationOff === "kubelet-feature-gate";
 }
 
+const hostsByPlan = new WeakMap<ClusterPlan, HostView["hosts"]>();
+
+/** /etc/hosts' entries: the same for every node of a plan, so built once per plan. */
+function hostsOf(plan: ClusterPlan): HostView["hosts"] {
+  let hosts = hostsByPlan.get(plan);
+  if (hosts === undefined) {
+    hosts = [
+      { address: "127.0.0.1", names: ["localhost"] },
+      { address: "::1", names: ["localhost"] },
+      ...plan.nodes.map((n) => ({ address: n.internalAddress, names: [n.name] })),
+      // Nodes reach their own API server without external DNS.
+      ...(plan.controlPlane.dnsName === undefined
+        ? []
+        : [{ address: plan.controlPlane.host, names: [plan.controlPlane.dnsName] }]),
+    ];
+    hostsByPlan.set(plan, hosts);
+  }
+  return hosts;
+}
+
 export function toHostView(plan: ClusterPlan, node: PlannedNode): HostView {
   // sysctl strips blanks around a value itself, so trimming changes nothing it would apply.
   const extras = plan.host.sysctl.map(({ key, value }) => ({ key: field(key), value: sysctlValue(value.trim()) }));
@@ -107,15 +127,7 @@ export function toHostView(plan: ClusterPlan, node: PlannedNode): HostView {
     node: node.name,
     sysctl: [...managed, ...extras],
     managedSysctl: managed,
-    hosts: [
-      { address: "127.0.0.1", names: ["localhost"] },
-      { address: "::1", names: ["localhost"] },
-      ...plan.nodes.map((n) => ({ address: n.internalAddress, names: [n.name] })),
-      // Nodes reach their own API server without external DNS.
-      ...(plan.controlPlane.dnsName === undefined
-        ? []
-        : [{ address: plan.controlPlane.host, names: [plan.controlPlane.dnsName] }]),
-    ],
+    hosts: hostsOf(plan),
     modules: KERNEL_MODULES,
     kubeletArgs: [
       "--config=/var/lib/kubelet/config.yaml",

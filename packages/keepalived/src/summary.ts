@@ -136,7 +136,14 @@ export function worstCarrierPair(
     heads[m]?.push(f ?? -1, s ?? -1);
   }
   const values = [...new Set(base)].sort((x, y) => x - y);
-  const allCounts = values.map((l) => base.filter((b) => b === l).length);
+  const allCounts = Int32Array.from(values, (l) => base.filter((b) => b === l).length);
+  // Each carrier's all-up load as an index into `values`, so a pair's loop allocates nothing (it runs n²/2 times).
+  const valueOf = Int32Array.from(base, (l) => values.indexOf(l));
+  const counts = new Int32Array(values.length);
+  const drop = (x: number): void => {
+    const i = valueOf[x] ?? 0;
+    counts[i] = (counts[i] ?? 0) - 1;
+  };
   const delta = new Int32Array(n);
   const touched = new Int32Array(2 * pool.length + 2);
   let worst = { a: 0, b: 1, spread: -1, lost: -1 };
@@ -144,8 +151,8 @@ export function worstCarrierPair(
     for (let b = a + 1; b < n; b++) {
       let t = 0;
       let lost = 0;
-      for (const d of [a, b]) {
-        const h = heads[d] ?? [];
+      for (let q = 0; q < 2; q++) {
+        const h = heads[q === 0 ? a : b] ?? [];
         for (let k = 0; k < h.length; k += 2) {
           const f = h[k] ?? -1;
           const s = h[k + 1] ?? -1;
@@ -157,12 +164,8 @@ export function worstCarrierPair(
           }
         }
       }
-      // Untouched live carriers keep their all-up load: which of the (two) all-up values are still present?
-      const counts = allCounts.slice();
-      const drop = (x: number): void => {
-        const i = values.indexOf(base[x] ?? 0);
-        counts[i] = (counts[i] ?? 0) - 1;
-      };
+      // Untouched live carriers keep their all-up load: which of the all-up values are still present?
+      counts.set(allCounts);
       drop(a);
       drop(b);
       let min = Number.POSITIVE_INFINITY;
@@ -171,16 +174,16 @@ export function worstCarrierPair(
         const x = touched[i] ?? 0;
         drop(x);
         const l = (base[x] ?? 0) + (delta[x] ?? 0);
-        min = Math.min(min, l);
-        max = Math.max(max, l);
+        if (l < min) min = l;
+        if (l > max) max = l;
         delta[x] = 0;
       }
-      values.forEach((l, i) => {
+      for (let i = 0; i < values.length; i++)
         if ((counts[i] ?? 0) > 0) {
-          min = Math.min(min, l);
-          max = Math.max(max, l);
+          const l = values[i] ?? 0;
+          if (l < min) min = l;
+          if (l > max) max = l;
         }
-      });
       const spread = max >= min ? max - min : 0;
       if (lost > worst.lost || (lost === worst.lost && spread > worst.spread)) worst = { a, b, spread, lost };
     }
