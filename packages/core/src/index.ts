@@ -76,6 +76,7 @@ export {
   externalCheck,
   type FailureState,
   holderMap,
+  holdingOf,
   loadSpread,
   masterDownSeconds,
   type NodeLoad,

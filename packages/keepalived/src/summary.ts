@@ -6,12 +6,10 @@ import {
   type ClusterPlan,
   externalCheck,
   failoverDiagram,
-  holderMap,
+  holdingOf,
   mastersWith,
   mdTable,
   type PlannedVip,
-  type Simulation,
-  simulateFailover,
   type TakeoverBound,
   takeoverBounds,
 } from "@clusterspec/core";
@@ -238,14 +236,10 @@ export function summarizeKeepalived(plan: ClusterPlan): string {
   const replicas = pool[0]?.order.length ?? 0;
   // The apiserver-check rows come from core's failover model, starting from the cluster at rest; the node-down
   // rows and the two-carrier case move a failed master's VIPs to the first live node of its order, as the model does.
-  const rest = simulateFailover(plan, AT_REST);
-  const restHolders = holderMap(rest);
-  const from = (down: readonly string[], unhealthy: readonly string[] = []): Simulation =>
-    simulateFailover(plan, { down, unhealthy }, restHolders);
   const cp = plan.controlPlane.vip;
-  const cpAtRest = restHolders.get(cp.key);
+  const cpAtRest = holdingOf(plan, cp, AT_REST).holder;
   const checkRows = cp.order.map((node) => {
-    const holder = holderMap(from([], [node])).get(cp.key);
+    const holder = holdingOf(plan, cp, { down: [], unhealthy: [node] }, cpAtRest).holder;
     const what =
       holder === cpAtRest
         ? node === cpAtRest

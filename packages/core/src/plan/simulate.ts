@@ -124,6 +124,26 @@ function elect(plan: ClusterPlan, vip: PlannedVip, state: StateSets): VipHolding
   return best;
 }
 
+const stateSets = (state: FailureState): StateSets => ({
+  down: new Set(state.down),
+  unhealthy: new Set(state.unhealthy),
+  notReady: new Set(state.notReady ?? []),
+});
+
+function settle(plan: ClusterPlan, vip: PlannedVip, sets: StateSets, before: string | undefined): VipHolding {
+  if (plan.vrrp.nopreempt && before !== undefined) {
+    const rank = vip.order.indexOf(before);
+    const p = rank < 0 ? undefined : priorityAt(plan, vip, rank, before, sets);
+    if (p !== undefined) return { vip, holder: before, priority: p };
+  }
+  return elect(plan, vip, sets);
+}
+
+/** simulateFailover for one VIP, which held by `before` until `state` (the whole cluster is V times the work). */
+export function holdingOf(plan: ClusterPlan, vip: PlannedVip, state: FailureState, before?: string): VipHolding {
+  return settle(plan, vip, stateSets(state), before);
+}
+
 /**
  * Who holds every VIP once keepalived has settled in `state`. Without `previous` (or without nopreempt) the
  * election decides. With nopreempt a backup never takes a VIP from a live master, whatever its priority:
@@ -135,20 +155,8 @@ export function simulateFailover(
   state: FailureState,
   previous?: ReadonlyMap<string, string | undefined>,
 ): Simulation {
-  const sets: StateSets = {
-    down: new Set(state.down),
-    unhealthy: new Set(state.unhealthy),
-    notReady: new Set(state.notReady ?? []),
-  };
-  const holdings = plan.vips.map((vip): VipHolding => {
-    const before = previous?.get(vip.key);
-    if (plan.vrrp.nopreempt && before !== undefined) {
-      const rank = vip.order.indexOf(before);
-      const p = rank < 0 ? undefined : priorityAt(plan, vip, rank, before, sets);
-      if (p !== undefined) return { vip, holder: before, priority: p };
-    }
-    return elect(plan, vip, sets);
-  });
+  const sets = stateSets(state);
+  const holdings = plan.vips.map((vip): VipHolding => settle(plan, vip, sets, previous?.get(vip.key)));
   const inAnOrder = new Set(plan.vips.flatMap((v) => v.order));
   const holdsCp = new Set<string>();
   const external = new Map<string, number>();
