@@ -41,4 +41,4 @@ for i, node in enumerate(carriers):
 u = resource.getrusage(resource.RUSAGE_SELF)
 if os.environ.get("BENCH_RUSAGE"):
     with open(os.environ["BENCH_RUSAGE"], "a") as f:
-        f.write(json.dumps({"cpu": u.ru_utime + u.ru_stime, "rss": u.ru_maxrss * 1024}) + "\n")
+        f.write(json.dumps({"cpu": u.ru_utime + u.ru_stime, "sys": u.ru_stime, "rss": u.ru_maxrss * 1024}) + "\n")

@@ -20,7 +20,9 @@ const gc = globalThis.gc ?? (() => {});
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const bin = join(root, "packages", "cli", "bin.cjs");
 const preload = join(root, "bench", "rusage.cjs");
-const scratch = mkdtempSync(join(tmpdir(), "cs-bench-"));
+// BENCH_DIR: where the trees are written (default: the system's temporary folder). File creation is kernel time,
+// and how much depends on the file system: compare a tmpfs with the disk your checkouts live on.
+const scratch = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), "cs-bench-"));
 const usageFile = join(scratch, "rusage.jsonl");
 // generate's unchanged-tree records (input-digest.ts, in trees/) and the command's V8 code cache (bin.cjs, in code/)
 // go here, not into the user's cache.
@@ -140,15 +142,17 @@ const cli = (args) => node([bin, ...args]);
 function compare(runs, measured, before = () => {}) {
   const base = [];
   const own = [];
+  const sys = [];
   let rss = 0;
   for (let r = 0; r < runs; r++) {
     before();
     base.push(baseline().cpu);
     const m = measured();
     own.push(m.cpu);
+    sys.push(m.sys ?? 0);
     rss = Math.max(rss, m.rss);
   }
-  return { cpu: median(own), base: median(base), ratio: median(own) / median(base), rss };
+  return { cpu: median(own), sys: median(sys), base: median(base), ratio: median(own) / median(base), rss };
 }
 
 function treeSize(dir) {
@@ -164,7 +168,7 @@ function treeSize(dir) {
 
 const mib = (b) => `${(b / 2 ** 20).toFixed(1)} MiB`;
 const procLine = (name, m) =>
-  `  ${name.padEnd(24)}${m.ratio.toFixed(2).padStart(7)}× node -e 0   (${(m.cpu * 1000).toFixed(0)} ms vs ${(m.base * 1000).toFixed(0)} ms CPU, peak RSS ${mib(m.rss)})`;
+  `  ${name.padEnd(24)}${m.ratio.toFixed(2).padStart(7)}× node -e 0   (${(m.cpu * 1000).toFixed(0)} ms vs ${(m.base * 1000).toFixed(0)} ms CPU, of which ${(m.sys * 1000).toFixed(0)} ms kernel; peak RSS ${mib(m.rss)})`;
 
 // ---- in-process stages ----
 

@@ -7,6 +7,6 @@ if (file)
     const u = process.resourceUsage();
     require("node:fs").appendFileSync(
       file,
-      `${JSON.stringify({ cpu: (u.userCPUTime + u.systemCPUTime) / 1e6, rss: u.maxRSS * 1024 })}\n`,
+      `${JSON.stringify({ cpu: (u.userCPUTime + u.systemCPUTime) / 1e6, sys: u.systemCPUTime / 1e6, rss: u.maxRSS * 1024 })}\n`,
     );
   });

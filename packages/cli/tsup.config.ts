@@ -1,8 +1,31 @@
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { defineConfig } from "tsup";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { defineConfig, type Options } from "tsup";
 import { base } from "../../tsup.base.js";
+
+type Plugin = NonNullable<Options["esbuildPlugins"]>[number];
+
+const here = dirname(fileURLToPath(import.meta.url));
+const lazyFflateShim = join(here, "src", "lazy-fflate.cjs");
+
+/** fflate/browser, as cloud-init imports it, becomes src/lazy-fflate.cjs, whose own require finds the real one. */
+const lazyFflate: Plugin = {
+  name: "lazy-fflate",
+  setup(build) {
+    build.onResolve({ filter: /^fflate\/browser$/ }, (args) => {
+      if (args.pluginData === "real") return undefined;
+      if (args.importer !== lazyFflateShim) return { path: lazyFflateShim };
+      // fflate is cloud-init's dependency: resolve it from there
+      return build.resolve(args.path, {
+        kind: args.kind,
+        resolveDir: join(here, "..", "cloud-init"),
+        pluginData: "real",
+      });
+    });
+  },
+};
 
 export default defineConfig([
   { ...base, entry: ["src/index.ts", "src/cli.ts", "src/main.ts"] },
@@ -22,6 +45,7 @@ export default defineConfig([
     noExternal: [/./],
     minifyWhitespace: true,
     minifySyntax: true,
+    esbuildPlugins: [lazyFflate],
     // The bundle's identity (a content hash): bin.cjs names its code cache by it, and `generate` records it with
     // each tree it writes, so a rebuilt or upgraded clusterspec never takes a shortcut recorded by other code.
     onSuccess: async () => {

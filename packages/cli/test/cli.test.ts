@@ -3,6 +3,7 @@ import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
+import { gunzipSync } from "node:zlib";
 import { readTree } from "@clusterspec/testkit";
 import Ajv2020 from "ajv/dist/2020.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -38,6 +39,25 @@ describe("clusterspec binary", () => {
     const version = cli(["--version"]);
     expect(version.code).toBe(0);
     expect(version.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+  });
+
+  it("gzips user data over EC2's limit (the command's bundle loads fflate only then)", () => {
+    // 30 long labels take the ci-arm64 pool's user data over 16 KiB; the other pool stays plain.
+    const text = readFileSync(join(repo, "examples", "cloud-burst-only", "cluster.yaml"), "utf8");
+    const labels = Array.from(
+      { length: 30 },
+      (_, n) => `        ci.example.com/label-${n}-${"x".repeat(40)}: "${"v".repeat(63)}"`,
+    );
+    const spec = text.replace(/^( {6}labels:\n)/m, `$1${labels.join("\n")}\n`);
+    expect(spec).toContain("label-29");
+    writeFileSync(join(work, "big.yaml"), spec);
+    const r = cli(["generate", join(work, "big.yaml"), "-o", join(work, "out")]);
+    expect(r.code).toBe(0);
+    const pool = join(work, "out", "cloud", "ci-arm64");
+    const gz = Buffer.from(readFileSync(join(pool, "user-data.gz.b64"), "utf8"), "base64");
+    expect(gz.length).toBeLessThan(16384);
+    expect(gunzipSync(gz).toString("utf8")).toBe(readFileSync(join(pool, "user-data.yaml"), "utf8"));
+    expect(existsSync(join(work, "out", "cloud", "build-amd64", "user-data.gz.b64"))).toBe(false);
   });
 
   it("rejects unknown commands and options with exit 2 and the usage", () => {

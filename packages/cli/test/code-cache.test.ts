@@ -75,7 +75,7 @@ describe("the command's code cache", () => {
     for (const damaged of [
       Buffer.from("not a code cache"),
       good.subarray(0, good.length >> 1), // cut short
-      Buffer.concat([good.subarray(0, 1000), Buffer.from([good[1000] ^ 1]), good.subarray(1001)]), // one bit flipped
+      Buffer.concat([good.subarray(0, 1000), Buffer.from([(good[1000] ?? 0) ^ 1]), good.subarray(1001)]), // one bit flipped
     ]) {
       writeFileSync(file, damaged, { mode: 0o600 });
       expect(validate()).toBe(0);

@@ -37,6 +37,5 @@ export function lineTemplate<View>(source: string, escapeValue: Escape): (view: 
  * still young and cost the collector nothing (the idiom of the flatstr package).
  */
 function flatten(text: string): void {
-  // biome-ignore lint/style/noUselessStringConversion: the conversion is the point (see above)
   Number(text);
 }

@@ -136,10 +136,10 @@ export function worstCarrierPair(
   const values = [...new Set(base)].sort((x, y) => x - y);
   const allCounts = Int32Array.from(values, (l) => base.filter((b) => b === l).length);
   // Each carrier's all-up load as an index into `values`, so a pair's loop allocates nothing (it runs n²/2 times).
-  const valueOf = Int32Array.from(base, (l) => values.indexOf(l));
+  const loadIndex = Int32Array.from(base, (l) => values.indexOf(l));
   const counts = new Int32Array(values.length);
   const drop = (x: number): void => {
-    const i = valueOf[x] ?? 0;
+    const i = loadIndex[x] ?? 0;
     counts[i] = (counts[i] ?? 0) - 1;
   };
   const delta = new Int32Array(n);
