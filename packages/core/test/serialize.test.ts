@@ -141,6 +141,21 @@ describe("toYaml", () => {
     expect(blockYaml(doc)).toBe(toYamlViaLibrary(doc));
   });
 
+  it("writes names, paths and versions plain exactly where the library does", () => {
+    const words = fc.oneof(
+      fc.stringMatching(/^[A-Za-z/][A-Za-z0-9._/-]{0,12}$/),
+      // the words some reader takes for a bool, null, number or infinity
+      fc.constantFrom("y", "Yes", "no", "ON", "off", "t", "F", "True", "null", "Nil", "inf", "Infinity", "nan", "e5"),
+    );
+    fc.assert(
+      fc.property(fc.dictionary(words, words, { maxKeys: 4, noNullPrototype: true }), words, (map, item) => {
+        const value = { map, list: [item], nested: { [item]: map } };
+        expect(toYaml(value)).toBe(toYamlViaLibrary(value));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it("quotes YAML 1.1 lookalikes so Go and PyYAML read strings back", () => {
     const tricky = [
       "yes",

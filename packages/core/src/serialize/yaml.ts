@@ -44,7 +44,24 @@ export function viaLibrary(value: unknown): string {
 
 const scalarForms = new Map<string, string | null>();
 
+// Names, paths and versions (`k8s-1`, `/etc/kubernetes/pki`, `kubeadm.k8s.io/v1beta4`) have no indicator character,
+// blank or line break: the library writes them plain unless one of its YAML 1.1 tags would read them as something
+// else (its own test, `e5` is a float to it), and we quote what readAsNonString names. Tested against the library.
+const SAFE_PLAIN = /^[A-Za-z/][A-Za-z0-9._/-]*$/;
+let nonStringTags: RegExp[] | undefined;
+
+function plainAsTheLibraryWrites(text: string): boolean {
+  if (text.length > 1024 || !SAFE_PLAIN.test(text) || readAsNonString(text)) return false;
+  nonStringTags ??= (() => {
+    const { schema } = new Document(null, DOCUMENT_OPTIONS);
+    const tags = [...schema.tags, ...((schema as { compat?: typeof schema.tags }).compat ?? [])];
+    return tags.flatMap((t) => (t.default && t.tag !== "tag:yaml.org,2002:str" && t.test ? [t.test] : []));
+  })();
+  return !nonStringTags.some((re) => re.test(text));
+}
+
 function stringForm(text: string): string | undefined {
+  if (plainAsTheLibraryWrites(text)) return text;
   let form = scalarForms.get(text);
   if (form === undefined) {
     if (scalarForms.size > 50_000) scalarForms.clear();
