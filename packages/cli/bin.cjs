@@ -19,7 +19,8 @@ const vm = require("node:vm");
 require("node:v8").setFlagsFromString("--no-opt");
 
 const bundle = path.join(__dirname, "dist-bin", "main.cjs");
-const source = fs.readFileSync(bundle, "utf8");
+// ASCII (the build checks it), so latin1 reads it exactly, in half the time of decoding UTF-8.
+const source = fs.readFileSync(bundle, "latin1");
 const cacheFile = codeCachePath();
 const usable = cacheFile !== undefined && folderUsable(path.dirname(cacheFile));
 const cached = usable ? readOwnFile(cacheFile) : undefined;

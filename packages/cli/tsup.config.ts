@@ -49,8 +49,12 @@ export default defineConfig([
     // The bundle's identity (a content hash): bin.cjs names its code cache by it, and `generate` records it with
     // each tree it writes, so a rebuilt or upgraded clusterspec never takes a shortcut recorded by other code.
     onSuccess: async () => {
-      const hash = createHash("sha256").update(readFileSync(join("dist-bin", "main.cjs")));
-      writeFileSync(join("dist-bin", "build-id"), `${hash.digest("hex")}\n`);
+      const bundle = readFileSync(join("dist-bin", "main.cjs"));
+      // bin.cjs reads the bundle as latin1, twice as fast as decoding UTF-8: it must be ASCII (esbuild escapes
+      // non-ASCII in strings, not in regular expression literals: write \u00b5 there, not µ).
+      const at = bundle.findIndex((byte) => byte > 0x7f);
+      if (at >= 0) throw new Error(`dist-bin/main.cjs is not ASCII at byte ${at}: ${bundle.subarray(at - 40, at + 10)}`);
+      writeFileSync(join("dist-bin", "build-id"), `${createHash("sha256").update(bundle).digest("hex")}\n`);
     },
   },
 ]);

@@ -58,6 +58,12 @@ describe("node-health rules", () => {
         → at kubernetes.nodeHealth.monitorGracePeriod"
     `);
     expect(warningsOf(() => {})).not.toContain("monitorGracePeriod");
+    // Go's micro sign (U+00B5) is a unit too, and counts: 7,000,000µs is the same 7s
+    expect(
+      errorsAfter((s) => {
+        s.kubernetes.nodeHealth.monitorGracePeriod = "7000000\u00b5s";
+      }),
+    ).toContain("monitorGracePeriod 7000000\u00b5s is less than 2 x statusUpdateFrequency 4s");
   });
 
   it("checks the default grace period of the version (50s from 1.32) against the update frequency", () => {

@@ -19,7 +19,7 @@ export const MIN_CILIUM = { major: 1, minor: 14 } as const;
 const RFC1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 // Safe as a bare token in keepalived.conf, a shell variable suffix (after shell_var), a udev rule and YAML.
 const INTERFACE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
-const GO_DURATION = /^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/;
+const GO_DURATION = /^(\d+(\.\d+)?(ns|us|\u00b5s|ms|s|m|h))+$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 // A file reference: an absolute or relative path without control characters.
 const FILE_PATH = /^[^\0\n\r]+$/;

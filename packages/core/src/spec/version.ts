@@ -22,9 +22,9 @@ export const formatKubernetesVersion = (v: Semver): string => `v${v.major}.${v.m
 
 /** Go duration (`1m30s`, `500ms`) → seconds. The schema has checked the syntax. */
 export function durationSeconds(text: string): number {
-  const unit: Record<string, number> = { ns: 1e-9, us: 1e-6, µs: 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };
+  const unit: Record<string, number> = { ns: 1e-9, us: 1e-6, "\u00b5s": 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };
   let total = 0;
-  for (const m of text.matchAll(/(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/g))
+  for (const m of text.matchAll(/(\d+(?:\.\d+)?)(ns|us|\u00b5s|ms|s|m|h)/g))
     total += Number(m[1]) * (unit[m[2] ?? "s"] ?? 1);
   return Math.round(total * 1e9) / 1e9;
 }
