@@ -24,7 +24,8 @@ const source = fs.readFileSync(bundle, "latin1");
 const cacheFile = codeCachePath();
 const usable = cacheFile !== undefined && folderUsable(path.dirname(cacheFile));
 const cached = usable ? readOwnFile(cacheFile) : undefined;
-const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+// The wrapper's opening takes a line of its own, so the bundle's lines keep their columns (stack.ts: WRAPPER_LINES).
+const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {\n${source}\n})`, {
   filename: bundle,
   cachedData: cached,
 });

@@ -1,5 +1,6 @@
 // The only file that touches process: argv, env, exit code, stdout/stderr.
 import { fstatSync, readFileSync, readSync, writeSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { runCli } from "./run.js";
 
 function version(): string {
@@ -67,6 +68,19 @@ function isatty(fd: 1 | 2): boolean {
   return (fd === 1 ? process.stdout : process.stderr).isTTY === true;
 }
 
+/** The stack of `e`, mapped to the TypeScript source when it comes from the command's minified bundle (stack.ts). */
+async function sourceStack(e: unknown): Promise<string> {
+  const stack = (e as Error).stack ?? String(e);
+  try {
+    const bundle = fileURLToPath(import.meta.url);
+    if (!bundle.endsWith(".cjs")) return stack; // the library's own build: its frames name readable code
+    const map = JSON.parse(readFileSync(`${bundle}.map`, "utf8"));
+    return (await import("./stack.js")).readableStack(stack, bundle, map);
+  } catch {
+    return stack; // not the bundle (no map beside it): the stack names the sources already
+  }
+}
+
 /** The bundle's content hash, written by the build beside it (tsup.config.ts); none outside the bundle. */
 function codeId(): string | undefined {
   try {
@@ -98,7 +112,7 @@ export async function main(): Promise<void> {
   } catch (e) {
     // A bug, not bad input: show the stack so it can be reported.
     process.stderr.write(
-      `clusterspec: internal error${(e as Error).name === "InternalError" ? "" : " (unexpected)"}\n${(e as Error).stack ?? e}\n`,
+      `clusterspec: internal error${(e as Error).name === "InternalError" ? "" : " (unexpected)"}\n${await sourceStack(e)}\n`,
     );
     process.exitCode = 70;
   }
