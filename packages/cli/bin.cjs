@@ -108,6 +108,9 @@ function readOwnFile(file) {
   }
 }
 
+/** Caches kept per folder: every command of a few builds and Node versions; older ones (by use) go. */
+const KEEP_CACHES = 24;
+
 /** Written whole under a temporary name and renamed: concurrent runs each leave a complete cache or none. */
 function saveCache(file, compiled) {
   const tmp = `${file}.${process.pid}.tmp`;
@@ -116,10 +119,28 @@ function saveCache(file, compiled) {
     const body = compiled.createCachedData();
     fs.writeFileSync(tmp, Buffer.concat([sha256(body), body]), { mode: 0o600, flag: "wx" });
     fs.renameSync(tmp, file);
+    prune(path.dirname(file));
   } catch {
     // a cache that cannot be written costs the next run its compile time, nothing else
     try {
       fs.unlinkSync(tmp);
     } catch {}
   }
+}
+
+/**
+ * Upgrades and other Node versions leave caches no run reads again: past KEEP_CACHES, the least recently used
+ * go (a cache is read on every run, so its access time says when it was last used, within the day relatime
+ * allows; with noatime, when it was written). Only *.v8 files; whatever else is in the folder stays.
+ */
+function prune(dir) {
+  const caches = fs
+    .readdirSync(dir)
+    .filter((n) => n.endsWith(".v8"))
+    .map((n) => {
+      const s = fs.statSync(path.join(dir, n));
+      return { n, used: Math.max(s.atimeMs, s.mtimeMs) };
+    })
+    .sort((a, b) => b.used - a.used);
+  for (const { n } of caches.slice(KEEP_CACHES)) fs.rmSync(path.join(dir, n), { force: true });
 }

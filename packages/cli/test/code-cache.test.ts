@@ -11,6 +11,7 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -45,7 +46,7 @@ function validate(file = spec, env: Record<string, string> = { CLUSTERSPEC_CACHE
 const codeDir = () => join(cache, "code");
 const cacheFiles = () => (existsSync(codeDir()) ? readdirSync(codeDir()) : []);
 const onlyCache = () => {
-  const files = cacheFiles();
+  const files = cacheFiles().filter((n) => n.endsWith(".v8"));
   expect(files).toHaveLength(1);
   return join(codeDir(), files[0] as string);
 };
@@ -104,6 +105,25 @@ describe("the command's code cache", () => {
     symlinkSync(join(work, "elsewhere"), codeDir());
     expect(validate()).toBe(0);
     expect(readdirSync(join(work, "elsewhere"))).toEqual([]);
+  });
+
+  it("keeps the 24 most recently used caches when it saves one, and nothing else in the folder is touched", () => {
+    mkdirSync(codeDir(), { recursive: true, mode: 0o700 });
+    const day = 24 * 3600;
+    const now = Date.now() / 1000;
+    for (let i = 0; i < 30; i++) {
+      const f = join(codeDir(), `old-${String(i).padStart(2, "0")}.v8`);
+      writeFileSync(f, "stale", { mode: 0o600 });
+      utimesSync(f, now - (i + 1) * day, now - (i + 1) * day); // old-00 used yesterday, old-29 a month ago
+    }
+    writeFileSync(join(codeDir(), "notes.txt"), "mine");
+    expect(validate()).toBe(0);
+    const left = cacheFiles();
+    expect(left.filter((n) => n.endsWith("-validate.v8"))).toHaveLength(1);
+    expect(left.filter((n) => n.startsWith("old-")).sort()).toEqual(
+      Array.from({ length: 23 }, (_, i) => `old-${String(i).padStart(2, "0")}.v8`),
+    );
+    expect(left).toContain("notes.txt");
   });
 
   it("is not saved after a failed run, nor at all with CLUSTERSPEC_CACHE_DIR=off", () => {
