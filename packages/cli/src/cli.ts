@@ -24,7 +24,6 @@ export {
   simulateFromRest,
   simulationJson,
 } from "./simulate.js";
-export { readableStack, WRAPPER_LINES } from "./stack.js";
 export {
   MANIFEST,
   type Manifest,

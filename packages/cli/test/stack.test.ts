@@ -1,7 +1,7 @@
 // An internal error in the command's minified bundle is reported at TypeScript source positions (src/stack.ts).
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { readableStack, WRAPPER_LINES } from "clusterspec/cli";
+import { readableStack, WRAPPER_LINES } from "../src/stack.js";
 import { describe, expect, it } from "vitest";
 
 const repo = join(import.meta.dirname, "..", "..", "..");

@@ -19,7 +19,10 @@ export const MIN_CILIUM = { major: 1, minor: 14 } as const;
 const RFC1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 // Safe as a bare token in keepalived.conf, a shell variable suffix (after shell_var), a udev rule and YAML.
 const INTERFACE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
-const GO_DURATION = /^(\d+(\.\d+)?(ns|us|\u00b5s|ms|s|m|h))+$/;
+// From a string, not a literal: the bundler escapes µ in strings but not in regular expression literals, and the
+// command's bundle must be ASCII (packages/cli/tsup.config.ts); the JSON Schema keeps the readable µ.
+// biome-ignore lint/complexity/useRegexLiterals: see above
+const GO_DURATION = new RegExp("^(\\d+(\\.\\d+)?(ns|us|µs|ms|s|m|h))+$");
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 // A file reference: an absolute or relative path without control characters.
 const FILE_PATH = /^[^\0\n\r]+$/;
