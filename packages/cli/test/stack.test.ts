@@ -1,8 +1,8 @@
 // An internal error in the command's minified bundle is reported at TypeScript source positions (src/stack.ts).
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { readableStack, WRAPPER_LINES } from "../src/stack.js";
 import { describe, expect, it } from "vitest";
+import { readableStack, WRAPPER_LINES } from "../src/stack.js";
 
 const repo = join(import.meta.dirname, "..", "..", "..");
 const bundle = join(repo, "packages", "cli", "dist-bin", "main.cjs");
