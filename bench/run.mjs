@@ -291,21 +291,25 @@ for (const c of cases) {
   const spec = c.file ?? join(dir, "cluster.yaml");
   const text = c.file ? readFileSync(c.file, "utf8") : stringify(syntheticSpec(c.shape));
   if (!c.file) writeFileSync(spec, text);
-  const out = join(dir, "out");
   console.log(`\n${c.name} (spec ${(text.length / 1024).toFixed(1)} KiB)`);
   cli(["validate", spec]); // warm-up: its code cache
   const validate = compare(runs, () => cli(["validate", spec]));
   console.log(procLine("validate", validate));
+  // Each fresh write goes to a new folder, and the trees are removed only when the bench ends: deleting thousands of
+  // files just before a write makes the next file creations several times dearer on some file systems (this
+  // machine's ext4: 0.3 s of kernel time for the 300-node tree becomes 1-1.6 s), which is not clusterspec's cost.
+  let outs = 0;
+  let out = join(dir, "out-0");
   const freshStart = (keepCodeCache) => () => {
-    rmSync(out, { recursive: true, force: true });
-    rmSync(keepCodeCache ? join(cacheDir, "trees") : cacheDir, { recursive: true, force: true });
+    out = join(dir, `out-${++outs}`);
+    if (!keepCodeCache) rmSync(cacheDir, { recursive: true, force: true });
   };
   // The first run after an install or upgrade: no V8 code cache yet (bin.cjs saves one when the run ends).
   if (c.name === "bare-metal example") {
     const first = compare(runs, () => cli(["generate", spec, "-o", out]), freshStart(false));
     console.log(procLine("generate (first run)", first));
   }
-  // A fresh write: no folder and no record of one; the code cache of an earlier run, as every run after the first has.
+  // A fresh write: a new folder (so no record of one); the code cache of an earlier run, as every run after the first has.
   cli(["generate", spec, "-o", join(dir, "warm-up")]);
   const fresh = compare(runs, () => cli(["generate", spec, "-o", out]), freshStart(true));
   const size = treeSize(out);
@@ -325,9 +329,17 @@ for (const c of cases) {
   if (c.jinja2 && jinja2) {
     const json = join(dir, "cluster.json");
     writeFileSync(json, JSON.stringify(syntheticSpec(c.shape)));
-    const jout = join(dir, "jinja2");
     const script = join(root, "bench", "jinja2-keepalived.py");
-    const j = compare(runs, () => spawnMeasured("python3", [script, json, jout]));
+    // a new folder per run, as clusterspec's fresh writes: creating files, not overwriting them
+    let jout = join(dir, "jinja2-0");
+    let jouts = 0;
+    const j = compare(
+      runs,
+      () => spawnMeasured("python3", [script, json, jout]),
+      () => {
+        jout = join(dir, `jinja2-${++jouts}`);
+      },
+    );
     console.log(procLine("Jinja2 keepalived.conf", j));
     console.log(
       `  → clusterspec generate (all files) is ${(fresh.cpu / j.cpu).toFixed(2)}× the Jinja2 process (keepalived.conf only, ${mib(treeSize(jout).bytes)})`,
