@@ -3,35 +3,43 @@
 //
 // Compiling the bundle's functions is a third of a small run's CPU time. V8 can save the code a run compiled and
 // load it in the next run instead (what Node 22's module.enableCompileCache does; Node 20 has no such switch, so
-// this file does it for the one script it loads). The cache sits with generate's other records: in
-// $CLUSTERSPEC_CACHE_DIR, else $XDG_CACHE_HOME/clusterspec, else ~/.cache/clusterspec (input-digest.ts has the same
-// rule); CLUSTERSPEC_CACHE_DIR=off turns it off. A cache is code that runs, so it is used only from a folder and
-// file this user owns that nobody else may write; it is named by the bundle's content hash (V8's own check
-// compares only the source's length), Node's version and the CPU, and V8 rejects one made with other flags.
+// this file does it for the one script it loads).
+//
+// A cache is code that runs, so where it comes from matters. Like Node 22's compile cache it lives in the temporary
+// folder, per user (`clusterspec-code-<uid>`), not with generate's records in ~/.cache, which CI jobs save and
+// restore (a cache restored from another job's run would be code from that job). It is used only when the
+// temporary folder can be changed by no one but this user or root (or is sticky, as /tmp is) and the cache folder
+// and file are this user's alone, not links. Each cache is named by a hash of the bundle's text (V8's own check
+// compares only its length), Node's version, the CPU, Node's options and the command; it carries a SHA-256 of its
+// body (V8 checks a cache's body only in debug builds). CLUSTERSPEC_CACHE_DIR=off turns it off.
 // CommonJS on purpose: an ES module entry would start Node's ES module loader for nothing.
 "use strict";
+const crypto = require("node:crypto"); // every generate needs it for its input digest; loaded once, here
 const fs = require("node:fs");
+const os = require("node:os");
 const path = require("node:path");
 const vm = require("node:vm");
 
 // No optimizing compiler: a run is too short for TurboFan's compile (on a second thread) to pay for itself. Measured
 // with `pnpm bench`: 14-28% less CPU from the bare-metal example to 1,000 nodes, and no slower to finish.
-require("node:v8").setFlagsFromString("--no-opt");
+require("node:v8").setFlagsFromString("--no-turbofan");
+
+/** Caches kept: every command of a few builds and Node versions; the least recently used go. */
+const KEEP_CACHES = 24;
+const sha256 = (bytes) => crypto.createHash("sha256").update(bytes).digest();
 
 const bundle = path.join(__dirname, "dist-bin", "main.cjs");
 // ASCII (the build checks it), so latin1 reads it exactly, in half the time of decoding UTF-8.
 const source = fs.readFileSync(bundle, "latin1");
-const cacheFile = codeCachePath();
-const usable = cacheFile !== undefined && folderUsable(path.dirname(cacheFile));
-const cached = usable ? readOwnFile(cacheFile) : undefined;
-// The wrapper's opening takes a line of its own, so the bundle's lines keep their columns (stack.ts: WRAPPER_LINES).
+const cacheFile = codeCachePath(source);
+const cached = cacheFile === undefined ? undefined : readOwnCache(cacheFile);
 const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {\n${source}\n})`, {
   filename: bundle,
   cachedData: cached,
 });
 const mod = { exports: {} };
 script.runInThisContext().call(mod.exports, mod.exports, require, mod, bundle, path.dirname(bundle));
-if (usable && (cached === undefined || script.cachedDataRejected))
+if (cacheFile !== undefined && (cached === undefined || script.cachedDataRejected))
   // After the command ran, so the cache holds every function it compiled; only after a success, so a first run
   // that stopped at a bad spec does not leave a cache without the generators.
   process.on("exit", (code) => {
@@ -39,65 +47,64 @@ if (usable && (cached === undefined || script.cachedDataRejected))
   });
 mod.exports.main();
 
-function codeCachePath() {
-  const env = process.env;
-  if (env.CLUSTERSPEC_CACHE_DIR === "off") return undefined;
-  const dir =
-    env.CLUSTERSPEC_CACHE_DIR ||
-    (env.XDG_CACHE_HOME ? path.join(env.XDG_CACHE_HOME, "clusterspec") : undefined) ||
-    (env.HOME ? path.join(env.HOME, ".cache", "clusterspec") : undefined);
-  if (!dir) return undefined;
-  let build;
-  try {
-    build = fs
-      .readFileSync(path.join(__dirname, "dist-bin", "build-id"), "utf8")
-      .trim()
-      .slice(0, 32);
-  } catch {
-    return undefined; // no content hash, no safe name
-  }
+/** The cache for this bundle, Node, options and command; undefined where none may be used. */
+function codeCachePath(text) {
+  if (process.env.CLUSTERSPEC_CACHE_DIR === "off") return undefined;
+  const tmp = os.tmpdir();
+  if (!safeParent(tmp)) return undefined;
+  const uid = process.getuid?.();
   const command = /^[a-z-]+$/.test(process.argv[2] ?? "") ? process.argv[2] : "other";
   // Node's own options can change V8's flags, and V8 rejects a cache made under other flags: one file per set,
   // so runs with and without them do not overwrite each other's cache.
-  const flags = fnv1a(`${process.execArgv.join("\0")}\0${env.NODE_OPTIONS ?? ""}`);
-  return path.join(dir, "code", `${build}-node${process.version}-${process.arch}-${flags}-${command}.v8`);
+  const flags = fnv1a(`${process.execArgv.join("\0")}\0${process.env.NODE_OPTIONS ?? ""}`);
+  const name = `${sha256(text).toString("hex").slice(0, 32)}-node${process.version}-${process.arch}-${flags}`;
+  return path.join(tmp, uid === undefined ? "clusterspec-code" : `clusterspec-code-${uid}`, `${name}-${command}.v8`);
 }
 
-// node:crypto is loaded by Node's start-up already; node:zlib's crc32 would cost a module load.
-function sha256(bytes) {
-  return require("node:crypto").createHash("sha256").update(bytes).digest();
-}
-
-/** A short, stable name for a string (32-bit FNV-1a); loading node:crypto for it would cost more than it saves. */
+/** A short, stable name for a string (32-bit FNV-1a). */
 function fnv1a(text) {
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
   return (h >>> 0).toString(16).padStart(8, "0");
 }
 
-/** Only this user may have written it: owned by us and not writable by group or others, the folder too. */
-function trusted(stat) {
+/** Owned by this user and writable by no one else (where there are no uids, as on Windows, any). */
+function ours(stat) {
   const uid = process.getuid?.();
   return uid === undefined || (stat.uid === uid && (stat.mode & 0o022) === 0);
 }
 
-/** A missing folder is made (0700) when the cache is saved; an existing one must be ours alone, not a link. */
-function folderUsable(dir) {
+/** The temporary folder: no one but us or root can rename what is in it (a sticky /tmp is fine). */
+function safeParent(dir) {
   try {
-    const stat = fs.lstatSync(dir);
-    return stat.isDirectory() && trusted(stat);
-  } catch (e) {
-    return e.code === "ENOENT";
+    const stat = fs.statSync(dir);
+    const uid = process.getuid?.();
+    if (uid === undefined) return stat.isDirectory();
+    const owner = stat.uid === uid || stat.uid === 0;
+    return stat.isDirectory() && owner && ((stat.mode & 0o022) === 0 || (stat.mode & 0o1000) !== 0);
+  } catch {
+    return false;
   }
 }
 
-function readOwnFile(file) {
+/** The cache folder: ours alone and not a link (checked by lstat, so a link put in its place is refused). */
+function ownFolder(dir) {
+  try {
+    const stat = fs.lstatSync(dir);
+    return stat.isDirectory() && ours(stat);
+  } catch {
+    return false;
+  }
+}
+
+function readOwnCache(file) {
+  if (!ownFolder(path.dirname(file))) return undefined;
   let fd;
   try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
+    // O_NONBLOCK: a FIFO in its place must not stall the command before fstat refuses it
+    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0));
     const stat = fs.fstatSync(fd);
-    if (!stat.isFile() || !trusted(stat) || stat.size > 64 * 2 ** 20) return undefined;
-    // V8 checks a cache's header but, in release builds, not its body: the file carries its own SHA-256 first.
+    if (!stat.isFile() || !ours(stat) || stat.size > 64 * 2 ** 20) return undefined;
     const bytes = fs.readFileSync(fd);
     const body = bytes.subarray(32);
     return bytes.length > 32 && sha256(body).equals(bytes.subarray(0, 32)) ? body : undefined;
@@ -108,18 +115,21 @@ function readOwnFile(file) {
   }
 }
 
-/** Caches kept per folder: every command of a few builds and Node versions; older ones (by use) go. */
-const KEEP_CACHES = 24;
-
 /** Written whole under a temporary name and renamed: concurrent runs each leave a complete cache or none. */
 function saveCache(file, compiled) {
+  const dir = path.dirname(file);
   const tmp = `${file}.${process.pid}.tmp`;
   try {
-    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    try {
+      fs.mkdirSync(dir, { mode: 0o700 });
+    } catch (e) {
+      if (e.code !== "EEXIST") throw e;
+    }
+    if (!ownFolder(dir)) return;
     const body = compiled.createCachedData();
     fs.writeFileSync(tmp, Buffer.concat([sha256(body), body]), { mode: 0o600, flag: "wx" });
     fs.renameSync(tmp, file);
-    prune(path.dirname(file));
+    prune(dir);
   } catch {
     // a cache that cannot be written costs the next run its compile time, nothing else
     try {
@@ -138,7 +148,7 @@ function prune(dir) {
     .readdirSync(dir)
     .filter((n) => n.endsWith(".v8"))
     .map((n) => {
-      const s = fs.statSync(path.join(dir, n));
+      const s = fs.lstatSync(path.join(dir, n));
       return { n, used: Math.max(s.atimeMs, s.mtimeMs) };
     })
     .sort((a, b) => b.used - a.used);

@@ -43,7 +43,10 @@ export default defineConfig([
     // lets an internal error print source positions (stack.ts).
     sourcemap: true,
     splitting: false,
-    shims: true,
+    // import.meta.url as a real file URL of the bundle: tsup's shim writes `file:` + the path unencoded, so a `#`
+    // or `%` in the install path would name another file.
+    define: { "import.meta.url": "__bundleUrl" },
+    banner: { js: 'var __bundleUrl = require("node:url").pathToFileURL(__filename).href;' },
     noExternal: [/./],
     minifyWhitespace: true,
     minifySyntax: true,
@@ -55,7 +58,13 @@ export default defineConfig([
     // The bundle's identity (a content hash): bin.cjs names its code cache by it, and `generate` records it with
     // each tree it writes, so a rebuilt or upgraded clusterspec never takes a shortcut recorded by other code.
     onSuccess: async () => {
-      const bundle = readFileSync(join("dist-bin", "main.cjs"));
+      // No sourceMappingURL comment: --enable-source-maps would not know bin.cjs's wrapper line (stack.ts maps).
+      const text = readFileSync(join("dist-bin", "main.cjs"), "latin1").replace(
+        /\n\/\/# sourceMappingURL=\S+\s*$/,
+        "\n",
+      );
+      writeFileSync(join("dist-bin", "main.cjs"), text, "latin1");
+      const bundle = Buffer.from(text, "latin1");
       // bin.cjs reads the bundle as latin1, twice as fast as decoding UTF-8: it must be ASCII (esbuild escapes
       // non-ASCII in strings, not in regular expression literals: write \u00b5 there, not µ).
       const at = bundle.findIndex((byte) => byte > 0x7f);

@@ -95,7 +95,8 @@ function umask(): number {
  * assertWellFormed checks them): all join would do is concatenate, after a per-character scan that costs more than
  * writing the file at thousands of files.
  */
-export const under = (dir: string, rel: string): string => (dir.endsWith(sep) ? dir + rel : dir + sep + rel);
+export const under = (dir: string, rel: string): string =>
+  sep !== "/" ? join(dir, rel) : dir.endsWith("/") ? dir + rel : `${dir}/${rel}`; // Windows: join turns / into \
 
 export const nodeFileSystem: FileSystem = {
   readText: (path) => nodeFs.readFileSync(path, "utf8"),

@@ -95,8 +95,9 @@ export async function main(): Promise<void> {
     process.exitCode = await runCli(process.argv.slice(2), {
       cwd: process.cwd(),
       env: process.env,
-      stdout: writeTo(1),
-      stderr: writeTo(2),
+      // Windows consoles want UTF-16 (WriteConsoleW), which only process.stdout/stderr speak.
+      stdout: process.platform === "win32" ? (t) => process.stdout.write(t) : writeTo(1),
+      stderr: process.platform === "win32" ? (t) => process.stderr.write(t) : writeTo(2),
       version: version(),
       readStdin,
       isTTY: {

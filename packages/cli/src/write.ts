@@ -4,7 +4,7 @@
 // with one rename, and then applied. A failure before the commit leaves the old tree (the stage is dropped);
 // a failure or kill after it is finished by rolling forward, at once or on the next run. A manifest records
 // what clusterspec wrote; files it did not write are kept as they are and never overwritten without --force.
-import { basename, dirname, join, sep } from "node:path";
+import { basename, dirname, join } from "node:path";
 import type { Artifact } from "@clusterspec/core/types";
 import { CliError } from "./errors.js";
 import { describeKind, type FileSystem, under } from "./fs.js";
@@ -370,8 +370,9 @@ function writeLocked(
   try {
     fs.mkdirp(tmp);
     for (const a of staged) {
+      const slash = a.path.lastIndexOf("/");
+      makeFolder(slash < 0 ? tmp : under(tmp, a.path.slice(0, slash)));
       const target = under(tmp, a.path);
-      makeFolder(target.slice(0, target.lastIndexOf(sep)));
       fs.writeFile(target, a.content, modeOf(a));
     }
     if (fresh || manifestChanged) fs.writeFile(join(tmp, MANIFEST), manifestText, 0o644);

@@ -60,6 +60,23 @@ describe("clusterspec binary", () => {
     expect(existsSync(join(work, "out", "cloud", "build-amd64", "user-data.gz.b64"))).toBe(false);
   });
 
+  it("runs from an install path with # and % in it (the bundle's own URL is encoded)", () => {
+    const pkg = join(work, "a#b%41c", "clusterspec");
+    for (const f of ["bin.cjs", "package.json", "dist-bin"])
+      cpSync(join(repo, "packages", "cli", f), join(pkg, f), { recursive: true });
+    const run = (args: string[]) =>
+      spawnSync(process.execPath, [join(pkg, "bin.cjs"), ...args], {
+        encoding: "utf8",
+        env: { PATH: process.env.PATH ?? "" },
+      });
+    const version = run(["--version"]);
+    expect(version.stderr).toBe("");
+    expect(version.stdout).toBe(
+      `${JSON.parse(readFileSync(join(repo, "packages", "cli", "package.json"), "utf8")).version}\n`,
+    );
+    expect(run(["validate", example]).status).toBe(0);
+  });
+
   it("rejects unknown commands and options with exit 2 and the usage", () => {
     const a = cli(["frobnicate"]);
     expect(a.code).toBe(2);

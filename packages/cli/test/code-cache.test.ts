@@ -1,6 +1,7 @@
-// bin.cjs keeps a V8 code cache of the command's bundle: saved after a successful run, used by the next, replaced
-// when V8 rejects it, and never read from or written to a folder someone else could write.
+// bin.cjs keeps a V8 code cache of the command's bundle in the temporary folder: saved after a successful run, used
+// by the next, replaced when V8 rejects it, and never read from or written to a folder someone else could change.
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import {
   chmodSync,
   existsSync,
@@ -21,29 +22,33 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 const repo = join(import.meta.dirname, "..", "..", "..");
 const bin = join(repo, "packages", "cli", "bin.cjs");
 const spec = join(repo, "examples", "bare-metal-ha", "cluster.yaml");
-const build = readFileSync(join(repo, "packages", "cli", "dist-bin", "build-id"), "utf8")
-  .trim()
+// caches are named by the hash of the bundle's text
+const build = createHash("sha256")
+  .update(readFileSync(join(repo, "packages", "cli", "dist-bin", "main.cjs")))
+  .digest("hex")
   .slice(0, 32);
+const uid = process.getuid?.() ?? 0;
 
 let work: string;
-let cache: string;
+let tmp: string;
 beforeEach(() => {
   work = mkdtempSync(join(tmpdir(), "clusterspec-code-cache-"));
-  cache = join(work, "cache");
+  tmp = join(work, "tmp"); // the command's temporary folder (TMPDIR)
+  mkdirSync(tmp, { mode: 0o700 });
 });
 afterEach(() => {
   rmSync(work, { recursive: true, force: true });
 });
 
-function validate(file = spec, env: Record<string, string> = { CLUSTERSPEC_CACHE_DIR: cache }) {
+function validate(file = spec, env: Record<string, string> = {}) {
   const r = spawnSync(process.execPath, [bin, "validate", file], {
-    env: { PATH: process.env.PATH ?? "", ...env },
+    env: { PATH: process.env.PATH ?? "", TMPDIR: tmp, HOME: work, ...env },
     encoding: "utf8",
   });
   return r.status;
 }
 
-const codeDir = () => join(cache, "code");
+const codeDir = () => join(tmp, `clusterspec-code-${uid}`);
 const cacheFiles = () => (existsSync(codeDir()) ? readdirSync(codeDir()) : []);
 const onlyCache = () => {
   const files = cacheFiles().filter((n) => n.endsWith(".v8"));
@@ -99,12 +104,29 @@ describe("the command's code cache", () => {
     expect(readFileSync(file, "utf8")).not.toBe("planted");
     expect(statSync(file).mode & 0o777).toBe(0o600);
     // a linked folder is not followed
-    rmSync(cache, { recursive: true });
-    mkdirSync(cache);
+    rmSync(codeDir(), { recursive: true });
     mkdirSync(join(work, "elsewhere"), { mode: 0o700 });
     symlinkSync(join(work, "elsewhere"), codeDir());
     expect(validate()).toBe(0);
     expect(readdirSync(join(work, "elsewhere"))).toEqual([]);
+    // nor a temporary folder others could rename things in (not sticky)
+    rmSync(codeDir());
+    chmodSync(tmp, 0o777);
+    expect(validate()).toBe(0);
+    expect(existsSync(codeDir())).toBe(false);
+    chmodSync(tmp, 0o1777); // sticky, as /tmp is: fine
+    expect(validate()).toBe(0);
+    expect(cacheFiles().filter((n) => n.endsWith(".v8"))).toHaveLength(1);
+  });
+
+  it("does not stall on a FIFO where the cache should be", () => {
+    expect(validate()).toBe(0);
+    const file = onlyCache();
+    rmSync(file);
+    expect(spawnSync("mkfifo", [file]).status).toBe(0);
+    const started = Date.now();
+    expect(validate()).toBe(0);
+    expect(Date.now() - started).toBeLessThan(20_000);
   });
 
   it("keeps the 24 most recently used caches when it saves one, and nothing else in the folder is touched", () => {
@@ -131,7 +153,7 @@ describe("the command's code cache", () => {
     writeFileSync(bad, "apiVersion: clusterspec/v1alpha1\nkind: Cluster\n");
     expect(validate(bad)).toBe(2);
     expect(cacheFiles()).toEqual([]);
-    expect(validate(spec, { CLUSTERSPEC_CACHE_DIR: "off", HOME: work })).toBe(0);
-    expect(readdirSync(work)).toEqual(["bad.yaml"]);
+    expect(validate(spec, { CLUSTERSPEC_CACHE_DIR: "off" })).toBe(0);
+    expect(readdirSync(tmp)).toEqual([]);
   });
 });
