@@ -24,9 +24,11 @@ const preload = join(root, "bench", "rusage.cjs");
 // and how much depends on the file system: compare a tmpfs with the disk your checkouts live on.
 const scratch = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), "cs-bench-"));
 const usageFile = join(scratch, "rusage.jsonl");
-// generate's unchanged-tree records (input-digest.ts, in trees/) and the command's V8 code cache (bin.cjs, in code/)
-// go here, not into the user's cache.
+// generate's unchanged-tree records (input-digest.ts) and the command's V8 code caches (bin.cjs: in the temporary
+// folder) go here, not into the user's folders.
 const cacheDir = join(scratch, "cache");
+const tmpDir = join(scratch, "tmp");
+mkdirSync(tmpDir, { mode: 0o700 });
 /** Every figure the issue's "Targets" name, filled in as the cases run and printed together at the end. */
 const targets = [];
 const target = (name, value, limit, unit = "×") => targets.push({ name, value, limit, unit, ok: value <= limit });
@@ -124,7 +126,7 @@ function spawnMeasured(command, args) {
   rmSync(usageFile, { force: true });
   const r = spawnSync(command, args, {
     cwd: scratch,
-    env: { ...process.env, BENCH_RUSAGE: usageFile, NO_COLOR: "1", CLUSTERSPEC_CACHE_DIR: cacheDir },
+    env: { ...process.env, BENCH_RUSAGE: usageFile, NO_COLOR: "1", CLUSTERSPEC_CACHE_DIR: cacheDir, TMPDIR: tmpDir },
     encoding: "utf8",
     maxBuffer: 1 << 30,
   });
@@ -302,7 +304,9 @@ for (const c of cases) {
   let out = join(dir, "out-0");
   const freshStart = (keepCodeCache) => () => {
     out = join(dir, `out-${++outs}`);
-    if (!keepCodeCache) rmSync(cacheDir, { recursive: true, force: true });
+    if (keepCodeCache) return;
+    rmSync(tmpDir, { recursive: true, force: true });
+    mkdirSync(tmpDir, { mode: 0o700 });
   };
   // The first run after an install or upgrade: no V8 code cache yet (bin.cjs saves one when the run ends).
   if (c.name === "bare-metal example") {
