@@ -34,11 +34,18 @@ function readStdin(maxBytes: number): string {
 const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
 /**
- * All of `text` to a file descriptor, synchronously: nothing is lost when the process exits, and a run needs neither
- * Node's stream nor its terminal modules (process.stdout loads both, some 10 ms of a small run). A closed reader
- * (EPIPE: `| head`) ends the output quietly; a non-blocking pipe that is full is waited for.
+ * A writer of all of `text` to fd 1 or 2, synchronously: nothing is lost when the process exits, and a run needs
+ * neither Node's stream nor its terminal modules (process.stdout loads both, some 10 ms of a small run). A closed
+ * reader (EPIPE: `| head`) ends the output quietly; a non-blocking pipe that is full is waited for. On Windows,
+ * process.stdout/stderr: consoles there want UTF-16 (WriteConsoleW), which only they speak.
  */
-function writeTo(fd: number): (text: string) => void {
+function output(fd: 1 | 2): (text: string) => void {
+  if (process.platform === "win32") {
+    const stream = fd === 1 ? process.stdout : process.stderr;
+    return (text) => {
+      stream.write(text);
+    };
+  }
   let closed = false;
   return (text) => {
     const bytes = Buffer.from(text, "utf8");
@@ -95,9 +102,8 @@ export async function main(): Promise<void> {
     process.exitCode = await runCli(process.argv.slice(2), {
       cwd: process.cwd(),
       env: process.env,
-      // Windows consoles want UTF-16 (WriteConsoleW), which only process.stdout/stderr speak.
-      stdout: process.platform === "win32" ? (t) => process.stdout.write(t) : writeTo(1),
-      stderr: process.platform === "win32" ? (t) => process.stderr.write(t) : writeTo(2),
+      stdout: output(1),
+      stderr: output(2),
       version: version(),
       readStdin,
       isTTY: {
