@@ -9,29 +9,32 @@
 // folder, per user (`clusterspec-code-<uid>`), not with generate's records in ~/.cache, which CI jobs save and
 // restore (a cache restored from another job's run would be code from that job). It is used only when the
 // temporary folder can be changed by no one but this user or root (or is sticky, as /tmp is) and the cache folder
-// and file are this user's alone, not links. Each cache is named by a hash of the bundle's text (V8's own check
-// compares only its length), Node's version, the CPU, Node's options and the command; it carries a SHA-256 of its
-// body (V8 checks a cache's body only in debug builds). CLUSTERSPEC_CACHE_DIR=off turns it off.
+// and file are this user's alone, not links. Each cache is named by the bundle file's identity (device, inode,
+// size, modification and change times: V8's own check compares only the text's length), Node's version, the CPU,
+// Node's options and the command. V8 checksums the cache's body (--verify-snapshot-checksum: on by default only
+// in debug builds). CLUSTERSPEC_CACHE_DIR=off turns it off.
 // CommonJS on purpose: an ES module entry would start Node's ES module loader for nothing.
 "use strict";
-const crypto = require("node:crypto"); // every generate needs it for its input digest; loaded once, here
 const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
 const vm = require("node:vm");
 
+const v8 = require("node:v8");
+
 // No optimizing compiler: a run is too short for TurboFan's compile (on a second thread) to pay for itself. Measured
 // with `pnpm bench`: 14-28% less CPU from the bare-metal example to 1,000 nodes, and no slower to finish.
-require("node:v8").setFlagsFromString("--no-turbofan");
+v8.setFlagsFromString("--no-turbofan");
+// V8 writes a checksum into the caches it makes and refuses one whose body does not match (a damaged file would
+// otherwise be deserialised as it is).
+v8.setFlagsFromString("--verify-snapshot-checksum");
 
 /** Caches kept: every command of a few builds and Node versions; the least recently used go. */
 const KEEP_CACHES = 24;
-const sha256 = (bytes) => crypto.createHash("sha256").update(bytes).digest();
 
 const bundle = path.join(__dirname, "dist-bin", "main.cjs");
-// ASCII (the build checks it), so latin1 reads it exactly, in half the time of decoding UTF-8.
-const source = fs.readFileSync(bundle, "latin1");
-const cacheFile = codeCachePath(source);
+const { source, identity } = readBundle(bundle);
+const cacheFile = codeCachePath(identity);
 const cached = cacheFile === undefined ? undefined : readOwnCache(cacheFile);
 const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {\n${source}\n})`, {
   filename: bundle,
@@ -47,8 +50,25 @@ if (cacheFile !== undefined && (cached === undefined || script.cachedDataRejecte
   });
 mod.exports.main();
 
+/**
+ * The bundle's text and the identity of the file it was read from. Git's index tells a file unchanged by the same
+ * fields without reading it: any write changes the modification and change times, and no user can set the change
+ * time back (utimes sets it to now); a file put in its place is another inode or has a new change time.
+ */
+function readBundle(file) {
+  const fd = fs.openSync(file, "r");
+  try {
+    const s = fs.fstatSync(fd, { bigint: true });
+    const identity = [s.dev, s.ino, s.size, s.mtimeNs, s.ctimeNs].map((n) => n.toString(36)).join("-");
+    // ASCII (the build checks it), so latin1 reads it exactly, in half the time of decoding UTF-8.
+    return { source: fs.readFileSync(fd, "latin1"), identity };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** The cache for this bundle, Node, options and command; undefined where none may be used. */
-function codeCachePath(text) {
+function codeCachePath(identity) {
   if (process.env.CLUSTERSPEC_CACHE_DIR === "off") return undefined;
   const tmp = os.tmpdir();
   if (!safeParent(tmp)) return undefined;
@@ -57,7 +77,7 @@ function codeCachePath(text) {
   // Node's own options can change V8's flags, and V8 rejects a cache made under other flags: one file per set,
   // so runs with and without them do not overwrite each other's cache.
   const flags = fnv1a(`${process.execArgv.join("\0")}\0${process.env.NODE_OPTIONS ?? ""}`);
-  const name = `${sha256(text).toString("hex").slice(0, 32)}-node${process.version}-${process.arch}-${flags}`;
+  const name = `${identity}-node${process.version}-${process.arch}-${flags}`;
   return path.join(tmp, uid === undefined ? "clusterspec-code" : `clusterspec-code-${uid}`, `${name}-${command}.v8`);
 }
 
@@ -105,9 +125,7 @@ function readOwnCache(file) {
     fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0));
     const stat = fs.fstatSync(fd);
     if (!stat.isFile() || !ours(stat) || stat.size > 64 * 2 ** 20) return undefined;
-    const bytes = fs.readFileSync(fd);
-    const body = bytes.subarray(32);
-    return bytes.length > 32 && sha256(body).equals(bytes.subarray(0, 32)) ? body : undefined;
+    return fs.readFileSync(fd);
   } catch {
     return undefined;
   } finally {
@@ -126,8 +144,7 @@ function saveCache(file, compiled) {
       if (e.code !== "EEXIST") throw e;
     }
     if (!ownFolder(dir)) return;
-    const body = compiled.createCachedData();
-    fs.writeFileSync(tmp, Buffer.concat([sha256(body), body]), { mode: 0o600, flag: "wx" });
+    fs.writeFileSync(tmp, compiled.createCachedData(), { mode: 0o600, flag: "wx" });
     fs.renameSync(tmp, file);
     prune(dir);
   } catch {

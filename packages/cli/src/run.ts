@@ -1,5 +1,4 @@
 // The command line, minus the process: argv in, exit code out. main.ts owns process.* (citty runMain/runCommand split).
-import { createHash } from "node:crypto";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 // Only what every run needs is imported here: --help and --version load nothing else. core, the generators and
@@ -310,6 +309,8 @@ async function runOnSpec(
         placeholders,
       });
     if (format === "json") {
+      // imported here: --help and --version do not load node:crypto (and its 30 modules)
+      const { createHash } = await import("node:crypto");
       await json({
         ok: true,
         outDir,

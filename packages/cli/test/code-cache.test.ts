@@ -1,9 +1,9 @@
 // bin.cjs keeps a V8 code cache of the command's bundle in the temporary folder: saved after a successful run, used
 // by the next, replaced when V8 rejects it, and never read from or written to a folder someone else could change.
 import { spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
 import {
   chmodSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -22,11 +22,11 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 const repo = join(import.meta.dirname, "..", "..", "..");
 const bin = join(repo, "packages", "cli", "bin.cjs");
 const spec = join(repo, "examples", "bare-metal-ha", "cluster.yaml");
-// caches are named by the hash of the bundle's text
-const build = createHash("sha256")
-  .update(readFileSync(join(repo, "packages", "cli", "dist-bin", "main.cjs")))
-  .digest("hex")
-  .slice(0, 32);
+// caches are named by the bundle file's identity: device, inode, size, modification and change times
+const identity = (bundle: string) => {
+  const s = statSync(bundle, { bigint: true });
+  return [s.dev, s.ino, s.size, s.mtimeNs, s.ctimeNs].map((n) => n.toString(36)).join("-");
+};
 const uid = process.getuid?.() ?? 0;
 
 let work: string;
@@ -40,8 +40,8 @@ afterEach(() => {
   rmSync(work, { recursive: true, force: true });
 });
 
-function validate(file = spec, env: Record<string, string> = {}) {
-  const r = spawnSync(process.execPath, [bin, "validate", file], {
+function validate(file = spec, env: Record<string, string> = {}, command = bin) {
+  const r = spawnSync(process.execPath, [command, "validate", file], {
     env: { PATH: process.env.PATH ?? "", TMPDIR: tmp, HOME: work, ...env },
     encoding: "utf8",
   });
@@ -61,7 +61,9 @@ describe("the command's code cache", () => {
     expect(validate()).toBe(0);
     const file = onlyCache();
     expect(file.slice(codeDir().length + 1)).toMatch(
-      new RegExp(`^${build}-node${process.version.replaceAll(".", "\\.")}-${process.arch}-[0-9a-f]{8}-validate\\.v8$`),
+      new RegExp(
+        `^${identity(join(repo, "packages", "cli", "dist-bin", "main.cjs"))}-node${process.version.replaceAll(".", "\\.")}-${process.arch}-[0-9a-f]{8}-validate\\.v8$`,
+      ),
     );
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(codeDir()).mode & 0o777).toBe(0o700);
@@ -88,6 +90,29 @@ describe("the command's code cache", () => {
       expect(readFileSync(file).equals(damaged)).toBe(false);
       expect(statSync(file).size).toBeGreaterThan(10_000);
     }
+  });
+
+  it("is not used for a bundle changed in place, even at the same length and modification time", () => {
+    // a copy of the command (bin.cjs, its one-file bundle and package.json), so the test can edit the bundle
+    const copy = join(work, "cli");
+    mkdirSync(join(copy, "dist-bin"), { recursive: true });
+    cpSync(bin, join(copy, "bin.cjs"));
+    cpSync(join(repo, "packages", "cli", "package.json"), join(copy, "package.json"));
+    const bundle = join(copy, "dist-bin", "main.cjs");
+    cpSync(join(repo, "packages", "cli", "dist-bin", "main.cjs"), bundle);
+    expect(validate(spec, {}, join(copy, "bin.cjs"))).toBe(0);
+    const first = onlyCache();
+    // same length, modification time put back: only the change time tells
+    const text = readFileSync(bundle, "latin1");
+    const { atime, mtime } = statSync(bundle);
+    writeFileSync(bundle, text.replace("does not exist", "does not eXist"), "latin1");
+    utimesSync(bundle, atime, mtime);
+    expect(statSync(bundle).size).toBe(text.length);
+    expect(validate(spec, {}, join(copy, "bin.cjs"))).toBe(0);
+    const names = cacheFiles().filter((n) => n.endsWith(".v8"));
+    expect(names).toHaveLength(2);
+    expect(names).toContain(first.slice(codeDir().length + 1));
+    expect(names.filter((n) => n.startsWith(`${identity(bundle)}-node`))).toHaveLength(1);
   });
 
   it("is neither read nor written in a folder others may write, or through a link", () => {
