@@ -55,8 +55,8 @@ export default defineConfig([
     esbuildOptions: (options) => {
       options.sourcesContent = false; // the sources ship in the package (src/)
     },
-    // The bundle's identity (a content hash): bin.cjs names its code cache by it, and `generate` records it with
-    // each tree it writes, so a rebuilt or upgraded clusterspec never takes a shortcut recorded by other code.
+    // The bundle's identity (a content hash): `generate` records it with each tree it writes, so a rebuilt or
+    // upgraded clusterspec never takes a shortcut recorded by other code.
     onSuccess: async () => {
       // No sourceMappingURL comment: --enable-source-maps would not know bin.cjs's wrapper line (stack.ts maps).
       const text = readFileSync(join("dist-bin", "main.cjs"), "latin1").replace(

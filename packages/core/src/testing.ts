@@ -2,6 +2,9 @@
 // Specs are valid by construction: each network comes from its own range, so rules only fail when a test breaks one on purpose.
 import fc from "fast-check";
 import { formatIssues } from "./issues.js";
+
+export { compileLineTemplate, lineTemplateSources } from "./line-template.js";
+
 import { resolvePlan } from "./plan/resolve.js";
 import type { ClusterPlan } from "./plan/types.js";
 import type { SecretValues } from "./secrets.js";
