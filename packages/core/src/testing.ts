@@ -2,9 +2,6 @@
 // Specs are valid by construction: each network comes from its own range, so rules only fail when a test breaks one on purpose.
 import fc from "fast-check";
 import { formatIssues } from "./issues.js";
-
-export { compileLineTemplate, lineTemplateSources } from "./line-template.js";
-
 import { resolvePlan } from "./plan/resolve.js";
 import type { ClusterPlan } from "./plan/types.js";
 import type { SecretValues } from "./secrets.js";
@@ -16,6 +13,9 @@ import {
   isCloudBurstSpec,
 } from "./spec/schema.js";
 import { validateSpec } from "./spec/validate.js";
+
+// for the test that writes and checks the precompiled line templates (packages/cli/test/precompiled-templates.test.ts)
+export { compileLineTemplate, lineTemplateSources } from "./line-template.js";
 
 export interface SpecShape {
   readonly controlPlanes: 1 | 3 | 5;
