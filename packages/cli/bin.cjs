@@ -29,9 +29,6 @@ v8.setFlagsFromString("--no-turbofan");
 // most of what a run allocates early (the spec's schema, parsed templates) lives to the end, and each doubling
 // copied it again (bare-metal example: 5 scavenges become 2, 4% fewer instructions; peak RSS unchanged).
 v8.setFlagsFromString("--semi-space-growth-factor=16");
-// V8 writes a checksum into the caches it makes and refuses one whose body does not match (a damaged file would
-// otherwise be deserialised as it is).
-v8.setFlagsFromString("--verify-snapshot-checksum");
 
 /** Caches kept: every command of a few builds and Node versions; the least recently used go. */
 const KEEP_CACHES = 24;
@@ -40,10 +37,13 @@ const bundle = path.join(__dirname, "dist-bin", "main.cjs");
 const { source, identity } = readBundle(bundle);
 const cacheFile = codeCachePath(identity);
 const cached = cacheFile === undefined ? undefined : readOwnCache(cacheFile);
-const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {\n${source}\n})`, {
-  filename: bundle,
-  cachedData: cached,
-});
+const script = checksummed(
+  () =>
+    new vm.Script(`(function (exports, require, module, __filename, __dirname) {\n${source}\n})`, {
+      filename: bundle,
+      cachedData: cached,
+    }),
+);
 const mod = { exports: {} };
 script.runInThisContext().call(mod.exports, mod.exports, require, mod, bundle, path.dirname(bundle));
 if (cacheFile !== undefined && (cached === undefined || script.cachedDataRejected))
@@ -83,6 +83,21 @@ function codeCachePath(identity) {
   const flags = fnv1a(`${process.execArgv.join("\0")}\0${process.env.NODE_OPTIONS ?? ""}`);
   const name = `${identity}-node${process.version}-${process.arch}-${flags}`;
   return path.join(tmp, uid === undefined ? "clusterspec-code" : `clusterspec-code-${uid}`, `${name}-${command}.v8`);
+}
+
+/**
+ * V8 writes a checksum into the code caches it makes and refuses one whose body does not match, but only while
+ * --verify-snapshot-checksum is on (by default in debug builds only): a damaged file would otherwise be
+ * deserialised as it is. On only around our own cache: with it on, every Node module loaded later verifies its
+ * built-in cache too (1% of a small run).
+ */
+function checksummed(work) {
+  v8.setFlagsFromString("--verify-snapshot-checksum");
+  try {
+    return work();
+  } finally {
+    v8.setFlagsFromString("--no-verify-snapshot-checksum");
+  }
 }
 
 /** A short, stable name for a string (32-bit FNV-1a). */
@@ -148,7 +163,8 @@ function saveCache(file, compiled) {
       if (e.code !== "EEXIST") throw e;
     }
     if (!ownFolder(dir)) return;
-    fs.writeFileSync(tmp, compiled.createCachedData(), { mode: 0o600, flag: "wx" });
+    const body = checksummed(() => compiled.createCachedData());
+    fs.writeFileSync(tmp, body, { mode: 0o600, flag: "wx" });
     fs.renameSync(tmp, file);
     prune(dir);
   } catch {
