@@ -10,9 +10,9 @@
 // restore (a cache restored from another job's run would be code from that job). It is used only when the
 // temporary folder can be changed by no one but this user or root (or is sticky, as /tmp is) and the cache folder
 // and file are this user's alone, not links. Each cache is named by the bundle file's identity (device, inode,
-// size, modification and change times: V8's own check compares only the text's length), Node's version, the CPU,
-// Node's options and the command. V8 checksums the cache's body (--verify-snapshot-checksum: on by default only
-// in debug builds). CLUSTERSPEC_CACHE_DIR=off turns it off.
+// size, modification and change times, once they are 2 s old: V8's own check compares only the text's length),
+// Node's version, the CPU, Node's options and the command. V8 checksums the cache's body (--verify-snapshot-checksum:
+// on by default only in debug builds). CLUSTERSPEC_CACHE_DIR=off turns it off.
 // CommonJS on purpose: an ES module entry would start Node's ES module loader for nothing.
 "use strict";
 const fs = require("node:fs");
@@ -22,16 +22,26 @@ const vm = require("node:vm");
 
 const v8 = require("node:v8");
 
+// Node's own modules come with code caches that V8 takes only under the flags they were made with, so whatever the
+// command loads after the flags below change is compiled from source (NODE_DEBUG_NATIVE=CODE_CACHE lists each as
+// "rejected"). Loaded first, then: what every command uses, and node:crypto (with its 30 modules) for generate,
+// the one command that needs it. 2% fewer instructions for the bare-metal example.
+require("node:util").parseArgs; // a lazily loaded part of util
+require("node:process"); // yaml's Node build requires it
+if (process.argv[2] === "generate") require("node:crypto");
+
 // No optimizing compiler: a run is too short for TurboFan's compile (on a second thread) to pay for itself. Measured
 // with `pnpm bench`: 14-28% less CPU from the bare-metal example to 1,000 nodes, and no slower to finish.
 v8.setFlagsFromString("--no-turbofan");
-// The young generation grows to its largest size at the first collection that finds it too small, not by doubling:
-// most of what a run allocates early (the spec's schema, parsed templates) lives to the end, and each doubling
-// copied it again (bare-metal example: 5 scavenges become 2, 4% fewer instructions; peak RSS unchanged).
+// The young generation grows sixteenfold (to its 16 MiB limit) at the first collection that finds it too small, not
+// twofold: most of what a run allocates early (the spec's schema, its parsed text) lives to the end, and each
+// doubling copied it again (bare-metal example: 5 scavenges become 2, 4% fewer instructions; peak RSS unchanged).
 v8.setFlagsFromString("--semi-space-growth-factor=16");
 
 /** Caches kept: every command of a few builds and Node versions; the least recently used go. */
 const KEEP_CACHES = 24;
+/** How long ago the bundle must have changed to have a cache: FAT keeps times to 2 s, ext4's small inodes to 1 s. */
+const SETTLED_NS = 2_000_000_000n;
 
 const bundle = path.join(__dirname, "dist-bin", "main.cjs");
 const { source, identity } = readBundle(bundle);
@@ -55,25 +65,35 @@ if (cacheFile !== undefined && (cached === undefined || script.cachedDataRejecte
 mod.exports.main();
 
 /**
- * The bundle's text and the identity of the file it was read from. Git's index tells a file unchanged by the same
- * fields without reading it: any write changes the modification and change times, and no user can set the change
- * time back (utimes sets it to now); a file put in its place is another inode or has a new change time.
+ * The bundle's text and the identity of the file it was read from, or no identity where it may not be trusted yet.
+ * Git's index tells a file unchanged by the same fields without reading it: a write changes the change time, which
+ * no user can set (utimes sets it to now; on Windows it can be set, but no installer does), and a file put in its
+ * place is another inode or has a new change time. Like git's "racy clean" rule, a file changed less than
+ * SETTLED_NS ago gets no cache, as a file system that keeps times to a second or two could see a second write with
+ * the same times; nor does one that changed while it was read.
  */
 function readBundle(file) {
   const fd = fs.openSync(file, "r");
   try {
-    const s = fs.fstatSync(fd, { bigint: true });
-    const identity = [s.dev, s.ino, s.size, s.mtimeNs, s.ctimeNs].map((n) => n.toString(36)).join("-");
+    const before = fs.fstatSync(fd, { bigint: true });
     // ASCII (the build checks it), so latin1 reads it exactly, in half the time of decoding UTF-8.
-    return { source: fs.readFileSync(fd, "latin1"), identity };
+    const source = fs.readFileSync(fd, "latin1");
+    const after = fs.fstatSync(fd, { bigint: true });
+    const identity = identityOf(before);
+    const settled = before.ctimeNs + SETTLED_NS <= BigInt(Date.now()) * 1_000_000n && identityOf(after) === identity;
+    return { source, identity: settled ? identity : undefined };
   } finally {
     fs.closeSync(fd);
   }
 }
 
+function identityOf(stat) {
+  return [stat.dev, stat.ino, stat.size, stat.mtimeNs, stat.ctimeNs].map((n) => n.toString(36)).join("-");
+}
+
 /** The cache for this bundle, Node, options and command; undefined where none may be used. */
 function codeCachePath(identity) {
-  if (process.env.CLUSTERSPEC_CACHE_DIR === "off") return undefined;
+  if (identity === undefined || process.env.CLUSTERSPEC_CACHE_DIR === "off") return undefined;
   const tmp = os.tmpdir();
   if (!safeParent(tmp)) return undefined;
   const uid = process.getuid?.();
@@ -88,8 +108,7 @@ function codeCachePath(identity) {
 /**
  * V8 writes a checksum into the code caches it makes and refuses one whose body does not match, but only while
  * --verify-snapshot-checksum is on (by default in debug builds only): a damaged file would otherwise be
- * deserialised as it is. On only around our own cache: with it on, every Node module loaded later verifies its
- * built-in cache too (1% of a small run).
+ * deserialised as it is. The flag is process-wide: on only while our own cache is made or read.
  */
 function checksummed(work) {
   v8.setFlagsFromString("--verify-snapshot-checksum");

@@ -70,6 +70,13 @@ export default defineConfig([
       const at = bundle.findIndex((byte) => byte > 0x7f);
       if (at >= 0)
         throw new Error(`dist-bin/main.cjs is not ASCII at byte ${at}: ${bundle.subarray(at - 40, at + 10)}`);
+      // bin.cjs runs the bundle in a vm.Script, which cannot import() a module from outside it (a run would stop
+      // with ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING): every dynamic import must be of a module inside the bundle.
+      const outside = /\bimport\(\s*["'`]([^"'`]+)/.exec(text);
+      if (outside)
+        throw new Error(
+          `dist-bin/main.cjs imports ${outside[1]} dynamically: import it statically in a module that is itself imported dynamically`,
+        );
       writeFileSync(join("dist-bin", "build-id"), `${createHash("sha256").update(bundle).digest("hex")}\n`);
     },
   },

@@ -50,7 +50,8 @@ export interface TreeRecord {
   readonly reads: { readonly env: readonly string[]; readonly files: readonly string[] };
 }
 
-const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+/** SHA-256 of a text's UTF-8 bytes, in hex (also the file hashes of `generate --json`). */
+export const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
 /** One digest of every input; the JSON array is an unambiguous encoding (null for an unset variable or unreadable file). */
 export function inputDigest(inputs: Inputs): string {

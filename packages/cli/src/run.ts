@@ -309,8 +309,9 @@ async function runOnSpec(
         placeholders,
       });
     if (format === "json") {
-      // imported here: --help and --version do not load node:crypto (and its 30 modules)
-      const { createHash } = await import("node:crypto");
+      // Imported here, so that --help and --version do not load node:crypto. One of our modules, not node:crypto
+      // itself: the command's bundle runs in a vm.Script, which has no dynamic import of outside modules.
+      const { sha256 } = await import("./input-digest.js");
       await json({
         ok: true,
         outDir,
@@ -322,7 +323,7 @@ async function runOnSpec(
           bytes: Buffer.byteLength(a.content),
           secret: a.secret === true,
           // A hash of a file that holds a short secret would let anyone guess it offline.
-          ...(a.secret && resolved ? {} : { sha256: createHash("sha256").update(a.content).digest("hex") }),
+          ...(a.secret && resolved ? {} : { sha256: sha256(a.content) }),
         })),
         warnings,
         ...omitted,

@@ -1,5 +1,6 @@
 // Runs the built binary as a user would (the test script builds first).
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
@@ -39,6 +40,31 @@ describe("clusterspec binary", () => {
     const version = cli(["--version"]);
     expect(version.code).toBe(0);
     expect(version.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+  });
+
+  it("runs every command and output format through the bundle (its lazily loaded parts included)", () => {
+    const out = join(work, "out");
+    const json = (args: string[]) => {
+      const r = cli([...args, "--json"]);
+      expect(r.stderr).toBe("");
+      expect(r.code, args.join(" ")).toBe(0);
+      return JSON.parse(r.stdout);
+    };
+    expect(json(["validate", join(work, "cluster.yaml")]).ok).toBe(true);
+    expect(json(["plan", join(work, "cluster.yaml")]).plan).toBeDefined();
+    // --json lists each file with its SHA-256 (node:crypto, which the bundle loads only for generate)
+    const generated = json(["generate", join(work, "cluster.yaml"), "-o", out]);
+    expect(generated.files.length).toBeGreaterThan(40);
+    for (const f of generated.files) {
+      const bytes = readFileSync(join(out, f.path));
+      expect(f.sha256, f.path).toBe(createHash("sha256").update(bytes).digest("hex"));
+    }
+    expect(json(["generate", join(work, "cluster.yaml"), "-o", out, "--check"]).ok).toBe(true);
+    const markdown = cli(["generate", join(work, "cluster.yaml"), "-o", out, "--check", "--format", "markdown"]);
+    expect(markdown.code).toBe(0);
+    const text = cli(["generate", join(work, "cluster.yaml"), "-o", out]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain("up to date");
   });
 
   it("gzips user data over EC2's limit (the command's bundle loads fflate only then)", () => {
