@@ -15,8 +15,9 @@ import { parseDocument, stringify } from "yaml";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 // Whole-process pairs for the small cases: a 2-core machine shared with others swings a run's CPU time by 2×, so a
-// median of 5 moves by 20%; of 15, a few percent (the 300-node cases take seconds each and run 3).
-const PROCESS_RUNS = Number(process.env.BENCH_PROCESS_RUNS ?? 15);
+// median of 5 moves by 20%; of 15, still by 10-20% between cases of one run (node -e 0 read 77-113 ms); of 31,
+// less (the 300-node cases take seconds each and run 3).
+const PROCESS_RUNS = Number(process.env.BENCH_PROCESS_RUNS ?? 31);
 const ONLY = process.env.BENCH_ONLY; // substring of a case name, or "doubling" for the doubling check alone
 const gc = globalThis.gc ?? (() => {});
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -146,7 +147,11 @@ const node = (args) => spawnMeasured(process.execPath, ["--require", preload, ..
 const baseline = () => node(["-e", "0"]);
 const cli = (args) => node([bin, ...args]);
 
-/** `runs` interleaved pairs of (baseline, measured): medians of both, the ratio, the measured run's peak RSS. */
+/**
+ * `runs` interleaved pairs of (baseline, measured): medians of both and their ratio (the figure the targets use),
+ * the median of the pairs' own ratios (each pair ran back to back, so it shows what slower stretches of the run
+ * did to both), the measured run's peak RSS.
+ */
 function compare(runs, measured, before = () => {}) {
   const base = [];
   const own = [];
@@ -160,7 +165,8 @@ function compare(runs, measured, before = () => {}) {
     sys.push(m.sys ?? 0);
     rss = Math.max(rss, m.rss);
   }
-  return { cpu: median(own), sys: median(sys), base: median(base), ratio: median(own) / median(base), rss };
+  const pairs = median(own.map((o, i) => o / base[i]));
+  return { cpu: median(own), sys: median(sys), base: median(base), ratio: median(own) / median(base), pairs, rss };
 }
 
 function treeSize(dir) {
@@ -176,7 +182,7 @@ function treeSize(dir) {
 
 const mib = (b) => `${(b / 2 ** 20).toFixed(1)} MiB`;
 const procLine = (name, m) =>
-  `  ${name.padEnd(24)}${m.ratio.toFixed(2).padStart(7)}× node -e 0   (${(m.cpu * 1000).toFixed(0)} ms vs ${(m.base * 1000).toFixed(0)} ms CPU, of which ${(m.sys * 1000).toFixed(0)} ms kernel; peak RSS ${mib(m.rss)})`;
+  `  ${name.padEnd(24)}${m.ratio.toFixed(2).padStart(7)}× node -e 0   (${(m.cpu * 1000).toFixed(0)} ms vs ${(m.base * 1000).toFixed(0)} ms CPU, of which ${(m.sys * 1000).toFixed(0)} ms kernel; pairs ${m.pairs.toFixed(2)}×; peak RSS ${mib(m.rss)})`;
 
 // ---- in-process stages ----
 
