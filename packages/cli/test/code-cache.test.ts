@@ -40,13 +40,14 @@ afterEach(() => {
   rmSync(work, { recursive: true, force: true });
 });
 
-function validate(file = spec, env: Record<string, string> = {}, command = bin) {
-  const r = spawnSync(process.execPath, [command, "validate", file], {
+/** `clusterspec validate` through `command` (bin.cjs or a copy of it), with the test's own temporary folder. */
+function runValidate(file = spec, env: Record<string, string> = {}, command = bin) {
+  return spawnSync(process.execPath, [command, "validate", file], {
     env: { PATH: process.env.PATH ?? "", TMPDIR: tmp, HOME: work, ...env },
     encoding: "utf8",
   });
-  return r.status;
 }
+const validate = (file = spec, env: Record<string, string> = {}) => runValidate(file, env).status;
 
 const codeDir = () => join(tmp, `clusterspec-code-${uid}`);
 const cacheFiles = () => (existsSync(codeDir()) ? readdirSync(codeDir()) : []);
@@ -95,16 +96,11 @@ describe("the command's code cache", () => {
   it("is not used for a bundle changed in place, even at the same length and modification time", async () => {
     // a copy of the command (bin.cjs, its one-file bundle and package.json), so the test can edit the bundle
     const copy = join(work, "cli");
-    mkdirSync(join(copy, "dist-bin"), { recursive: true });
-    cpSync(bin, join(copy, "bin.cjs"));
-    cpSync(join(repo, "packages", "cli", "package.json"), join(copy, "package.json"));
+    for (const f of ["bin.cjs", "package.json", "dist-bin"])
+      cpSync(join(repo, "packages", "cli", f), join(copy, f), { recursive: true });
     const bundle = join(copy, "dist-bin", "main.cjs");
-    cpSync(join(repo, "packages", "cli", "dist-bin", "main.cjs"), bundle);
     const run = () => {
-      const r = spawnSync(process.execPath, [join(copy, "bin.cjs"), "validate", spec], {
-        env: { PATH: process.env.PATH ?? "", TMPDIR: tmp, HOME: work },
-        encoding: "utf8",
-      });
+      const r = runValidate(spec, {}, join(copy, "bin.cjs"));
       expect(r.status).toBe(0);
       return r.stdout;
     };
