@@ -53,6 +53,17 @@ describe("hostile input at the command line", () => {
     expect(existsSync(join(work, "out"))).toBe(false);
   });
 
+  it("a YAML alias inside its own anchor's node: exit 2 with the path and line, nothing written (was exit 70)", async () => {
+    writeFileSync(join(work, "cluster.yaml"), hybrid.replace(/^kubernetes:\n/m, "kubernetes: &k\n  self: *k\n"));
+    const r = await cli(["generate", "cluster.yaml", "-o", "out"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      "this value contains itself (a YAML alias *name inside the node its anchor &name marks)",
+    );
+    expect(r.stderr).toMatch(/kubernetes\.self \(cluster\.yaml:\d+:\d+\)/);
+    expect(existsSync(join(work, "out"))).toBe(false);
+  });
+
   it("any string in a sample of fields: exit 0 or 2, never an internal error", async () => {
     const spec = parse(hybrid);
     const setters: ((s: any, v: string) => void)[] = [

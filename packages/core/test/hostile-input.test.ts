@@ -137,6 +137,34 @@ describe("YAML keys that are not text", () => {
   });
 });
 
+describe("YAML aliases", () => {
+  it("an alias inside the node its anchor marks is an error at the alias's line, not a stack overflow", () => {
+    const text = stringify(referenceSpec()).replace(/^kubernetes:\n/m, "kubernetes: &k\n  self: *k\n");
+    const aliasLine = text.split("\n").indexOf("  self: *k") + 1;
+    expect(aliasLine).toBeGreaterThan(1);
+    expect(messagesAt(text)).toBe(
+      `${aliasLine}: this value contains itself (a YAML alias *name inside the node its anchor &name marks): a spec is a tree, write the value out`,
+    );
+  });
+
+  it("a value that contains itself through an array, passed to validateSpec by other tooling, is the same error", () => {
+    const spec = referenceSpec() as { network: { nameservers: unknown[] } };
+    spec.network.nameservers.push(spec.network);
+    const r = validateSpec(spec);
+    expect(r.ok).toBe(false);
+    if (!r.ok)
+      expect(r.errors.map((e) => [e.path.join("."), e.code])).toEqual([["network.nameservers.2", "reference_cycle"]]);
+  });
+
+  it("an alias to a node it is not inside is an ordinary shared value", () => {
+    const text = stringify(referenceSpec()).replace(/^( +)nameservers:\n/m, "$1nameservers: &dns\n");
+    const r = loadSpec(`${text}x-dns: *dns\n`);
+    // The spec is a tree; the only complaint is the unknown top-level key, not a cycle.
+    expect(r.ok ? [] : r.errors.map((e) => e.code)).not.toContain("reference_cycle");
+    expect(loadSpec(text).ok).toBe(true);
+  });
+});
+
 describe("line-length bounds", () => {
   it("notify scripts fit one keepalived line (1,000 characters), with the reason", () => {
     expect(

@@ -52,12 +52,20 @@ const isFreeForm = (path: IssuePath): boolean =>
   (path[0] === "overlays" && path[2] === "patch");
 const MULTILINE_TEXT = /[\t\n]/g;
 
-/** Issues for every string (key or value) with a forbidden character and every `__proto__` key; at most 20. */
+/** The code of the issue for a value that contains itself: validateSpec stops there, as no schema can walk it. */
+export const REFERENCE_CYCLE = "reference_cycle";
+
+/**
+ * Issues for every string (key or value) with a forbidden character, every `__proto__` key and every value that
+ * contains itself (YAML makes one from an alias inside the node its anchor marks: `a: &x { b: *x }`); at most 20.
+ */
 export function inputHygiene(input: unknown): SpecIssue[] {
   const out: SpecIssue[] = [];
-  const error = (path: IssuePath, message: string) => {
-    if (out.length < MAX_ISSUES) out.push({ path, message, severity: "error", code: "invalid_format" });
+  const error = (path: IssuePath, message: string, code = "invalid_format") => {
+    if (out.length < MAX_ISSUES) out.push({ path, message, severity: "error", code });
   };
+  // The objects and arrays from the root down to the value being visited.
+  const ancestors = new Set<object>();
   const visit = (value: unknown, path: (string | number)[]): void => {
     if (out.length >= MAX_ISSUES) return;
     if (typeof value === "string") {
@@ -69,21 +77,30 @@ export function inputHygiene(input: unknown): SpecIssue[] {
         );
       return;
     }
-    if (Array.isArray(value)) {
+    if (value === null || typeof value !== "object") return;
+    if (ancestors.has(value)) {
+      error(
+        path,
+        "this value contains itself (a YAML alias *name inside the node its anchor &name marks): a spec is a tree, write the value out",
+        REFERENCE_CYCLE,
+      );
+      return;
+    }
+    ancestors.add(value);
+    if (Array.isArray(value))
       value.forEach((v, i) => {
         visit(v, [...path, i]);
       });
-      return;
-    }
-    if (value === null || typeof value !== "object") return;
-    for (const key of Object.keys(value)) {
-      const at = [...path, key];
-      const bad = forbiddenCharacter(key);
-      if (bad) error(at, `the key ${JSON.stringify(key)} contains ${bad}: keys are printable text`);
-      else if (PROTOTYPE_KEYS.has(key))
-        error(at, `the key ${JSON.stringify(key)} is not allowed: it names an object's prototype, not a setting`);
-      visit((value as Record<string, unknown>)[key], at);
-    }
+    else
+      for (const key of Object.keys(value)) {
+        const at = [...path, key];
+        const bad = forbiddenCharacter(key);
+        if (bad) error(at, `the key ${JSON.stringify(key)} contains ${bad}: keys are printable text`);
+        else if (PROTOTYPE_KEYS.has(key))
+          error(at, `the key ${JSON.stringify(key)} is not allowed: it names an object's prototype, not a setting`);
+        visit((value as Record<string, unknown>)[key], at);
+      }
+    ancestors.delete(value);
   };
   visit(input, []);
   return out;

@@ -1,7 +1,7 @@
 import { isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
 import { type IssuePath, Reporter, type SpecIssue, type Validated } from "../issues.js";
 import { conflictingSections, isCloudBurstInput } from "./cloud-burst.js";
-import { inputHygiene } from "./hygiene.js";
+import { inputHygiene, REFERENCE_CYCLE } from "./hygiene.js";
 import { humaneIssues } from "./messages.js";
 import { cloudBurstRules, rules } from "./rules/index.js";
 import {
@@ -21,6 +21,8 @@ export function validateSpec(input: unknown): Validated<AnySpec> {
   // Control characters, invisible characters and prototype keys anywhere: refused before any rule runs, and
   // reported with the schema's own findings elsewhere.
   const hygiene = inputHygiene(input);
+  // A value that contains itself would send every walk after this one round in circles.
+  if (hygiene.some((i) => i.code === REFERENCE_CYCLE)) return { ok: false, errors: hygiene, warnings: [] };
   if (isCloudBurstInput(input)) return validateCloudBurstSpec(input, hygiene);
   return validateClusterSpec(input, hygiene);
 }
