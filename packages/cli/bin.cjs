@@ -49,10 +49,8 @@ const cacheFile = codeCachePath(identity);
 const cached = cacheFile === undefined ? undefined : readOwnCache(cacheFile);
 const script = checksummed(
   () =>
-    new vm.Script(`(function (exports, require, module, __filename, __dirname) {\n${source}\n})`, {
-      filename: bundle,
-      cachedData: cached,
-    }),
+    // The bundle is a function expression (tsup.config.ts wraps it), compiled from the text as read: no copy.
+    new vm.Script(source, { filename: bundle, cachedData: cached }),
 );
 const mod = { exports: {} };
 script.runInThisContext().call(mod.exports, mod.exports, require, mod, bundle, path.dirname(bundle));

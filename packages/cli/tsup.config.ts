@@ -46,7 +46,12 @@ export default defineConfig([
     // import.meta.url as a real file URL of the bundle: tsup's shim writes `file:` + the path unencoded, so a `#`
     // or `%` in the install path would name another file.
     define: { "import.meta.url": "__bundleUrl" },
-    banner: { js: 'var __bundleUrl = require("node:url").pathToFileURL(__filename).href;' },
+    // The file is the function bin.cjs calls, as Node's own module wrapper would: bin.cjs compiles the text as read.
+    // Wrapping it there instead made V8 copy the 1.5 MB source into a new string (370 more page faults a run).
+    banner: {
+      js: `(function (exports, require, module, __filename, __dirname) {\nvar __bundleUrl = require("node:url").pathToFileURL(__filename).href;`,
+    },
+    footer: { js: "})" },
     noExternal: [/./],
     minifyWhitespace: true,
     minifySyntax: true,

@@ -4,9 +4,6 @@
 import { SourceMap, type SourceMapPayload } from "node:module";
 import { posix } from "node:path";
 
-/** bin.cjs runs the bundle inside a function whose opening takes a line of its own. */
-export const WRAPPER_LINES = 1;
-
 const FRAME = /^\s*at (?:.*? \()?(.*?):(\d+):(\d+)\)?$/;
 
 /**
@@ -20,7 +17,7 @@ export function readableStack(stack: string, bundle: string, map: SourceMapPaylo
     .map((line) => {
       const m = FRAME.exec(line);
       if (!m || m[1] !== bundle) return line;
-      const entry = sourceMap.findEntry(Number(m[2]) - 1 - WRAPPER_LINES, Number(m[3]) - 1) as {
+      const entry = sourceMap.findEntry(Number(m[2]) - 1, Number(m[3]) - 1) as {
         originalSource?: string;
         originalLine?: number;
         originalColumn?: number;
