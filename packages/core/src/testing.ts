@@ -528,6 +528,6 @@ export { blockYaml, parseYamlDocuments, readAsNonString, viaLibrary as toYamlVia
 export { forbiddenCharacter, inputHygiene } from "./spec/hygiene.js";
 export { cloudBurstRules, type Rule, rules, slotCount } from "./spec/rules/index.js";
 export { ownedCiliumKeysIn, secretShapeOf } from "./spec/rules/knobs.js";
-export { MIN_KUBERNETES_MINOR } from "./spec/schema.js";
+export { cloudSchemasBuilt, MIN_KUBERNETES_MINOR } from "./spec/schema.js";
 export { type SlotPattern, type StringSlot, schemaStringPatterns, specStringSlots } from "./spec/string-slots.js";
 export { durationSeconds, parseKubernetesVersion, parseSemver } from "./spec/version.js";

@@ -643,256 +643,273 @@ function urlHostOk(url: string): boolean {
   return isDnsName(m[1]) || (/^[0-9.]+$/.test(m[1]) && isIp(m[1]));
 }
 
-const ImdsSchema = z
-  .strictObject({
-    podAccess: z
-      .boolean()
-      .default(false)
-      .describe(
-        "Let pods reach the instance metadata service (hop limit 2) and so the instance role's credentials; default hop limit 1",
-      ),
-  })
-  .describe("Instance metadata service (IMDSv2 is always required)");
-
-const WireguardHubFields = {
-  listenPort: z.number().int().min(1).max(65535).default(51820).describe("UDP port the hub listens on"),
-  endpoint: hostPort()
-    .optional()
-    .describe("host:port the burst nodes dial to reach the hub (its public address); needed for the client configs"),
-  privateKey: SecretRefSchema.optional().describe(
-    "The hub's private key; with hub set, the hub's wg-quick config is generated (0600, placeholder in review trees)",
-  ),
-  publicKey: z
-    .string()
-    .regex(WIREGUARD_KEY, { message: "expected a WireGuard key: 32 bytes in base64 (44 characters ending in '=')" })
-    .optional()
-    .describe("The hub's public key (wg pubkey), written into the burst nodes' client configs"),
-  peerKeys: z
+// The cloud sections (`cloud:`, and `existingCluster:` of a cloud-burst spec) are built on first use, not at import:
+// most specs have neither, and they are 300 of the spec schema's 1,070 zod objects. ClusterSpecSchema and
+// CloudBurstSpecSchema reach them through z.lazy; validateSpec checks a spec without `cloud:` against
+// OnPremSpecSchema, which has no cloud field, as zod builds a lazy field when it parses the object, present or not.
+function buildCloudSchemas() {
+  const ImdsSchema = z
     .strictObject({
-      privateKeys: SecretRefSchema.describe("One private key per line, one line per burst slot in slot order"),
-      publicKeys: SecretRefSchema.describe("The matching public keys, one per line in the same order"),
+      podAccess: z
+        .boolean()
+        .default(false)
+        .describe(
+          "Let pods reach the instance metadata service (hop limit 2) and so the instance role's credentials; default hop limit 1",
+        ),
     })
-    .optional()
-    .describe(
-      "Static keys for the burst slots; without them the provisioner mints a key pair per instance and adds the peer with wg set",
-    ),
-};
+    .describe("Instance metadata service (IMDSv2 is always required)");
 
-const ProvisionerFields = {
-  namespace: rfc1123Label("namespace")
-    .default("clusterspec")
-    .describe("Kubernetes namespace of the provisioner's peer-config Secrets"),
-  notifyPath: z
-    .string()
-    .max(256)
-    .regex(/^(\/[A-Za-z0-9._~-]+)+$/, {
-      message: "expected a URL path such as /sns: segments of letters, digits, '.', '_', '~' and '-' after each '/'",
-    })
-    .default("/sns")
-    .describe("Path under the provisioner URL where it receives the SNS notifications (the subscription's endpoint)"),
-};
-
-// ---- cloud ----
-
-const TaintSchema = z.strictObject({
-  key: z.string().regex(LABEL_KEY, { message: "taint keys follow label-key syntax" }).describe("Taint key"),
-  value: z
-    .string()
-    .max(63)
-    .regex(LABEL_VALUE, { message: "taint values follow label-value syntax" })
-    .default("")
-    .describe("Taint value"),
-  effect: z.enum(["NoSchedule", "PreferNoSchedule", "NoExecute"]).describe("Taint effect"),
-});
-
-const AmiSchema = z.union([
-  z.strictObject({
-    id: z
-      .string()
-      .regex(/^ami-[0-9a-f]{8,17}$/, { message: "expected an AMI id such as ami-0123456789abcdef0" })
-      .describe("Fixed AMI id"),
-  }),
-  z.strictObject({
-    lookup: z
-      .strictObject({
-        owners: z
-          .array(z.string().regex(/^(\d{12}|amazon|aws-marketplace|self)$/))
-          .min(1)
-          .describe("AMI owners (required by AWS)"),
-        name: z
-          .string()
-          .min(1)
-          .max(128)
-          .regex(/^[A-Za-z0-9 ()[\]./_*?,-]+$/)
-          .describe("AMI name filter, wildcards allowed"),
-      })
-      .describe("Newest AMI matching a name filter, looked up by Terraform"),
-  }),
-]);
-
-const PoolSchema = z
-  .strictObject({
-    name: rfc1123Label("pool name").describe("Node pool name; also the Auto Scaling Group suffix"),
-    instanceType: z
-      .string()
-      .regex(/^[a-z0-9-]+\.[a-z0-9]+$/, { message: "expected an EC2 instance type such as t4g.xlarge" })
-      .describe("EC2 instance type"),
-    architecture: z.enum(["x86_64", "arm64"]).describe("CPU architecture of the instance type and AMI"),
-    ami: AmiSchema.describe("AMI id or lookup"),
-    minSize: z.number().int().min(0).default(0).describe("Minimum instances (0: scale from zero)"),
-    maxSize: z.number().int().min(1).describe("Maximum instances"),
-    subnets: z
-      .array(z.string().regex(/^subnet-[0-9a-f]{8,17}$/))
-      .min(1)
-      .describe("VPC subnet ids"),
-    securityGroups: z
-      .array(z.string().regex(/^sg-[0-9a-f]{8,17}$/))
-      .min(1)
-      .describe("Security group ids"),
-    instanceProfile: z
-      .string()
-      .regex(/^[A-Za-z0-9+=,.@_-]{1,128}$/)
+  const WireguardHubFields = {
+    listenPort: z.number().int().min(1).max(65535).default(51820).describe("UDP port the hub listens on"),
+    endpoint: hostPort()
       .optional()
-      .describe("IAM instance profile name"),
-    rootVolumeGiB: z.number().int().min(8).max(16384).default(30).describe("Root volume size"),
-    taints: z
-      .array(TaintSchema)
-      .default([])
-      .describe("Taints registered with the node and advertised to Cluster Autoscaler"),
-    labels: z
-      .record(
-        z.string().regex(LABEL_KEY, { message: "expected a Kubernetes label key" }),
-        z.string().max(63).regex(LABEL_VALUE, { message: "expected a Kubernetes label value" }),
-      )
-      .default({})
-      .describe("Node labels"),
-    resources: z
-      .record(
-        z.string().regex(LABEL_KEY, { message: "expected an extended resource name such as github.com/fuse" }),
-        z.string().regex(QUANTITY, { message: "expected a quantity such as 1 or 500m" }),
-      )
-      .default({})
-      .describe("Extended resources a node of this pool offers, for scale-from-zero"),
-    imds: ImdsSchema.prefault({}),
-  })
-  .describe("An EC2 Auto Scaling Group of burst workers");
+      .describe("host:port the burst nodes dial to reach the hub (its public address); needed for the client configs"),
+    privateKey: SecretRefSchema.optional().describe(
+      "The hub's private key; with hub set, the hub's wg-quick config is generated (0600, placeholder in review trees)",
+    ),
+    publicKey: z
+      .string()
+      .regex(WIREGUARD_KEY, { message: "expected a WireGuard key: 32 bytes in base64 (44 characters ending in '=')" })
+      .optional()
+      .describe("The hub's public key (wg pubkey), written into the burst nodes' client configs"),
+    peerKeys: z
+      .strictObject({
+        privateKeys: SecretRefSchema.describe("One private key per line, one line per burst slot in slot order"),
+        publicKeys: SecretRefSchema.describe("The matching public keys, one per line in the same order"),
+      })
+      .optional()
+      .describe(
+        "Static keys for the burst slots; without them the provisioner mints a key pair per instance and adds the peer with wg set",
+      ),
+  };
 
-const CloudSchema = z
-  .strictObject({
-    aws: z
-      .strictObject({
-        region: z
-          .string()
-          .regex(/^[a-z]{2}(-[a-z]+)+-\d$/, { message: "expected an AWS region such as eu-central-1" })
-          .describe("AWS region"),
-        vpcCidr: networkCidr().describe("CIDR of the VPC the pools run in"),
-        providerVersion: z
-          .string()
-          .regex(/^[~>=<!, 0-9.]+$/)
-          .default("~> 6.0")
-          .describe("hashicorp/aws version constraint"),
+  const ProvisionerFields = {
+    namespace: rfc1123Label("namespace")
+      .default("clusterspec")
+      .describe("Kubernetes namespace of the provisioner's peer-config Secrets"),
+    notifyPath: z
+      .string()
+      .max(256)
+      .regex(/^(\/[A-Za-z0-9._~-]+)+$/, {
+        message: "expected a URL path such as /sns: segments of letters, digits, '.', '_', '~' and '-' after each '/'",
       })
-      .describe("AWS account settings"),
-    provisioner: z
-      .strictObject({
-        url: z
-          .url({
-            protocol: /^https$/,
-            message: "the provisioner URL must be https:// (SNS delivers only to HTTPS here)",
-          })
-          // curl reads {} and [] as globs; quotes, '$' and '\' have no place in a URL handed to a shell script
-          .refine((u) => !/[\s"'`$\\{}[\]]/.test(u), {
-            message: "the provisioner URL may not contain quotes, spaces, '$', '\\', braces or brackets",
-            abort: true,
-          })
-          .refine(urlHostOk, {
-            message:
-              "the provisioner URL's host must be a DNS name (letters, digits and '-' in dot-separated labels) or an IP address, with an optional :port and no user:password@",
-          })
-          .describe("Base URL of the provisioner service"),
-        ...ProvisionerFields,
-      })
-      .describe("The service that hands out per-instance WireGuard configs and kubeadm discovery kubeconfigs"),
-    wireguard: z
-      .strictObject({
-        tunnelSubnet: networkCidr().describe("Addresses of the WireGuard tunnel"),
-        interface: InterfaceNameSchema.default("wg0").describe("wg-quick interface name"),
-        hub: ipAddress()
-          .optional()
-          .describe(
-            "On-prem WireGuard endpoint on the Kubernetes segment: the other on-prem nodes route the tunnel subnet through it",
-          ),
-        underlayMtu: z
-          .number()
-          .int()
-          .min(1280)
-          .max(9001)
-          .default(1500)
-          .describe("MTU of the network the tunnel runs over"),
-        ...WireguardHubFields,
-      })
-      .describe("WireGuard tunnel between on-prem and burst nodes"),
-    pools: z.array(PoolSchema).min(1).describe("Node pools"),
-  })
-  .describe("Cloud burst into AWS");
+      .default("/sns")
+      .describe("Path under the provisioner URL where it receives the SNS notifications (the subscription's endpoint)"),
+  };
+
+  // ---- cloud ----
+
+  const TaintSchema = z.strictObject({
+    key: z.string().regex(LABEL_KEY, { message: "taint keys follow label-key syntax" }).describe("Taint key"),
+    value: z
+      .string()
+      .max(63)
+      .regex(LABEL_VALUE, { message: "taint values follow label-value syntax" })
+      .default("")
+      .describe("Taint value"),
+    effect: z.enum(["NoSchedule", "PreferNoSchedule", "NoExecute"]).describe("Taint effect"),
+  });
+
+  const AmiSchema = z.union([
+    z.strictObject({
+      id: z
+        .string()
+        .regex(/^ami-[0-9a-f]{8,17}$/, { message: "expected an AMI id such as ami-0123456789abcdef0" })
+        .describe("Fixed AMI id"),
+    }),
+    z.strictObject({
+      lookup: z
+        .strictObject({
+          owners: z
+            .array(z.string().regex(/^(\d{12}|amazon|aws-marketplace|self)$/))
+            .min(1)
+            .describe("AMI owners (required by AWS)"),
+          name: z
+            .string()
+            .min(1)
+            .max(128)
+            .regex(/^[A-Za-z0-9 ()[\]./_*?,-]+$/)
+            .describe("AMI name filter, wildcards allowed"),
+        })
+        .describe("Newest AMI matching a name filter, looked up by Terraform"),
+    }),
+  ]);
+
+  const PoolSchema = z
+    .strictObject({
+      name: rfc1123Label("pool name").describe("Node pool name; also the Auto Scaling Group suffix"),
+      instanceType: z
+        .string()
+        .regex(/^[a-z0-9-]+\.[a-z0-9]+$/, { message: "expected an EC2 instance type such as t4g.xlarge" })
+        .describe("EC2 instance type"),
+      architecture: z.enum(["x86_64", "arm64"]).describe("CPU architecture of the instance type and AMI"),
+      ami: AmiSchema.describe("AMI id or lookup"),
+      minSize: z.number().int().min(0).default(0).describe("Minimum instances (0: scale from zero)"),
+      maxSize: z.number().int().min(1).describe("Maximum instances"),
+      subnets: z
+        .array(z.string().regex(/^subnet-[0-9a-f]{8,17}$/))
+        .min(1)
+        .describe("VPC subnet ids"),
+      securityGroups: z
+        .array(z.string().regex(/^sg-[0-9a-f]{8,17}$/))
+        .min(1)
+        .describe("Security group ids"),
+      instanceProfile: z
+        .string()
+        .regex(/^[A-Za-z0-9+=,.@_-]{1,128}$/)
+        .optional()
+        .describe("IAM instance profile name"),
+      rootVolumeGiB: z.number().int().min(8).max(16384).default(30).describe("Root volume size"),
+      taints: z
+        .array(TaintSchema)
+        .default([])
+        .describe("Taints registered with the node and advertised to Cluster Autoscaler"),
+      labels: z
+        .record(
+          z.string().regex(LABEL_KEY, { message: "expected a Kubernetes label key" }),
+          z.string().max(63).regex(LABEL_VALUE, { message: "expected a Kubernetes label value" }),
+        )
+        .default({})
+        .describe("Node labels"),
+      resources: z
+        .record(
+          z.string().regex(LABEL_KEY, { message: "expected an extended resource name such as github.com/fuse" }),
+          z.string().regex(QUANTITY, { message: "expected a quantity such as 1 or 500m" }),
+        )
+        .default({})
+        .describe("Extended resources a node of this pool offers, for scale-from-zero"),
+      imds: ImdsSchema.prefault({}),
+    })
+    .describe("An EC2 Auto Scaling Group of burst workers");
+
+  const CloudSchema = z
+    .strictObject({
+      aws: z
+        .strictObject({
+          region: z
+            .string()
+            .regex(/^[a-z]{2}(-[a-z]+)+-\d$/, { message: "expected an AWS region such as eu-central-1" })
+            .describe("AWS region"),
+          vpcCidr: networkCidr().describe("CIDR of the VPC the pools run in"),
+          providerVersion: z
+            .string()
+            .regex(/^[~>=<!, 0-9.]+$/)
+            .default("~> 6.0")
+            .describe("hashicorp/aws version constraint"),
+        })
+        .describe("AWS account settings"),
+      provisioner: z
+        .strictObject({
+          url: z
+            .url({
+              protocol: /^https$/,
+              message: "the provisioner URL must be https:// (SNS delivers only to HTTPS here)",
+            })
+            // curl reads {} and [] as globs; quotes, '$' and '\' have no place in a URL handed to a shell script
+            .refine((u) => !/[\s"'`$\\{}[\]]/.test(u), {
+              message: "the provisioner URL may not contain quotes, spaces, '$', '\\', braces or brackets",
+              abort: true,
+            })
+            .refine(urlHostOk, {
+              message:
+                "the provisioner URL's host must be a DNS name (letters, digits and '-' in dot-separated labels) or an IP address, with an optional :port and no user:password@",
+            })
+            .describe("Base URL of the provisioner service"),
+          ...ProvisionerFields,
+        })
+        .describe("The service that hands out per-instance WireGuard configs and kubeadm discovery kubeconfigs"),
+      wireguard: z
+        .strictObject({
+          tunnelSubnet: networkCidr().describe("Addresses of the WireGuard tunnel"),
+          interface: InterfaceNameSchema.default("wg0").describe("wg-quick interface name"),
+          hub: ipAddress()
+            .optional()
+            .describe(
+              "On-prem WireGuard endpoint on the Kubernetes segment: the other on-prem nodes route the tunnel subnet through it",
+            ),
+          underlayMtu: z
+            .number()
+            .int()
+            .min(1280)
+            .max(9001)
+            .default(1500)
+            .describe("MTU of the network the tunnel runs over"),
+          ...WireguardHubFields,
+        })
+        .describe("WireGuard tunnel between on-prem and burst nodes"),
+      pools: z.array(PoolSchema).min(1).describe("Node pools"),
+    })
+    .describe("Cloud burst into AWS");
+
+  const ExistingClusterSchema = z
+    .strictObject({
+      endpoint: hostPort().describe("API server endpoint the burst nodes join (host:port, IP or DNS name)"),
+      caCertHash: SecretRefSchema.describe("discovery CA certificate hash (sha256:<64 hex>) of the cluster"),
+      kubernetesVersion: kubernetesVersion().describe(
+        "Kubernetes version the cluster runs, e.g. v1.34.2 (1.22 and newer)",
+      ),
+      podSubnet: networkCidr().describe("The cluster's pod network"),
+      serviceSubnet: networkCidr().default("10.96.0.0/12").describe("The cluster's service network"),
+      dnsDomain: z
+        .string()
+        .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/, {
+          message: "DNS domain must be dot-separated RFC 1123 labels",
+        })
+        .default("cluster.local")
+        .describe("Cluster DNS domain"),
+      cgroupDriver: z
+        .enum(["cgroupfs", "systemd"])
+        .default("systemd")
+        .describe("The cgroup driver of the cluster's KubeletConfiguration; cri-o on the burst nodes follows it"),
+      onPremNetworks: z
+        .array(networkCidr())
+        .min(1)
+        .describe("On-prem networks the burst nodes reach through the tunnel (nodes, API endpoint, hub)"),
+      nameservers: z.array(ipAddress()).min(1).describe("DNS servers of the burst nodes after tunnel-up (at most 2)"),
+      searchDomains: searchDomains("DNS search domains of the burst nodes (at most 6)"),
+    })
+    .describe("A cluster that exists already, managed by other means: only its cloud burst is generated");
+  return { CloudSchema, ExistingClusterSchema };
+}
+
+let cloudSchemas: ReturnType<typeof buildCloudSchemas> | undefined;
+const builtCloudSchemas = () => (cloudSchemas ??= buildCloudSchemas());
+/** Whether this process has built the cloud sections' schemas (tests: a spec without cloud never does). */
+export const cloudSchemasBuilt = (): boolean => cloudSchemas !== undefined;
+const CloudSchema = z.lazy(() => builtCloudSchemas().CloudSchema);
+const ExistingClusterSchema = z.lazy(() => builtCloudSchemas().ExistingClusterSchema);
 
 // ---- root ----
 
+/** The fields of a cluster spec before `cloud`, in the order the JSON Schema lists them. */
+const onPremFields = {
+  apiVersion: z.literal("clusterspec/v1alpha1").describe("Spec format version"),
+  kind: z.literal("Cluster").describe("Always Cluster"),
+  name: rfc1123Label("cluster name").describe("Cluster name (kubeadm clusterName, AWS resource names)"),
+  kubernetes: KubernetesSchema,
+  network: NetworkSchema,
+  controlPlane: ControlPlaneSchema,
+  vrrp: VrrpSchema.prefault({}),
+  externalVips: ExternalVipsSchema.optional(),
+  nodes: z
+    .array(NodeSchema)
+    .min(1)
+    .max(MAX_NODES, {
+      error: (iss) =>
+        `at most ${MAX_NODES.toLocaleString("en-US")} nodes, got ${(iss.input as unknown[]).length.toLocaleString("en-US")}: every node's host file lists every node, so the output grows with the square of the node count (1,000 nodes: about 100 MB); split a larger fleet into several clusters`,
+    })
+    .describe(`Bare-metal servers (at most ${MAX_NODES})`),
+  host: HostSchema.prefault({}),
+  cilium: CiliumSchema,
+};
+const CLUSTER_SPEC = "clusterspec cluster: one spec, every config file";
+
 export const ClusterSpecSchema = z
-  .strictObject({
-    apiVersion: z.literal("clusterspec/v1alpha1").describe("Spec format version"),
-    kind: z.literal("Cluster").describe("Always Cluster"),
-    name: rfc1123Label("cluster name").describe("Cluster name (kubeadm clusterName, AWS resource names)"),
-    kubernetes: KubernetesSchema,
-    network: NetworkSchema,
-    controlPlane: ControlPlaneSchema,
-    vrrp: VrrpSchema.prefault({}),
-    externalVips: ExternalVipsSchema.optional(),
-    nodes: z
-      .array(NodeSchema)
-      .min(1)
-      .max(MAX_NODES, {
-        error: (iss) =>
-          `at most ${MAX_NODES.toLocaleString("en-US")} nodes, got ${(iss.input as unknown[]).length.toLocaleString("en-US")}: every node's host file lists every node, so the output grows with the square of the node count (1,000 nodes: about 100 MB); split a larger fleet into several clusters`,
-      })
-      .describe(`Bare-metal servers (at most ${MAX_NODES})`),
-    host: HostSchema.prefault({}),
-    cilium: CiliumSchema,
-    cloud: CloudSchema.optional(),
-    overlays: OverlaysSchema,
-  })
-  .describe("clusterspec cluster: one spec, every config file");
+  .strictObject({ ...onPremFields, cloud: CloudSchema.optional(), overlays: OverlaysSchema })
+  .describe(CLUSTER_SPEC);
 
-// ---- existing cluster (cloud burst only) ----
-
-const ExistingClusterSchema = z
-  .strictObject({
-    endpoint: hostPort().describe("API server endpoint the burst nodes join (host:port, IP or DNS name)"),
-    caCertHash: SecretRefSchema.describe("discovery CA certificate hash (sha256:<64 hex>) of the cluster"),
-    kubernetesVersion: kubernetesVersion().describe(
-      "Kubernetes version the cluster runs, e.g. v1.34.2 (1.22 and newer)",
-    ),
-    podSubnet: networkCidr().describe("The cluster's pod network"),
-    serviceSubnet: networkCidr().default("10.96.0.0/12").describe("The cluster's service network"),
-    dnsDomain: z
-      .string()
-      .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/, {
-        message: "DNS domain must be dot-separated RFC 1123 labels",
-      })
-      .default("cluster.local")
-      .describe("Cluster DNS domain"),
-    cgroupDriver: z
-      .enum(["cgroupfs", "systemd"])
-      .default("systemd")
-      .describe("The cgroup driver of the cluster's KubeletConfiguration; cri-o on the burst nodes follows it"),
-    onPremNetworks: z
-      .array(networkCidr())
-      .min(1)
-      .describe("On-prem networks the burst nodes reach through the tunnel (nodes, API endpoint, hub)"),
-    nameservers: z.array(ipAddress()).min(1).describe("DNS servers of the burst nodes after tunnel-up (at most 2)"),
-    searchDomains: searchDomains("DNS search domains of the burst nodes (at most 6)"),
-  })
-  .describe("A cluster that exists already, managed by other means: only its cloud burst is generated");
+/** ClusterSpecSchema without `cloud`: the same parse for a spec that has none, without building the cloud schemas. */
+export const OnPremSpecSchema = z.strictObject({ ...onPremFields, overlays: OverlaysSchema }).describe(CLUSTER_SPEC);
 
 /** Sections that describe a cluster to generate; a spec with existingCluster has none of them. */
 export const ON_PREM_SECTIONS = ["nodes", "controlPlane", "network", "vrrp", "externalVips", "cilium", "host"] as const;

@@ -10,6 +10,7 @@ import {
   CloudBurstSpecSchema,
   type ClusterSpec,
   ClusterSpecSchema,
+  OnPremSpecSchema,
 } from "./schema.js";
 
 /** Validates any JSON-like value. Never throws on user input: every problem comes back with its path. */
@@ -57,7 +58,9 @@ function validateCloudBurstSpec(
 }
 
 function validateClusterSpec(input: unknown, hygiene: readonly SpecIssue[]): Validated<ClusterSpec> {
-  const parsed = ClusterSpecSchema.safeParse(input, PARSE_OPTIONS);
+  // The same result for a spec without `cloud:`, and the cloud sections' schemas are never built.
+  const withCloud = typeof input === "object" && input !== null && Object.hasOwn(input, "cloud");
+  const parsed = (withCloud ? ClusterSpecSchema : OnPremSpecSchema).safeParse(input, PARSE_OPTIONS);
   if (!parsed.success || hygiene.length > 0)
     return {
       ok: false,
