@@ -35,7 +35,8 @@ describe("the cloud sections' schemas", () => {
         const whole = ClusterSpecSchema.safeParse(input);
         expect(r.ok).toBe(whole.success);
         if (r.ok && whole.success) expect(r.value).toStrictEqual(whole.data);
-        if (!r.ok) expect(r.errors.map((e) => e.message).join("\n")).toContain('unknown key "clod" (did you mean "cloud"?)');
+        if (!r.ok)
+          expect(r.errors.map((e) => e.message).join("\n")).toContain('unknown key "clod" (did you mean "cloud"?)');
       }),
       { numRuns: 60 },
     );
