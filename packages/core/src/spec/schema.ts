@@ -82,6 +82,15 @@ export const networkCidr = () =>
     .string()
     .refine(isCidr, { message: "expected a network such as 10.0.0.0/24", abort: true })
     .refine(isNetworkCidr, { message: "expected the network address, without host bits (e.g. 10.0.0.0/24)" });
+/** The cluster's DNS domain (kubeadm networking.dnsDomain), the same for a cluster of ours and an existing one. */
+const clusterDnsDomain = () =>
+  z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/, {
+      message: "DNS domain must be dot-separated RFC 1123 labels",
+    })
+    .default("cluster.local")
+    .describe("Cluster DNS domain");
 const duration = () => z.string().regex(GO_DURATION, { message: "expected a Go duration such as 4s, 500ms or 1m30s" });
 const rfc1123Label = (what: string) =>
   z
@@ -183,13 +192,7 @@ const KubernetesSchema = z
       .max(30)
       .default(24)
       .describe("Prefix length of the pod CIDR each node gets (kube-controller-manager --node-cidr-mask-size)"),
-    dnsDomain: z
-      .string()
-      .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/, {
-        message: "DNS domain must be dot-separated RFC 1123 labels",
-      })
-      .default("cluster.local")
-      .describe("Cluster DNS domain"),
+    dnsDomain: clusterDnsDomain(),
     schedulableControlPlanes: z
       .boolean()
       .default(false)
@@ -850,13 +853,7 @@ function buildCloudSchemas() {
       ),
       podSubnet: networkCidr().describe("The cluster's pod network"),
       serviceSubnet: networkCidr().default("10.96.0.0/12").describe("The cluster's service network"),
-      dnsDomain: z
-        .string()
-        .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/, {
-          message: "DNS domain must be dot-separated RFC 1123 labels",
-        })
-        .default("cluster.local")
-        .describe("Cluster DNS domain"),
+      dnsDomain: clusterDnsDomain(),
       cgroupDriver: z
         .enum(["cgroupfs", "systemd"])
         .default("systemd")
