@@ -37,6 +37,12 @@ export const lockPath = (outDir: string): string => join(dirname(outDir), `.${ba
 
 /** A lock file this long without readable content was left by a run killed while creating it. */
 const UNREADABLE_STALE_MS = 10_000;
+/**
+ * How long to wait for a lock that exists but is not written yet: its run is between the create and the write
+ * (microseconds, unless the machine has descheduled it), and once written it names that run in our message.
+ */
+const UNWRITTEN_WAIT_MS = 100;
+const UNWRITTEN_POLL_MS = 5;
 
 function parseOwner(text: string): LockOwner | undefined {
   try {
@@ -122,7 +128,11 @@ export function acquireOutputLock(fs: FileSystem, outDir: string, proc: LockProc
         }
       };
     }
-    const holder = inspect(fs, path, proc);
+    let holder = inspect(fs, path, proc);
+    for (let waited = 0; unwritten(holder) && waited < UNWRITTEN_WAIT_MS; waited += UNWRITTEN_POLL_MS) {
+      sleep(UNWRITTEN_POLL_MS);
+      holder = inspect(fs, path, proc);
+    }
     if (holder.state === "gone") continue;
     if (holder.state === "live") {
       last = holder.owner;
@@ -141,6 +151,9 @@ export function acquireOutputLock(fs: FileSystem, outDir: string, proc: LockProc
   }
   throw new CliError(heldMessage(outDir, path, last, proc), EXIT_INVALID, "locked");
 }
+
+/** Held, but by a run that has not written who it is yet. */
+const unwritten = (holder: Holder): boolean => holder.state === "live" && holder.owner === undefined;
 
 const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 

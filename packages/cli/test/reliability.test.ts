@@ -29,6 +29,7 @@ import {
   capIssues,
   describeFsError,
   diffTree,
+  type FileSystem,
   type LockProcess,
   lockPath,
   nodeFileSystem,
@@ -175,6 +176,26 @@ describe("the output folder's lock", () => {
     utimesSync(lockPath(out), old, old);
     writeTree(nodeFileSystem, out, v1, OPTS);
     expect(existsSync(lockPath(out))).toBe(false);
+  });
+
+  it("waits for a lock created an instant ago to be written, and names the run that holds it", () => {
+    const out = join(dir, "out");
+    const release = acquireOutputLock(nodeFileSystem, out, nodeLockProcess);
+    try {
+      // The first two reads fall between the holder's create and its write (a race the concurrent test met).
+      let reads = 0;
+      const racing: FileSystem = {
+        ...nodeFileSystem,
+        readRegular: (path, maxBytes) =>
+          path === lockPath(out) && ++reads <= 2 ? "" : nodeFileSystem.readRegular(path, maxBytes),
+      };
+      expect(() => acquireOutputLock(racing, out, nodeLockProcess)).toThrow(
+        new RegExp(`^another clusterspec run \\(pid ${process.pid}, since \\d{4}-[\\d-]+T[\\d:.]+Z\\) is writing `),
+      );
+      expect(reads).toBe(3);
+    } finally {
+      release();
+    }
   });
 
   it("removes a dead run's stage folder and keeps the tree", () => {
