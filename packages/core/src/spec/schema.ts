@@ -17,6 +17,8 @@ export const MIN_KUBERNETES_MINOR = 22;
 export const MIN_CILIUM = { major: 1, minor: 14 } as const;
 
 const RFC1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+// Dot-separated lowercase RFC 1123 labels (search domains, the cluster's DNS domain).
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 // Safe as a bare token in keepalived.conf, a shell variable suffix (after shell_var), a udev rule and YAML.
 const INTERFACE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 // From a string, not a literal: the bundler escapes µ in strings but not in regular expression literals, and the
@@ -62,7 +64,7 @@ const searchDomains = (what: string) =>
       z
         .string()
         .max(253, { message: "a DNS name is at most 253 characters" })
-        .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/, {
+        .regex(DNS_SUBDOMAIN, {
           message: "search domains are lowercase DNS names such as example.com",
         })
         .refine((d) => d.split(".").every((l) => l.length <= 63), { message: "a DNS label is at most 63 characters" }),
@@ -86,7 +88,7 @@ export const networkCidr = () =>
 const clusterDnsDomain = () =>
   z
     .string()
-    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/, {
+    .regex(DNS_SUBDOMAIN, {
       message: "DNS domain must be dot-separated RFC 1123 labels",
     })
     .default("cluster.local")
