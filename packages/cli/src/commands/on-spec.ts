@@ -37,7 +37,6 @@ export interface SpecRun {
   readonly display: string;
   /** The spec's name in generated headers. */
   readonly sourceName: string;
-  readonly fromStdin: boolean;
   readonly format: Format;
   readonly io: CliIO;
   readonly fs: FileSystem;
@@ -75,7 +74,6 @@ export async function runOnSpec(
     specPath,
     display,
     sourceName: fromStdin ? "cluster.yaml" : display,
-    fromStdin,
     format,
     io,
     fs,
