@@ -94,6 +94,27 @@ export interface PolicyRoute {
   readonly sources: readonly string[];
 }
 
+export interface NetworkPlan {
+  readonly kubernetesSegment: SegmentSpec;
+  readonly segments: readonly SegmentSpec[];
+  readonly nameservers: readonly string[];
+  readonly searchDomains: readonly string[];
+  readonly policyRoutes: readonly PolicyRoute[];
+}
+
+export interface ControlPlanePlan {
+  /** The VIP without prefix: the API server host everyone uses. */
+  readonly host: string;
+  readonly port: number;
+  /** `10.118.12.100:6443` (IPv6 in brackets), or `controlPlane.dnsName` and the port */
+  readonly endpoint: string;
+  /** `10.118.12.100:6443` (IPv6 in brackets) even with a DNS name: what burst nodes join */
+  readonly vipEndpoint: string;
+  readonly vip: PlannedVip;
+  /** `controlPlane.dnsName`: the endpoint's host when set, mapped to the VIP in every node's /etc/hosts. */
+  readonly dnsName: string | undefined;
+}
+
 export interface NodeHealthPlan {
   readonly statusUpdateFrequency: string;
   readonly monitorPeriod: string;
@@ -287,12 +308,16 @@ export interface CloudPlan {
   readonly packages: readonly PlannedPackage[];
 }
 
-/** Facts about the cluster the burst nodes join, from kubernetes: or existingCluster:. */
-export interface BurstKubernetes {
+/** The Kubernetes version and what it decides directly. */
+export interface KubernetesVersionPlan {
   readonly version: Semver;
   /** `v1.34.2` */
   readonly versionText: string;
   readonly kubeadmApiVersion: KubeadmApiVersion;
+}
+
+/** Facts about the cluster the burst nodes join, from kubernetes: or existingCluster:. */
+export interface BurstKubernetes extends KubernetesVersionPlan {
   readonly podSubnet: string;
   readonly serviceSubnet: string;
   readonly dnsDomain: string;
@@ -333,23 +358,8 @@ export interface ClusterPlan {
     readonly nodeHealth: NodeHealthPlan;
     readonly knobs: KubeadmKnobs;
   };
-  readonly network: {
-    readonly kubernetesSegment: SegmentSpec;
-    readonly segments: readonly SegmentSpec[];
-    readonly nameservers: readonly string[];
-    readonly searchDomains: readonly string[];
-    readonly policyRoutes: readonly PolicyRoute[];
-  };
-  readonly controlPlane: {
-    /** The VIP without prefix: the API server host everyone uses. */
-    readonly host: string;
-    readonly port: number;
-    /** `10.118.12.100:6443` (IPv6 in brackets) */
-    readonly endpoint: string;
-    readonly vip: PlannedVip;
-    /** `controlPlane.dnsName`: the endpoint's host when set, mapped to the VIP in every node's /etc/hosts. */
-    readonly dnsName: string | undefined;
-  };
+  readonly network: NetworkPlan;
+  readonly controlPlane: ControlPlanePlan;
   /** Every VRRP instance: the control-plane VIP first, then the external pool in spec order. */
   readonly vips: readonly PlannedVip[];
   readonly vrrp: VrrpPlan;
