@@ -1,7 +1,7 @@
 // The nodes planner: each node's roles, addresses and interfaces, and what the VIPs and policy routes ask of
 // its interfaces (rp_filter, accept_local, the host firewall).
 import { clusterStorageIsolationOff, storageIsolationOff } from "../facts/kubernetes.js";
-import { isControlPlane, isWorker, segmentOfInterface } from "../facts/spec.js";
+import { isControlPlane, isWorker } from "../facts/spec.js";
 import { hostPart, ipEquals } from "../ip.js";
 import { InternalError } from "../issues.js";
 import { own } from "../own.js";
@@ -18,7 +18,7 @@ import type { PlannedVip, VipInterfaces } from "./vrrp.js";
 
 type NodeSpec = ClusterSpec["nodes"][number];
 
-function planInterfaces(spec: ClusterSpec, node: NodeSpec): PlannedInterface[] {
+function planInterfaces(network: NetworkPlan, node: NodeSpec): PlannedInterface[] {
   return Object.entries(node.interfaces).map(([name, f]) => ({
     name,
     mac: f.mac?.toLowerCase(),
@@ -26,7 +26,7 @@ function planInterfaces(spec: ClusterSpec, node: NodeSpec): PlannedInterface[] {
     cidr: f.address,
     address: f.address === undefined ? undefined : hostPart(f.address),
     gateway: f.gateway,
-    segment: segmentOfInterface(spec, name),
+    segment: network.segments.find((s) => s.interface === name),
     mtu: f.mtu,
   }));
 }
@@ -106,7 +106,7 @@ export function planNodes(
     if (!internal) throw new InternalError(`node ${n.name} has no address on ${k8s}`);
     return hostPart(internal);
   });
-  const interfacesByNode = new Map(spec.nodes.map((n) => [n.name, planInterfaces(spec, n)]));
+  const interfacesByNode = new Map(spec.nodes.map((n) => [n.name, planInterfaces(parts.network, n)]));
   const wireguard = spec.cloud?.wireguard;
   const hub = wireguard?.hub;
   const hubNode =

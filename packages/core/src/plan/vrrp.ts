@@ -16,27 +16,11 @@ import {
   vipKey,
 } from "../facts/vrrp.js";
 import { hostPart, ipFamily, parseCidr } from "../ip.js";
-import { InternalError, type IssuePath } from "../issues.js";
+import { InternalError } from "../issues.js";
 import type { ClusterSpec } from "../spec/schema.js";
-import type { ControlPlanePlan, NetworkPlan, PlannedNode, VrrpPlan } from "./types.js";
+import type { ControlPlanePlan, NetworkPlan, PlannedNode, PlannedVip, VrrpPlan } from "./types.js";
 
-export type VipKind = "control-plane" | "external";
-
-export interface PlannedVip {
-  readonly id: VipId;
-  /** `vipKey(id)`: `control-plane`, `external-0`, … */
-  readonly key: VipKey;
-  readonly kind: VipKind;
-  /** Address without prefix. */
-  readonly address: string;
-  readonly prefixLength: number;
-  readonly interface: string;
-  readonly vrid: number;
-  /** Node names, best first; priorities[i] belongs to order[i]. */
-  readonly order: readonly string[];
-  readonly priorities: readonly number[];
-  readonly specPath: IssuePath;
-}
+export type { PlannedVip, VipKind } from "./types.js";
 
 /** The interfaces that carry VIPs, derived once: the control plane's, and the external pool's (with `externalVips`). */
 export interface VipInterfaces {
