@@ -1,11 +1,18 @@
 // Some planners work a fact out from the plan parts they are given instead of asking the spec again; these
 // properties pin each such fact to the helper in facts/ that the rules check, so the two cannot drift apart.
+
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { resolvePlan, validateSpec } from "@clusterspec/core";
-import { arbClusterSpec, mustValidate, withWireguardHub } from "@clusterspec/core/testing";
+import { arbClusterSpec, mustResolve, mustValidate, withWireguardHub } from "@clusterspec/core/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { firewallInterfaces, rpFilterLooseInterfaces } from "../src/facts/spec.js";
 import { externalUplink } from "../src/facts/vrrp.js";
+import { planControlPlane, planVips } from "../src/plan/vrrp.js";
+import type { ClusterSpec } from "../src/spec/schema.js";
+import { repoRoot } from "./helpers.js";
 
 const arbVariedSpec = () =>
   fc
@@ -63,5 +70,28 @@ describe("planners", () => {
       }),
       { numRuns: 40 },
     );
+  });
+
+  it("plan the control-plane endpoint once: the DNS name when set, the VIP (bracketed if IPv6) for burst nodes", () => {
+    const hybrid = parse(readFileSync(join(repoRoot, "examples", "hybrid-cloud-burst", "cluster.yaml"), "utf8"));
+    hybrid.controlPlane.dnsName = "api.k8s.example.com";
+    const plan = mustResolve(hybrid);
+    expect(plan.controlPlane).toMatchObject({
+      host: "10.118.12.100",
+      endpoint: "api.k8s.example.com:6443",
+      vipEndpoint: "10.118.12.100:6443",
+    });
+    expect(plan.cloud?.apiServerEndpoint).toBe(plan.controlPlane.vipEndpoint);
+    expect(plan.cloud?.apiHostAlias).toEqual({ address: "10.118.12.100", name: "api.k8s.example.com" });
+    expect(plan.kubernetes.knobs.certSANs.slice(0, 2)).toEqual(["10.118.12.100", "api.k8s.example.com"]);
+
+    const [vip] = planVips(mustValidate(hybrid));
+    const v6 = { controlPlane: { port: 6443, dnsName: undefined } } as unknown as ClusterSpec;
+    if (!vip) throw new Error("no control-plane VIP");
+    expect(planControlPlane(v6, [{ ...vip, address: "fd00:12::100" }])).toMatchObject({
+      host: "fd00:12::100",
+      endpoint: "[fd00:12::100]:6443",
+      vipEndpoint: "[fd00:12::100]:6443",
+    });
   });
 });
