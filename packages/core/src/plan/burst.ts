@@ -5,7 +5,8 @@ import { autoscalerTags } from "../facts/cloud.js";
 import { tunnelMtuOf } from "../facts/wireguard.js";
 import { addressAt, cidrContains, hostPart, ipFamily, parseCidr } from "../ip.js";
 import { peerKeyLines, type ResolvedSecret, type SecretId } from "../secrets.js";
-import type { CloudSpec, ClusterSpec } from "../spec/schema.js";
+import type { CloudBurstSpec, CloudSpec, ClusterSpec } from "../spec/schema.js";
+import { planVersion } from "./kubeadm.js";
 import type {
   BurstKubernetes,
   CloudPlan,
@@ -183,6 +184,17 @@ export function planCloud(cloud: CloudSpec, ctx: BurstContext): CloudPlan {
       },
     },
     packages: burstPackages(ctx.kubernetes),
+  };
+}
+
+/** The Kubernetes facts of the existing cluster a cloud-burst-only spec joins. */
+export function planExistingKubernetes(e: CloudBurstSpec["existingCluster"]): BurstKubernetes {
+  return {
+    ...planVersion(e.kubernetesVersion),
+    podSubnet: e.podSubnet,
+    serviceSubnet: e.serviceSubnet,
+    dnsDomain: e.dnsDomain,
+    cgroupDriver: e.cgroupDriver,
   };
 }
 

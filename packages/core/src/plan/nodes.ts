@@ -18,6 +18,19 @@ import type { PlannedVip, VipInterfaces } from "./vrrp.js";
 
 type NodeSpec = ClusterSpec["nodes"][number];
 
+/** Who does what, derived once: the control planes and the external VIPs' carriers, each in spec order. */
+export interface NodeRoles {
+  readonly controlPlanes: readonly string[];
+  readonly carriers: readonly string[];
+}
+
+export function rolesOf(spec: ClusterSpec): NodeRoles {
+  return {
+    controlPlanes: spec.nodes.filter(isControlPlane).map((n) => n.name),
+    carriers: spec.nodes.filter((n) => n.carriesExternalVips).map((n) => n.name),
+  };
+}
+
 function planInterfaces(network: NetworkPlan, node: NodeSpec): PlannedInterface[] {
   return Object.entries(node.interfaces).map(([name, f]) => ({
     name,
@@ -96,6 +109,7 @@ export function planNodes(
   parts: {
     readonly version: KubernetesVersionPlan;
     readonly network: NetworkPlan;
+    readonly roles: NodeRoles;
     readonly vips: readonly PlannedVip[];
     readonly vipInterfaces: VipInterfaces;
   },
@@ -111,7 +125,7 @@ export function planNodes(
   const hub = wireguard?.hub;
   const hubNode =
     hub === undefined ? undefined : spec.nodes.find((_, i) => ipEquals(internalAddresses[i] ?? "", hub))?.name;
-  const initName = spec.nodes.find(isControlPlane)?.name;
+  const controlPlanes = new Set(parts.roles.controlPlanes);
   const vipsByInterface = new Map<string, string[]>();
   for (const v of parts.vips)
     vipsByInterface.set(v.interface, [...(vipsByInterface.get(v.interface) ?? []), v.address]);
@@ -130,9 +144,9 @@ export function planNodes(
     const internalAddress = internalAddresses[index] ?? "";
     return {
       name: n.name,
-      controlPlane: isControlPlane(n),
+      controlPlane: controlPlanes.has(n.name),
       worker: isWorker(n),
-      init: n.name === initName,
+      init: n.name === parts.roles.controlPlanes[0],
       carriesExternalVips: n.carriesExternalVips,
       rootFilesystem: n.rootFilesystem,
       localStorageIsolationOff: isolationOff[index],

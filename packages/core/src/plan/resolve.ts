@@ -2,12 +2,12 @@
 // section's planner, and later planners take the plan parts they need rather than working them out again.
 import { resolveSecrets, type SecretValues } from "../secrets.js";
 import { type AnySpec, type CloudBurstSpec, type ClusterSpec, isCloudBurstSpec } from "../spec/schema.js";
-import { planCloud, planClusterCloud } from "./burst.js";
+import { planCloud, planClusterCloud, planExistingKubernetes } from "./burst.js";
 import { planCilium } from "./cilium.js";
 import { planHost } from "./host.js";
 import { planKubernetes, planVersion } from "./kubeadm.js";
 import { planNetwork } from "./network.js";
-import { planNodes } from "./nodes.js";
+import { planNodes, rolesOf } from "./nodes.js";
 import type { AnyPlan, CloudBurstPlan, ClusterPlan } from "./types.js";
 import { planControlPlane, planVips, planVrrp, vipInterfacesOf } from "./vrrp.js";
 
@@ -34,13 +34,7 @@ export function resolvePlan(spec: AnySpec, options: ResolveOptions = {}): AnyPla
 /** The plan of a cloud-burst-only spec: the existing cluster's facts and the burst side. */
 function resolveCloudBurstPlan(spec: CloudBurstSpec, options: ResolveOptions): CloudBurstPlan {
   const e = spec.existingCluster;
-  const kubernetes = {
-    ...planVersion(e.kubernetesVersion),
-    podSubnet: e.podSubnet,
-    serviceSubnet: e.serviceSubnet,
-    dnsDomain: e.dnsDomain,
-    cgroupDriver: e.cgroupDriver,
-  };
+  const kubernetes = planExistingKubernetes(e);
   const secrets = resolveSecrets(spec, options.secrets ?? {});
   return {
     sourceName: options.sourceName ?? "cluster.yaml",
@@ -64,14 +58,16 @@ function resolveCloudBurstPlan(spec: CloudBurstSpec, options: ResolveOptions): C
 function resolveClusterPlan(spec: ClusterSpec, options: ResolveOptions): ClusterPlan {
   const version = planVersion(spec.kubernetes.version);
   const network = planNetwork(spec);
+  const roles = rolesOf(spec);
   const vipInterfaces = vipInterfacesOf(spec);
-  const vips = planVips(spec, vipInterfaces);
+  const vips = planVips(spec, vipInterfaces, roles);
   const controlPlane = planControlPlane(spec, vips);
-  const { nodes, initNode, hubNode } = planNodes(spec, { version, network, vips, vipInterfaces });
+  const { nodes, initNode, hubNode } = planNodes(spec, { version, network, roles, vips, vipInterfaces });
   const kubernetes = planKubernetes(spec, { version, controlPlane, nodes });
-  const vrrp = planVrrp(spec, { network, vipInterfaces, nodes });
+  const vrrp = planVrrp(spec, { network, vipInterfaces, roles });
   const secrets = resolveSecrets(spec, options.secrets ?? {});
   const cloud = planClusterCloud(spec, { kubernetes, controlPlane, network, hubNode, secrets });
+  const cilium = planCilium(spec, { network, cloud });
   return {
     sourceName: options.sourceName ?? "cluster.yaml",
     name: spec.name,
@@ -83,7 +79,7 @@ function resolveClusterPlan(spec: ClusterSpec, options: ResolveOptions): Cluster
     nodes,
     initNode,
     host: planHost(spec),
-    cilium: planCilium(spec, { network, cloud }),
+    cilium,
     cloud,
     secrets,
     overlays: spec.overlays,

@@ -1,7 +1,7 @@
 // The VRRP planner: the interfaces that carry VIPs, every VIP with its VRID and each node's priority for it,
 // the control-plane endpoint on its VIP, and the keepalived settings common to every instance.
 
-import { controlPlaneInterface, externalVipEntries, externalVipInterface, isControlPlane } from "../facts/spec.js";
+import { controlPlaneInterface, externalVipEntries, externalVipInterface } from "../facts/spec.js";
 import {
   allocateVrids,
   carriersPerExternalVip,
@@ -18,7 +18,8 @@ import {
 import { hostPart, ipFamily, parseCidr } from "../ip.js";
 import { InternalError } from "../issues.js";
 import type { ClusterSpec } from "../spec/schema.js";
-import type { ControlPlanePlan, NetworkPlan, PlannedNode, PlannedVip, VrrpPlan } from "./types.js";
+import { type NodeRoles, rolesOf } from "./nodes.js";
+import type { ControlPlanePlan, NetworkPlan, PlannedVip, VrrpPlan } from "./types.js";
 
 export type { PlannedVip, VipKind } from "./types.js";
 
@@ -35,7 +36,11 @@ export function vipInterfacesOf(spec: ClusterSpec): VipInterfaces {
   };
 }
 
-export function planVips(spec: ClusterSpec, interfaces: VipInterfaces = vipInterfacesOf(spec)): PlannedVip[] {
+export function planVips(
+  spec: ClusterSpec,
+  interfaces: VipInterfaces = vipInterfacesOf(spec),
+  roles: NodeRoles = rolesOf(spec),
+): PlannedVip[] {
   const { vrids } = allocateVrids(spec);
   const base = spec.vrrp.basePriority;
   const vrid = (id: VipId): number => {
@@ -43,7 +48,7 @@ export function planVips(spec: ClusterSpec, interfaces: VipInterfaces = vipInter
     if (allocated === undefined) throw new InternalError(`no VRID for ${vipKey(id)}: planVips needs a validated spec`);
     return allocated;
   };
-  const cpNodes = spec.nodes.filter(isControlPlane).map((n) => n.name);
+  const cpNodes = roles.controlPlanes;
   const cp = parseCidr(spec.controlPlane.vip);
   const cpOrder = (priorityOrders(cpNodes.length, 1)[0] ?? []).map((i) => cpNodes[i] ?? "");
   const vips: PlannedVip[] = [
@@ -60,7 +65,7 @@ export function planVips(spec: ClusterSpec, interfaces: VipInterfaces = vipInter
       specPath: ["controlPlane", "vip"],
     },
   ];
-  const carriers = spec.nodes.filter((n) => n.carriesExternalVips).map((n) => n.name);
+  const { carriers } = roles;
   const entries = externalVipEntries(spec);
   if (carriers.length === 0) return vips;
   const orders = replicaOrders(carriers.length, entries.length, spec.externalVips?.replicas ?? carriers.length);
@@ -115,7 +120,7 @@ export function planVrrp(
   parts: {
     readonly network: NetworkPlan;
     readonly vipInterfaces: VipInterfaces;
-    readonly nodes: readonly PlannedNode[];
+    readonly roles: NodeRoles;
   },
 ): VrrpPlan {
   const v = spec.vrrp;
@@ -143,7 +148,7 @@ export function planVrrp(
       timeout: hc.timeout,
       fall: hc.fall,
       rise: hc.rise,
-      weight: hc.weight ?? defaultHealthCheckWeight(parts.nodes.filter((n) => n.controlPlane).length),
+      weight: hc.weight ?? defaultHealthCheckWeight(parts.roles.controlPlanes.length),
     },
     readinessCheck: spec.externalVips && rc.enabled ? readiness : undefined,
     uplinkCheck: uplink && { ...readiness, ...uplink },
