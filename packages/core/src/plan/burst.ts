@@ -3,10 +3,20 @@
 // node keeps, and the layout of the provisioner's peer-config Secrets. Cloud generators read only this.
 import { autoscalerTags } from "../facts/cloud.js";
 import { tunnelMtuOf } from "../facts/wireguard.js";
-import { addressAt, cidrContains, hostPart, ipEquals, ipFamily, parseCidr } from "../ip.js";
+import { addressAt, cidrContains, hostPart, ipFamily, parseCidr } from "../ip.js";
 import { peerKeyLines, type ResolvedSecret, type SecretId } from "../secrets.js";
-import type { CloudSpec } from "../spec/schema.js";
-import type { BurstKubernetes, CloudPlan, PlannedHub, PlannedPackage, PlannedPool, PlannedSlot } from "./types.js";
+import type { CloudBurstSpec, CloudSpec, ClusterSpec } from "../spec/schema.js";
+import { planVersion } from "./kubeadm.js";
+import type {
+  BurstKubernetes,
+  CloudPlan,
+  ControlPlanePlan,
+  NetworkPlan,
+  PlannedHub,
+  PlannedPackage,
+  PlannedPool,
+  PlannedSlot,
+} from "./types.js";
 
 /** The provisioner's default SNS endpoint path (`cloud.provisioner.notifyPath`): Terraform subscribes it, the contract describes it. */
 export const PROVISIONER_SNS_PATH = "/sns";
@@ -29,8 +39,8 @@ export interface BurstContext {
   readonly nameservers: readonly string[];
   readonly searchDomains: readonly string[];
   readonly onPremNetworks: readonly string[];
-  /** generated nodes by internal address, to find the hub among them */
-  readonly nodes: readonly { readonly name: string; readonly address: string }[];
+  /** the generated node that is the hub (`cloud.wireguard.hub` is its internal address), if any */
+  readonly hubNode: string | undefined;
   readonly secrets: Partial<Record<SecretId, ResolvedSecret>>;
 }
 
@@ -126,7 +136,7 @@ export function planCloud(cloud: CloudSpec, ctx: BurstContext): CloudPlan {
   const subnet = wg.tunnelSubnet;
   let hub: PlannedHub | undefined;
   if (wg.hub !== undefined) {
-    const node = ctx.nodes.find((n) => ipEquals(n.address, wg.hub ?? ""))?.name;
+    const node = ctx.hubNode;
     const tunnelAddress = addressAt(subnet, 1);
     const hasKey = wg.privateKey !== undefined;
     hub = {
@@ -175,4 +185,44 @@ export function planCloud(cloud: CloudSpec, ctx: BurstContext): CloudPlan {
     },
     packages: burstPackages(ctx.kubernetes),
   };
+}
+
+/** The Kubernetes facts of the existing cluster a cloud-burst-only spec joins. */
+export function planExistingKubernetes(e: CloudBurstSpec["existingCluster"]): BurstKubernetes {
+  return {
+    ...planVersion(e.kubernetesVersion),
+    podSubnet: e.podSubnet,
+    serviceSubnet: e.serviceSubnet,
+    dnsDomain: e.dnsDomain,
+    cgroupDriver: e.cgroupDriver,
+  };
+}
+
+/** The cloud planner of a generated cluster: its burst nodes join through the control-plane VIP. */
+export function planClusterCloud(
+  spec: ClusterSpec,
+  parts: {
+    readonly kubernetes: BurstKubernetes;
+    readonly controlPlane: ControlPlanePlan;
+    readonly network: NetworkPlan;
+    readonly hubNode: string | undefined;
+    readonly secrets: BurstContext["secrets"];
+  },
+): CloudPlan | undefined {
+  const { controlPlane, network } = parts;
+  return (
+    spec.cloud &&
+    planCloud(spec.cloud, {
+      clusterName: spec.name,
+      kubernetes: parts.kubernetes,
+      apiServerEndpoint: controlPlane.vipEndpoint,
+      apiHostAlias:
+        controlPlane.dnsName === undefined ? undefined : { address: controlPlane.host, name: controlPlane.dnsName },
+      nameservers: network.nameservers,
+      searchDomains: network.searchDomains,
+      onPremNetworks: [network.kubernetesSegment.subnet],
+      hubNode: parts.hubNode,
+      secrets: parts.secrets,
+    })
+  );
 }

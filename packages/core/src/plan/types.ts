@@ -1,13 +1,85 @@
+// The plan's types: the resolved facts generators read. None comes from spec/ (plan-types-no-spec.test.ts):
+// a generator never sees the spec's shapes, only what the planners resolved from them.
 import type { AsgTag } from "../facts/cloud.js";
 import type { KubeadmApiVersion, StorageIsolationOff } from "../facts/kubernetes.js";
+import type { VipId, VipKey } from "../facts/vrrp.js";
 import type { IssuePath } from "../issues.js";
 import type { ResolvedSecret, SecretId } from "../secrets.js";
-import type { ExtraVolume, NodeTaint, Overlay } from "../spec/knob-types.js";
-import type { PoolSpec, SegmentSpec } from "../spec/schema.js";
-import type { Semver } from "../spec/version.js";
-import type { PlannedVip } from "./vrrp.js";
 
 export type { KubeadmApiVersion } from "../facts/kubernetes.js";
+
+/** `major.minor.patch`, parsed. */
+export interface PlannedVersion {
+  readonly major: number;
+  readonly minor: number;
+  readonly patch: number;
+}
+
+export interface PlannedTaint {
+  readonly key: string;
+  readonly value: string;
+  readonly effect: "NoSchedule" | "PreferNoSchedule" | "NoExecute";
+}
+
+/** A host path the API server mounts (`kubernetes.apiServer.extraVolumes`). */
+export interface PlannedVolume {
+  readonly name: string;
+  readonly hostPath: string;
+  readonly mountPath: string;
+  readonly readOnly: boolean;
+  readonly pathType?:
+    | "DirectoryOrCreate"
+    | "Directory"
+    | "FileOrCreate"
+    | "File"
+    | "Socket"
+    | "CharDevice"
+    | "BlockDevice"
+    | undefined;
+}
+
+/** A merge patch over generated files (`overlays[i]`). */
+export interface PlannedOverlay {
+  readonly target: string;
+  readonly document?: string | undefined;
+  readonly patch: Record<string, unknown>;
+}
+
+/** An L2 segment as the generators need it (reserved VRIDs are the allocator's business, not theirs). */
+export interface PlannedSegment {
+  readonly name: string;
+  readonly interface: string;
+  /** The segment's subnet: every node has an address in it. */
+  readonly subnet: string;
+  /** Further networks reachable on-link, without a node address in them. */
+  readonly onLink: readonly string[];
+  /** The uplink, whose replies take their own routing table; `sources` resolved (default: `onLink`). */
+  readonly uplink:
+    | {
+        readonly gateway: string;
+        readonly table: { readonly id: number; readonly name: string };
+        readonly sources: readonly string[];
+      }
+    | undefined;
+}
+
+export type VipKind = "control-plane" | "external";
+
+export interface PlannedVip {
+  readonly id: VipId;
+  /** `vipKey(id)`: `control-plane`, `external-0`, … */
+  readonly key: VipKey;
+  readonly kind: VipKind;
+  /** Address without prefix. */
+  readonly address: string;
+  readonly prefixLength: number;
+  readonly interface: string;
+  readonly vrid: number;
+  /** Node names, best first; priorities[i] belongs to order[i]. */
+  readonly order: readonly string[];
+  readonly priorities: readonly number[];
+  readonly specPath: IssuePath;
+}
 
 export interface PlannedInterface {
   readonly name: string;
@@ -20,7 +92,7 @@ export interface PlannedInterface {
   readonly address: string | undefined;
   readonly gateway: string | undefined;
   /** The segment this interface attaches, if any. */
-  readonly segment: SegmentSpec | undefined;
+  readonly segment: PlannedSegment | undefined;
   /** `nodes[].interfaces.<name>.mtu`; undefined: the kernel's default (1500 on Ethernet). */
   readonly mtu: number | undefined;
 }
@@ -60,7 +132,7 @@ export interface PlannedNode {
   readonly tunnelRoute: { readonly subnet: string; readonly via: string; readonly interface: string } | undefined;
   /** Labels the kubelet sets when it registers (all self-settable under NodeRestriction). */
   readonly labels: Readonly<Record<string, string>>;
-  readonly taints: readonly NodeTaint[];
+  readonly taints: readonly PlannedTaint[];
   /**
    * Interfaces that need `accept_local=1`: Cilium DSR delivers packets whose source is one of this node's own
    * addresses (a VIP it holds) on an interface whose replies take a policy-routing table. Empty otherwise.
@@ -77,7 +149,7 @@ export interface KubeadmKnobs {
   /** Every SAN once: the VIP, controlPlane.dnsName, each control plane's internal address, then the spec's. */
   readonly certSANs: readonly string[];
   readonly apiServerArgs: Readonly<Record<string, string>>;
-  readonly apiServerVolumes: readonly ExtraVolume[];
+  readonly apiServerVolumes: readonly PlannedVolume[];
   readonly controllerManagerArgs: Readonly<Record<string, string>>;
   readonly schedulerArgs: Readonly<Record<string, string>>;
   readonly etcdArgs: Readonly<Record<string, string>>;
@@ -87,11 +159,32 @@ export interface KubeadmKnobs {
 
 /** A policy routing table: replies from `sources` leave through `gateway` on `interface`. */
 export interface PolicyRoute {
-  readonly segment: SegmentSpec;
+  readonly segment: PlannedSegment;
   readonly interface: string;
   readonly table: { readonly id: number; readonly name: string };
   readonly gateway: string;
   readonly sources: readonly string[];
+}
+
+export interface NetworkPlan {
+  readonly kubernetesSegment: PlannedSegment;
+  readonly segments: readonly PlannedSegment[];
+  readonly nameservers: readonly string[];
+  readonly searchDomains: readonly string[];
+  readonly policyRoutes: readonly PolicyRoute[];
+}
+
+export interface ControlPlanePlan {
+  /** The VIP without prefix: the API server host everyone uses. */
+  readonly host: string;
+  readonly port: number;
+  /** `10.118.12.100:6443` (IPv6 in brackets), or `controlPlane.dnsName` and the port */
+  readonly endpoint: string;
+  /** `10.118.12.100:6443` (IPv6 in brackets) even with a DNS name: what burst nodes join */
+  readonly vipEndpoint: string;
+  readonly vip: PlannedVip;
+  /** `controlPlane.dnsName`: the endpoint's host when set, mapped to the VIP in every node's /etc/hosts. */
+  readonly dnsName: string | undefined;
 }
 
 export interface NodeHealthPlan {
@@ -177,15 +270,18 @@ export interface PlannedPool {
   /** `cloud.pools[i]` */
   readonly specPath: IssuePath;
   readonly instanceType: string;
-  readonly architecture: PoolSpec["architecture"];
-  readonly ami: PoolSpec["ami"];
+  readonly architecture: "x86_64" | "arm64";
+  /** A fixed AMI id, or the newest AMI matching a name filter (Terraform looks it up). */
+  readonly ami:
+    | { readonly id: string }
+    | { readonly lookup: { readonly owners: readonly string[]; readonly name: string } };
   readonly minSize: number;
   readonly maxSize: number;
   readonly subnets: readonly string[];
   readonly securityGroups: readonly string[];
   readonly instanceProfile: string | undefined;
   readonly rootVolumeGiB: number;
-  readonly taints: PoolSpec["taints"];
+  readonly taints: readonly PlannedTaint[];
   readonly labels: Readonly<Record<string, string>>;
   readonly resources: Readonly<Record<string, string>>;
   /** The Auto Scaling Group's tags, computed once: Terraform writes them, PLAN.md counts them, a rule checks their limits. */
@@ -287,12 +383,16 @@ export interface CloudPlan {
   readonly packages: readonly PlannedPackage[];
 }
 
-/** Facts about the cluster the burst nodes join, from kubernetes: or existingCluster:. */
-export interface BurstKubernetes {
-  readonly version: Semver;
+/** The Kubernetes version and what it decides directly. */
+export interface KubernetesVersionPlan {
+  readonly version: PlannedVersion;
   /** `v1.34.2` */
   readonly versionText: string;
   readonly kubeadmApiVersion: KubeadmApiVersion;
+}
+
+/** Facts about the cluster the burst nodes join, from kubernetes: or existingCluster:. */
+export interface BurstKubernetes extends KubernetesVersionPlan {
   readonly podSubnet: string;
   readonly serviceSubnet: string;
   readonly dnsDomain: string;
@@ -319,7 +419,7 @@ export interface ClusterPlan {
   readonly sourceName: string;
   readonly name: string;
   readonly kubernetes: {
-    readonly version: Semver;
+    readonly version: PlannedVersion;
     /** `v1.34.2` */
     readonly versionText: string;
     readonly kubeadmApiVersion: KubeadmApiVersion;
@@ -333,23 +433,8 @@ export interface ClusterPlan {
     readonly nodeHealth: NodeHealthPlan;
     readonly knobs: KubeadmKnobs;
   };
-  readonly network: {
-    readonly kubernetesSegment: SegmentSpec;
-    readonly segments: readonly SegmentSpec[];
-    readonly nameservers: readonly string[];
-    readonly searchDomains: readonly string[];
-    readonly policyRoutes: readonly PolicyRoute[];
-  };
-  readonly controlPlane: {
-    /** The VIP without prefix: the API server host everyone uses. */
-    readonly host: string;
-    readonly port: number;
-    /** `10.118.12.100:6443` (IPv6 in brackets) */
-    readonly endpoint: string;
-    readonly vip: PlannedVip;
-    /** `controlPlane.dnsName`: the endpoint's host when set, mapped to the VIP in every node's /etc/hosts. */
-    readonly dnsName: string | undefined;
-  };
+  readonly network: NetworkPlan;
+  readonly controlPlane: ControlPlanePlan;
   /** Every VRRP instance: the control-plane VIP first, then the external pool in spec order. */
   readonly vips: readonly PlannedVip[];
   readonly vrrp: VrrpPlan;
@@ -360,7 +445,7 @@ export interface ClusterPlan {
   readonly cloud: CloudPlan | undefined;
   readonly secrets: Partial<Record<SecretId, ResolvedSecret>>;
   /** Merge patches over generated files, applied after every generator ran (spec order). */
-  readonly overlays: readonly Overlay[];
+  readonly overlays: readonly PlannedOverlay[];
 }
 
 export type AnyPlan = ClusterPlan | CloudBurstPlan;

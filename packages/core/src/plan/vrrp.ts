@@ -1,8 +1,13 @@
-// The planned VRRP instances: every VIP with its VRID and each node's priority for it.
+// The VRRP planner: the interfaces that carry VIPs, every VIP with its VRID and each node's priority for it,
+// the control-plane endpoint on its VIP, and the keepalived settings common to every instance.
 
-import { controlPlaneInterface, externalVipEntries, externalVipInterface, isControlPlane } from "../facts/spec.js";
+import { controlPlaneInterface, externalVipEntries, externalVipInterface } from "../facts/spec.js";
 import {
   allocateVrids,
+  carriersPerExternalVip,
+  defaultHealthCheckWeight,
+  defaultReadinessCheckWeight,
+  preemptDelayOf,
   prioritiesFrom,
   priorityOrders,
   replicaOrders,
@@ -10,29 +15,32 @@ import {
   type VipKey,
   vipKey,
 } from "../facts/vrrp.js";
-import { hostPart, parseCidr } from "../ip.js";
-import { InternalError, type IssuePath } from "../issues.js";
+import { hostPart, ipFamily, parseCidr } from "../ip.js";
+import { InternalError } from "../issues.js";
 import type { ClusterSpec } from "../spec/schema.js";
+import { type NodeRoles, rolesOf } from "./nodes.js";
+import type { ControlPlanePlan, NetworkPlan, PlannedVip, VrrpPlan } from "./types.js";
 
-export type VipKind = "control-plane" | "external";
+export type { PlannedVip, VipKind } from "./types.js";
 
-export interface PlannedVip {
-  readonly id: VipId;
-  /** `vipKey(id)`: `control-plane`, `external-0`, … */
-  readonly key: VipKey;
-  readonly kind: VipKind;
-  /** Address without prefix. */
-  readonly address: string;
-  readonly prefixLength: number;
-  readonly interface: string;
-  readonly vrid: number;
-  /** Node names, best first; priorities[i] belongs to order[i]. */
-  readonly order: readonly string[];
-  readonly priorities: readonly number[];
-  readonly specPath: IssuePath;
+/** The interfaces that carry VIPs, derived once: the control plane's, and the external pool's (with `externalVips`). */
+export interface VipInterfaces {
+  readonly controlPlane: string | undefined;
+  readonly external: string | undefined;
 }
 
-export function planVips(spec: ClusterSpec): PlannedVip[] {
+export function vipInterfacesOf(spec: ClusterSpec): VipInterfaces {
+  return {
+    controlPlane: controlPlaneInterface(spec),
+    external: spec.externalVips ? externalVipInterface(spec) : undefined,
+  };
+}
+
+export function planVips(
+  spec: ClusterSpec,
+  interfaces: VipInterfaces = vipInterfacesOf(spec),
+  roles: NodeRoles = rolesOf(spec),
+): PlannedVip[] {
   const { vrids } = allocateVrids(spec);
   const base = spec.vrrp.basePriority;
   const vrid = (id: VipId): number => {
@@ -40,7 +48,7 @@ export function planVips(spec: ClusterSpec): PlannedVip[] {
     if (allocated === undefined) throw new InternalError(`no VRID for ${vipKey(id)}: planVips needs a validated spec`);
     return allocated;
   };
-  const cpNodes = spec.nodes.filter(isControlPlane).map((n) => n.name);
+  const cpNodes = roles.controlPlanes;
   const cp = parseCidr(spec.controlPlane.vip);
   const cpOrder = (priorityOrders(cpNodes.length, 1)[0] ?? []).map((i) => cpNodes[i] ?? "");
   const vips: PlannedVip[] = [
@@ -50,14 +58,14 @@ export function planVips(spec: ClusterSpec): PlannedVip[] {
       kind: "control-plane",
       address: hostPart(spec.controlPlane.vip),
       prefixLength: cp.prefixLength,
-      interface: controlPlaneInterface(spec) ?? "",
+      interface: interfaces.controlPlane ?? "",
       vrid: vrid({ kind: "control-plane" }),
       order: cpOrder,
       priorities: prioritiesFrom(base, cpOrder.length),
       specPath: ["controlPlane", "vip"],
     },
   ];
-  const carriers = spec.nodes.filter((n) => n.carriesExternalVips).map((n) => n.name);
+  const { carriers } = roles;
   const entries = externalVipEntries(spec);
   if (carriers.length === 0) return vips;
   const orders = replicaOrders(carriers.length, entries.length, spec.externalVips?.replicas ?? carriers.length);
@@ -70,7 +78,7 @@ export function planVips(spec: ClusterSpec): PlannedVip[] {
       kind: "external",
       address: hostPart(e.address),
       prefixLength: e.address.includes(":") ? 128 : 32,
-      interface: externalVipInterface(spec) ?? "",
+      interface: interfaces.external ?? "",
       vrid: vrid(id),
       order,
       priorities: prioritiesFrom(base, order.length),
@@ -78,6 +86,77 @@ export function planVips(spec: ClusterSpec): PlannedVip[] {
     });
   });
   return vips;
+}
+
+/** The API server endpoint: the control-plane VIP (`vips[0]`) and port, or `controlPlane.dnsName` when set. */
+export function planControlPlane(spec: ClusterSpec, vips: readonly PlannedVip[]): ControlPlanePlan {
+  const vip = vips[0];
+  if (vip?.kind !== "control-plane") throw new InternalError("no control-plane VIP");
+  const host = vip.address;
+  const port = spec.controlPlane.port;
+  const dnsName = spec.controlPlane.dnsName;
+  const vipEndpoint = `${ipFamily(host) === 6 ? `[${host}]` : host}:${port}`;
+  return {
+    host,
+    port,
+    endpoint: dnsName === undefined ? vipEndpoint : `${dnsName}:${port}`,
+    vipEndpoint,
+    vip,
+    dnsName,
+  };
+}
+
+/** The uplink gateway the external VIPs' replies leave through: their segment's `uplink.gateway`. */
+function externalUplink(
+  network: NetworkPlan,
+  interfaces: VipInterfaces,
+): { gateway: string; interface: string } | undefined {
+  const seg = network.segments.find((s) => s.interface === interfaces.external);
+  return seg?.uplink && { gateway: seg.uplink.gateway, interface: seg.interface };
+}
+
+export function planVrrp(
+  spec: ClusterSpec,
+  parts: {
+    readonly network: NetworkPlan;
+    readonly vipInterfaces: VipInterfaces;
+    readonly roles: NodeRoles;
+  },
+): VrrpPlan {
+  const v = spec.vrrp;
+  const hc = v.healthCheck;
+  const rc = v.readinessCheck;
+  const readiness = {
+    interval: rc.interval,
+    timeout: rc.timeout,
+    fall: rc.fall,
+    rise: rc.rise,
+    weight: rc.weight ?? defaultReadinessCheckWeight(carriersPerExternalVip(spec)),
+  };
+  const uplink = v.uplinkCheck ? externalUplink(parts.network, parts.vipInterfaces) : undefined;
+  return {
+    auth: v.auth && { type: v.auth.type },
+    advertInterval: v.advertInterval,
+    initialState: v.initialState,
+    nopreempt: v.nopreempt,
+    preemptDelay: preemptDelayOf(spec),
+    garpRefresh: v.garpRefresh,
+    unicast: v.unicast,
+    scriptUser: v.scriptUser,
+    healthCheck: {
+      interval: hc.interval,
+      timeout: hc.timeout,
+      fall: hc.fall,
+      rise: hc.rise,
+      weight: hc.weight ?? defaultHealthCheckWeight(parts.roles.controlPlanes.length),
+    },
+    readinessCheck: spec.externalVips && rc.enabled ? readiness : undefined,
+    uplinkCheck: uplink && { ...readiness, ...uplink },
+    notify: (["master", "backup", "fault"] as const).flatMap((on) => {
+      const script = v.notify?.[on];
+      return script === undefined ? [] : [{ on, script }];
+    }),
+  };
 }
 
 /** Node that holds each VIP when `down` nodes are down (undefined: nobody can). */

@@ -1,0 +1,35 @@
+// The network planner: the Kubernetes segment, every segment, and the policy-routing table of each uplink.
+import { kubernetesSegment } from "../facts/spec.js";
+import { InternalError } from "../issues.js";
+import type { ClusterSpec } from "../spec/schema.js";
+import type { NetworkPlan, PlannedSegment, PolicyRoute } from "./types.js";
+
+export function planNetwork(spec: ClusterSpec): NetworkPlan {
+  const k8s = kubernetesSegment(spec);
+  if (!k8s) throw new InternalError("resolvePlan needs a validated spec");
+  const segments = spec.network.segments.map(
+    (seg): PlannedSegment => ({
+      name: seg.name,
+      interface: seg.interface,
+      subnet: seg.subnet,
+      onLink: seg.onLink,
+      uplink: seg.uplink && {
+        gateway: seg.uplink.gateway,
+        table: seg.uplink.routingTable,
+        sources: seg.uplink.sources ?? seg.onLink,
+      },
+    }),
+  );
+  const planned = segments[spec.network.segments.indexOf(k8s)];
+  if (!planned) throw new InternalError("resolvePlan needs a validated spec");
+  const policyRoutes = segments.flatMap((segment): PolicyRoute[] =>
+    segment.uplink ? [{ segment, interface: segment.interface, ...segment.uplink }] : [],
+  );
+  return {
+    kubernetesSegment: planned,
+    segments,
+    nameservers: spec.network.nameservers,
+    searchDomains: spec.network.searchDomains,
+    policyRoutes,
+  };
+}

@@ -1,0 +1,172 @@
+// The nodes planner: each node's roles, addresses and interfaces, and what the VIPs and policy routes ask of
+// its interfaces (rp_filter, accept_local, the host firewall).
+import { clusterStorageIsolationOff, storageIsolationOff } from "../facts/kubernetes.js";
+import { isControlPlane, isWorker } from "../facts/spec.js";
+import { hostPart, ipEquals } from "../ip.js";
+import { InternalError } from "../issues.js";
+import { own } from "../own.js";
+import type { ClusterSpec } from "../spec/schema.js";
+import type {
+  KubernetesVersionPlan,
+  NetworkPlan,
+  PlannedFirewall,
+  PlannedInterface,
+  PlannedNode,
+  PolicyRoute,
+} from "./types.js";
+import type { PlannedVip, VipInterfaces } from "./vrrp.js";
+
+type NodeSpec = ClusterSpec["nodes"][number];
+
+/** Who does what, derived once: the control planes and the external VIPs' carriers, each in spec order. */
+export interface NodeRoles {
+  readonly controlPlanes: readonly string[];
+  readonly carriers: readonly string[];
+}
+
+export function rolesOf(spec: ClusterSpec): NodeRoles {
+  return {
+    controlPlanes: spec.nodes.filter(isControlPlane).map((n) => n.name),
+    carriers: spec.nodes.filter((n) => n.carriesExternalVips).map((n) => n.name),
+  };
+}
+
+function planInterfaces(network: NetworkPlan, node: NodeSpec): PlannedInterface[] {
+  return Object.entries(node.interfaces).map(([name, f]) => ({
+    name,
+    mac: f.mac?.toLowerCase(),
+    vlan: f.vlan,
+    cidr: f.address,
+    address: f.address === undefined ? undefined : hostPart(f.address),
+    gateway: f.gateway,
+    segment: network.segments.find((s) => s.interface === name),
+    mtu: f.mtu,
+  }));
+}
+
+const has = (interfaces: readonly PlannedInterface[], name: string): boolean => interfaces.some((f) => f.name === name);
+
+/** Each name once, first occurrence first. */
+const unique = (names: readonly (string | undefined)[]): string[] =>
+  names.filter((i, n, all): i is string => i !== undefined && all.indexOf(i) === n);
+
+/**
+ * Interfaces of a node that need `accept_local=1`. With DSR (or hybrid) a backend receives the client's packet
+ * unchanged; when the client is this node itself, or a VIP it holds, the source is a local address, and the
+ * kernel's source validation (fib_validate_source, consulted through the policy-routing rules) drops it with
+ * EINVAL unless the receiving interface accepts local sources (cilium/cilium#17747).
+ */
+function acceptLocalInterfaces(
+  spec: ClusterSpec,
+  policyRoutes: readonly PolicyRoute[],
+  interfaces: readonly PlannedInterface[],
+): string[] {
+  if (spec.cilium.loadBalancerMode === "snat") return [];
+  return unique(policyRoutes.map((r) => r.interface)).filter((i) => has(interfaces, i));
+}
+
+/** The interfaces `host.firewall` filters on a node: the listed ones it has, else those that attach no segment. */
+function firewallInterfaces(spec: ClusterSpec, interfaces: readonly PlannedInterface[]): string[] {
+  const listed = spec.host.firewall?.publicInterfaces;
+  if (listed) return listed.filter((i) => has(interfaces, i));
+  return interfaces.filter((f) => f.segment === undefined).map((f) => f.name);
+}
+
+/** What each public interface of a node lets in: the VIPs that live there, and VRRP from the other nodes on it. */
+function planFirewall(
+  spec: ClusterSpec,
+  name: string,
+  interfacesByNode: ReadonlyMap<string, readonly PlannedInterface[]>,
+  vipsByInterface: ReadonlyMap<string, readonly string[]>,
+): PlannedFirewall {
+  return {
+    interfaces: firewallInterfaces(spec, interfacesByNode.get(name) ?? []).map((iface) => {
+      const vips = vipsByInterface.get(iface) ?? [];
+      return {
+        name: iface,
+        vips,
+        vrrpPeers:
+          vips.length === 0
+            ? []
+            : [...interfacesByNode].flatMap(([other, interfaces]) => {
+                const a = interfaces.find((f) => f.name === iface)?.address;
+                return other === name || a === undefined ? [] : [a];
+              }),
+      };
+    }),
+  };
+}
+
+export interface NodesPlan {
+  readonly nodes: readonly PlannedNode[];
+  readonly initNode: PlannedNode;
+  /** The generated node that is the WireGuard hub (`cloud.wireguard.hub` is its internal address), if any. */
+  readonly hubNode: string | undefined;
+}
+
+export function planNodes(
+  spec: ClusterSpec,
+  parts: {
+    readonly version: KubernetesVersionPlan;
+    readonly network: NetworkPlan;
+    readonly roles: NodeRoles;
+    readonly vips: readonly PlannedVip[];
+    readonly vipInterfaces: VipInterfaces;
+  },
+): NodesPlan {
+  const k8s = parts.network.kubernetesSegment.interface;
+  const internalAddresses = spec.nodes.map((n) => {
+    const internal = own(n.interfaces, k8s)?.address;
+    if (!internal) throw new InternalError(`node ${n.name} has no address on ${k8s}`);
+    return hostPart(internal);
+  });
+  const interfacesByNode = new Map(spec.nodes.map((n) => [n.name, planInterfaces(parts.network, n)]));
+  const wireguard = spec.cloud?.wireguard;
+  const hub = wireguard?.hub;
+  const hubNode =
+    hub === undefined ? undefined : spec.nodes.find((_, i) => ipEquals(internalAddresses[i] ?? "", hub))?.name;
+  const controlPlanes = new Set(parts.roles.controlPlanes);
+  const vipsByInterface = new Map<string, string[]>();
+  for (const v of parts.vips)
+    vipsByInterface.set(v.interface, [...(vipsByInterface.get(v.interface) ?? []), v.address]);
+  // rp_filter is loose on interfaces that carry a VIP or policy-routed replies: the same list on every node.
+  const looseCandidates = unique([
+    parts.vipInterfaces.controlPlane,
+    parts.vipInterfaces.external,
+    ...parts.network.policyRoutes.map((r) => r.interface),
+  ]);
+  const isolationOff = clusterStorageIsolationOff(
+    spec.nodes.map((n) => storageIsolationOff(n.rootFilesystem, parts.version.version.minor)),
+    spec.cloud !== undefined,
+  );
+  const nodes = spec.nodes.map((n, index): PlannedNode => {
+    const interfaces = interfacesByNode.get(n.name) ?? [];
+    const internalAddress = internalAddresses[index] ?? "";
+    return {
+      name: n.name,
+      controlPlane: controlPlanes.has(n.name),
+      worker: isWorker(n),
+      init: n.name === parts.roles.controlPlanes[0],
+      carriesExternalVips: n.carriesExternalVips,
+      rootFilesystem: n.rootFilesystem,
+      localStorageIsolationOff: isolationOff[index],
+      disk: n.disk,
+      internalInterface: k8s,
+      internalAddress,
+      tunnelRoute:
+        hub === undefined || wireguard === undefined || n.name === hubNode
+          ? undefined
+          : { subnet: wireguard.tunnelSubnet, via: hub, interface: k8s },
+      interfaces,
+      labels: n.labels,
+      taints: n.taints,
+      acceptLocalInterfaces: acceptLocalInterfaces(spec, parts.network.policyRoutes, interfaces),
+      rpFilterLooseInterfaces: looseCandidates.filter((i) => has(interfaces, i)),
+      firewall:
+        spec.host.firewall === undefined ? undefined : planFirewall(spec, n.name, interfacesByNode, vipsByInterface),
+    };
+  });
+  const initNode = nodes.find((n) => n.init);
+  if (!initNode) throw new InternalError("no control-plane node");
+  return { nodes, initNode, hubNode };
+}
