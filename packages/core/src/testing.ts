@@ -14,7 +14,7 @@ import {
 } from "./spec/schema.js";
 import { validateSpec } from "./spec/validate.js";
 
-// for the test that writes and checks the precompiled line templates (packages/cli/test/precompiled-templates.test.ts)
+// for the test that writes and checks the precompiled line templates (packages/cli/test/generated-sources.test.ts)
 export { compileLineTemplate, lineTemplateSources } from "./line-template.js";
 
 export interface SpecShape {

@@ -67,7 +67,7 @@ export const AnySpecSchema = z.union([ClusterSpecSchema, CloudBurstSpecSchema]);
 export const isCloudBurstSpec = (spec: AnySpec): spec is CloudBurstSpec => "existingCluster" in spec;
 
 // The spec's types are plain interfaces rendered from this schema (and proven equal to z.input/z.output
-// by test/spec-types.test.ts): declaration files then never reach into zod's types.
+// by test/spec-types.test.ts; written by `pnpm codegen`): declaration files then never reach into zod's types.
 export type {
   AnySpec,
   CloudBurstSpec,
@@ -80,6 +80,6 @@ export type {
   PoolSpec,
   SecretRef,
   SegmentSpec,
-} from "./types.js";
+} from "../generated/spec-types.js";
 
-import type { AnySpec, CloudBurstSpec } from "./types.js";
+import type { AnySpec, CloudBurstSpec } from "../generated/spec-types.js";
