@@ -1,8 +1,7 @@
 // Rules about the cloud burst of an existing cluster (existingCluster:): no section of a generated cluster beside it,
 // its networks, nameservers and reach through the tunnel, its pools; and the cloud rules that hold for every spec.
 import { addressCount, cidrContains, cidrsOverlap, isIp, parseCidr } from "../../../ip.js";
-import type { SpecIssue } from "../../../issues.js";
-import { type IssuePath, type Reporter, toDotPath } from "../../../issues.js";
+import { type IssuePath, type Reporter, type SpecIssue, toDotPath } from "../../../issues.js";
 import { firstSeen } from "../../rule.js";
 import { type CloudBurstSpec, ON_PREM_SECTIONS } from "../../schema.js";
 import {
