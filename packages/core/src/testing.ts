@@ -14,7 +14,7 @@ import {
 } from "./spec/schema.js";
 import { validateSpec } from "./spec/validate.js";
 
-// for the test that writes and checks the precompiled line templates (packages/cli/test/precompiled-templates.test.ts)
+// for the test that writes and checks the precompiled line templates (packages/cli/test/generated-sources.test.ts)
 export { compileLineTemplate, lineTemplateSources } from "./line-template.js";
 
 export interface SpecShape {
@@ -526,8 +526,9 @@ export { planVips } from "./plan/vrrp.js";
 export { resolveSecrets } from "./secrets.js";
 export { blockYaml, parseYamlDocuments, readAsNonString, viaLibrary as toYamlViaLibrary } from "./serialize/yaml.js";
 export { forbiddenCharacter, inputHygiene } from "./spec/hygiene.js";
-export { cloudBurstRules, type Rule, rules, slotCount } from "./spec/rules/index.js";
-export { ownedCiliumKeysIn, secretShapeOf } from "./spec/rules/knobs.js";
+export { cloudBurstRules, type Rule, rules, slotCount } from "./spec/rules.js";
 export { cloudSchemasBuilt, MIN_KUBERNETES_MINOR } from "./spec/schema.js";
+export { ownedCiliumKeysIn } from "./spec/sections/cilium/rules.js";
+export { secretShapeOf } from "./spec/sections/overlays/rules.js";
 export { type SlotPattern, type StringSlot, schemaStringPatterns, specStringSlots } from "./spec/string-slots.js";
 export { durationSeconds, parseKubernetesVersion, parseSemver } from "./spec/version.js";

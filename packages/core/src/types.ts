@@ -12,6 +12,19 @@ export type {
 export type { AsgTag } from "./facts/cloud.js";
 export type { StorageIsolationOff } from "./facts/kubernetes.js";
 export type { VipId, VipKey } from "./facts/vrrp.js";
+export type {
+  AnySpec,
+  CloudBurstSpec,
+  CloudBurstSpecInput,
+  CloudSpec,
+  ClusterSpec,
+  ClusterSpecInput,
+  InterfaceSpec,
+  NodeSpec,
+  PoolSpec,
+  SecretRef,
+  SegmentSpec,
+} from "./generated/spec-types.js";
 export type { FormatOptions, IssuePath, SpecIssue, Validated } from "./issues.js";
 export type { AppliedPatch } from "./overlay/apply.js";
 export type { FailureState, NodeLoad, Simulation, TakeoverBound, VipHolding } from "./plan/simulate.js";
@@ -42,17 +55,4 @@ export type {
 export type { PlannedVip, VipKind } from "./plan/vrrp.js";
 export type { ResolvedSecret, SecretId, SecretReference, SecretValues } from "./secrets.js";
 export type { ExtraVolume, NodeTaint, Overlay } from "./spec/knob-types.js";
-export type {
-  AnySpec,
-  CloudBurstSpec,
-  CloudBurstSpecInput,
-  CloudSpec,
-  ClusterSpec,
-  ClusterSpecInput,
-  InterfaceSpec,
-  NodeSpec,
-  PoolSpec,
-  SecretRef,
-  SegmentSpec,
-} from "./spec/types.js";
 export type { Semver } from "./spec/version.js";

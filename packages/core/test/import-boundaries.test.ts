@@ -58,13 +58,16 @@ describe("import boundaries", () => {
     const at = (p: string) => join(packagesDir, p);
     expect(
       boundaryViolations([
-        { path: at("core/src/spec/rules/vrrp.ts"), text: 'import { planVips } from "../../plan/vrrp.js";' },
+        {
+          path: at("core/src/spec/sections/control-plane/rules.ts"),
+          text: 'import { planVips } from "../../../plan/vrrp.js";',
+        },
         { path: at("core/src/facts/vrrp.ts"), text: 'import type { ClusterPlan } from "../plan/types.js";' },
         { path: at("keepalived/src/view.ts"), text: 'import { token } from "@clusterspec/netifrc";' },
         { path: at("keepalived/src/view.ts"), text: 'import { resolvePlan } from "@clusterspec/core";' },
       ]),
     ).toEqual([
-      "core/src/spec/rules/vrrp.ts -> ../../plan/vrrp.js (spec and facts must not depend on the plan)",
+      "core/src/spec/sections/control-plane/rules.ts -> ../../../plan/vrrp.js (spec and facts must not depend on the plan)",
       "core/src/facts/vrrp.ts -> ../plan/types.js (spec and facts must not depend on the plan)",
       "keepalived/src/view.ts -> @clusterspec/netifrc (a generator imports another generator)",
     ]);

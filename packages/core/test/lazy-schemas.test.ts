@@ -1,4 +1,4 @@
-// The cloud sections' schemas are built on first use (spec/schema.ts): a spec without `cloud:` never builds them and
+// The cloud sections' schemas are built on first use (spec/sections/cloud, spec/sections/cloud-burst): a spec without `cloud:` never builds them and
 // validates to exactly what the whole schema gives. Its own file, so no other test has built them first.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1050,18 +1050,47 @@ describe("schema messages", () => {
         → at cloud.pools[0].instanceType
       ✖ expected an AMI id such as ami-0123456789abcdef0, got "ami-xyz"
         → at cloud.pools[0].ami.id
-      ✖ invalid key: expected a Kubernetes label key
+      ✖ invalid key: label key "-bad" is not a Kubernetes qualified name ([prefix/]name: name of letters, digits, '-', '_', '.', starting and ending with a letter or digit; prefix a lowercase DNS subdomain)
         → at cloud.pools[0].labels["-bad"]
-      ✖ expected a Kubernetes label value, got "not ok"
+      ✖ label values are empty or letters, digits, '-', '_', '.', starting and ending with a letter or digit, got "not ok"
         → at cloud.pools[0].labels.ok
       ✖ invalid key: expected an extended resource name such as github.com/fuse
         → at cloud.pools[0].resources["-fuse"]
       ✖ expected a quantity such as 1 or 500m, got "one"
         → at cloud.pools[0].resources["github.com/fuse"]
-      ✖ taint keys follow label-key syntax, got "-bad"
+      ✖ label key "-bad" is not a Kubernetes qualified name ([prefix/]name: name of letters, digits, '-', '_', '.', starting and ending with a letter or digit; prefix a lowercase DNS subdomain)
         → at cloud.pools[0].taints[0].key
-      ✖ taint values follow label-value syntax, got "no good"
+      ✖ label values are empty or letters, digits, '-', '_', '.', starting and ending with a letter or digit, got "no good"
         → at cloud.pools[0].taints[0].value"
+    `);
+  });
+
+  it("one rule, one message: labels and taints of nodes and cloud pools, RFC 1123 names of every kind", () => {
+    const s = cloudSpec();
+    const long = `example.com/${"x".repeat(64)}`;
+    s.nodes[0].labels = { [long]: "a b", ok: 8 };
+    s.nodes[0].taints = [{ key: long, value: "x".repeat(64), effect: "NoSchedule" }];
+    s.cloud.pools[0].labels = { [long]: "a b", ok: 8 };
+    s.cloud.pools[0].taints = [{ key: long, value: "x".repeat(64), effect: "NoSchedule" }];
+    s.kubernetes.apiServer = { extraVolumes: [{ name: "Audit", hostPath: "/a", mountPath: "/a" }] };
+    s.cloud.pools[0].name = "Burst";
+    const lines = errorsOf(s).split("\n");
+    const messages = (prefix: string) =>
+      lines.flatMap((l, i) => (lines[i + 1]?.includes(`at ${prefix}`) ? [l] : [])).sort();
+    expect(messages("nodes[0].")).toMatchInlineSnapshot(`
+      [
+        "✖ invalid key: label key "example.com/xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx": the name after the prefix is at most 63 characters",
+        "✖ label key "example.com/xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx": the name after the prefix is at most 63 characters",
+        "✖ label values are at most 63 characters, got "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx..."",
+        "✖ label values are strings: quote it",
+      ]
+    `);
+    expect(messages("cloud.pools[0].").filter((m) => !m.includes("pool name"))).toEqual(messages("nodes[0]."));
+    expect(lines.filter((l) => l.includes("RFC 1123 label")).sort()).toMatchInlineSnapshot(`
+      [
+        "✖ pool name must be an RFC 1123 label: lowercase letters, digits and '-', starting and ending with a letter or digit, got "Burst"",
+        "✖ volume name must be an RFC 1123 label: lowercase letters, digits and '-', starting and ending with a letter or digit, got "Audit"",
+      ]
     `);
   });
 });

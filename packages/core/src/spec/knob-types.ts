@@ -1,5 +1,8 @@
-// The open parts of the spec as plain interfaces (zod-free, for the public declarations); knobs-schema.ts proves
-// them equal to what its zod schemas output.
+// The open parts of the spec as plain interfaces (zod-free, for the public declarations); the sections that define
+// them (nodes, kubernetes, overlays) prove them equal to what their zod schemas output.
+
+/** True when A and B are the same type; the sections' `…TypeMatches` constants fail to compile otherwise. */
+export type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 
 export interface NodeTaint {
   key: string;

@@ -1,9 +1,8 @@
 import { isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
 import { type IssuePath, Reporter, type SpecIssue, type Validated } from "../issues.js";
-import { conflictingSections, isCloudBurstInput } from "./cloud-burst.js";
 import { inputHygiene, REFERENCE_CYCLE } from "./hygiene.js";
 import { humaneIssues } from "./messages.js";
-import { cloudBurstRules, rules } from "./rules/index.js";
+import { cloudBurstRules, rules } from "./rules.js";
 import {
   type AnySpec,
   type CloudBurstSpec,
@@ -12,6 +11,7 @@ import {
   ClusterSpecSchema,
   OnPremSpecSchema,
 } from "./schema.js";
+import { conflictingSections, isCloudBurstInput } from "./sections/cloud-burst/rules.js";
 
 /** Validates any JSON-like value. Never throws on user input: every problem comes back with its path. */
 // jitless: zod would otherwise generate and compile a parser per object shape on first use, which a process that

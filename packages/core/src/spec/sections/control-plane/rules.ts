@@ -6,8 +6,8 @@ import {
   isControlPlane,
   nodeInterfaces,
   segmentOfInterface,
-} from "../../facts/spec.js";
-import { allocateVrids, carriersPerExternalVip, externalUplink } from "../../facts/vrrp.js";
+} from "../../../facts/spec.js";
+import { allocateVrids, carriersPerExternalVip, externalUplink } from "../../../facts/vrrp.js";
 import {
   addressCount,
   cidrContains,
@@ -20,11 +20,12 @@ import {
   networkAddress,
   networkOf,
   parseCidr,
-} from "../../ip.js";
-import { type IssuePath, toDotPath } from "../../issues.js";
-import { own } from "../../own.js";
-import { type ClusterSpec, MAX_BASE_PRIORITY } from "../schema.js";
-import { firstSeen, type Rule } from "./rule.js";
+} from "../../../ip.js";
+import { type IssuePath, toDotPath } from "../../../issues.js";
+import { own } from "../../../own.js";
+import { firstSeen, type Rule } from "../../rule.js";
+import type { ClusterSpec } from "../../schema.js";
+import { MAX_BASE_PRIORITY } from "./schema.js";
 
 interface VipRef {
   readonly address: string;

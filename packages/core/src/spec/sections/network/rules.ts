@@ -1,9 +1,9 @@
 // Rules about the shared networks: segments, node addresses in them, gateways, overlaps, nameservers and routing tables.
-import { kubernetesSegment, nodeInterfaces, segmentOfInterface } from "../../facts/spec.js";
-import { cidrContains, cidrsOverlap, hostPart, networkOf, parseCidr } from "../../ip.js";
-import { type IssuePath, toDotPath } from "../../issues.js";
-import { own } from "../../own.js";
-import { firstSeen, type Rule } from "./rule.js";
+import { kubernetesSegment, nodeInterfaces, segmentOfInterface } from "../../../facts/spec.js";
+import { cidrContains, cidrsOverlap, hostPart, networkOf, parseCidr } from "../../../ip.js";
+import { type IssuePath, toDotPath } from "../../../issues.js";
+import { own } from "../../../own.js";
+import { firstSeen, type Rule } from "../../rule.js";
 
 export const segmentsWellFormed: Rule = (spec, report) => {
   const names = firstSeen<string>();

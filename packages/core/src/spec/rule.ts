@@ -1,6 +1,6 @@
 // The Rule type and the small helper rules share to name the first user of a duplicated value.
-import type { IssuePath, Reporter } from "../../issues.js";
-import type { CloudSpec, ClusterSpec } from "../schema.js";
+import type { IssuePath, Reporter } from "../issues.js";
+import type { CloudSpec, ClusterSpec } from "./schema.js";
 
 export type Rule = (spec: ClusterSpec, report: Reporter) => void;
 

@@ -1,17 +1,11 @@
-// Rules about the nodes themselves: names, addresses, MACs, interface names, VLANs, quorum and host sysctls.
-import {
-  firewallInterfaces,
-  isControlPlane,
-  kubernetesSegment,
-  nodeInterfaces,
-  rpFilterLooseInterfaces,
-  shellVar,
-} from "../../facts/spec.js";
-import { hostPart } from "../../ip.js";
-import { type Reporter, toDotPath } from "../../issues.js";
-import { own } from "../../own.js";
-import type { ClusterSpec, InterfaceSpec } from "../schema.js";
-import { firstSeen, type Rule } from "./rule.js";
+// Rules about the nodes themselves: names, addresses, MACs, interface names, VLANs, quorum, labels and taints.
+import { kubeletMaySetLabel } from "../../../facts/cloud.js";
+import { isControlPlane, nodeInterfaces, shellVar } from "../../../facts/spec.js";
+import { hostPart } from "../../../ip.js";
+import { type Reporter, toDotPath } from "../../../issues.js";
+import { own } from "../../../own.js";
+import { firstSeen, type Rule } from "../../rule.js";
+import type { ClusterSpec, InterfaceSpec } from "../../schema.js";
 
 export const uniqueNodeNames: Rule = (spec, report) => {
   const seen = firstSeen<string>();
@@ -93,29 +87,6 @@ export const controlPlaneQuorum: Rule = (spec, report) => {
   else if (count > 5) report.error(path, `${count} control-plane nodes slow etcd down for no gain: use 3 or 5`);
 };
 
-export const hostSysctlAllowed: Rule = (spec, report) => {
-  const managed = new Set(["net.ipv4.ip_forward", "net.ipv4.ip_nonlocal_bind", "net.ipv6.ip_nonlocal_bind"]);
-  const pinnedRpFilter = new Set(
-    ["all", "default", ...spec.nodes.flatMap((n) => rpFilterLooseInterfaces(spec, n))].map(
-      (i) => `net.ipv4.conf.${i}.rp_filter`,
-    ),
-  );
-  for (const key of Object.keys(spec.host.sysctl)) {
-    if (key === "net.ipv4.ip_local_port_range")
-      report.error(
-        ["host", "sysctl", key],
-        "net.ipv4.ip_local_port_range stays at its default: NodePorts (30000-32767) must stay outside the ephemeral port range",
-      );
-    else if (managed.has(key))
-      report.error(["host", "sysctl", key], `${key} is set by clusterspec itself (Kubernetes needs it on)`);
-    else if (pinnedRpFilter.has(key))
-      report.error(
-        ["host", "sysctl", key],
-        `${key} is set by clusterspec (all: 0, as Cilium requires; default and the VIP and policy-routed interfaces: 2, loose): strict reverse-path filtering drops policy-routed and DSR replies`,
-      );
-  }
-};
-
 /** Linux's MTU of an Ethernet interface nobody set one on. */
 export const DEFAULT_ETHERNET_MTU = 1500;
 
@@ -136,33 +107,30 @@ export const vlanMtuWithinParent: Rule = (spec, report) => {
   });
 };
 
-/**
- * host: cgroup v1 works but is in maintenance mode; host.firewall's listed interfaces exist, and never the Kubernetes
- * interface (the cluster's own traffic).
- */
-export const hostSettingsFit: Rule = (spec, report) => {
-  if (spec.host.cgroupMode !== "unified")
-    report.warning(
-      ["host", "cgroupMode"],
-      `cgroupMode ${spec.host.cgroupMode} runs the kubelet on cgroup v1, in maintenance mode since Kubernetes 1.31; OpenRC's default unified (cgroup v2) needs nothing written`,
-    );
-  const fw = spec.host.firewall;
-  if (!fw) return;
-  const k8s = kubernetesSegment(spec)?.interface;
-  (fw.publicInterfaces ?? []).forEach((name, j) => {
-    const path = ["host", "firewall", "publicInterfaces", j];
-    if (!spec.nodes.some((n) => own(n.interfaces, name) !== undefined))
-      report.error(path, `public interface ${name} is not an interface of any node`);
-    else if (name === k8s)
-      report.error(
-        path,
-        `${name} carries the Kubernetes segment (API server, kubelet, etcd, Cilium between the nodes): it cannot be a public interface`,
-      );
+/** NodeRestriction: a kubelet may only label its own Node with keys outside kubernetes.io/k8s.io, or the allowed ones. */
+export const nodeLabelsSelfSettable: Rule = (spec, report) => {
+  spec.nodes.forEach((node, i) => {
+    for (const key of Object.keys(node.labels))
+      if (!kubeletMaySetLabel(key))
+        report.error(
+          ["nodes", i, "labels", key],
+          `the kubelet may not set label ${key} on its own node (the NodeRestriction admission plugin forbids node-role.kubernetes.io/* and other kubernetes.io/k8s.io keys outside its allowed list): apply it after the node joined with \`kubectl label node ${node.name} ${key}=${node.labels[key] ?? ""}\`, or use a key of your own (example.com/role) or under node.kubernetes.io/`,
+        );
   });
-  const unfiltered = spec.nodes.filter((n) => firewallInterfaces(spec, n).length === 0).map((n) => n.name);
-  if (unfiltered.length > 0)
-    report.warning(
-      ["host", "firewall"],
-      `the host firewall filters nothing on ${unfiltered.join(", ")}: ${fw.publicInterfaces ? "none of host.firewall.publicInterfaces is" : "every interface attaches a network segment, so none is"} an interface there; list the public ones in host.firewall.publicInterfaces`,
-    );
+};
+
+/** The API server refuses two taints with the same key and effect. */
+export const nodeTaintsDistinct: Rule = (spec, report) => {
+  spec.nodes.forEach((node, i) => {
+    const seen = new Set<string>();
+    node.taints.forEach((t, j) => {
+      const id = `${t.key}:${t.effect}`;
+      if (seen.has(id))
+        report.error(
+          ["nodes", i, "taints", j],
+          `taint ${t.key} with effect ${t.effect} is listed twice on ${node.name}`,
+        );
+      seen.add(id);
+    });
+  });
 };

@@ -1,9 +1,13 @@
-// Rules about Kubernetes itself: service and pod subnets, kubeadm join secrets and node-health timing.
-import { defaultMonitorGracePeriod } from "../../facts/kubernetes.js";
-import { addressCount, parseCidr } from "../../ip.js";
-import { type ClusterSpec, MIN_KUBERNETES_MINOR } from "../schema.js";
-import { durationSeconds, parseKubernetesVersion } from "../version.js";
-import type { Rule } from "./rule.js";
+// Rules about Kubernetes itself: service and pod subnets, kubeadm join secrets, node-health timing, and free-form
+// knobs (extraArgs, KubeletConfiguration fields) that never set what clusterspec derives.
+import { defaultMonitorGracePeriod } from "../../../facts/kubernetes.js";
+import { type ControlPlaneComponent, OWNED_FLAGS, OWNED_KUBELET_FIELDS } from "../../../facts/owned.js";
+import { addressCount, parseCidr } from "../../../ip.js";
+import { own } from "../../../own.js";
+import type { Rule } from "../../rule.js";
+import type { ClusterSpec } from "../../schema.js";
+import { durationSeconds, parseKubernetesVersion } from "../../version.js";
+import { MIN_KUBERNETES_MINOR } from "./schema.js";
 
 /** kubeadm rejects service subnets larger than /12 (IPv4) or /108 (IPv6); fewer than 10 addresses cannot hold the cluster's own services. */
 export const serviceSubnetSized: Rule = (spec, report) => {
@@ -100,4 +104,30 @@ export const nodeHealthConsistent: Rule = (spec, report) => {
       [...base, "evictionAfter"],
       `evictionAfter ${h.evictionAfter} must be whole seconds (kube-apiserver --default-not-ready-toleration-seconds takes an integer)`,
     );
+};
+
+export const COMPONENTS: readonly ControlPlaneComponent[] = ["apiServer", "controllerManager", "scheduler", "etcd"];
+
+/** A flag clusterspec derives (or kubeadm derives from a typed field) cannot be overridden through extraArgs. */
+export const extraArgsNotOwned: Rule = (spec, report) => {
+  for (const component of COMPONENTS)
+    for (const flag of Object.keys(spec.kubernetes[component].extraArgs)) {
+      const owner = own(OWNED_FLAGS[component], flag);
+      if (owner !== undefined)
+        report.error(
+          ["kubernetes", component, "extraArgs", flag],
+          `--${flag} is derived by clusterspec from ${owner}: set that field instead of kubernetes.${component}.extraArgs`,
+        );
+    }
+};
+
+export const kubeletFieldsNotOwned: Rule = (spec, report) => {
+  for (const field of Object.keys(spec.kubernetes.kubelet)) {
+    const owner = own(OWNED_KUBELET_FIELDS, field);
+    if (owner !== undefined)
+      report.error(
+        ["kubernetes", "kubelet", field],
+        `KubeletConfiguration ${field} is set by clusterspec from ${owner}: set that field instead`,
+      );
+  }
 };

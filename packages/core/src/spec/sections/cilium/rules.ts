@@ -1,8 +1,10 @@
-// Rules about Cilium: its devices, its MTU inside WireGuard and DSR dispatch.
-import { defaultRouteInterface, kubernetesSegment } from "../../facts/spec.js";
-import { tunnelMtuOf, WIREGUARD_OVERHEAD } from "../../facts/wireguard.js";
-import { own } from "../../own.js";
-import type { Rule } from "./rule.js";
+// Rules about Cilium: its devices, its MTU inside WireGuard, DSR dispatch, and Helm values that never set what
+// clusterspec derives.
+import { OWNED_CILIUM_KEYS } from "../../../facts/owned.js";
+import { defaultRouteInterface, kubernetesSegment } from "../../../facts/spec.js";
+import { tunnelMtuOf, WIREGUARD_OVERHEAD } from "../../../facts/wireguard.js";
+import { own } from "../../../own.js";
+import type { Rule } from "../../rule.js";
 
 export const ciliumDevicesExist: Rule = (spec, report) => {
   (spec.cilium.devices ?? []).forEach((dev, j) => {
@@ -73,4 +75,34 @@ export const ciliumMtuFitsDevices: Rule = (spec, report) => {
         return;
       }
     }
+};
+
+const isMap = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/** Every owned key that `values` would set, replace or delete (a non-mapping above an owned key replaces it). */
+export function ownedCiliumKeysIn(values: Record<string, unknown>): { path: string[]; key: string }[] {
+  const found: { path: string[]; key: string }[] = [];
+  const owned = Object.keys(OWNED_CILIUM_KEYS);
+  const walk = (node: Record<string, unknown>, prefix: string[]) => {
+    for (const [k, v] of Object.entries(node)) {
+      const path = [...prefix, k];
+      const dotted = path.join(".");
+      if (own(OWNED_CILIUM_KEYS, dotted) !== undefined) found.push({ path, key: dotted });
+      else if (isMap(v)) walk(v, path);
+      else {
+        const below = owned.find((o) => o.startsWith(`${dotted}.`));
+        if (below !== undefined) found.push({ path, key: below });
+      }
+    }
+  };
+  walk(values, []);
+  return found;
+}
+
+export const ciliumValuesNotOwned: Rule = (spec, report) => {
+  for (const { path, key } of ownedCiliumKeysIn(spec.cilium.values))
+    report.error(
+      ["cilium", "values", ...path],
+      `Cilium value ${key} is set by clusterspec from ${OWNED_CILIUM_KEYS[key]}: set that field instead of cilium.values`,
+    );
 };

@@ -1,16 +1,28 @@
-// Rules about the cloud burst of an existing cluster (existingCluster:): its networks, nameservers and reach
-// through the tunnel, its pools; and the cloud rules that hold for every spec.
-import { addressCount, cidrContains, cidrsOverlap, isIp, parseCidr } from "../../ip.js";
-import { type IssuePath, type Reporter, toDotPath } from "../../issues.js";
-import type { CloudBurstSpec } from "../schema.js";
+// Rules about the cloud burst of an existing cluster (existingCluster:): no section of a generated cluster beside it,
+// its networks, nameservers and reach through the tunnel, its pools; and the cloud rules that hold for every spec.
+import { addressCount, cidrContains, cidrsOverlap, isIp, parseCidr } from "../../../ip.js";
+import { type IssuePath, type Reporter, type SpecIssue, toDotPath } from "../../../issues.js";
+import { firstSeen } from "../../rule.js";
+import { type CloudBurstSpec, ON_PREM_SECTIONS } from "../../schema.js";
 import {
   checkPoolNameAndSize,
   cloudPoolLabelsSelfSettable,
   cloudPoolTagsFit,
   provisionerUrlIsBase,
   wireguardKeysConsistent,
-} from "./cloud.js";
-import { firstSeen } from "./rule.js";
+} from "../cloud/rules.js";
+
+export const isCloudBurstInput = (input: unknown): input is Record<string, unknown> =>
+  typeof input === "object" && input !== null && !Array.isArray(input) && "existingCluster" in input;
+
+/** Sections of a generated cluster that were written beside existingCluster: each is an error naming both paths. */
+export function conflictingSections(input: Record<string, unknown>): SpecIssue[] {
+  return ON_PREM_SECTIONS.filter((k) => input[k] !== undefined).map((k) => ({
+    path: [k],
+    message: `${k} cannot be combined with existingCluster: a spec either generates a cluster (${k}, …) or bursts an existing one (existingCluster)`,
+    severity: "error",
+  }));
+}
 
 export type CloudBurstRule = (spec: CloudBurstSpec, report: Reporter) => void;
 

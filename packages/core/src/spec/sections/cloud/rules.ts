@@ -1,9 +1,9 @@
 // Rules about cloud burst: pools, the WireGuard tunnel, Auto Scaling Group tags, node labels and the provisioner URL.
-import { ASG_TAG_LIMITS, autoscalerTags, kubeletMaySetLabel } from "../../facts/cloud.js";
-import { kubernetesSegment } from "../../facts/spec.js";
-import { addressCount, cidrContains, parseCidr } from "../../ip.js";
-import { type Reporter, toDotPath } from "../../issues.js";
-import { type CloudRule, firstSeen, type Rule } from "./rule.js";
+import { ASG_TAG_LIMITS, autoscalerTags, kubeletMaySetLabel } from "../../../facts/cloud.js";
+import { kubernetesSegment } from "../../../facts/spec.js";
+import { addressCount, cidrContains, parseCidr } from "../../../ip.js";
+import { type Reporter, toDotPath } from "../../../issues.js";
+import { type CloudRule, firstSeen, type Rule } from "../../rule.js";
 
 /** A pool's name is unique and its minSize at most its maxSize: shared by on-prem clusters and cloud-only specs. */
 export function checkPoolNameAndSize(

@@ -1,50 +1,23 @@
-// Cross-field rules, one small named function per invariant (changesets rules.ts), grouped by concern.
+// Cross-field rules, one small named function per invariant (changesets rules.ts), each beside its section's schema
+// in sections/<section>/rules.ts.
 // Each reports at the spec path of the offending value; the schema has already checked every value on its own.
 // The order of this list is the order issues are reported in.
 
-import { ciliumDevicesExist, ciliumDsrDispatch, ciliumMtuFitsDevices, ciliumMtuFitsTunnel } from "./cilium.js";
+import type { Rule } from "./rule.js";
+import {
+  ciliumDevicesExist,
+  ciliumDsrDispatch,
+  ciliumMtuFitsDevices,
+  ciliumMtuFitsTunnel,
+  ciliumValuesNotOwned,
+} from "./sections/cilium/rules.js";
 import {
   cloudPoolLabelsSelfSettable,
   cloudPoolsValid,
   cloudPoolTagsFit,
   provisionerUrlIsBase,
   wireguardKeysConsistent,
-} from "./cloud.js";
-import {
-  ciliumValuesNotOwned,
-  extraArgsNotOwned,
-  kubeletFieldsNotOwned,
-  nodeLabelsSelfSettable,
-  nodeTaintsDistinct,
-  noSecretLiterals,
-} from "./knobs.js";
-import {
-  kubeadmSecretsForJoins,
-  nodeHealthConsistent,
-  podSubnetFitsNodes,
-  podSubnetNodeMaskDiff,
-  serviceSubnetSized,
-} from "./kubernetes.js";
-import {
-  atMostTwoNameservers,
-  gatewaysOnLink,
-  networksDisjoint,
-  nodeAddressesMatchSegments,
-  routingTablesValid,
-  segmentsWellFormed,
-} from "./network.js";
-import {
-  controlPlaneQuorum,
-  hostSettingsFit,
-  hostSysctlAllowed,
-  netifrcVariableNamesDistinct,
-  uniqueMacs,
-  uniqueNodeAddresses,
-  uniqueNodeNames,
-  vlanMtuWithinParent,
-  vlanParentsExist,
-} from "./nodes.js";
-import type { Rule } from "./rule.js";
+} from "./sections/cloud/rules.js";
 import {
   healthCheckMovesVip,
   vipInterfacesOnNodes,
@@ -53,10 +26,40 @@ import {
   vrrpFamiliesAndUnicast,
   vrrpOptionsConsistent,
   vrrpTrackingConsistent,
-} from "./vrrp.js";
+} from "./sections/control-plane/rules.js";
+import { hostSettingsFit, hostSysctlAllowed } from "./sections/host/rules.js";
+import {
+  extraArgsNotOwned,
+  kubeadmSecretsForJoins,
+  kubeletFieldsNotOwned,
+  nodeHealthConsistent,
+  podSubnetFitsNodes,
+  podSubnetNodeMaskDiff,
+  serviceSubnetSized,
+} from "./sections/kubernetes/rules.js";
+import {
+  atMostTwoNameservers,
+  gatewaysOnLink,
+  networksDisjoint,
+  nodeAddressesMatchSegments,
+  routingTablesValid,
+  segmentsWellFormed,
+} from "./sections/network/rules.js";
+import {
+  controlPlaneQuorum,
+  netifrcVariableNamesDistinct,
+  nodeLabelsSelfSettable,
+  nodeTaintsDistinct,
+  uniqueMacs,
+  uniqueNodeAddresses,
+  uniqueNodeNames,
+  vlanMtuWithinParent,
+  vlanParentsExist,
+} from "./sections/nodes/rules.js";
+import { noSecretLiterals } from "./sections/overlays/rules.js";
 
-export { type CloudBurstRule, cloudBurstRules, slotCount } from "./cloud-burst.js";
 export type { CloudRule, Rule } from "./rule.js";
+export { type CloudBurstRule, cloudBurstRules, slotCount } from "./sections/cloud-burst/rules.js";
 
 export const rules: readonly Rule[] = [
   uniqueNodeNames,

@@ -1,0 +1,58 @@
+// Rules about the host section: sysctls clusterspec sets itself, the cgroup mode and the host firewall's interfaces.
+import { firewallInterfaces, kubernetesSegment, rpFilterLooseInterfaces } from "../../../facts/spec.js";
+import { own } from "../../../own.js";
+import type { Rule } from "../../rule.js";
+
+export const hostSysctlAllowed: Rule = (spec, report) => {
+  const managed = new Set(["net.ipv4.ip_forward", "net.ipv4.ip_nonlocal_bind", "net.ipv6.ip_nonlocal_bind"]);
+  const pinnedRpFilter = new Set(
+    ["all", "default", ...spec.nodes.flatMap((n) => rpFilterLooseInterfaces(spec, n))].map(
+      (i) => `net.ipv4.conf.${i}.rp_filter`,
+    ),
+  );
+  for (const key of Object.keys(spec.host.sysctl)) {
+    if (key === "net.ipv4.ip_local_port_range")
+      report.error(
+        ["host", "sysctl", key],
+        "net.ipv4.ip_local_port_range stays at its default: NodePorts (30000-32767) must stay outside the ephemeral port range",
+      );
+    else if (managed.has(key))
+      report.error(["host", "sysctl", key], `${key} is set by clusterspec itself (Kubernetes needs it on)`);
+    else if (pinnedRpFilter.has(key))
+      report.error(
+        ["host", "sysctl", key],
+        `${key} is set by clusterspec (all: 0, as Cilium requires; default and the VIP and policy-routed interfaces: 2, loose): strict reverse-path filtering drops policy-routed and DSR replies`,
+      );
+  }
+};
+
+/**
+ * host: cgroup v1 works but is in maintenance mode; host.firewall's listed interfaces exist, and never the Kubernetes
+ * interface (the cluster's own traffic).
+ */
+export const hostSettingsFit: Rule = (spec, report) => {
+  if (spec.host.cgroupMode !== "unified")
+    report.warning(
+      ["host", "cgroupMode"],
+      `cgroupMode ${spec.host.cgroupMode} runs the kubelet on cgroup v1, in maintenance mode since Kubernetes 1.31; OpenRC's default unified (cgroup v2) needs nothing written`,
+    );
+  const fw = spec.host.firewall;
+  if (!fw) return;
+  const k8s = kubernetesSegment(spec)?.interface;
+  (fw.publicInterfaces ?? []).forEach((name, j) => {
+    const path = ["host", "firewall", "publicInterfaces", j];
+    if (!spec.nodes.some((n) => own(n.interfaces, name) !== undefined))
+      report.error(path, `public interface ${name} is not an interface of any node`);
+    else if (name === k8s)
+      report.error(
+        path,
+        `${name} carries the Kubernetes segment (API server, kubelet, etcd, Cilium between the nodes): it cannot be a public interface`,
+      );
+  });
+  const unfiltered = spec.nodes.filter((n) => firewallInterfaces(spec, n).length === 0).map((n) => n.name);
+  if (unfiltered.length > 0)
+    report.warning(
+      ["host", "firewall"],
+      `the host firewall filters nothing on ${unfiltered.join(", ")}: ${fw.publicInterfaces ? "none of host.firewall.publicInterfaces is" : "every interface attaches a network segment, so none is"} an interface there; list the public ones in host.firewall.publicInterfaces`,
+    );
+};
