@@ -17,6 +17,13 @@ export {
   BURST_NODES_REPORT_EPHEMERAL_STORAGE,
   BURST_ROOT_FILESYSTEM,
 } from "./facts/cloud.js";
+export {
+  FEDORA_EOL_AS_OF,
+  FEDORA_EOL_SOURCE,
+  type FedoraEol,
+  fedoraPastEol,
+  fedoraReleaseOf,
+} from "./facts/fedora.js";
 export { type KubeadmApiVersion, type StorageIsolationOff, storageIsolationOff } from "./facts/kubernetes.js";
 export { shellVar } from "./facts/spec.js";
 export type { VipId, VipKey } from "./facts/vrrp.js";

@@ -5,6 +5,10 @@ import {
   BURST_ROOT_FILESYSTEM,
   type BurstPlan,
   type CloudPlan,
+  FEDORA_EOL_AS_OF,
+  FEDORA_EOL_SOURCE,
+  fedoraPastEol,
+  fedoraReleaseOf,
   mdTable,
   PROVISIONER_EVENT_STATES,
 } from "@clusterspec/core";
@@ -14,7 +18,6 @@ import {
   AUTOSCALER_VALUES_PATH,
   autoscalerImageTag,
 } from "./autoscaler.js";
-import { FEDORA_EOL_AS_OF, FEDORA_EOL_SOURCE, fedoraPastEol, fedoraReleaseOf } from "./fedora.js";
 import {
   AUTOSCALER_DESCRIBE_ACTIONS,
   AUTOSCALER_WRITE_ACTIONS,
