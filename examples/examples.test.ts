@@ -2,8 +2,8 @@
 // Update with `pnpm test:update`, then review `git diff examples/` like code.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { specJsonSchema } from "@clusterspec/core";
-import { parseYamlDocuments, renderSpecReference } from "@clusterspec/core/testing";
+import { parseYamlDocuments, specJsonSchema } from "@clusterspec/core";
+import { renderSpecReference } from "@clusterspec/core/testing";
 import { type GenerateResult, generateChecked } from "clusterspec";
 import { MANIFEST, nodeFileSystem, renderManifest } from "clusterspec/cli";
 import { describe, expect, it } from "vitest";

@@ -1,7 +1,7 @@
 // The Cilium chart as Helm sees it: values.yaml defaults, values.schema.json, and our stricter overlay.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseYamlDocuments } from "@clusterspec/core/testing";
+import { parseYamlDocuments } from "@clusterspec/core";
 import { DOCUMENTED_VALUES } from "@clusterspec/schemas/cilium";
 import { ajv07, formatAjvErrors, readSchema, schemaDir } from "@clusterspec/testkit";
 

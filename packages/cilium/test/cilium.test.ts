@@ -4,10 +4,11 @@ import {
   cidrContains,
   generatedMarker,
   loadSpec,
+  parseYamlDocuments,
   resolvePlan,
   validateSpec,
 } from "@clusterspec/core";
-import { arbClusterSpec, asClusterSpec, buildSpec, mustResolve, parseYamlDocuments } from "@clusterspec/core/testing";
+import { arbClusterSpec, asClusterSpec, buildSpec, mustResolve } from "@clusterspec/core/testing";
 import { clusterExampleNames, exampleText } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";

@@ -3,10 +3,10 @@ import { posix } from "node:path";
 import {
   type AnySpec,
   OutputLimitError,
+  parseYamlDocuments,
   peerKeyLines,
   resolvePlan,
   type SecretValues,
-  TERRAFORM_DIR,
 } from "@clusterspec/core";
 import {
   arbCloudBurstSpec,
@@ -14,7 +14,6 @@ import {
   distinctSecretsFor,
   mustValidate,
   mustValidateAny,
-  parseYamlDocuments,
   withWireguardHub,
 } from "@clusterspec/core/testing";
 import { exampleText } from "@clusterspec/testkit";
@@ -151,10 +150,16 @@ describe("generate", () => {
         expect(r.ok).toBe(true);
         if (!r.ok) return;
         const paths = new Set(r.artifacts.map((a) => a.path));
-        const tf = r.artifacts.filter((a) => a.path.startsWith(`${TERRAFORM_DIR}/`));
-        const reads = tf.flatMap((a) => [...a.content.matchAll(/filebase64\(\\"\$\{path\.module\}\/([^"\\]+)\\"\)/g)]);
+        // `${path.module}`: the folder the .tf.json files are in
+        const reads = r.artifacts
+          .filter((a) => a.path.endsWith(".tf.json"))
+          .flatMap((a) =>
+            [...a.content.matchAll(/filebase64\(\\"\$\{path\.module\}\/([^"\\]+)\\"\)/g)].map((m) =>
+              posix.join(posix.dirname(a.path), m[1] ?? ""),
+            ),
+          );
         expect(reads.length).toBe(r.plan.cloud?.pools.length);
-        for (const m of reads) expect(paths).toContain(posix.normalize(`${TERRAFORM_DIR}/${m[1]}`));
+        for (const read of reads) expect(paths).toContain(read);
       }),
       { numRuns: 10 },
     );

@@ -9,8 +9,14 @@ import { createHash } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { type Artifact, CloudBurstSpecSchema, ClusterSpecSchema, loadSpec } from "@clusterspec/core";
-import { parseYamlDocuments, type StringSlot, schemaStringPatterns, specStringSlots } from "@clusterspec/core/testing";
+import {
+  type Artifact,
+  CloudBurstSpecSchema,
+  ClusterSpecSchema,
+  loadSpec,
+  parseYamlDocuments,
+} from "@clusterspec/core";
+import { type StringSlot, schemaStringPatterns, specStringSlots } from "@clusterspec/core/testing";
 import { hasTool, run, withNetns } from "@clusterspec/testkit";
 import { generateChecked } from "clusterspec";
 import { describe, expect, it } from "vitest";

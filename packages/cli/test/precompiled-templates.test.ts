@@ -3,9 +3,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { lineTemplate } from "@clusterspec/core";
-import { lineTemplateSources } from "@clusterspec/core/testing";
+import { lineTemplateSources, precompiledTemplates } from "@clusterspec/core/testing";
 import { describe, expect, it } from "vitest";
-import { precompiledTemplates } from "../../core/src/generated/precompiled-templates.js";
 import { generateChecked } from "../src/generate.js";
 // imports every generator, and with them every template they make at import
 import "../src/generators.js";

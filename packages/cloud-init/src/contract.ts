@@ -1,13 +1,8 @@
 // The provisioner's side of the bargain, as an OpenAPI 3.1 document built from the plan: the endpoints the
 // join script calls (with the same paths, headers, statuses and retries the script uses), the SNS endpoint,
 // the lifecycle it must implement and the Kubernetes Secret layout of the peer configs.
-import {
-  type BurstPlan,
-  type CloudPlan,
-  PROVISIONER_EVENT_STATES,
-  PROVISIONER_SNS_PATH,
-  toYaml,
-} from "@clusterspec/core";
+import { type BurstPlan, type CloudPlan, PROVISIONER_EVENT_STATES, toYaml } from "@clusterspec/core";
+import { PROVISIONER_SNS_PATH } from "./constants.js";
 import { IDENTITY_HEADERS, PROVISIONER_RETRY, RETRIED_STATUSES } from "./join-script.js";
 import { NODE_VERBS, PROVISIONER_SERVICE_ACCOUNT, provisionerRbacName, RBAC_PATH } from "./rbac.js";
 

@@ -1,7 +1,7 @@
 // cloud/provisioner/openapi.yaml: valid OpenAPI 3.1 (the official schema) for every example and any cloud spec,
 // and it names exactly what the join script does.
-import { loadSpec, resolvePlan } from "@clusterspec/core";
-import { arbPlan, buildSpec, mustResolve, parseYamlDocuments } from "@clusterspec/core/testing";
+import { loadSpec, parseYamlDocuments, resolvePlan } from "@clusterspec/core";
+import { arbPlan, buildSpec, mustResolve } from "@clusterspec/core/testing";
 import { exampleNames, exampleText, formatAjvErrors, openApi31Validator } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";

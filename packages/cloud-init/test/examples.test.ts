@@ -2,8 +2,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadSpec, resolvePlan } from "@clusterspec/core";
-import { parseYamlDocuments } from "@clusterspec/core/testing";
+import { loadSpec, parseYamlDocuments, resolvePlan } from "@clusterspec/core";
 import {
   ajv04,
   exampleNames,

@@ -9,7 +9,8 @@ import { request as httpsRequest } from "node:https";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { ClusterPlan } from "@clusterspec/core";
-import { buildSpec, mustResolve, parseYamlDocuments } from "@clusterspec/core/testing";
+import { parseYamlDocuments } from "@clusterspec/core";
+import { buildSpec, mustResolve } from "@clusterspec/core/testing";
 import { hasTool, MockProvisioner, run, sh, toolAvailable } from "@clusterspec/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {

@@ -1,15 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type ClusterPlan, resolvePlan, SECRET_KINDS } from "@clusterspec/core";
-import {
-  arbPlan,
-  arbSpecAndPlan,
-  buildSpec,
-  mustResolve,
-  mustValidate,
-  parseYamlDocuments,
-} from "@clusterspec/core/testing";
+import { type ClusterPlan, parseYamlDocuments, resolvePlan, SECRET_KINDS } from "@clusterspec/core";
+import { arbPlan, arbSpecAndPlan, buildSpec, mustResolve, mustValidate } from "@clusterspec/core/testing";
 import { ajv04, ajv07, formatAjvErrors, readSchema, run, toolAvailable } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { gunzipSync } from "fflate";

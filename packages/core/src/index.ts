@@ -16,23 +16,15 @@ export {
   AUTOSCALER_TAG_PREFIX,
   BURST_NODES_REPORT_EPHEMERAL_STORAGE,
   BURST_ROOT_FILESYSTEM,
-  ephemeralStorageOf,
 } from "./facts/cloud.js";
 export {
-  FEDORA_EOL,
   FEDORA_EOL_AS_OF,
   FEDORA_EOL_SOURCE,
   type FedoraEol,
   fedoraPastEol,
   fedoraReleaseOf,
 } from "./facts/fedora.js";
-export {
-  KUBELET_PATCHES_SINCE_MINOR,
-  type KubeadmApiVersion,
-  type StorageIsolationOff,
-  storageIsolationOff,
-} from "./facts/kubernetes.js";
-export { type ControlPlaneComponent, OWNED_CILIUM_KEYS, OWNED_FLAGS, OWNED_KUBELET_FIELDS } from "./facts/owned.js";
+export { type KubeadmApiVersion, type StorageIsolationOff, storageIsolationOff } from "./facts/kubernetes.js";
 export { shellVar } from "./facts/spec.js";
 export type { VipId, VipKey } from "./facts/vrrp.js";
 export { WIREGUARD_OVERHEAD } from "./facts/wireguard.js";
@@ -50,25 +42,11 @@ export {
 export { specJsonSchema } from "./json-schema.js";
 export { type Escape, lineTemplate } from "./line-template.js";
 export { type AppliedPatch, applyOverlays, blameOverlay, type OverlayOutcome } from "./overlay/apply.js";
-export { globMatches } from "./overlay/glob.js";
 export { isJsonMap, mergePatch, toPointer } from "./overlay/merge-patch.js";
-export {
-  type BootstrapAction,
-  type BootstrapStep,
-  bootstrapPlan,
-  type NodeBootstrap,
-  summarizeBootstrap,
-} from "./plan/bootstrap.js";
-export {
-  burstPackages,
-  PEER_SECRET_DATA_KEY,
-  PEER_SECRET_TYPE,
-  PROVISIONER_EVENT_STATES,
-  PROVISIONER_SNS_PATH,
-} from "./plan/burst.js";
-export { DIAGRAM_MAX_NODES, DIAGRAM_MAX_SINGLE_VIPS, failoverDiagram } from "./plan/diagram.js";
+export { PROVISIONER_EVENT_STATES } from "./plan/burst.js";
+export { failoverDiagram } from "./plan/diagram.js";
 export { type ExtraArgs, formatExtraArgs } from "./plan/kubeadm-api.js";
-export { TERRAFORM_DIR, userDataPaths } from "./plan/paths.js";
+export { userDataPaths } from "./plan/paths.js";
 export { type ResolveOptions, resolvePlan } from "./plan/resolve.js";
 export {
   AT_REST,
@@ -78,7 +56,6 @@ export {
   holderMap,
   holdingOf,
   loadSpread,
-  masterDownSeconds,
   type NodeLoad,
   preemptDelayFor,
   type Simulation,
@@ -128,10 +105,9 @@ export {
 export { stableJson } from "./serialize/json.js";
 export { parseYamlDocuments, toYaml, toYamlDocuments } from "./serialize/yaml.js";
 export type { ExtraVolume, NodeTaint, Overlay } from "./spec/knob-types.js";
-export { didYouMean, editDistance } from "./spec/messages.js";
+export { didYouMean } from "./spec/messages.js";
 export {
   type AnySpec,
-  AnySpecSchema,
   type CloudBurstSpec,
   type CloudBurstSpecInput,
   CloudBurstSpecSchema,
@@ -140,9 +116,7 @@ export {
   type ClusterSpecInput,
   ClusterSpecSchema,
   type InterfaceSpec,
-  isCloudBurstSpec,
   type NodeSpec,
-  ON_PREM_SECTIONS,
   type PoolSpec,
   type SecretRef,
   type SegmentSpec,

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type BootstrapAction, bootstrapPlan, summarizeBootstrap, summarizeCore } from "../src/index.js";
+import { summarizeCore } from "../src/index.js";
+import { type BootstrapAction, bootstrapPlan, summarizeBootstrap } from "../src/plan/bootstrap.js";
 import { arbPlan, mustResolve } from "../src/testing.js";
 import { referenceSpec } from "./helpers.js";
 

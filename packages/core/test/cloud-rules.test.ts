@@ -1,15 +1,14 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ASG_TAG_LIMITS, formatIssues, validateSpec } from "../src/index.js";
-import type { ClusterSpecInput } from "../src/spec/schema.js";
 import {
   autoscalerTags,
   BURST_NODES_REPORT_EPHEMERAL_STORAGE,
-  buildSpec,
   ephemeralStorageOf,
   kubeletMaySetLabel,
-  mustValidate,
-} from "../src/testing.js";
+} from "../src/facts/cloud.js";
+import { ASG_TAG_LIMITS, formatIssues, validateSpec } from "../src/index.js";
+import type { ClusterSpecInput } from "../src/spec/schema.js";
+import { buildSpec, mustValidate } from "../src/testing.js";
 
 type PoolInput = Record<string, unknown>;
 

@@ -1,7 +1,8 @@
 // PLAN.md's Mermaid picture: every VIP's master is drawn, and it stays small at 16 nodes and a full pool.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { DIAGRAM_MAX_SINGLE_VIPS, failoverDiagram } from "../src/index.js";
+import { failoverDiagram } from "../src/index.js";
+import { DIAGRAM_MAX_SINGLE_VIPS } from "../src/plan/diagram.js";
 import { arbPlan, buildSpec, mustResolve } from "../src/testing.js";
 
 const boxes = (d: string) => d.split("\n").filter((l) => /^\s+\w+(\[|\(\[)"/.test(l)).length;

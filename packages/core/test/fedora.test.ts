@@ -2,7 +2,8 @@
 // on a date passed in (never the clock).
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { FEDORA_EOL, FEDORA_EOL_AS_OF, fedoraPastEol, fedoraReleaseOf } from "../src/index.js";
+import { FEDORA_EOL } from "../src/facts/fedora.js";
+import { FEDORA_EOL_AS_OF, fedoraPastEol, fedoraReleaseOf } from "../src/index.js";
 
 describe("Fedora releases in AMI name filters", () => {
   it("reads the release, not the architecture", () => {

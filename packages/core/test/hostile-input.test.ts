@@ -1,11 +1,12 @@
 // Issue 16, examples for every new message: control and invisible characters, prototype keys, YAML keys that are not
 // text, line-length bounds (keepalived's 1,023-byte lines, sysctl, resolv.conf), validated sysctl values and URL hosts,
 // and YAML output that no reader retypes.
-import { formatIssues, loadSpec, toYaml, validateSpec } from "@clusterspec/core";
-import { buildSpec, parseYamlDocuments, readAsNonString } from "@clusterspec/core/testing";
+import { formatIssues, loadSpec, parseYamlDocuments, toYaml, validateSpec } from "@clusterspec/core";
+import { buildSpec } from "@clusterspec/core/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments, stringify } from "yaml";
+import { readAsNonString } from "../src/serialize/yaml.js";
 import { errorsAfter, referenceSpec } from "./helpers.js";
 
 const messagesAt = (text: string) => {

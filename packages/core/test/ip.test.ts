@@ -1,3 +1,5 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
 import {
   addressAt,
   addressCount,
@@ -11,9 +13,7 @@ import {
   lastAddress,
   networkAddress,
   networkOf,
-} from "@clusterspec/core/testing";
-import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+} from "../src/ip.js";
 
 const arbV4 = fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255)).map((o) => o.join("."));
 const arbCidrV4 = fc.tuple(arbV4, fc.integer({ min: 0, max: 32 })).map(([a, p]) => networkOf(`${a}/${p}`));

@@ -3,10 +3,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ClusterSpecSchema, loadSpec, validateSpec } from "@clusterspec/core";
-import { arbClusterSpec, cloudSchemasBuilt } from "@clusterspec/core/testing";
+import { arbClusterSpec } from "@clusterspec/core/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { cloudSchemasBuilt } from "../src/spec/schema.js";
 
 const example = (name: string) =>
   readFileSync(join(import.meta.dirname, "..", "..", "..", "examples", name, "cluster.yaml"), "utf8");

@@ -1,10 +1,11 @@
 // Issue 14: each message a person reads, as it prints (path, line:column of the key, a frame of that line).
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { didYouMean, editDistance, formatIssues, loadSpec } from "@clusterspec/core";
+import { didYouMean, formatIssues, loadSpec } from "@clusterspec/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 
+import { editDistance } from "../src/spec/messages.js";
 import { repoRoot } from "./helpers.js";
 
 const exampleText = (name: string) => readFileSync(join(repoRoot, "examples", name, "cluster.yaml"), "utf8");

@@ -6,18 +6,12 @@ import {
   specJsonSchema,
   validateSpec,
 } from "@clusterspec/core";
-import {
-  addressAt,
-  arbClusterSpec,
-  CLOUD_NODE_DEVICES,
-  defaultMonitorGracePeriod,
-  kubeadmApiVersionFor,
-  mustResolve,
-  mustValidate,
-  TEST_SECRETS,
-} from "@clusterspec/core/testing";
+import { arbClusterSpec, mustResolve, mustValidate, TEST_SECRETS } from "@clusterspec/core/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { defaultMonitorGracePeriod, kubeadmApiVersionFor } from "../src/facts/kubernetes.js";
+import { addressAt } from "../src/ip.js";
+import { CLOUD_NODE_DEVICES } from "../src/plan/resolve.js";
 import { referenceSpec } from "./helpers.js";
 
 describe("resolvePlan", () => {

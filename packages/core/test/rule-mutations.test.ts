@@ -1,8 +1,10 @@
 // Each cross-field rule, broken on purpose in any valid spec, is reported at the path of the broken value.
-import { OWNED_CILIUM_KEYS, OWNED_FLAGS, OWNED_KUBELET_FIELDS, validateSpec } from "@clusterspec/core";
-import { arbClusterSpec, rules } from "@clusterspec/core/testing";
+import { validateSpec } from "@clusterspec/core";
+import { arbClusterSpec } from "@clusterspec/core/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { OWNED_CILIUM_KEYS, OWNED_FLAGS, OWNED_KUBELET_FIELDS } from "../src/facts/owned.js";
+import { rules } from "../src/spec/rules.js";
 
 interface Mutation {
   readonly rule: string;

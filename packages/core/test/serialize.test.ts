@@ -1,8 +1,16 @@
 import { execFileSync } from "node:child_process";
-import { InternalError, shellDoubleQuoted, shellQuote, stableJson, toYaml, toYamlDocuments } from "@clusterspec/core";
-import { blockYaml, parseYamlDocuments, toYamlViaLibrary } from "@clusterspec/core/testing";
+import {
+  InternalError,
+  parseYamlDocuments,
+  shellDoubleQuoted,
+  shellQuote,
+  stableJson,
+  toYaml,
+  toYamlDocuments,
+} from "@clusterspec/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { blockYaml, viaLibrary as toYamlViaLibrary } from "../src/serialize/yaml.js";
 
 // Plain JSON-like values (no -0, no undefined): what generators build.
 const arbPlain = fc.jsonValue().map((v) => JSON.parse(JSON.stringify(v)) as unknown);

@@ -7,12 +7,12 @@ import {
   effectivePriority,
   holderMap,
   loadSpread,
-  masterDownSeconds,
   mastersWith,
   simulateFailover,
   takeoverBounds,
   worstTwoCarrierFailure,
 } from "../src/index.js";
+import { masterDownSeconds } from "../src/plan/simulate.js";
 import { arbPlan, mustResolve } from "../src/testing.js";
 import { referenceSpec } from "./helpers.js";
 

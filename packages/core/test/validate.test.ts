@@ -1,10 +1,10 @@
 import { formatIssues, loadSpec, validateSpec } from "@clusterspec/core";
+import { arbClusterSpec, asClusterSpec, buildSpec } from "@clusterspec/core/testing";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
 import {
   addressAt,
   addressCount,
-  arbClusterSpec,
-  asClusterSpec,
-  buildSpec,
   cidrContains,
   cidrsOverlap,
   hostPart,
@@ -12,10 +12,8 @@ import {
   networkAddress,
   networkOf,
   parseCidr,
-  planVips,
-} from "@clusterspec/core/testing";
-import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+} from "../src/ip.js";
+import { planVips } from "../src/plan/vrrp.js";
 import { errorsAfter, referenceSpec, warningsOf } from "./helpers.js";
 
 describe("schema", () => {

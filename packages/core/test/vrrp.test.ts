@@ -2,16 +2,10 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { allocateVrids, priorityOrders, replicaOrders } from "../src/facts/vrrp.js";
 import { type ClusterSpec, ClusterSpecSchema, formatIssues, loadSpec, validateSpec } from "../src/index.js";
-import {
-  allocateVrids,
-  asClusterSpec,
-  buildSpec,
-  mustResolve,
-  planVips,
-  priorityOrders,
-  replicaOrders,
-} from "../src/testing.js";
+import { planVips } from "../src/plan/vrrp.js";
+import { asClusterSpec, buildSpec, mustResolve } from "../src/testing.js";
 
 const referenceYaml = readFileSync(join(import.meta.dirname, "../../../examples/bare-metal-ha/cluster.yaml"), "utf8");
 

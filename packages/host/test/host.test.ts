@@ -1,15 +1,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type ClusterPlan, formatIssues, resolvePlan, validateSpec } from "@clusterspec/core";
-import {
-  arbPlan,
-  arbSpecAndPlan,
-  asClusterSpec,
-  buildSpec,
-  mustResolve,
-  parseYamlDocuments,
-} from "@clusterspec/core/testing";
+import { type ClusterPlan, formatIssues, parseYamlDocuments, resolvePlan, validateSpec } from "@clusterspec/core";
+import { arbPlan, arbSpecAndPlan, asClusterSpec, buildSpec, mustResolve } from "@clusterspec/core/testing";
 import { exampleInput, run, toolAvailable, withNetns } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";

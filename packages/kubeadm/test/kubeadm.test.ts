@@ -4,6 +4,7 @@ import {
   generatedMarker,
   type KubeadmApiVersion,
   loadSpec,
+  parseYamlDocuments,
   resolvePlan,
   toYaml,
 } from "@clusterspec/core";
@@ -13,7 +14,6 @@ import {
   buildSpec,
   mustResolve,
   mustValidate,
-  parseYamlDocuments,
   TEST_SECRETS,
 } from "@clusterspec/core/testing";
 import { clusterExampleNames, exampleText } from "@clusterspec/testkit";

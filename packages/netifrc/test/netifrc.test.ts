@@ -1,12 +1,5 @@
-import { type ClusterPlan, formatIssues, resolvePlan, shellVar, validateSpec } from "@clusterspec/core";
-import {
-  arbPlan,
-  arbSpecAndPlan,
-  asClusterSpec,
-  buildSpec,
-  cidrContains,
-  mustResolve,
-} from "@clusterspec/core/testing";
+import { type ClusterPlan, cidrContains, formatIssues, resolvePlan, shellVar, validateSpec } from "@clusterspec/core";
+import { arbPlan, arbSpecAndPlan, asClusterSpec, buildSpec, mustResolve } from "@clusterspec/core/testing";
 import { clusterExampleNames, exampleInput, toolAvailable } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";

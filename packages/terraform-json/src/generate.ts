@@ -5,9 +5,9 @@ import {
   type BurstPlan,
   generatedMarker,
   stableJson,
-  TERRAFORM_DIR,
 } from "@clusterspec/core";
 import { AUTOSCALER_VALUES_PATH, renderAutoscalerValues } from "./autoscaler.js";
+import { TERRAFORM_DIR } from "./constants.js";
 import { tfLiteral } from "./escape.js";
 import { iamResources } from "./iam.js";
 import { events, type Json, poolResources, providers } from "./resources.js";

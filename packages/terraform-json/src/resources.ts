@@ -5,9 +5,9 @@ import {
   type CloudPlan,
   type PlannedPool,
   PROVISIONER_EVENT_STATES,
-  TERRAFORM_DIR,
   userDataPaths,
 } from "@clusterspec/core";
+import { TERRAFORM_DIR } from "./constants.js";
 import { tfExpr, tfLiteral } from "./escape.js";
 import { instanceProfileOf } from "./iam.js";
 

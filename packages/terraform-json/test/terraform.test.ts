@@ -1,5 +1,12 @@
-import { type ClusterPlan, resolvePlan, SECRET_KINDS, stableJson, validateSpec } from "@clusterspec/core";
-import { arbSpecAndPlan, buildSpec, mustResolve, mustValidate, parseYamlDocuments } from "@clusterspec/core/testing";
+import {
+  type ClusterPlan,
+  parseYamlDocuments,
+  resolvePlan,
+  SECRET_KINDS,
+  stableJson,
+  validateSpec,
+} from "@clusterspec/core";
+import { arbSpecAndPlan, buildSpec, mustResolve, mustValidate } from "@clusterspec/core/testing";
 import {
   allStrings,
   checkBlock,

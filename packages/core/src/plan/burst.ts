@@ -18,9 +18,6 @@ import type {
   PlannedSlot,
 } from "./types.js";
 
-/** The provisioner's default SNS endpoint path (`cloud.provisioner.notifyPath`): Terraform subscribes it, the contract describes it. */
-export const PROVISIONER_SNS_PATH = "/sns";
-
 /**
  * The EC2 states the provisioner acts on: the EventBridge rule forwards only these, the contract describes them.
  * EC2 state-change events carry no Auto Scaling Group, so the provisioner checks membership itself (the contract).
