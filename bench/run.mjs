@@ -225,15 +225,18 @@ function stages(text, runs) {
     }
     out.push([`generate ${m.name}`, g]);
   }
-  out.push(["PLAN.md", measure(() => renderPlanMarkdown(plan.result), runs)]);
+  const artifacts = generatorModules.flatMap((m) => m.generate(plan.result));
+  out.push(["PLAN.md", measure(() => renderPlanMarkdown(plan.result, artifacts), runs)]);
   out.push([
     "end to end",
     measure(() => {
       const v = loadSpec(text);
       if (!v.ok) throw new Error("invalid");
       const p = resolvePlan(v.value);
-      for (const m of generatorModules) m.generate(p);
-      renderPlanMarkdown(p);
+      renderPlanMarkdown(
+        p,
+        generatorModules.flatMap((m) => m.generate(p)),
+      );
     }, runs),
   ]);
   for (const [name, m] of out) console.log(`  ${name.padEnd(26)}${fmt(m)}`);

@@ -4,15 +4,21 @@ export type {
   Artifact,
   ArtifactChecker,
   ArtifactSchemaId,
-  BurstGeneratorModule,
   Generator,
-  GeneratorModule,
   SchemaProblem,
 } from "./artifact.js";
 export type { AsgTag } from "./facts/cloud.js";
 export type { StorageIsolationOff } from "./facts/kubernetes.js";
 export type { VipId, VipKey } from "./facts/vrrp.js";
 export type { FormatOptions, IssuePath, SpecIssue, Validated } from "./issues.js";
+export type {
+  BurstGeneratorModule,
+  FreeFormPart,
+  GeneratorModule,
+  SchemaParameters,
+  SchemaParametersOf,
+  Shipped,
+} from "./module.js";
 export type { AppliedPatch } from "./overlay/apply.js";
 export type { FailureState, NodeLoad, Simulation, TakeoverBound, VipHolding } from "./plan/simulate.js";
 export type {
