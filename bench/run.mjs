@@ -225,15 +225,18 @@ function stages(text, runs) {
     }
     out.push([`generate ${m.name}`, g]);
   }
-  out.push(["PLAN.md", measure(() => renderPlanMarkdown(plan.result), runs)]);
+  const artifacts = generatorModules.flatMap((m) => m.generate(plan.result));
+  out.push(["PLAN.md", measure(() => renderPlanMarkdown(plan.result, artifacts), runs)]);
   out.push([
     "end to end",
     measure(() => {
       const v = loadSpec(text);
       if (!v.ok) throw new Error("invalid");
       const p = resolvePlan(v.value);
-      for (const m of generatorModules) m.generate(p);
-      renderPlanMarkdown(p);
+      renderPlanMarkdown(
+        p,
+        generatorModules.flatMap((m) => m.generate(p)),
+      );
     }, runs),
   ]);
   for (const [name, m] of out) console.log(`  ${name.padEnd(26)}${fmt(m)}`);
@@ -273,8 +276,7 @@ if (!ONLY || ONLY === "doubling") {
     ]) {
       gc();
       const t0 = process.cpuUsage();
-      keepalived.generate(p);
-      keepalived.summarize(p);
+      keepalived.summarize(p, keepalived.generate(p));
       const d = process.cpuUsage(t0);
       t[k].push((d.user + d.system) / 1000);
     }

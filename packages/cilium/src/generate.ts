@@ -1,8 +1,5 @@
-import { type Artifact, type ClusterPlan, type GeneratorModule, generatedMarker, toYaml } from "@clusterspec/core";
-import { summarizeCilium } from "./summary.js";
-import { ciliumValues } from "./values.js";
-
-export const VALUES_PATH = "cluster/cilium-values.yaml";
+import { type Artifact, type ClusterPlan, generatedMarker, toYaml } from "@clusterspec/core";
+import { ciliumValues, VALUES_PATH } from "./values.js";
 
 export function generateCilium(plan: ClusterPlan): Artifact[] {
   return [
@@ -13,9 +10,3 @@ export function generateCilium(plan: ClusterPlan): Artifact[] {
     },
   ];
 }
-
-export const ciliumModule: GeneratorModule = {
-  name: "cilium",
-  generate: generateCilium,
-  summarize: summarizeCilium,
-};

@@ -1,8 +1,7 @@
 // The PLAN.md section: how to install Cilium and what it is set to.
 import type { ClusterPlan } from "@clusterspec/core";
 import { mdTable } from "@clusterspec/core";
-import { VALUES_PATH } from "./generate.js";
-import { ciliumMtu, mtuBudget, podMtu } from "./values.js";
+import { ciliumMtu, mtuBudget, podMtu, VALUES_PATH } from "./values.js";
 
 /** The helm command lines, run from the generated folder. Every value is schema-checked (semver, fixed path). */
 export function helmCommands(plan: ClusterPlan): string[] {

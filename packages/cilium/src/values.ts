@@ -2,6 +2,9 @@
 // removed keys (`tunnel`, `kubeProxyReplacement: strict|partial`) are never written.
 import { type ClusterPlan, ipFamily, mergePatch, WIREGUARD_OVERHEAD } from "@clusterspec/core";
 
+/** The chart values file the generator writes. */
+export const VALUES_PATH = "cluster/cilium-values.yaml";
+
 export type CiliumValues = Record<string, unknown>;
 
 /** Bytes Cilium's own overlay takes from the MTU it is given (VXLAN and Geneve over IPv4). */

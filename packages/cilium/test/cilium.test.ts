@@ -12,7 +12,9 @@ import { arbClusterSpec, asClusterSpec, buildSpec, mustResolve } from "@clusters
 import { clusterExampleNames, exampleText } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ciliumValues, generateCilium, mtuBudget, podMtu, summarizeCilium, VALUES_PATH } from "../src/index.js";
+import { generateCilium } from "../src/generate.js";
+import { summarizeCilium } from "../src/summary.js";
+import { ciliumValues, mtuBudget, podMtu, VALUES_PATH } from "../src/values.js";
 import {
   COMMENTED_KEYS,
   chartDefaults,

@@ -1,7 +1,7 @@
 // The programmatic API: spec text or object in, artifacts out. Pure: secrets arrive as values, or from a
 // resolver the caller supplies (the CLI's reads the environment and files); the upstream schemas arrive as a
-// checker, loaded (by generateChecked, lazily) only when a spec has free-form parts.
-import { byteLength, USER_DATA_LIMIT } from "@clusterspec/cloud-init";
+// checker, loaded (by generateChecked, lazily) only when a spec has free-form parts. The pipeline knows the
+// `GeneratorModule` interface alone: each module declares its checks, free-form parts and PLAN.md section.
 import {
   applyOverlays,
   blameOverlay,
@@ -19,6 +19,7 @@ import {
   secretReferences,
   summarizeCloudBurstCore,
   summarizeCore,
+  toDotPath,
   toPointer,
   validateSpec,
 } from "@clusterspec/core";
@@ -30,14 +31,18 @@ import type {
   ArtifactSchemaId,
   BurstGeneratorModule,
   CloudBurstSpecInput,
+  ClusterPlan,
   ClusterSpecInput,
   GeneratorModule,
   IssuePath,
   Overlay,
+  SchemaParameters,
   SecretReference,
   SecretValues,
+  Shipped,
   SpecIssue,
 } from "@clusterspec/core/types";
+import type { CheckerOptions } from "@clusterspec/schemas";
 import { generatorModules } from "./generators.js";
 
 /** A secret the spec references (its id, the reference and where the spec makes it), as handed to a resolver. */
@@ -63,7 +68,7 @@ export interface GenerateOptions {
   readonly modules?: readonly Module[];
   /**
    * Upstream schema checks (`loadArtifactChecker` from `@clusterspec/schemas`). Needed only when the spec has
-   * overlays, `cilium.values` or `kubernetes.kubelet`; `generateChecked` loads it by itself.
+   * overlays or sets a free-form part a module declares; `generateChecked` loads it by itself.
    */
   readonly checker?: ArtifactChecker;
 }
@@ -77,54 +82,76 @@ export type GenerateResult =
     }
   | { readonly ok: false; readonly errors: readonly SpecIssue[]; readonly warnings: readonly SpecIssue[] };
 
-/** Artifacts rendered and patched, before their schema check. */
-export interface Rendered {
-  readonly artifacts: readonly Artifact[];
-  readonly errors: readonly SpecIssue[];
-  readonly warnings: readonly SpecIssue[];
-  /** Artifacts whose free-form content must pass their upstream schema before anything is written. */
-  readonly toCheck: readonly Artifact[];
-  readonly applied: ReadonlyMap<string, readonly AppliedPatch[]>;
+/** A free-form spec part that is set, with what the module says about where it goes. */
+interface FreeFormValue {
+  readonly specPath: readonly string[];
+  readonly value: Readonly<Record<string, unknown>>;
+  readonly carriedBy: (artifact: Artifact) => boolean;
+  readonly readsAt: (artifact: Artifact, document: unknown) => boolean;
 }
 
-/** Thrown by generateFromPlan when overlays or schema checks fail: user errors, reported like spec errors. */
-export class ArtifactIssuesError extends Error {
-  override readonly name = "ArtifactIssuesError";
-  constructor(readonly issues: readonly SpecIssue[]) {
-    super(issues.map((i) => i.message).join("\n"));
-  }
+/** A module bound to the plan it runs on: all the pipeline calls. */
+interface Bound {
+  readonly generate: () => Artifact[];
+  readonly summarize: (artifacts: readonly Artifact[]) => string | undefined;
+  readonly check: (shipped: Shipped) => SpecIssue[];
+  /** Its free-form parts that this plan sets. */
+  readonly freeForm: readonly FreeFormValue[];
+  readonly schemaParameters: { readonly specPath: IssuePath; readonly parameters: SchemaParameters } | undefined;
 }
 
-/** PLAN.md: the core summary, then each generator module's section, then the overlays and what they changed. */
-export function renderPlanMarkdown(
+function bind<P>(m: GeneratorModule<P>, plan: P): Bound {
+  return {
+    generate: () => m.generate(plan),
+    summarize: (artifacts) => m.summarize?.(plan, artifacts),
+    check: (shipped) => m.check?.(plan, shipped) ?? [],
+    freeForm: (m.freeForm ?? []).flatMap((part) => {
+      const value = part.value(plan);
+      if (Object.keys(value).length === 0) return [];
+      const readsAt = part.readsAt ?? ((a: Artifact) => part.carriedBy(a));
+      return [{ specPath: part.specPath, value, carriedBy: part.carriedBy, readsAt }];
+    }),
+    schemaParameters: m.schemaParameters && {
+      specPath: m.schemaParameters.specPath,
+      parameters: m.schemaParameters.of(plan),
+    },
+  };
+}
+
+/** Every module that applies: only the cloud modules for the cloud burst of an existing cluster. */
+function applicable(plan: AnyPlan, modules: readonly Module[]): Bound[] {
+  if (isCloudBurstPlan(plan)) return modules.filter(isBurstModule).map((m) => bind(m, plan));
+  return modules.map((m) => bind<ClusterPlan>(m, plan));
+}
+
+function planMarkdown(
   plan: AnyPlan,
-  modules: readonly Module[] = generatorModules,
-  overlaySection?: string,
+  bound: readonly Bound[],
+  artifacts: readonly Artifact[],
+  overlaySection: string | undefined,
 ): string {
-  const sections = isCloudBurstPlan(plan)
-    ? [summarizeCloudBurstCore(plan), ...modules.filter(isBurstModule).map((m) => m.summarize?.(plan))]
-    : [summarizeCore(plan), ...modules.map((m) => m.summarize?.(plan))];
-  return `${[...sections, overlaySection]
+  const core = isCloudBurstPlan(plan) ? summarizeCloudBurstCore(plan) : summarizeCore(plan);
+  const sections = [core, ...bound.map((b) => b.summarize(artifacts)), overlaySection];
+  return `${sections
     .filter((s): s is string => !!s)
     .map((s) => s.trimEnd())
     .join("\n\n")}\n`;
 }
 
-/** The artifacts of every module that applies: only the cloud modules for the cloud burst of an existing cluster. */
-function runModules(plan: AnyPlan, modules: readonly Module[]): Artifact[] {
-  if (isCloudBurstPlan(plan)) return modules.filter(isBurstModule).flatMap((m) => m.generate(plan));
-  return modules.flatMap((m) => m.generate(plan));
+/**
+ * PLAN.md: the core summary, then each generator module's section (read from `artifacts`, the files that ship), then
+ * the overlays and what they changed.
+ */
+export function renderPlanMarkdown(
+  plan: AnyPlan,
+  artifacts: readonly Artifact[],
+  modules: readonly Module[] = generatorModules,
+  overlaySection?: string,
+): string {
+  return planMarkdown(plan, applicable(plan, modules), artifacts, overlaySection);
 }
 
-/** The free-form parts of a plan: a cloud-burst spec has none. */
-function freeForm(plan: AnyPlan): {
-  overlays: readonly Overlay[];
-  ciliumValues: Readonly<Record<string, unknown>>;
-  kubelet: Readonly<Record<string, unknown>>;
-} {
-  if (isCloudBurstPlan(plan)) return { overlays: [], ciliumValues: {}, kubelet: {} };
-  return { overlays: plan.overlays, ciliumValues: plan.cilium.values, kubelet: plan.kubernetes.knobs.kubelet };
-}
+const overlaysOf = (plan: AnyPlan): readonly Overlay[] => (isCloudBurstPlan(plan) ? [] : plan.overlays);
 
 function summarizeOverlays(
   changed: readonly { readonly overlay: Overlay; readonly files: readonly string[] }[],
@@ -168,71 +195,70 @@ function assertWellFormed(artifacts: readonly Artifact[]): void {
   }
 }
 
-/** Runs every generator, applies the overlays and writes PLAN.md; says which artifacts need a schema check. */
+/** Artifacts rendered and patched, before their schema check. */
+export interface Rendered {
+  readonly artifacts: readonly Artifact[];
+  readonly errors: readonly SpecIssue[];
+  readonly warnings: readonly SpecIssue[];
+  /** Artifacts whose free-form content must pass their upstream schema before anything is written. */
+  readonly toCheck: readonly Artifact[];
+  readonly applied: ReadonlyMap<string, readonly AppliedPatch[]>;
+  /** By artifact path: the free-form parts set in its module, where a schema problem may come from. */
+  readonly freeForm: ReadonlyMap<string, readonly FreeFormValue[]>;
+  /** What the checker is loaded with, from the modules that run; its notes are reported at `notesPath`. */
+  readonly schemaParameters: SchemaParameters;
+  readonly notesPath: IssuePath;
+}
+
+const nothingRendered = (errors: SpecIssue[]): Rendered => ({
+  artifacts: [],
+  errors,
+  warnings: [],
+  toCheck: [],
+  applied: new Map(),
+  freeForm: new Map(),
+  schemaParameters: {},
+  notesPath: [],
+});
+
+/** Runs every generator, applies the overlays, runs the modules' checks and writes PLAN.md; says what to schema-check. */
 export function renderArtifacts(plan: AnyPlan, modules: readonly Module[] = generatorModules): Rendered {
+  const bound = applicable(plan, modules);
   const generated: Artifact[] = [];
-  const free = freeForm(plan);
+  const freeForm = new Map<string, readonly FreeFormValue[]>();
   try {
-    generated.push(...runModules(plan, modules));
+    for (const b of bound) {
+      const out = b.generate();
+      generated.push(...out);
+      if (b.freeForm.length > 0) for (const a of out) freeForm.set(a.path, b.freeForm);
+    }
   } catch (e) {
     if (!(e instanceof OutputLimitError)) throw e;
-    return {
-      artifacts: [],
-      errors: [{ path: e.path, message: e.message, severity: "error" }],
-      warnings: [],
-      toCheck: [],
-      applied: new Map(),
-    };
+    return nothingRendered([{ path: e.path, message: e.message, severity: "error" }]);
   }
-  const outcome = applyOverlays(generated, free.overlays);
-  const patched = new Set(outcome.applied.keys());
-  const errors = [...outcome.errors, ...userDataLimits(outcome.artifacts, outcome.applied)];
+  const outcome = applyOverlays(generated, overlaysOf(plan));
+  const shipped: Shipped = { artifacts: outcome.artifacts, applied: outcome.applied };
+  const errors = [...outcome.errors, ...bound.flatMap((b) => b.check(shipped))];
   const toCheck = outcome.artifacts.filter(
-    (a) =>
-      patched.has(a.path) ||
-      (a.schema === "cilium-values" && Object.keys(free.ciliumValues).length > 0) ||
-      (a.schema === "kubeadm" && Object.keys(free.kubelet).length > 0),
+    (a) => outcome.applied.has(a.path) || (freeForm.get(a.path) ?? []).some((part) => part.carriedBy(a)),
   );
   const plan_md: Artifact = {
     path: "PLAN.md",
-    content: renderPlanMarkdown(plan, modules, summarizeOverlays(outcome.changed, outcome.warnings.length)),
+    content: planMarkdown(plan, bound, outcome.artifacts, summarizeOverlays(outcome.changed, outcome.warnings.length)),
   };
   const artifacts = [plan_md, ...outcome.artifacts];
   assertWellFormed(artifacts);
+  const parameters = bound.flatMap((b) => (b.schemaParameters ? [b.schemaParameters] : []));
   return {
     artifacts: artifacts.sort(byPath),
     errors,
     warnings: outcome.warnings,
     toCheck,
     applied: outcome.applied,
+    freeForm,
+    schemaParameters: Object.assign({}, ...parameters.map((p) => p.parameters)) as SchemaParameters,
+    notesPath: parameters[0]?.specPath ?? [],
   };
-}
-
-/**
- * Patched user data must still reach EC2 as it is: the cloud-init generator gzips what exceeds 16 KiB, which a patch
- * made afterwards would leave stale, so a patched file must stay under the limit and never have a gzipped twin.
- */
-function userDataLimits(
-  artifacts: readonly Artifact[],
-  applied: ReadonlyMap<string, readonly AppliedPatch[]>,
-): SpecIssue[] {
-  const paths = new Set(artifacts.map((a) => a.path));
-  return artifacts.flatMap((a) => {
-    const last = applied.get(a.path)?.at(-1);
-    if (a.schema !== "cloud-config" || !last) return [];
-    const size = byteLength(a.content);
-    const twin = a.path.replace(/\.yaml$/, ".gz.b64");
-    if (!paths.has(twin) && size <= USER_DATA_LIMIT) return [];
-    return [
-      {
-        path: ["overlays", last.overlay, "target"],
-        severity: "error" as const,
-        message: paths.has(twin)
-          ? `${a.path} ships gzipped as ${twin} (over the ${USER_DATA_LIMIT} bytes EC2 accepts plain), which a patch would leave stale: user data this large cannot be patched`
-          : `${a.path} is ${size} bytes after overlays, over the ${USER_DATA_LIMIT} bytes EC2 accepts as plain user data: patch less`,
-      },
-    ];
-  });
 }
 
 /** The schemas a rendering needs (none when the spec has no free-form part). */
@@ -252,9 +278,23 @@ function reach(value: unknown, pointer: readonly string[]): string[] {
   return out;
 }
 
+/** The spec path behind a problem in a free-form part that the artifact's module copied into that document. */
+function freeFormPath(
+  parts: readonly FreeFormValue[],
+  artifact: Artifact,
+  document: unknown,
+  pointer: readonly string[],
+): IssuePath | undefined {
+  for (const part of parts) {
+    if (!part.readsAt(artifact, document)) continue;
+    const r = reach(part.value, pointer);
+    if (r.length > 0) return [...part.specPath, ...r];
+  }
+  return undefined;
+}
+
 /** Checks the artifacts that need it; each problem is reported at the spec path that put the value there. */
 export function checkRendered(plan: AnyPlan, rendered: Rendered, checker: ArtifactChecker): SpecIssue[] {
-  const free = freeForm(plan);
   const issues: SpecIssue[] = [];
   // Placeholders of unresolved secrets are malformed on purpose (kubeadm must refuse a review tree).
   const placeholders = new Set(Object.values(plan.secrets).flatMap((s) => (s?.isPlaceholder ? [s.value] : [])));
@@ -272,15 +312,9 @@ export function checkRendered(plan: AnyPlan, rendered: Rendered, checker: Artifa
       const value = valueAt(doc, p.pointer);
       if (typeof value === "string" && placeholders.has(value)) continue;
       const kind = isJsonMap(doc) && typeof doc.kind === "string" ? doc.kind : undefined;
-      let path: IssuePath | undefined = blameOverlay(rendered.applied.get(a.path), p.document, p.pointer);
-      if (!path && a.schema === "cilium-values") {
-        const r = reach(free.ciliumValues, p.pointer);
-        if (r.length > 0) path = ["cilium", "values", ...r];
-      }
-      if (!path && kind === "KubeletConfiguration") {
-        const r = reach(free.kubelet, p.pointer);
-        if (r.length > 0) path = ["kubernetes", "kubelet", ...r];
-      }
+      const path =
+        blameOverlay(rendered.applied.get(a.path), p.document, p.pointer) ??
+        freeFormPath(rendered.freeForm.get(a.path) ?? [], a, doc, p.pointer);
       issues.push({
         path: path ?? [],
         severity: "error",
@@ -291,28 +325,17 @@ export function checkRendered(plan: AnyPlan, rendered: Rendered, checker: Artifa
   return issues;
 }
 
-/** Renders, patches and checks; throws ArtifactIssuesError on user errors (overlays, schema) and OutputLimitError. */
-export function generateFromPlan(
-  plan: AnyPlan,
-  modules: readonly Module[] = generatorModules,
-  checker?: ArtifactChecker,
-): Artifact[] {
-  const rendered = renderArtifacts(plan, modules);
-  if (rendered.errors.length > 0) throw new ArtifactIssuesError(rendered.errors);
-  if (rendered.toCheck.length > 0) {
-    if (!checker) throw new ArtifactIssuesError([needsChecker()]);
-    const issues = checkRendered(plan, rendered, checker);
-    if (issues.length > 0) throw new ArtifactIssuesError(issues);
-  }
-  return [...rendered.artifacts];
+/** "overlays, a or b": what a spec may have that needs the upstream schemas, from every module's declaration. */
+function freeFormNames(modules: readonly Module[]): string {
+  const names = ["overlays", ...modules.flatMap((m) => (m.freeForm ?? []).map((p) => toDotPath(p.specPath))).sort()];
+  return names.length === 1 ? names.join("") : `${names.slice(0, -1).join(", ")} or ${names.at(-1)}`;
 }
 
-function needsChecker(): SpecIssue {
+function needsChecker(modules: readonly Module[]): SpecIssue {
   return {
     path: [],
     severity: "error",
-    message:
-      "this spec has free-form parts (overlays, cilium.values or kubernetes.kubelet) that must be checked against the upstream schemas: pass options.checker (loadArtifactChecker from @clusterspec/schemas) or call generateChecked",
+    message: `this spec has free-form parts (${freeFormNames(modules)}) that must be checked against the upstream schemas: pass options.checker (loadArtifactChecker from @clusterspec/schemas) or call generateChecked`,
   };
 }
 
@@ -358,14 +381,15 @@ function finish(
   rendered: Rendered,
   warnings: readonly SpecIssue[],
   checker: ArtifactChecker | undefined,
+  modules: readonly Module[],
 ): GenerateResult {
   const all = [...warnings, ...rendered.warnings];
   if (rendered.errors.length > 0) return { ok: false, errors: rendered.errors, warnings: all };
   if (rendered.toCheck.length > 0) {
-    if (!checker) return { ok: false, errors: [needsChecker()], warnings: all };
+    if (!checker) return { ok: false, errors: [needsChecker(modules)], warnings: all };
     const issues = checkRendered(plan, rendered, checker);
     const notes: SpecIssue[] = checker.notes.map((message) => ({
-      path: ["cilium", "version"],
+      path: rendered.notesPath,
       message,
       severity: "warning",
     }));
@@ -373,6 +397,18 @@ function finish(
     return { ok: true, plan, artifacts: rendered.artifacts, warnings: [...all, ...notes] };
   }
   return { ok: true, plan, artifacts: rendered.artifacts, warnings: all };
+}
+
+/**
+ * From a resolved plan: runs every generator, applies the overlays and checks free-form content against the upstream
+ * schemas (`options.checker`), as generate does after validation. Problems come back as errors with their spec paths.
+ */
+export function generateFromPlan(
+  plan: AnyPlan,
+  options: Pick<GenerateOptions, "modules" | "checker"> = {},
+): GenerateResult {
+  const modules = options.modules ?? generatorModules;
+  return finish(plan, renderArtifacts(plan, modules), [], options.checker, modules);
 }
 
 /** Issues found after validation (overlays, schema checks) get their YAML line too when the spec was text. */
@@ -392,16 +428,18 @@ export function generate(spec: SpecInput, options?: GenerateOptions): GenerateRe
 export function generate(spec: string | SpecInput, options: GenerateOptions = {}): GenerateResult {
   const prepared = prepare(spec, options);
   if (!prepared.ok) return prepared.result;
-  const rendered = renderArtifacts(prepared.plan, options.modules ?? generatorModules);
-  return located(spec, finish(prepared.plan, rendered, prepared.warnings, options.checker));
+  const modules = options.modules ?? generatorModules;
+  const rendered = renderArtifacts(prepared.plan, modules);
+  return located(spec, finish(prepared.plan, rendered, prepared.warnings, options.checker, modules));
 }
 
 /** The schema checker a rendering needs, imported only then: a spec without free-form parts never loads a schema. */
-export async function loadCheckerFor(plan: AnyPlan, rendered: Rendered): Promise<ArtifactChecker | undefined> {
+export async function loadCheckerFor(rendered: Rendered): Promise<ArtifactChecker | undefined> {
   const schemas = schemasToLoad(rendered);
   if (schemas.size === 0) return undefined;
   const { loadArtifactChecker } = await import("@clusterspec/schemas");
-  return loadArtifactChecker({ schemas, ciliumVersion: isCloudBurstPlan(plan) ? "1.20.0" : plan.cilium.version });
+  // The modules whose artifacts are checked give their schemas' parameters; CheckerOptions still types them as always set.
+  return loadArtifactChecker({ schemas, ...rendered.schemaParameters } as CheckerOptions);
 }
 
 /** Like generate, and loads the upstream schemas by itself when the spec needs them. */
@@ -411,8 +449,8 @@ export async function generateChecked(
 ): Promise<GenerateResult> {
   const prepared = prepare(spec, options);
   if (!prepared.ok) return prepared.result;
-  const rendered = renderArtifacts(prepared.plan, options.modules ?? generatorModules);
-  const checker =
-    options.checker ?? (rendered.errors.length > 0 ? undefined : await loadCheckerFor(prepared.plan, rendered));
-  return located(spec, finish(prepared.plan, rendered, prepared.warnings, checker));
+  const modules = options.modules ?? generatorModules;
+  const rendered = renderArtifacts(prepared.plan, modules);
+  const checker = options.checker ?? (rendered.errors.length > 0 ? undefined : await loadCheckerFor(rendered));
+  return located(spec, finish(prepared.plan, rendered, prepared.warnings, checker, modules));
 }

@@ -29,7 +29,6 @@ export type {
   VrrpPlan,
 } from "@clusterspec/core/types";
 export {
-  ArtifactIssuesError,
   checkRendered,
   type GenerateOptions,
   type GenerateResult,

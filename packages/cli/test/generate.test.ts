@@ -17,7 +17,7 @@ import {
   withWireguardHub,
 } from "@clusterspec/core/testing";
 import { exampleText } from "@clusterspec/testkit";
-import { generate, generateFromPlan, generatorModules } from "clusterspec";
+import { type GenerateResult, generate, generateFromPlan, generatorModules } from "clusterspec";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 
@@ -27,6 +27,11 @@ const secretValues = {
   certificateKey: "f0e1d2c3b4a5968778695a4b3c2d1e0ff0e1d2c3b4a5968778695a4b3c2d1e0f",
   caCertHash: "sha256:0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0",
 };
+
+function artifactsOf(r: GenerateResult) {
+  if (!r.ok) throw new Error(r.errors.map((e) => e.message).join("\n"));
+  return r.artifacts;
+}
 
 function sampleSpec(options: Parameters<typeof arbClusterSpec>[0]) {
   const [spec] = fc.sample(arbClusterSpec(options), 1);
@@ -64,8 +69,8 @@ describe("generate", () => {
     fc.assert(
       fc.property(arbClusterSpec({ maxWorkers: 2, maxPool: 4 }), (spec) => {
         const s = mustValidate(spec);
-        const real = generateFromPlan(resolvePlan(s, { secrets: secretValues }));
-        const placeholder = generateFromPlan(resolvePlan(s));
+        const real = artifactsOf(generateFromPlan(resolvePlan(s, { secrets: secretValues })));
+        const placeholder = artifactsOf(generateFromPlan(resolvePlan(s)));
         const used = Object.entries(secretValues).filter(
           ([id]) => id in resolvePlan(s, { secrets: secretValues }).secrets,
         );
@@ -178,6 +183,27 @@ describe("generate", () => {
       expect(r.errors).toEqual([
         { path: ["cloud", "pools", 0], message: expect.stringContaining("EC2 accepts"), severity: "error" },
       ]);
+  });
+
+  it("gives generateFromPlan's result the shape and content of generate's, errors included", () => {
+    const spec = sampleSpec({ maxWorkers: 1, maxPool: 2 });
+    const r = generate(spec);
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    // generate's warnings also hold the validation's, which a plan is past
+    const fromPlan = generateFromPlan(r.plan);
+    expect(fromPlan).toEqual({ ok: true, plan: r.plan, artifacts: r.artifacts, warnings: fromPlan.warnings });
+    expect(r.warnings).toEqual(expect.arrayContaining([...fromPlan.warnings]));
+    const tooBig = {
+      name: "too-big",
+      generate: () => {
+        throw new OutputLimitError(["cloud", "pools", 0], "user data of pool ci is 20000 bytes; EC2 accepts 16384");
+      },
+    };
+    const a = generateFromPlan(r.plan, { modules: [tooBig] });
+    const b = generate(spec, { modules: [tooBig] });
+    expect(a.ok || b.ok).toBe(false);
+    if (!a.ok && !b.ok) expect(a.errors).toEqual(b.errors);
   });
 
   it("takes spec text or a spec object and nothing else (checked by tsc), and never throws on a wrong value", () => {

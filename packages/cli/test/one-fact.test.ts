@@ -1,18 +1,26 @@
 // "One fact, one place" across packages: the VIP and the pod subnet reach every file from the plan alone.
 
-import { generateCilium, VALUES_PATH } from "@clusterspec/cilium";
+import { ciliumModule } from "@clusterspec/cilium";
 import { type ClusterPlan, type ClusterSpecInput, parseYamlDocuments, validateSpec } from "@clusterspec/core";
 import { arbClusterSpec, buildSpec, mustResolve } from "@clusterspec/core/testing";
-import { kubeadmDocuments } from "@clusterspec/kubeadm";
+import { kubeadmModule } from "@clusterspec/kubeadm";
 import { generateFromPlan } from "clusterspec";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 
 type Json = Record<string, unknown>;
 
+const VALUES_PATH = "cluster/cilium-values.yaml";
+
 function valuesOf(plan: ClusterPlan): Json {
-  const [a] = generateCilium(plan);
+  const a = ciliumModule.generate(plan).find((x) => x.path === VALUES_PATH);
   return parseYamlDocuments(a?.content ?? "")[0] as Json;
+}
+
+/** The documents of a node's kubeadm.yaml, as the kubeadm module writes them. */
+function kubeadmDocuments(plan: ClusterPlan, node: { readonly name: string }): Json[] {
+  const a = kubeadmModule.generate(plan).find((x) => x.path === `nodes/${node.name}/kubeadm.yaml`);
+  return parseYamlDocuments(a?.content ?? "") as Json[];
 }
 
 const arbCiliumPlan = () =>
@@ -73,7 +81,11 @@ describe("one fact, one place", () => {
 
 describe("one fact, one place, across the whole generated tree", () => {
   const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
-  const tree = (plan: ClusterPlan) => generateFromPlan(plan).map((a) => [a.path, a.content] as const);
+  const tree = (plan: ClusterPlan) => {
+    const r = generateFromPlan(plan);
+    if (!r.ok) throw new Error(r.errors.map((e) => e.message).join("\n"));
+    return r.artifacts.map((a) => [a.path, a.content] as const);
+  };
 
   it("changes the pod subnet everywhere at once: kubeadm podSubnet, Cilium's native routing CIDR, the netifrc rule", () => {
     const arb = fc.record({

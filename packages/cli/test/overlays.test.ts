@@ -7,7 +7,7 @@ import { formatIssues, parseYamlDocuments } from "@clusterspec/core";
 import { TEST_SECRETS } from "@clusterspec/core/testing";
 import { loadArtifactChecker } from "@clusterspec/schemas";
 import { run, toolAvailable } from "@clusterspec/testkit";
-import { generate, generateChecked, renderArtifacts, schemasToLoad } from "clusterspec";
+import { type Artifact, generate, generateChecked, renderArtifacts, schemasToLoad } from "clusterspec";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 
@@ -201,6 +201,20 @@ describe("overlays on user data", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("report in PLAN.md the size of the user data written, overlays included", async () => {
+    const unpatched = generate(hybrid);
+    const r = await generateChecked(
+      `${hybrid}overlays:\n  - { target: cloud/*/user-data.yaml, patch: { bootcmd: ["${"x".repeat(1400)}"] } }\n`,
+    );
+    expect(r.ok && unpatched.ok).toBe(true);
+    if (!r.ok || !unpatched.ok) return;
+    const size = (artifacts: readonly Artifact[]) =>
+      new TextEncoder().encode(artifacts.find((a) => a.path === "cloud/ci-arm64/user-data.yaml")?.content).length;
+    const plan = r.artifacts.find((a) => a.path === "PLAN.md")?.content ?? "";
+    expect(size(r.artifacts)).toBeGreaterThan(size(unpatched.artifacts) + 1400);
+    expect(plan).toContain(`| ci-arm64 | ${size(r.artifacts)} of 16384 bytes | no |`);
   });
 
   it("fail at the patch for a cloud-config key cloud-init does not know", async () => {

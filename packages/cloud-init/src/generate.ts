@@ -1,44 +1,7 @@
-import {
-  type Artifact,
-  type BurstGeneratorModule,
-  type BurstPlan,
-  generatedMarker,
-  OutputLimitError,
-  type PlannedPool,
-  userDataPaths,
-} from "@clusterspec/core";
+import { type Artifact, type BurstPlan, generatedMarker, userDataPaths } from "@clusterspec/core";
 import { CONTRACT_PATH, renderContract } from "./contract.js";
-import { base64, byteLength, gzipText } from "./encode.js";
+import { planUserData } from "./limit.js";
 import { RBAC_PATH, renderRbac } from "./rbac.js";
-import { summarizeCloudInit } from "./summary.js";
-import { renderUserData } from "./user-data.js";
-
-/** EC2 accepts at most 16 KiB of user data before base64. */
-export const USER_DATA_LIMIT = 16384;
-
-export interface UserDataPlan {
-  readonly pool: PlannedPool;
-  readonly yaml: string;
-  readonly bytes: number;
-  /** Set when the YAML is over the limit: base64 of its gzip, which cloud-init unpacks. */
-  readonly gzipBase64: string | undefined;
-  readonly gzipBytes: number | undefined;
-}
-
-export class UserDataTooLargeError extends OutputLimitError {}
-
-export function planUserData(plan: BurstPlan, pool: PlannedPool, limit = USER_DATA_LIMIT): UserDataPlan {
-  const yaml = renderUserData(plan, pool);
-  const bytes = byteLength(yaml);
-  if (bytes <= limit) return { pool, yaml, bytes, gzipBase64: undefined, gzipBytes: undefined };
-  const gz = gzipText(yaml);
-  if (gz.length > limit)
-    throw new UserDataTooLargeError(
-      pool.specPath,
-      `user data of pool ${pool.name} is ${bytes} bytes, ${gz.length} gzipped; EC2 accepts ${limit}: drop labels, taints or resources`,
-    );
-  return { pool, yaml, bytes, gzipBase64: `${base64(gz)}\n`, gzipBytes: gz.length };
-}
 
 /**
  * `cloud/<pool>/user-data.yaml`, plus `user-data.gz.b64` (what Terraform then uploads) when the YAML is too large,
@@ -61,10 +24,3 @@ export function generateCloudInit(plan: BurstPlan): Artifact[] {
     ...(rbac === undefined ? [] : [{ path: RBAC_PATH, content: rbac }]),
   ];
 }
-
-export const cloudInitModule: BurstGeneratorModule = {
-  name: "cloud-init",
-  burst: true,
-  generate: generateCloudInit,
-  summarize: summarizeCloudInit,
-};

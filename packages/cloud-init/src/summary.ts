@@ -1,15 +1,17 @@
 // The PLAN.md sections: what burst nodes do when they boot, their packages and user-data size, and the provisioner contract.
-import { type BurstPlan, type CloudPlan, mdTable } from "@clusterspec/core";
+import { type Artifact, type BurstPlan, type CloudPlan, mdTable } from "@clusterspec/core";
 import { CONTRACT_PATH } from "./contract.js";
-import { planUserData, USER_DATA_LIMIT } from "./generate.js";
 import { IDENTITY_HEADERS, PROVISIONER_RETRY, RETRIED_STATUSES } from "./join-script.js";
+import { shippedUserData, USER_DATA_LIMIT } from "./limit.js";
 import { NODE_VERBS, PROVISIONER_SERVICE_ACCOUNT, RBAC_PATH } from "./rbac.js";
 
-export function summarizeCloudInit(plan: BurstPlan): string | undefined {
+/** `artifacts`: those that ship, so the user-data sizes are those of the files written (after overlays). */
+export function summarizeCloudInit(plan: BurstPlan, artifacts: readonly Artifact[]): string | undefined {
   const cloud = plan.cloud;
   if (!cloud) return undefined;
+  const byPath = new Map(artifacts.map((a) => [a.path, a]));
   const rows = cloud.pools.map((pool) => {
-    const u = planUserData(plan, pool);
+    const u = shippedUserData(pool, byPath);
     return [
       pool.name,
       `${u.bytes} of ${USER_DATA_LIMIT} bytes`,

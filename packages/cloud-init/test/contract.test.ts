@@ -5,17 +5,10 @@ import { arbPlan, buildSpec, mustResolve } from "@clusterspec/core/testing";
 import { exampleNames, exampleText, formatAjvErrors, openApi31Validator } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  CONTRACT_PATH,
-  generateCloudInit,
-  IDENTITY_HEADERS,
-  joinScript,
-  PROVISIONER_RETRY,
-  PROVISIONER_SERVICE_ACCOUNT,
-  provisionerContract,
-  RBAC_PATH,
-  RETRIED_STATUSES,
-} from "../src/index.js";
+import { CONTRACT_PATH, provisionerContract } from "../src/contract.js";
+import { generateCloudInit } from "../src/generate.js";
+import { IDENTITY_HEADERS, joinScript, PROVISIONER_RETRY, RETRIED_STATUSES } from "../src/join-script.js";
+import { PROVISIONER_SERVICE_ACCOUNT, RBAC_PATH } from "../src/rbac.js";
 
 const validate = openApi31Validator();
 const withCloud = exampleNames().filter((d) => /^cloud:/m.test(exampleText(d)));

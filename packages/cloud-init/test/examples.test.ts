@@ -13,7 +13,7 @@ import {
   toolAvailable,
 } from "@clusterspec/testkit";
 import { describe, expect, it } from "vitest";
-import { generateCloudInit } from "../src/index.js";
+import { generateCloudInit } from "../src/generate.js";
 
 const withCloud = exampleNames().filter((d) => /^cloud:/m.test(exampleText(d)));
 

@@ -13,16 +13,15 @@ import { parseYamlDocuments } from "@clusterspec/core";
 import { buildSpec, mustResolve } from "@clusterspec/core/testing";
 import { hasTool, MockProvisioner, run, sh, toolAvailable } from "@clusterspec/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { provisionerContract } from "../src/contract.js";
 import {
-  fedoraPackages,
   IDENTITY_HEADERS,
   JOIN_SCRIPT_PATH,
   joinScript,
   PACKAGE_RETRY,
-  provisionerContract,
   REQUIRED_BINARIES,
-  userDataObject,
-} from "../src/index.js";
+} from "../src/join-script.js";
+import { fedoraPackages, userDataObject } from "../src/user-data.js";
 
 const INSTANCE_ID = "i-0123456789abcdef0";
 const REGION = "eu-central-1";

@@ -1,28 +1,31 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type ClusterPlan, parseYamlDocuments, resolvePlan, SECRET_KINDS } from "@clusterspec/core";
+import {
+  type Artifact,
+  type ClusterPlan,
+  parseYamlDocuments,
+  resolvePlan,
+  SECRET_KINDS,
+  userDataPaths,
+} from "@clusterspec/core";
 import { arbPlan, arbSpecAndPlan, buildSpec, mustResolve, mustValidate } from "@clusterspec/core/testing";
 import { ajv04, ajv07, formatAjvErrors, readSchema, run, toolAvailable } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { gunzipSync } from "fflate";
 import { describe, expect, it } from "vitest";
+import { gzipText } from "../src/encode.js";
+import { generateCloudInit } from "../src/generate.js";
+import { JOIN_ENV_KEYS, JOIN_SCRIPT_PATH, JOIN_TEMPLATE_PATH, type JoinEnv } from "../src/join-script.js";
+import { planUserData, USER_DATA_LIMIT } from "../src/limit.js";
+import { cloudInitModule } from "../src/module.js";
 import {
   BURST_KUBELET_PATCH_FILE,
   BURST_PATCHES_DIRECTORY,
-  cloudInitModule,
-  generateCloudInit,
-  gzipText,
-  JOIN_ENV_KEYS,
-  JOIN_SCRIPT_PATH,
-  JOIN_TEMPLATE_PATH,
-  type JoinEnv,
   joinConfiguration,
-  planUserData,
   renderJoinEnv,
-  USER_DATA_LIMIT,
   userDataObject,
-} from "../src/index.js";
+} from "../src/user-data.js";
 
 const cloudPlan = (minor = 34): ClusterPlan =>
   mustResolve(buildSpec({ controlPlanes: 3, workers: 0, poolSize: 3, cloud: true }, { minor }));
@@ -201,7 +204,7 @@ describe("user data", () => {
   it("generates nothing without a cloud section", () => {
     const p = mustResolve(buildSpec({ controlPlanes: 3, workers: 0, poolSize: 3, cloud: false }));
     expect(generateCloudInit(p)).toEqual([]);
-    expect(cloudInitModule.summarize?.(p)).toBeUndefined();
+    expect(cloudInitModule.summarize?.(p, cloudInitModule.generate(p))).toBeUndefined();
   });
 });
 
@@ -370,7 +373,7 @@ describe("size", () => {
   it("reports the size in PLAN.md", () => {
     const bytes = new TextEncoder().encode(generateCloudInit(plan)[0]?.content ?? "").length;
     expect(bytes).toBeLessThan(USER_DATA_LIMIT);
-    const summary = cloudInitModule.summarize?.(plan);
+    const summary = cloudInitModule.summarize?.(plan, cloudInitModule.generate(plan));
     expect(summary).toContain(`| ci-arm64 | ${bytes} of 16384 bytes | no |`);
     expect(summary).toContain("| iptables-nft | iptables, required by kubeadm preflight (FileExisting-iptables) |");
   });
@@ -413,6 +416,54 @@ describe("size", () => {
     expect(() => planUserData(plan, pool(plan), 1000)).toThrowErrorMatchingInlineSnapshot(
       `[OutputLimitError: user data of pool ci-arm64 is 14345 bytes, 4924 gzipped; EC2 accepts 1000: drop labels, taints or resources]`,
     );
+  });
+});
+
+describe("user data as it ships (after overlays)", () => {
+  const plan = cloudPlan();
+  const artifacts = generateCloudInit(plan);
+  const paths = userDataPaths(pool(plan).name);
+  const patched = (content: string) => artifacts.map((a) => (a.path === paths.yaml ? { ...a, content } : a));
+  const applied = new Map([[paths.yaml, [{ overlay: 1, document: 0, patch: {} }]]]);
+  const bytes = (text: string) => new TextEncoder().encode(text).length;
+
+  it("reports in PLAN.md the size of the file that ships, not the one generated", () => {
+    const grown = `${artifacts[0]?.content ?? ""}bootcmd: [${"x".repeat(1000)}]\n`;
+    const summary = cloudInitModule.summarize?.(plan, patched(grown)) ?? "";
+    expect(summary).toContain(`| ci-arm64 | ${bytes(grown)} of 16384 bytes | no |`);
+    expect(bytes(grown)).toBeGreaterThan(bytes(artifacts[0]?.content ?? ""));
+  });
+
+  it("reports the gzipped size from the shipped twin", () => {
+    const u = planUserData(plan, pool(plan), 6000);
+    const shipped = [
+      { path: paths.yaml, content: u.yaml },
+      { path: paths.gzipBase64, content: u.gzipBase64 ?? "" },
+    ];
+    expect(cloudInitModule.summarize?.(plan, shipped)).toContain(
+      `| ci-arm64 | ${u.bytes} of 16384 bytes | yes, ${u.gzipBytes} bytes (user-data.gz.b64) |`,
+    );
+  });
+
+  it("refuses patched user data over the limit, or with a gzipped twin, at the last overlay that patched it", () => {
+    const check = (shipped: readonly Artifact[]) => cloudInitModule.check?.(plan, { artifacts: shipped, applied });
+    expect(check(patched(`${artifacts[0]?.content ?? ""}# small\n`))).toEqual([]);
+    expect(cloudInitModule.check?.(plan, { artifacts: patched("x".repeat(20000)), applied: new Map() })).toEqual([]);
+    expect(check(patched(`${"x".repeat(16384)}\n`))).toEqual([
+      {
+        path: ["overlays", 1, "target"],
+        severity: "error",
+        message: `${paths.yaml} is 16385 bytes after overlays, over the ${USER_DATA_LIMIT} bytes EC2 accepts as plain user data: patch less`,
+      },
+    ]);
+    const twin = [...artifacts, { path: paths.gzipBase64, content: "H4sI\n" }];
+    expect(check(twin)).toEqual([
+      {
+        path: ["overlays", 1, "target"],
+        severity: "error",
+        message: `${paths.yaml} ships gzipped as ${paths.gzipBase64} (over the ${USER_DATA_LIMIT} bytes EC2 accepts plain), which a patch would leave stale: user data this large cannot be patched`,
+      },
+    ]);
   });
 });
 

@@ -1,4 +1,4 @@
-import type { BurstPlan, ClusterPlan } from "./plan/types.js";
+import type { ClusterPlan } from "./plan/types.js";
 
 /**
  * The upstream schema a structured artifact is checked against (`@clusterspec/schemas`). Only artifacts that carry
@@ -20,25 +20,6 @@ export interface Artifact {
 
 /** A pure function of the plan: no IO, clock, randomness or environment. */
 export type Generator = (plan: ClusterPlan) => Artifact[];
-
-/**
- * One output format: its generator and the section it adds to PLAN.md. Cloud modules take a `BurstPlan`,
- * which every plan is, so they also run for the cloud burst of an existing cluster.
- */
-export interface GeneratorModule<P = ClusterPlan> {
-  readonly name: string;
-  readonly generate: (plan: P) => Artifact[];
-  /** Markdown section for PLAN.md, starting with a `## ` heading; omitted when the module has nothing to say. */
-  readonly summarize?: (plan: P) => string | undefined;
-}
-
-/** A cloud module: it also runs for the cloud burst of an existing cluster. */
-export interface BurstGeneratorModule extends GeneratorModule<BurstPlan> {
-  readonly burst: true;
-}
-
-export const isBurstModule = (m: GeneratorModule | BurstGeneratorModule): m is BurstGeneratorModule =>
-  "burst" in m && m.burst === true;
 
 /**
  * The fixed header of generated files: no version, no timestamp, so golden files do not churn.

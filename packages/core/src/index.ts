@@ -2,11 +2,8 @@ export {
   type Artifact,
   type ArtifactChecker,
   type ArtifactSchemaId,
-  type BurstGeneratorModule,
   type Generator,
-  type GeneratorModule,
   generatedMarker,
-  isBurstModule,
   type SchemaProblem,
 } from "./artifact.js";
 export { shellDoubleQuoted, shellQuote, withoutControlCharacters } from "./escape.js";
@@ -41,6 +38,15 @@ export {
 } from "./issues.js";
 export { specJsonSchema } from "./json-schema.js";
 export { type Escape, lineTemplate } from "./line-template.js";
+export {
+  type BurstGeneratorModule,
+  type FreeFormPart,
+  type GeneratorModule,
+  isBurstModule,
+  type SchemaParameters,
+  type SchemaParametersOf,
+  type Shipped,
+} from "./module.js";
 export { type AppliedPatch, applyOverlays, blameOverlay, type OverlayOutcome } from "./overlay/apply.js";
 export { isJsonMap, mergePatch, toPointer } from "./overlay/merge-patch.js";
 export { PROVISIONER_EVENT_STATES } from "./plan/burst.js";

@@ -4,9 +4,7 @@ export type {
   Artifact,
   ArtifactChecker,
   ArtifactSchemaId,
-  BurstGeneratorModule,
   Generator,
-  GeneratorModule,
   SchemaProblem,
 } from "./artifact.js";
 export type { AsgTag } from "./facts/cloud.js";
@@ -26,6 +24,14 @@ export type {
   SegmentSpec,
 } from "./generated/spec-types.js";
 export type { FormatOptions, IssuePath, SpecIssue, Validated } from "./issues.js";
+export type {
+  BurstGeneratorModule,
+  FreeFormPart,
+  GeneratorModule,
+  SchemaParameters,
+  SchemaParametersOf,
+  Shipped,
+} from "./module.js";
 export type { AppliedPatch } from "./overlay/apply.js";
 export type { FailureState, NodeLoad, Simulation, TakeoverBound, VipHolding } from "./plan/simulate.js";
 export type {

@@ -1,4 +1,4 @@
-import { type Artifact, type ClusterPlan, type GeneratorModule, toYaml } from "@clusterspec/core";
+import { type Artifact, type ClusterPlan, toYaml } from "@clusterspec/core";
 import {
   FIREWALL_RULES_FILE,
   FIREWALL_SERVICE_FILE,
@@ -6,7 +6,6 @@ import {
   renderFirewallService,
   toFirewallView,
 } from "./firewall.js";
-import { summarizeHost } from "./summary.js";
 import {
   renderAcceptKeywords,
   renderFstabLine,
@@ -18,11 +17,7 @@ import {
   renderSysctlConf,
   renderUdevRules,
 } from "./template.js";
-import { type HostView, toHostView } from "./view.js";
-
-export const SYSCTL_FILE = "etc/sysctl.d/90-kubernetes.conf";
-/** Appended to /etc/sysctl.conf, which procps applies after sysctl.d. */
-export const SYSCTL_CONF_SNIPPET = "etc/sysctl.conf.clusterspec";
+import { type HostView, SYSCTL_CONF_SNIPPET, SYSCTL_FILE, toHostView } from "./view.js";
 
 /** crictl's config (YAML): both endpoints on the CRI socket kubeadm uses. */
 export function renderCrictlYaml(view: HostView, criSocket: string): string {
@@ -61,5 +56,3 @@ export function generateHost(plan: ClusterPlan): Artifact[] {
     ];
   });
 }
-
-export const hostModule: GeneratorModule = { name: "host", generate: generateHost, summarize: summarizeHost };

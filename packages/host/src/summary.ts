@@ -2,8 +2,7 @@
 import { type ClusterPlan, mdTable } from "@clusterspec/core";
 import { summarizeExposure } from "./exposure.js";
 import { FIREWALL_RULES_FILE, FIREWALL_SERVICE_FILE, FIREWALL_TABLE } from "./firewall.js";
-import { SYSCTL_CONF_SNIPPET, SYSCTL_FILE } from "./generate.js";
-import { interfaceKey, needsStorageIsolationGate, rcConfLines } from "./view.js";
+import { interfaceKey, needsStorageIsolationGate, rcConfLines, SYSCTL_CONF_SNIPPET, SYSCTL_FILE } from "./view.js";
 
 export function summarizeHost(plan: ClusterPlan): string {
   const gate = plan.nodes.filter((n) => needsStorageIsolationGate(n)).map((n) => n.name);

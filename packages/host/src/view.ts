@@ -2,6 +2,10 @@
 import { type ClusterPlan, generatedMarker, type PlannedNode } from "@clusterspec/core";
 import { field, lineText, sysctlValue } from "./escape.js";
 
+export const SYSCTL_FILE = "etc/sysctl.d/90-kubernetes.conf";
+/** Appended to /etc/sysctl.conf, which procps applies after sysctl.d. */
+export const SYSCTL_CONF_SNIPPET = "etc/sysctl.conf.clusterspec";
+
 /** Set by clusterspec itself; spec.host.sysctl may add others (core's hostSysctlAllowed keeps these out of it). */
 export const MANAGED_SYSCTL: readonly (readonly [string, string])[] = [
   ["net.ipv4.ip_forward", "1"],

@@ -6,19 +6,11 @@ import { arbPlan, arbSpecAndPlan, asClusterSpec, buildSpec, mustResolve } from "
 import { exampleInput, run, toolAvailable, withNetns } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  FIREWALL_RULES_FILE,
-  FIREWALL_SERVICE_FILE,
-  field,
-  generateHost,
-  hostModule,
-  managedSysctl,
-  nftToken,
-  SYSCTL_CONF_SNIPPET,
-  SYSCTL_FILE,
-  shellValue,
-  udevValue,
-} from "../src/index.js";
+import { field, nftToken, shellValue, udevValue } from "../src/escape.js";
+import { FIREWALL_RULES_FILE, FIREWALL_SERVICE_FILE } from "../src/firewall.js";
+import { generateHost } from "../src/generate.js";
+import { hostModule } from "../src/module.js";
+import { managedSysctl, SYSCTL_CONF_SNIPPET, SYSCTL_FILE } from "../src/view.js";
 
 type Loose = any;
 
@@ -179,7 +171,7 @@ describe("host files of reference cluster 1", () => {
   });
 
   it("summarizes for PLAN.md", () => {
-    expect(hostModule.summarize?.(reference())).toMatchInlineSnapshot(`
+    expect(hostModule.summarize?.(reference(), hostModule.generate(reference()))).toMatchInlineSnapshot(`
       "## Host files (Gentoo/OpenRC)
 
       Copy each \`nodes/<node>/\` folder onto its server. The \`*.clusterspec\` files are snippets to append, because Gentoo reads no drop-in for them (or, for sysctl.conf, reads it last):
@@ -460,7 +452,7 @@ describe("Cilium DSR behind policy routing", () => {
     for (const mode of ["dsr", "hybrid"]) {
       const plan = withMode(mode);
       expect(files(plan, "k8s-1")[SYSCTL_FILE]).toContain("net.ipv4.conf.wan1.accept_local = 1\n");
-      expect(hostModule.summarize?.(plan)).toContain("cilium/cilium#17747");
+      expect(hostModule.summarize?.(plan, hostModule.generate(plan))).toContain("cilium/cilium#17747");
     }
     expect(files(withMode("snat"), "k8s-1")[SYSCTL_FILE]).not.toContain("accept_local");
     expect(files(withMode("dsr", false), "k8s-1")[SYSCTL_FILE]).not.toContain("accept_local");
@@ -609,7 +601,7 @@ describe("cgroup mode", () => {
       spec.host.cgroupMode = mode;
       const plan = mustResolve(spec);
       const f = files(plan, "k8s-1");
-      const summary = hostModule.summarize?.(plan) ?? "";
+      const summary = hostModule.summarize?.(plan, hostModule.generate(plan)) ?? "";
       if (mode === "unified") {
         expect(f["etc/rc.conf.clusterspec"]).toBeUndefined();
         expect(summary).not.toContain("rc.conf.clusterspec");
@@ -764,7 +756,7 @@ except (socket.timeout, TimeoutError): print("dropped")`;
     const rules = files(plan, "k8s-2")[FIREWALL_RULES_FILE] ?? "";
     expect(rules).toContain('iifname "wan0" ip saddr { 10.118.10.20, 10.118.10.22 } meta l4proto { 51, 112 } accept');
     expect(rules).toContain('iifname "wan0" ip daddr { 10.118.10.50, 10.118.10.51 } accept');
-    expect(hostModule.summarize?.(plan)).toContain("public: host.firewall.publicInterfaces");
+    expect(hostModule.summarize?.(plan, hostModule.generate(plan))).toContain("public: host.firewall.publicInterfaces");
     if (!nftAvailable()) return ctx.skip("needs the real tool (installed by .ci/run)");
     await withFileAsync(rules, (path) =>
       withNetns(["wan0", "wan1"], (ns) => {
@@ -785,6 +777,8 @@ describe("host firewall on the WireGuard hub", () => {
     const rules = (name: string) => files(plan, name)[FIREWALL_RULES_FILE] ?? "";
     expect(rules(plan.nodes[0]?.name ?? "")).toContain(`\t\tudp dport ${hub?.listenPort} accept\n`);
     expect(rules(plan.nodes[1]?.name ?? "")).not.toContain("udp dport");
-    expect(hostModule.summarize?.(plan)).toContain(`WireGuard :${hub?.listenPort}/udp on the hub`);
+    expect(hostModule.summarize?.(plan, hostModule.generate(plan))).toContain(
+      `WireGuard :${hub?.listenPort}/udp on the hub`,
+    );
   });
 });

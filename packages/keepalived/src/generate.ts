@@ -1,5 +1,4 @@
-import type { Artifact, ClusterPlan, GeneratorModule } from "@clusterspec/core";
-import { summarizeKeepalived } from "./summary.js";
+import type { Artifact, ClusterPlan } from "@clusterspec/core";
 import {
   renderAuthConf,
   renderCheckScript,
@@ -55,9 +54,3 @@ export function generateKeepalived(plan: ClusterPlan): Artifact[] {
     return out;
   });
 }
-
-export const keepalivedModule: GeneratorModule = {
-  name: "keepalived",
-  generate: generateKeepalived,
-  summarize: summarizeKeepalived,
-};

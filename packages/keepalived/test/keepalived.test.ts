@@ -12,18 +12,11 @@ import { arbPlan, buildSpec, mustResolve, mustValidate } from "@clusterspec/core
 import { clusterExampleNames, exampleInput, run, toolAvailable } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  generateKeepalived,
-  instanceName,
-  KEEPALIVED_TOKEN,
-  keepalivedComment,
-  keepalivedModule,
-  keepalivedToken,
-  shellWord,
-  summarizeKeepalived,
-  vipsOf,
-} from "../src/index.js";
-import { worstCarrierPair } from "../src/summary.js";
+import { KEEPALIVED_TOKEN, keepalivedComment, keepalivedToken, shellWord } from "../src/escape.js";
+import { generateKeepalived } from "../src/generate.js";
+import { keepalivedModule } from "../src/module.js";
+import { summarizeKeepalived, worstCarrierPair } from "../src/summary.js";
+import { instanceName, vipsOf } from "../src/view.js";
 import { instancesOf, keepalivedCheck, nodeFiles, parseKeepalivedConf, tokenizeLine } from "./helpers.js";
 
 type Loose = any;
@@ -436,7 +429,11 @@ describe("generated configs", () => {
 
   it("registers as a generator module with a PLAN.md section", () => {
     expect(keepalivedModule.name).toBe("keepalived");
-    expect(keepalivedModule.summarize?.(reference())?.startsWith("## keepalived (VRRP)\n")).toBe(true);
+    expect(
+      keepalivedModule
+        .summarize?.(reference(), keepalivedModule.generate(reference()))
+        ?.startsWith("## keepalived (VRRP)\n"),
+    ).toBe(true);
   });
 });
 

@@ -10,7 +10,8 @@ import { runCli } from "clusterspec/cli";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { generateKeepalived, OPENRC_CONF, vipsOf } from "../src/index.js";
+import { generateKeepalived } from "../src/generate.js";
+import { OPENRC_CONF, vipsOf } from "../src/view.js";
 import { instancesOf, keepalivedCheck, nodeFiles, parseKeepalivedConf, type Statement } from "./helpers.js";
 
 type Loose = any;

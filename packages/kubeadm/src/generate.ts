@@ -1,13 +1,5 @@
-import {
-  type Artifact,
-  type ClusterPlan,
-  type GeneratorModule,
-  generatedMarker,
-  toYaml,
-  toYamlDocuments,
-} from "@clusterspec/core";
+import { type Artifact, type ClusterPlan, generatedMarker, toYaml, toYamlDocuments } from "@clusterspec/core";
 import { carriesSecret, KUBELET_PATCH_FILE, kubeadmDocuments, kubeletPatch, PATCHES_DIRECTORY } from "./documents.js";
-import { summarizeKubeadm } from "./summary.js";
 
 export function generateKubeadm(plan: ClusterPlan): Artifact[] {
   const header = `# ${generatedMarker(plan)}\n`;
@@ -30,9 +22,3 @@ export function generateKubeadm(plan: ClusterPlan): Artifact[] {
     ];
   });
 }
-
-export const kubeadmModule: GeneratorModule = {
-  name: "kubeadm",
-  generate: generateKubeadm,
-  summarize: summarizeKubeadm,
-};

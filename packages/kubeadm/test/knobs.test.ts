@@ -3,7 +3,7 @@ import { type ClusterPlan, formatExtraArgs, loadSpec, parseYamlDocuments } from 
 import { buildSpec, mustResolve, TEST_SECRETS } from "@clusterspec/core/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { generateKubeadm } from "../src/index.js";
+import { generateKubeadm } from "../src/generate.js";
 import { schemaErrors } from "./schema.js";
 
 type Doc = Record<string, any>;

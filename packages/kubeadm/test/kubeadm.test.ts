@@ -20,18 +20,16 @@ import { clusterExampleNames, exampleText } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
-  apiServerArgs,
-  controllerManagerArgs,
   controlPlaneTaints,
-  generateKubeadm,
   KUBELET_PATCH_FILE,
   kubeadmDocuments,
   kubeletConfiguration,
   kubeletPatch,
-  nodeHealthTiming,
   PATCHES_DIRECTORY,
-  summarizeKubeadm,
-} from "../src/index.js";
+} from "../src/documents.js";
+import { generateKubeadm } from "../src/generate.js";
+import { apiServerArgs, controllerManagerArgs, nodeHealthTiming } from "../src/node-health.js";
+import { summarizeKubeadm } from "../src/summary.js";
 import { allowedPaths, documentPaths, kubeadmSchema, schemaErrors } from "./schema.js";
 
 type Doc = Record<string, unknown>;

@@ -1,5 +1,4 @@
-import type { Artifact, ClusterPlan, GeneratorModule } from "@clusterspec/core";
-import { summarizeNetifrc } from "./summary.js";
+import type { Artifact, ClusterPlan } from "@clusterspec/core";
 import { renderConfdNet, renderRtTables } from "./template.js";
 import { rtTablesPath, toNetifrcView, toRtTablesViews } from "./view.js";
 
@@ -10,9 +9,3 @@ export function generateNetifrc(plan: ClusterPlan): Artifact[] {
     ...tables.map((t) => ({ path: `nodes/${node.name}/${t.path}`, content: t.content })),
   ]);
 }
-
-export const netifrcModule: GeneratorModule = {
-  name: "netifrc",
-  generate: generateNetifrc,
-  summarize: summarizeNetifrc,
-};

@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ClusterPlan, PlannedNode } from "@clusterspec/core";
 import { type Netns, run, withNetns } from "@clusterspec/testkit";
-import { type NetifrcView, variableLines } from "../src/index.js";
+import { variableLines } from "../src/template.js";
+import type { NetifrcView } from "../src/view.js";
 
 // IPv6 addresses skip duplicate address detection so `ip route get` can use them at once.
 const nodad = (address: string): string => (address.includes(":") ? " nodad" : "");

@@ -3,17 +3,11 @@ import { arbPlan, arbSpecAndPlan, asClusterSpec, buildSpec, mustResolve } from "
 import { clusterExampleNames, exampleInput, toolAvailable } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  generateNetifrc,
-  netifrcModule,
-  netifrcValue,
-  policyRouteLines,
-  policyRules,
-  renderConfdNet,
-  ruleLine,
-  toNetifrcView,
-  variableLines,
-} from "../src/index.js";
+import { netifrcValue } from "../src/escape.js";
+import { generateNetifrc } from "../src/generate.js";
+import { netifrcModule } from "../src/module.js";
+import { renderConfdNet, ruleLine, variableLines } from "../src/template.js";
+import { policyRouteLines, policyRules, toNetifrcView } from "../src/view.js";
 import { expectedValues, netifrcArray, sourceValues, withAppliedNode } from "./helpers.js";
 
 type Loose = any;
@@ -145,7 +139,7 @@ describe("conf.d/net of reference cluster 1", () => {
   });
 
   it("summarizes the policy routing for PLAN.md", () => {
-    expect(netifrcModule.summarize?.(reference())).toMatchInlineSnapshot(`
+    expect(netifrcModule.summarize?.(reference(), netifrcModule.generate(reference()))).toMatchInlineSnapshot(`
       "## Network interfaces and policy routing (netifrc)
 
       Each node gets \`/etc/conf.d/net\` (addresses, MTUs, routes, rules, VLANs, DNS) and \`/etc/iproute2/rt_tables.d/vswitch.conf\` (the table's name; the distribution's \`/etc/iproute2/rt_tables\` stays as it is).

@@ -1,17 +1,10 @@
 // The AWS side of cloud burst in Terraform JSON syntax: one file per concern under cloud/terraform, written with stableJson.
-import {
-  type Artifact,
-  type BurstGeneratorModule,
-  type BurstPlan,
-  generatedMarker,
-  stableJson,
-} from "@clusterspec/core";
+import { type Artifact, type BurstPlan, generatedMarker, stableJson } from "@clusterspec/core";
 import { AUTOSCALER_VALUES_PATH, renderAutoscalerValues } from "./autoscaler.js";
 import { TERRAFORM_DIR } from "./constants.js";
-import { tfLiteral } from "./escape.js";
+import { type Json, tfLiteral } from "./escape.js";
 import { iamResources } from "./iam.js";
-import { events, type Json, poolResources, providers } from "./resources.js";
-import { summarizeAutoscaler, summarizeTerraform } from "./summary.js";
+import { events, poolResources, providers } from "./resources.js";
 
 function file(plan: BurstPlan, name: string, body: Json): Artifact {
   return {
@@ -32,23 +25,9 @@ export function generateTerraform(plan: BurstPlan): Artifact[] {
   ];
 }
 
-export const terraformModule: BurstGeneratorModule = {
-  name: "terraform-json",
-  burst: true,
-  generate: generateTerraform,
-  summarize: summarizeTerraform,
-};
-
-/** Cluster Autoscaler's Helm values: its own module, since the Terraform files are all JSON of one schema. */
+/** Cluster Autoscaler's Helm values (a module of their own). */
 export function generateAutoscalerValues(plan: BurstPlan): Artifact[] {
   const cloud = plan.cloud;
   if (!cloud) return [];
   return [{ path: AUTOSCALER_VALUES_PATH, content: renderAutoscalerValues(plan, cloud) }];
 }
-
-export const autoscalerModule: BurstGeneratorModule = {
-  name: "cluster-autoscaler",
-  burst: true,
-  generate: generateAutoscalerValues,
-  summarize: summarizeAutoscaler,
-};

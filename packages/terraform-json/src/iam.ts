@@ -1,8 +1,7 @@
 // The AWS identities of the burst: Cluster Autoscaler's (a least-privilege policy on an IAM user without keys; the
 // autoscaler runs on-prem, outside AWS) and, for pools that name no instance profile, a minimal one for the nodes.
 import { AUTOSCALER_TAG_PREFIX, type BurstPlan, type CloudPlan, type PlannedPool } from "@clusterspec/core";
-import { tfExpr, tfLiteral } from "./escape.js";
-import type { Json } from "./resources.js";
+import { type Json, tfExpr, tfLiteral } from "./escape.js";
 
 export const AUTOSCALER = "cluster_autoscaler";
 export const NODE_PROFILE = "burst_nodes";

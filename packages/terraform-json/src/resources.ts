@@ -8,10 +8,9 @@ import {
   userDataPaths,
 } from "@clusterspec/core";
 import { TERRAFORM_DIR } from "./constants.js";
-import { tfExpr, tfLiteral } from "./escape.js";
+import { type Json, tfExpr, tfLiteral } from "./escape.js";
 import { instanceProfileOf } from "./iam.js";
 
-export type Json = Record<string, unknown>;
 type Cloud = CloudPlan;
 
 /** How long `terraform apply` waits for the provisioner to confirm the SNS subscription. */
@@ -166,7 +165,7 @@ function fromTerraform(artifactPath: string): string {
 function userDataExpr(pool: PlannedPool): string {
   const paths = userDataPaths(pool.name);
   const gz = fromTerraform(paths.gzipBase64);
-  // cloud-init writes user-data.gz.b64 only when the YAML is over EC2's 16 KiB; the review diff stays on the YAML
+  // cloud-init writes user-data.gz.b64 only when the YAML is too large for EC2 to take plain; the review diff stays on the YAML
   return tfExpr(`fileexists("${gz}") ? trimspace(file("${gz}")) : filebase64("${fromTerraform(paths.yaml)}")`);
 }
 

@@ -2,7 +2,7 @@ import { loadSpec, resolvePlan } from "@clusterspec/core";
 import { checkTerraformJson, type ProviderSchemaFile } from "@clusterspec/schemas/terraform";
 import { exampleNames, exampleText, readSchema } from "@clusterspec/testkit";
 import { describe, expect, it } from "vitest";
-import { generateTerraform } from "../src/index.js";
+import { generateTerraform } from "../src/generate.js";
 
 const withCloud = exampleNames().filter((d) => /^cloud:/m.test(exampleText(d)));
 

@@ -18,20 +18,17 @@ import {
 import { readSchema } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { AUTOSCALER_SCALE_FROM_ZERO_MINOR } from "../src/autoscaler.js";
+import { tfExpr, tfLiteral } from "../src/escape.js";
+import { generateAutoscalerValues, generateTerraform } from "../src/generate.js";
+import { autoscalerModule, terraformModule } from "../src/module.js";
 import {
-  AUTOSCALER_SCALE_FROM_ZERO_MINOR,
-  autoscalerModule,
-  generateAutoscalerValues,
-  generateTerraform,
   SNS_HEALTHY_RETRY_POLICY,
   SNS_MAX_RETRY_SECONDS,
   snsRetryBoundSeconds,
   snsRetryFloorSeconds,
-  summarizeTerraform,
-  terraformModule,
-  tfExpr,
-  tfLiteral,
-} from "../src/index.js";
+} from "../src/resources.js";
+import { summarizeTerraform } from "../src/summary.js";
 
 const schema = readSchema("aws-provider-subset.json") as unknown as ProviderSchemaFile;
 const schemaNewest = readSchema("aws-provider-subset-6.66.0.json") as unknown as ProviderSchemaFile;
@@ -173,7 +170,7 @@ describe("terraform files", () => {
         Condition: { ArnEquals: { "aws:SourceArn": tfExpr("aws_sns_topic.ec2_state_change.arn") } },
       },
     ]);
-    const summary = terraformModule.summarize?.(plan) ?? "";
+    const summary = terraformModule.summarize?.(plan, terraformModule.generate(plan)) ?? "";
     expect(summary).toContain("dead-letter queue `prop-cluster-provisioner-dlq`");
   });
 
@@ -248,7 +245,9 @@ describe("terraform files", () => {
     expect(lt(named)).toEqual([{ name: "existing-profile" }]);
     const namedIam = docs(named)["cloud/terraform/iam.tf.json"] as { resource: Record<string, unknown> };
     expect(namedIam.resource.aws_iam_instance_profile).toBeUndefined();
-    expect(autoscalerModule.summarize?.(named)).toContain("names the instance profile `existing-profile`");
+    expect(autoscalerModule.summarize?.(named, autoscalerModule.generate(named))).toContain(
+      "names the instance profile `existing-profile`",
+    );
   });
 
   it("write Cluster Autoscaler's values: auto-discovery, region, an image of the cluster's minor, credentials by Secret", () => {
@@ -265,14 +264,14 @@ describe("terraform files", () => {
     expect(plan.kubernetes.version.minor).toBeGreaterThanOrEqual(AUTOSCALER_SCALE_FROM_ZERO_MINOR);
     expect(doc?.envFromSecret).toBe("cluster-autoscaler-aws");
     expect(JSON.stringify(doc)).not.toMatch(/AKIA|aws_secret|SecretAccessKey"\s*:\s*"[^"]/);
-    expect(autoscalerModule.summarize?.(plan)).not.toContain("Warning");
+    expect(autoscalerModule.summarize?.(plan, autoscalerModule.generate(plan))).not.toContain("Warning");
   });
 
   it("warn when the cluster's minor pairs with an autoscaler older than 1.26 (no scale-from-zero with extended resources)", () => {
     const input = cloudInput() as any;
     input.kubernetes.version = "v1.25.9";
     const p = mustResolve(input);
-    const summary = autoscalerModule.summarize?.(p) ?? "";
+    const summary = autoscalerModule.summarize?.(p, autoscalerModule.generate(p)) ?? "";
     expect(summary).toContain("> **Warning:** Kubernetes 1.25 pairs with Cluster Autoscaler v1.25.0, older than 1.26");
   });
 
@@ -284,10 +283,12 @@ describe("terraform files", () => {
     const p = mustResolve(input);
     const warning =
       "> **Warning:** pool ci-arm64 looks up Fedora 42 (`cloud.pools[0].ami.lookup.name`), which reached its end of life on 2026-05-28";
-    expect(terraformModule.summarize?.(p)).toContain(warning);
+    expect(terraformModule.summarize?.(p, terraformModule.generate(p))).toContain(warning);
     expect(summarizeTerraform(p, "2026-05-27")).not.toContain("looks up Fedora");
     input.cloud.pools[0].ami.lookup.name = "Fedora-Cloud-Base-AmazonEC2.aarch64-43-*";
-    expect(terraformModule.summarize?.(mustResolve(input))).not.toContain("looks up Fedora");
+    expect(terraformModule.summarize?.(mustResolve(input), terraformModule.generate(mustResolve(input)))).not.toContain(
+      "looks up Fedora",
+    );
   });
 
   it("require IMDSv2 with hop limit 1 (no pod access by default) and upload the generated user data", () => {
@@ -308,12 +309,14 @@ describe("terraform files", () => {
   it("warn in PLAN.md when a pool has a single subnet (one availability zone), and only then", () => {
     const input = cloudInput() as any;
     input.cloud.pools[0].subnets = ["subnet-0aaaaaaaaaaaaaaaa"];
-    const one = terraformModule.summarize?.(mustResolve(input)) ?? "";
+    const one = terraformModule.summarize?.(mustResolve(input), terraformModule.generate(mustResolve(input))) ?? "";
     expect(one).toContain(
       "> **Warning:** pool ci-arm64 has a single subnet (subnet-0aaaaaaaaaaaaaaaa), so a single availability zone",
     );
     input.cloud.pools[0].subnets = ["subnet-0aaaaaaaaaaaaaaaa", "subnet-0bbbbbbbbbbbbbbbb"];
-    expect(terraformModule.summarize?.(mustResolve(input))).not.toContain("has a single subnet");
+    expect(terraformModule.summarize?.(mustResolve(input), terraformModule.generate(mustResolve(input)))).not.toContain(
+      "has a single subnet",
+    );
   });
 
   it("raise the hop limit to 2 only for a pool whose pods may reach IMDS, with a warning in PLAN.md", () => {
@@ -326,10 +329,10 @@ describe("terraform files", () => {
     expect(pool.resource.aws_launch_template?.["ci-arm64"]?.metadata_options).toEqual([
       { http_endpoint: "enabled", http_put_response_hop_limit: 2, http_tokens: "required" },
     ]);
-    expect(terraformModule.summarize?.(p)).toContain(
+    expect(terraformModule.summarize?.(p, terraformModule.generate(p))).toContain(
       "> **Warning:** pool ci-arm64 lets pods reach the instance metadata service (`imds.podAccess: true`, hop limit 2)",
     );
-    expect(terraformModule.summarize?.(plan)).not.toContain("lets pods reach");
+    expect(terraformModule.summarize?.(plan, terraformModule.generate(plan))).not.toContain("lets pods reach");
   });
 
   it("tag the group for Cluster Autoscaler auto-discovery and scale from zero", () => {
@@ -410,7 +413,7 @@ describe("terraform files", () => {
   it("generate nothing without a cloud section", () => {
     const p = mustResolve(buildSpec({ controlPlanes: 3, workers: 0, poolSize: 3, cloud: false }));
     expect(generateTerraform(p)).toEqual([]);
-    expect(terraformModule.summarize?.(p)).toBeUndefined();
+    expect(terraformModule.summarize?.(p, terraformModule.generate(p))).toBeUndefined();
   });
 
   it("hold no secret, credential or state", () => {

@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { provisionerContract } from "@clusterspec/cloud-init";
+import { cloudInitModule } from "@clusterspec/cloud-init";
 import {
   cidrContains,
   InternalError,
@@ -27,7 +27,9 @@ import {
 import fc from "fast-check";
 import ini from "ini";
 import { describe, expect, it } from "vitest";
-import { generateWireguard, PEER_SECRETS_PATH, renderWireguardConfig } from "../src/index.js";
+import { PEER_SECRETS_PATH } from "../src/config.js";
+import { generateWireguard } from "../src/generate.js";
+import { renderWireguardConfig } from "../src/ini-file.js";
 
 const withHub = exampleNames().filter((d) => /^ {4}privateKey:/m.test(exampleText(d)));
 
@@ -187,7 +189,11 @@ describe("wg-quick configs", () => {
       }
       const secretsFile = artifacts.find((a) => a.path === PEER_SECRETS_PATH);
       if (!secretsFile) continue;
-      const contract = provisionerContract(plan) as { components: { schemas: { PeerSecret: object } } };
+      // the contract as cloud-init ships it
+      const shipped = cloudInitModule.generate(plan).find((a) => a.path === "cloud/provisioner/openapi.yaml");
+      const contract = parseYamlDocuments(shipped?.content ?? "")[0] as {
+        components: { schemas: { PeerSecret: object } };
+      };
       const validate = ajv2020().compile(contract.components.schemas.PeerSecret);
       for (const doc of parseYamlDocuments(secretsFile.content) as { stringData: Record<string, string> }[]) {
         // the API server stores stringData in data, base64
