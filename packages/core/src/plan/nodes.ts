@@ -4,7 +4,6 @@ import { clusterStorageIsolationOff, storageIsolationOff } from "../facts/kubern
 import { isControlPlane, isWorker } from "../facts/spec.js";
 import { hostPart, ipEquals } from "../ip.js";
 import { InternalError } from "../issues.js";
-import { own } from "../own.js";
 import type { ClusterSpec } from "../spec/schema.js";
 import type {
   KubernetesVersionPlan,
@@ -115,12 +114,12 @@ export function planNodes(
   },
 ): NodesPlan {
   const k8s = parts.network.kubernetesSegment.interface;
-  const internalAddresses = spec.nodes.map((n) => {
-    const internal = own(n.interfaces, k8s)?.address;
-    if (!internal) throw new InternalError(`node ${n.name} has no address on ${k8s}`);
-    return hostPart(internal);
-  });
   const interfacesByNode = new Map(spec.nodes.map((n) => [n.name, planInterfaces(parts.network, n)]));
+  const internalAddresses = spec.nodes.map((n) => {
+    const internal = interfacesByNode.get(n.name)?.find((f) => f.name === k8s)?.address;
+    if (!internal) throw new InternalError(`node ${n.name} has no address on ${k8s}`);
+    return internal;
+  });
   const wireguard = spec.cloud?.wireguard;
   const hub = wireguard?.hub;
   const hubNode =
