@@ -6,28 +6,12 @@ import { parseArgs } from "node:util";
 import type { CommandDef, OptionDefs } from "./commands/command.js";
 import { COMMAND_LIST } from "./commands/index.js";
 import { EXIT_INVALID, EXIT_OK, UsageError } from "./errors.js";
-import { type FileSystem, nodeFileSystem } from "./fs.js";
+import { nodeFileSystem } from "./fs.js";
 import { USAGE } from "./help.js";
+import type { CliIO } from "./io.js";
 
 export { USAGE } from "./help.js";
-
-export interface CliIO {
-  readonly cwd: string;
-  readonly env: Readonly<Record<string, string | undefined>>;
-  readonly stdout: (text: string) => void;
-  readonly stderr: (text: string) => void;
-  readonly fs?: FileSystem;
-  readonly version: string;
-  /** The spec when it is given as `-`. */
-  readonly readStdin?: (maxBytes: number) => string;
-  /** Whether stdout / stderr are terminals: colour only there (NO_COLOR and FORCE_COLOR win). */
-  readonly isTTY?: { readonly stdout: boolean; readonly stderr: boolean };
-  /**
-   * The identity of the running code (a content hash of the bundle), or undefined when unknown. With it, and a
-   * cache folder (input-digest.ts), `generate` skips an unchanged tree; without it every run generates.
-   */
-  readonly codeId?: () => string | undefined;
-}
+export type { CliIO } from "./io.js";
 
 /** Every command's options (one parse for all: an option of another command is named as such), --help, --version. */
 const OPTIONS: OptionDefs = Object.assign({}, ...COMMAND_LIST.map((c) => c.options), {

@@ -3,7 +3,7 @@
 // the dispatcher loads them all, so core, the generators and the writer are imported inside `run`.
 import type { FileSystem } from "../fs.js";
 import type { Command } from "../help.js";
-import type { CliIO } from "../run.js";
+import type { CliIO } from "../io.js";
 
 /** One option as node:util's parseArgs reads it. */
 export interface OptionDef {

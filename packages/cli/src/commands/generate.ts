@@ -7,7 +7,7 @@ import { describeFsError, type FileSystem, isFsError, SECRET_FILE_MAX_BYTES, Unr
 import type { SecretReference, SecretResolution } from "../generate.js";
 import { COMMAND_HELP } from "../help.js";
 import type { Reads } from "../input-digest.js";
-import type { CliIO } from "../run.js";
+import type { CliIO } from "../io.js";
 import { check } from "./check.js";
 import { defineCommand, JSON_OPTION, type OptionValues } from "./command.js";
 import { checkSpec, fileSystem, formatOf, oneSpec, runOnSpec, type SpecRun } from "./on-spec.js";

@@ -5,8 +5,8 @@ import { type Paint, paint, useColor } from "../color.js";
 import { CliError, EXIT_INVALID, UsageError } from "../errors.js";
 import { count, describeFsError, type FileSystem, isFsError, SPEC_MAX_BYTES, UnreadableFileError } from "../fs.js";
 import type { GenerateOptions } from "../generate.js";
+import type { CliIO } from "../io.js";
 import type { JsonCommand } from "../output.js";
-import type { CliIO } from "../run.js";
 
 export type Format = "text" | "markdown" | "json";
 

@@ -11,9 +11,10 @@ import type {
   PlannedFirewall,
   PlannedInterface,
   PlannedNode,
+  PlannedVip,
   PolicyRoute,
+  VipInterfaces,
 } from "./types.js";
-import type { PlannedVip, VipInterfaces } from "./vrrp.js";
 
 type NodeSpec = ClusterSpec["nodes"][number];
 

@@ -45,6 +45,12 @@ export interface PlannedOverlay {
   readonly patch: Record<string, unknown>;
 }
 
+/** The interfaces that carry VIPs, derived once: the control plane's, and the external pool's (with `externalVips`). */
+export interface VipInterfaces {
+  readonly controlPlane: string | undefined;
+  readonly external: string | undefined;
+}
+
 /** An L2 segment as the generators need it (reserved VRIDs are the allocator's business, not theirs). */
 export interface PlannedSegment {
   readonly name: string;

@@ -19,15 +19,9 @@ import { hostPart, ipFamily, parseCidr } from "../ip.js";
 import { InternalError } from "../issues.js";
 import type { ClusterSpec } from "../spec/schema.js";
 import { type NodeRoles, rolesOf } from "./nodes.js";
-import type { ControlPlanePlan, NetworkPlan, PlannedVip, VrrpPlan } from "./types.js";
+import type { ControlPlanePlan, NetworkPlan, PlannedVip, VipInterfaces, VrrpPlan } from "./types.js";
 
-export type { PlannedVip, VipKind } from "./types.js";
-
-/** The interfaces that carry VIPs, derived once: the control plane's, and the external pool's (with `externalVips`). */
-export interface VipInterfaces {
-  readonly controlPlane: string | undefined;
-  readonly external: string | undefined;
-}
+export type { PlannedVip, VipInterfaces, VipKind } from "./types.js";
 
 export function vipInterfacesOf(spec: ClusterSpec): VipInterfaces {
   return {
