@@ -42,7 +42,6 @@ import type {
   Shipped,
   SpecIssue,
 } from "@clusterspec/core/types";
-import type { CheckerOptions } from "@clusterspec/schemas";
 import { generatorModules } from "./generators.js";
 
 /** A secret the spec references (its id, the reference and where the spec makes it), as handed to a resolver. */
@@ -438,8 +437,8 @@ export async function loadCheckerFor(rendered: Rendered): Promise<ArtifactChecke
   const schemas = schemasToLoad(rendered);
   if (schemas.size === 0) return undefined;
   const { loadArtifactChecker } = await import("@clusterspec/schemas");
-  // The modules whose artifacts are checked give their schemas' parameters; CheckerOptions still types them as always set.
-  return loadArtifactChecker({ schemas, ...rendered.schemaParameters } as CheckerOptions);
+  // The modules whose artifacts are checked give their schemas' parameters.
+  return loadArtifactChecker({ schemas, ...rendered.schemaParameters });
 }
 
 /** Like generate, and loads the upstream schemas by itself when the spec needs them. */

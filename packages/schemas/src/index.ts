@@ -1,12 +1,18 @@
 // @clusterspec/schemas: the upstream schemas clusterspec checks generated files against, loaded lazily. A spec with
 // no free-form part (overlays, cilium.values, kubernetes.kubelet) never imports this package.
-import { type ArtifactChecker, type ArtifactSchemaId, parseYamlDocuments, type SchemaProblem } from "@clusterspec/core";
+import {
+  type ArtifactChecker,
+  type ArtifactSchemaId,
+  InternalError,
+  parseYamlDocuments,
+  type SchemaParameters,
+  type SchemaProblem,
+} from "@clusterspec/core";
 
-export interface CheckerOptions {
+/** The schemas to load, and the parameters the modules whose artifacts are checked declare (the Cilium version). */
+export interface CheckerOptions extends SchemaParameters {
   /** The schemas to load: only those of the artifacts that will be checked. */
   readonly schemas: Iterable<ArtifactSchemaId>;
-  /** The spec's Cilium version: its chart, or the nearest stored one (noted). */
-  readonly ciliumVersion: string;
 }
 
 /** Loads the schemas asked for and returns a synchronous checker over artifacts that name one of them. */
@@ -20,10 +26,14 @@ export async function loadArtifactChecker(options: CheckerOptions): Promise<Arti
     checks.set("kubelet-patch", (docs) => k.checkKubeletPatch(docs[0]));
   }
   if (ids.has("cilium-values")) {
-    const chart = await (await import("./cilium.js")).loadCiliumChart(options.ciliumVersion);
-    if (chart.chart !== options.ciliumVersion)
+    // The Cilium module declares the version with the artifact it has checked: a checker asked without it is our bug.
+    const version = options.ciliumVersion;
+    if (version === undefined)
+      throw new InternalError("cilium-values is checked against the chart of a Cilium version");
+    const chart = await (await import("./cilium.js")).loadCiliumChart(version);
+    if (chart.chart !== version)
       notes.push(
-        `Cilium ${options.ciliumVersion}: its chart schema is not stored, values were checked against the nearest stored chart ${chart.chart}`,
+        `Cilium ${version}: its chart schema is not stored, values were checked against the nearest stored chart ${chart.chart}`,
       );
     checks.set("cilium-values", (docs) => chart.check(docs[0]));
   }
