@@ -19,13 +19,19 @@ export {
   ephemeralStorageOf,
 } from "./facts/cloud.js";
 export {
-  FEDORA_EOL,
-  FEDORA_EOL_AS_OF,
-  FEDORA_EOL_SOURCE,
-  type FedoraEol,
+  AUTOSCALER_SCALE_FROM_ZERO_MINOR,
+  type CiliumContract,
+  CONTAINER_RUNTIME_ENDPOINT_SINCE_MINOR,
+  ciliumContract,
+  type FedoraContract,
+  fedoraContract,
   fedoraPastEol,
-  fedoraReleaseOf,
-} from "./facts/fedora.js";
+  type KubernetesContract,
+  kubernetesContract,
+  MIN_CILIUM,
+  MIN_KUBERNETES_MINOR,
+} from "./facts/contract.js";
+export { FEDORA_EOL, FEDORA_EOL_AS_OF, FEDORA_EOL_SOURCE, type FedoraEol, fedoraReleaseOf } from "./facts/fedora.js";
 export {
   KUBELET_PATCHES_SINCE_MINOR,
   type KubeadmApiVersion,

@@ -1,6 +1,7 @@
 // The cluster spec as the user writes it. Checks local to one value live here; checks that relate
 // several sections live in rules.ts, one function each, so each can be tested and can warn.
 import * as z from "zod";
+import { ciliumContract, kubernetesContract, MIN_KUBERNETES_MINOR } from "../facts/contract.js";
 import { isCidr, isIp, isNetworkCidr } from "../ip.js";
 import {
   CiliumValuesSchema,
@@ -13,8 +14,7 @@ import {
 } from "./knobs-schema.js";
 import { parseKubernetesVersion, parseSemver } from "./version.js";
 
-export const MIN_KUBERNETES_MINOR = 22;
-export const MIN_CILIUM = { major: 1, minor: 14 } as const;
+export { MIN_CILIUM, MIN_KUBERNETES_MINOR } from "../facts/contract.js";
 
 const RFC1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 // Dot-separated lowercase RFC 1123 labels (search domains, the cluster's DNS domain).
@@ -167,7 +167,7 @@ const kubernetesVersion = () =>
   z.string().superRefine((v, ctx) => {
     const parsed = parseKubernetesVersion(v);
     if (!parsed) ctx.addIssue({ code: "custom", message: `Kubernetes version ${v} is not of the form v1.MINOR.PATCH` });
-    else if (parsed.minor < MIN_KUBERNETES_MINOR)
+    else if (!kubernetesContract(parsed).isSupported())
       ctx.addIssue({
         code: "custom",
         message: `Kubernetes ${v} is not supported: clusterspec supports 1.${MIN_KUBERNETES_MINOR} and newer`,
@@ -579,7 +579,7 @@ const CiliumSchema = z
       .superRefine((v, ctx) => {
         const s = parseSemver(v);
         if (!s) ctx.addIssue({ code: "custom", message: `Cilium version ${v} is not of the form 1.MINOR.PATCH` });
-        else if (s.major < MIN_CILIUM.major || (s.major === MIN_CILIUM.major && s.minor < MIN_CILIUM.minor))
+        else if (!ciliumContract(s).isSupported())
           ctx.addIssue({
             code: "custom",
             message: `Cilium ${v} is not supported: clusterspec supports 1.14 and newer`,
