@@ -178,7 +178,7 @@ export function renderArtifacts(plan: AnyPlan, modules: readonly Module[] = gene
     if (!(e instanceof OutputLimitError)) throw e;
     return {
       artifacts: [],
-      errors: [{ path: e.path, message: e.message, severity: "error" }],
+      errors: [{ path: e.path, message: e.message, severity: "error", code: e.code }],
       warnings: [],
       toCheck: [],
       applied: new Map(),
@@ -227,6 +227,7 @@ function userDataLimits(
       {
         path: ["overlays", last.overlay, "target"],
         severity: "error" as const,
+        code: "output_limit" as const,
         message: paths.has(twin)
           ? `${a.path} ships gzipped as ${twin} (over the ${USER_DATA_LIMIT} bytes EC2 accepts plain), which a patch would leave stale: user data this large cannot be patched`
           : `${a.path} is ${size} bytes after overlays, over the ${USER_DATA_LIMIT} bytes EC2 accepts as plain user data: patch less`,
@@ -284,6 +285,7 @@ export function checkRendered(plan: AnyPlan, rendered: Rendered, checker: Artifa
       issues.push({
         path: path ?? [],
         severity: "error",
+        code: "upstream_schema",
         message: `${a.path}${kind ? ` (${kind})` : ""} at ${toPointer(p.pointer) || "/"} fails its upstream schema: ${p.message}`,
       });
     }
@@ -311,6 +313,7 @@ function needsChecker(): SpecIssue {
   return {
     path: [],
     severity: "error",
+    code: "upstream_schema",
     message:
       "this spec has free-form parts (overlays, cilium.values or kubernetes.kubelet) that must be checked against the upstream schemas: pass options.checker (loadArtifactChecker from @clusterspec/schemas) or call generateChecked",
   };
@@ -330,7 +333,12 @@ function prepare(spec: string | SpecInput, options: GenerateOptions): Prepared {
   const { warnings } = validated;
   const value = validated.value;
   const fail = (issues: readonly Pick<SpecIssue, "path" | "message">[]): Prepared => {
-    const errors: SpecIssue[] = issues.map((i) => ({ path: i.path, message: i.message, severity: "error" }));
+    const errors: SpecIssue[] = issues.map((i) => ({
+      path: i.path,
+      message: i.message,
+      severity: "error",
+      code: "secret",
+    }));
     return {
       ok: false,
       result: { ok: false, errors: text === undefined ? errors : locateIssues(text, errors), warnings },
@@ -368,6 +376,7 @@ function finish(
       path: ["cilium", "version"],
       message,
       severity: "warning",
+      code: "upstream_schema",
     }));
     if (issues.length > 0) return { ok: false, errors: issues, warnings: [...all, ...notes] };
     return { ok: true, plan, artifacts: rendered.artifacts, warnings: [...all, ...notes] };

@@ -9,6 +9,21 @@ export {
   isBurstModule,
   type SchemaProblem,
 } from "./artifact.js";
+export {
+  type CatalogEntry,
+  ERROR_CATALOG,
+  EXIT_DRIFT,
+  EXIT_INTERNAL,
+  EXIT_INVALID,
+  EXIT_OK,
+  type ExitCode,
+  exitCodeOf,
+  type FailureCode,
+  ISSUE_CODES,
+  type IssueCode,
+  isIssueCode,
+  type SpecIssueCode,
+} from "./error-catalog.js";
 export { shellDoubleQuoted, shellQuote, withoutControlCharacters } from "./escape.js";
 export {
   ASG_TAG_LIMITS,
