@@ -232,6 +232,7 @@ export function humaneIssues(issues: readonly ZodIssue[], ctx: MessageContext): 
       case "invalid_format":
         return error(path, "invalid_format", withValue(issue.message, issue.input));
       default:
+        // zod's `custom` (a schema's own refinement: an unsupported version, …) and the rest are invalid_value.
         // A check on the value itself carries it as input; one a parent object added for a child path does not.
         return error(path, "invalid_value", withValue(issue.message, issue.input === value ? value : undefined));
     }
