@@ -1,8 +1,5 @@
-// The version contract: every behaviour that depends on a Kubernetes, Cilium or Fedora version is a named predicate
-// here, and this is the one file that compares version numbers (packages/core/test/version-contract.test.ts scans
-// packages/*/src for any other). Modelled on Talos's VersionContract (pkg/machinery/config/contract.go). Each
-// predicate says what upstream change it encodes and since which version. keepalived has no version-dependent
-// behaviour in clusterspec (the generated keepalived.conf uses no directive newer than the oldest supported release).
+// The version contract (Talos's VersionContract): every version-dependent behaviour is a named predicate here, the
+// one file that compares versions (test/version-contract.test.ts scans for others). keepalived has none.
 import { FEDORA_EOL, FEDORA_EOL_AS_OF, type FedoraEol } from "./fedora.js";
 
 /** The oldest Kubernetes minor clusterspec generates for (1.22: kubeadm v1beta3's first release). */
