@@ -233,7 +233,7 @@ export function renderArtifacts(plan: AnyPlan, modules: readonly Module[] = gene
     }
   } catch (e) {
     if (!(e instanceof OutputLimitError)) throw e;
-    return nothingRendered([{ path: e.path, message: e.message, severity: "error" }]);
+    return nothingRendered([{ path: e.path, message: e.message, severity: "error", code: e.code }]);
   }
   const outcome = applyOverlays(generated, overlaysOf(plan));
   const shipped: Shipped = { artifacts: outcome.artifacts, applied: outcome.applied };
@@ -317,6 +317,7 @@ export function checkRendered(plan: AnyPlan, rendered: Rendered, checker: Artifa
       issues.push({
         path: path ?? [],
         severity: "error",
+        code: "upstream_schema",
         message: `${a.path}${kind ? ` (${kind})` : ""} at ${toPointer(p.pointer) || "/"} fails its upstream schema: ${p.message}`,
       });
     }
@@ -334,6 +335,7 @@ function needsChecker(modules: readonly Module[]): SpecIssue {
   return {
     path: [],
     severity: "error",
+    code: "upstream_schema",
     message: `this spec has free-form parts (${freeFormNames(modules)}) that must be checked against the upstream schemas: pass options.checker (loadArtifactChecker from @clusterspec/schemas) or call generateChecked`,
   };
 }
@@ -352,7 +354,12 @@ function prepare(spec: string | SpecInput, options: GenerateOptions): Prepared {
   const { warnings } = validated;
   const value = validated.value;
   const fail = (issues: readonly Pick<SpecIssue, "path" | "message">[]): Prepared => {
-    const errors: SpecIssue[] = issues.map((i) => ({ path: i.path, message: i.message, severity: "error" }));
+    const errors: SpecIssue[] = issues.map((i) => ({
+      path: i.path,
+      message: i.message,
+      severity: "error",
+      code: "secret",
+    }));
     return {
       ok: false,
       result: { ok: false, errors: text === undefined ? errors : locateIssues(text, errors), warnings },
@@ -391,6 +398,7 @@ function finish(
       path: rendered.notesPath,
       message,
       severity: "warning",
+      code: "upstream_schema",
     }));
     if (issues.length > 0) return { ok: false, errors: issues, warnings: [...all, ...notes] };
     return { ok: true, plan, artifacts: rendered.artifacts, warnings: [...all, ...notes] };

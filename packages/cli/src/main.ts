@@ -1,6 +1,7 @@
 // The only file that touches process: argv, env, exit code, stdout/stderr.
 import { fstatSync, readFileSync, readSync, writeSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { EXIT_INTERNAL } from "./errors.js";
 import { runCli } from "./run.js";
 
 function version(): string {
@@ -121,6 +122,6 @@ export async function main(): Promise<void> {
     process.stderr.write(
       `clusterspec: internal error${(e as Error).name === "InternalError" ? "" : " (unexpected)"}\n${await sourceStack(e)}\n`,
     );
-    process.exitCode = 70;
+    process.exitCode = EXIT_INTERNAL;
   }
 }

@@ -2,7 +2,7 @@
 // docs/cli-json.schema.json) and the markdown summary of `--check --format markdown`.
 
 import { toDotPath } from "@clusterspec/core";
-import type { AnyPlan, Artifact, SpecIssue } from "@clusterspec/core/types";
+import type { AnyPlan, Artifact, IssueCode, SpecIssue } from "@clusterspec/core/types";
 import type { Drift } from "./drift.js";
 
 /** Bumped on any incompatible change to a JSON document the CLI prints. */
@@ -10,7 +10,7 @@ export const JSON_OUTPUT_VERSION = 1;
 
 export interface JsonIssue {
   readonly severity: "error" | "warning";
-  readonly code: string;
+  readonly code: IssueCode;
   readonly message: string;
   readonly path: readonly (string | number)[];
   /** `nodes[2].interfaces.wan1.address`; empty for the whole spec. */
@@ -22,7 +22,7 @@ export interface JsonIssue {
 export function jsonIssue(issue: SpecIssue): JsonIssue {
   return {
     severity: issue.severity,
-    code: issue.code ?? "rule",
+    code: issue.code,
     message: issue.message,
     path: issue.path,
     pathText: issue.path.length === 0 ? "" : toDotPath(issue.path),
@@ -31,7 +31,7 @@ export function jsonIssue(issue: SpecIssue): JsonIssue {
 }
 
 /** A failure that is not about a field of the spec (a file that cannot be read, a folder that is missing). */
-export function jsonFailure(code: string, message: string): JsonIssue {
+export function jsonFailure(code: IssueCode, message: string): JsonIssue {
   return { severity: "error", code, message, path: [], pathText: "" };
 }
 
@@ -43,7 +43,7 @@ export const ISSUES_PER_KIND = 5;
 /** Issues of one kind that were not shown: `like` is the first one's message, `pathText` the path with [] for indices. */
 export interface OmittedIssues {
   readonly severity: "error" | "warning";
-  readonly code: string;
+  readonly code: IssueCode;
   readonly pathText: string;
   readonly like: string;
   readonly count: number;
@@ -53,7 +53,7 @@ export interface OmittedIssues {
 function kindOf(issue: SpecIssue): { key: string; pathText: string } {
   const pathText = toDotPath(issue.path.map((p) => (typeof p === "number" ? 0 : p))).replace(/\[0\]/g, "[]");
   const message = issue.message.replace(/"(?:[^"\\]|\\.)*"/g, '"…"').replace(/[0-9a-f:./-]*\d[0-9a-f:./-]*/gi, "#");
-  return { key: `${issue.severity}|${issue.code ?? "rule"}|${pathText}|${message}`, pathText };
+  return { key: `${issue.severity}|${issue.code}|${pathText}|${message}`, pathText };
 }
 
 /** The first ISSUES_PER_KIND issues of each kind, in their order, and a count of the rest by kind. */
@@ -77,7 +77,7 @@ export function capIssues(
       continue;
     }
     if (!entry.omitted) {
-      entry.omitted = { severity: issue.severity, code: issue.code ?? "rule", pathText, like: issue.message, count: 0 };
+      entry.omitted = { severity: issue.severity, code: issue.code, pathText, like: issue.message, count: 0 };
       omitted.push(entry.omitted);
     }
     entry.omitted.count++;

@@ -181,21 +181,19 @@ export function resolveOutputDir(fs: FileSystem, outDir: string, verb = "write i
   let real: string;
   if (kind === "symlink") {
     if (!fs.exists(outDir))
-      throw new CliError(
-        `${outDir} is a symbolic link to a folder that does not exist: create its target or point -o at a real folder`,
-        2,
+      throw CliError.of(
         "filesystem",
+        `${outDir} is a symbolic link to a folder that does not exist: create its target or point -o at a real folder`,
       );
     real = fs.realPath(outDir);
     if (!fs.isDirectory(real))
-      throw new CliError(
-        `${outDir} is a symbolic link to ${real}, which is not a folder: point -o at a folder`,
-        2,
+      throw CliError.of(
         "filesystem",
+        `${outDir} is a symbolic link to ${real}, which is not a folder: point -o at a folder`,
       );
   } else if (kind !== undefined) {
     if (kind !== "dir")
-      throw new CliError(`${outDir} is ${describeKind(kind)}, where the output folder was expected`, 2, "filesystem");
+      throw CliError.of("filesystem", `${outDir} is ${describeKind(kind)}, where the output folder was expected`);
     real = fs.realPath(outDir);
   } else {
     // Not there yet: resolve the part that exists, so the stage and the lock sit beside the real target.
@@ -208,17 +206,12 @@ export function resolveOutputDir(fs: FileSystem, outDir: string, verb = "write i
     real = join(fs.exists(base) ? fs.realPath(base) : base, ...rest);
   }
   if (real === "/" || dirname(real) === real)
-    throw new CliError(
-      `refusing to ${verb} ${real}, the root folder: name a folder of its own with -o`,
-      2,
-      "filesystem",
-    );
+    throw CliError.of("filesystem", `refusing to ${verb} ${real}, the root folder: name a folder of its own with -o`);
   const pseudo = PSEUDO.find((p) => real === p || real.startsWith(`${p}/`));
   if (pseudo)
-    throw new CliError(
-      `refusing to ${verb} ${real}: ${pseudo} is a kernel file system, not a place for files; name another folder with -o`,
-      2,
+    throw CliError.of(
       "filesystem",
+      `refusing to ${verb} ${real}: ${pseudo} is a kernel file system, not a place for files; name another folder with -o`,
     );
   return real;
 }
@@ -322,10 +315,9 @@ function writeLocked(
   // A folder, FIFO, link or device where a generated file or folder goes is never replaced, even with --force.
   const blocked = obstacles(fs, outDir, artifacts, onDisk, managed);
   if (blocked.length > 0)
-    throw new CliError(
-      `cannot write ${outDir}: ${blocked.length} entr${blocked.length === 1 ? "y stands" : "ies stand"} where generated files go:\n${list(blocked)}`,
-      2,
+    throw CliError.of(
       "refused",
+      `cannot write ${outDir}: ${blocked.length} entr${blocked.length === 1 ? "y stands" : "ies stand"} where generated files go:\n${list(blocked)}`,
     );
   const refused: string[] = [];
   const changed: Artifact[] = [];

@@ -181,7 +181,12 @@ describe("generate", () => {
     expect(r.ok).toBe(false);
     if (!r.ok)
       expect(r.errors).toEqual([
-        { path: ["cloud", "pools", 0], message: expect.stringContaining("EC2 accepts"), severity: "error" },
+        {
+          path: ["cloud", "pools", 0],
+          message: expect.stringContaining("EC2 accepts"),
+          severity: "error",
+          code: "output_limit",
+        },
       ]);
   });
 

@@ -562,7 +562,7 @@ describe("size limits and repeated errors", () => {
       path: ["nodes", i, "name"],
       message,
       severity: "error" as const,
-      code: "rule",
+      code: "rule" as const,
     });
     const many = [
       ...Array.from({ length: 1000 }, (_, i) => issue(i, `name "n${i}" is taken by nodes[${i + 1}]`)),

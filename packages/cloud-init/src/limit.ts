@@ -77,6 +77,7 @@ export function checkPatchedUserData(plan: BurstPlan, shipped: Shipped): SpecIss
       {
         path: ["overlays", last.overlay, "target"],
         severity: "error" as const,
+        code: "output_limit" as const,
         message: twin
           ? `${paths.yaml} ships gzipped as ${paths.gzipBase64} (over the ${USER_DATA_LIMIT} bytes EC2 accepts plain), which a patch would leave stale: user data this large cannot be patched`
           : `${paths.yaml} is ${u.bytes} bytes after overlays, over the ${USER_DATA_LIMIT} bytes EC2 accepts as plain user data: patch less`,

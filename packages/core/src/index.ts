@@ -6,6 +6,21 @@ export {
   generatedMarker,
   type SchemaProblem,
 } from "./artifact.js";
+export {
+  type CatalogEntry,
+  ERROR_CATALOG,
+  EXIT_DRIFT,
+  EXIT_INTERNAL,
+  EXIT_INVALID,
+  EXIT_OK,
+  type ExitCode,
+  exitCodeOf,
+  type FailureCode,
+  ISSUE_CODES,
+  type IssueCode,
+  isIssueCode,
+  type SpecIssueCode,
+} from "./error-catalog.js";
 export { shellDoubleQuoted, shellQuote, withoutControlCharacters } from "./escape.js";
 export {
   ASG_TAG_LIMITS,
@@ -15,12 +30,13 @@ export {
   BURST_ROOT_FILESYSTEM,
 } from "./facts/cloud.js";
 export {
-  FEDORA_EOL_AS_OF,
-  FEDORA_EOL_SOURCE,
-  type FedoraEol,
+  AUTOSCALER_SCALE_FROM_ZERO_MINOR,
+  CONTAINER_RUNTIME_ENDPOINT_SINCE_MINOR,
   fedoraPastEol,
-  fedoraReleaseOf,
-} from "./facts/fedora.js";
+  type KubernetesContract,
+  kubernetesContract,
+} from "./facts/contract.js";
+export { FEDORA_EOL_AS_OF, FEDORA_EOL_SOURCE, type FedoraEol, fedoraReleaseOf } from "./facts/fedora.js";
 export { type KubeadmApiVersion, type StorageIsolationOff, storageIsolationOff } from "./facts/kubernetes.js";
 export { shellVar } from "./facts/spec.js";
 export type { VipId, VipKey } from "./facts/vrrp.js";

@@ -1,3 +1,5 @@
+import type { SpecIssueCode } from "./error-catalog.js";
+
 export type IssuePath = readonly (string | number)[];
 
 /** One problem found in a spec; `path` stays an array so callers can map it back to YAML positions. */
@@ -5,12 +7,8 @@ export interface SpecIssue {
   readonly path: IssuePath;
   readonly message: string;
   readonly severity: "error" | "warning";
-  /**
-   * What kind of problem, for tooling: `yaml_syntax`, `yaml_duplicate_key`, `empty_spec`, `missing_key`,
-   * `unknown_key`, `invalid_type`, `invalid_value`, `invalid_format`, `out_of_range`, `rule` (a cross-field
-   * rule), `secret`, `output_limit`.
-   */
-  readonly code?: string;
+  /** What kind of problem, for tooling: a code of the catalog (error-catalog.ts) with what it means. */
+  readonly code: SpecIssueCode;
   /** 1-based position in the YAML source, when the spec was loaded from text. */
   readonly line?: number;
   readonly column?: number;
@@ -94,6 +92,7 @@ export function formatIssues(issues: readonly SpecIssue[], fileName?: string, op
  */
 export class OutputLimitError extends Error {
   override readonly name = "OutputLimitError";
+  readonly code = "output_limit" satisfies SpecIssueCode;
   constructor(
     readonly path: IssuePath,
     message: string,

@@ -7,6 +7,7 @@ export type {
   Generator,
   SchemaProblem,
 } from "./artifact.js";
+export type { ExitCode, FailureCode, IssueCode, SpecIssueCode } from "./error-catalog.js";
 export type { AsgTag } from "./facts/cloud.js";
 export type { StorageIsolationOff } from "./facts/kubernetes.js";
 export type { VipId, VipKey } from "./facts/vrrp.js";

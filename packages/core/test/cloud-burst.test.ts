@@ -178,7 +178,9 @@ describe("cloud burst specs", () => {
       },
       spec,
     );
-    expect(formatIssues(issues.map((i) => ({ ...i, severity: "error" as const })))).toMatchInlineSnapshot(`
+    expect(
+      formatIssues(issues.map((i) => ({ ...i, severity: "error" as const, code: "secret" as const }))),
+    ).toMatchInlineSnapshot(`
       "✖ resolved WireGuard hub private key is invalid: a WireGuard key is 32 bytes in base64 (44 characters ending in '='), as wg genkey and wg pubkey print it
         → at cloud.wireguard.privateKey
       ✖ resolved WireGuard peer private keys hold 1 keys; the pools have 6 burst slots (the sum of their maxSize), one key each

@@ -5,6 +5,7 @@ import {
   formatExtraArgs,
   InternalError,
   type KubeadmApiVersion,
+  kubernetesContract,
   mergePatch,
   type PlannedNode,
 } from "@clusterspec/core";
@@ -14,8 +15,8 @@ export const KUBELET_API_VERSION = "kubelet.config.k8s.io/v1beta1";
 /** Where the node's patches land (the node folder is a root-filesystem overlay). */
 export const PATCHES_DIRECTORY = "/etc/kubernetes/patches";
 export const KUBELET_PATCH_FILE = "kubeletconfiguration+strategic.yaml";
-/** KubeletConfiguration.containerRuntimeEndpoint exists from 1.27. */
-export const CONTAINER_RUNTIME_ENDPOINT_SINCE_MINOR = 27;
+/** KubeletConfiguration.containerRuntimeEndpoint exists from 1.27 (the version contract in core decides). */
+export { CONTAINER_RUNTIME_ENDPOINT_SINCE_MINOR } from "@clusterspec/core";
 
 export type KubeadmDocument = Record<string, unknown>;
 
@@ -28,12 +29,11 @@ export function nodeKind(node: PlannedNode): NodeKind {
 
 /** The control-plane taints kubeadm applies by default: `master` up to 1.23, both in 1.24, `control-plane` from 1.25. */
 export function controlPlaneTaints(minor: number): { key: string; effect: "NoSchedule" }[] {
-  const keys =
-    minor <= 23
-      ? ["node-role.kubernetes.io/master"]
-      : minor === 24
-        ? ["node-role.kubernetes.io/master", "node-role.kubernetes.io/control-plane"]
-        : ["node-role.kubernetes.io/control-plane"];
+  const contract = kubernetesContract(minor);
+  const keys = [
+    ...(contract.taintsControlPlaneAsMaster() ? ["node-role.kubernetes.io/master"] : []),
+    ...(contract.taintsControlPlaneAsControlPlane() ? ["node-role.kubernetes.io/control-plane"] : []),
+  ];
   return keys.map((key) => ({ key, effect: "NoSchedule" }));
 }
 
@@ -172,7 +172,9 @@ function generatedKubeletConfiguration(plan: ClusterPlan): KubeadmDocument {
     apiVersion: KUBELET_API_VERSION,
     kind: "KubeletConfiguration",
     cgroupDriver: k.cgroupDriver,
-    ...(k.version.minor >= CONTAINER_RUNTIME_ENDPOINT_SINCE_MINOR ? { containerRuntimeEndpoint: k.criSocket } : {}),
+    ...(kubernetesContract(k.version).hasKubeletContainerRuntimeEndpoint()
+      ? { containerRuntimeEndpoint: k.criSocket }
+      : {}),
     nodeStatusUpdateFrequency: k.nodeHealth.statusUpdateFrequency,
     // Set explicitly: the full status is what keeps a node Ready within the grace period, not only the 10s lease.
     nodeStatusReportFrequency: k.nodeHealth.statusUpdateFrequency,

@@ -1,5 +1,5 @@
 // Node failure detection and eviction: which flag carries which tunable in which version, and the timing that results.
-import type { ClusterPlan } from "@clusterspec/core";
+import { type ClusterPlan, kubernetesContract } from "@clusterspec/core";
 
 /** The kubelet renews its node Lease every quarter of nodeLeaseDurationSeconds (default 40s). */
 export const LEASE_RENEW_SECONDS = 10;
@@ -12,7 +12,9 @@ export function controllerManagerArgs(plan: ClusterPlan): Record<string, string>
     "node-cidr-mask-size": String(k.nodeCidrMaskSize),
     "node-monitor-grace-period": h.monitorGracePeriod,
     "node-monitor-period": h.monitorPeriod,
-    ...(k.version.minor < 27 ? { "pod-eviction-timeout": h.evictionAfter } : {}),
+    ...(kubernetesContract(k.version).acceptsPodEvictionTimeoutFlag()
+      ? { "pod-eviction-timeout": h.evictionAfter }
+      : {}),
   };
 }
 

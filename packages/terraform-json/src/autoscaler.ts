@@ -10,7 +10,7 @@ export const AUTOSCALER_VALUES_PATH = "cloud/cluster-autoscaler-values.yaml";
 export const AUTOSCALER_CREDENTIALS_SECRET = "cluster-autoscaler-aws";
 
 /** The first Cluster Autoscaler minor whose AWS provider scales from zero with extended resources from node-template tags. */
-export const AUTOSCALER_SCALE_FROM_ZERO_MINOR = 26;
+export { AUTOSCALER_SCALE_FROM_ZERO_MINOR } from "@clusterspec/core";
 
 /** Cluster Autoscaler matches the Kubernetes minor it runs against (its README); v1.<minor>.0 exists for every minor. */
 export function autoscalerImageTag(plan: BurstPlan): string {

@@ -9,6 +9,7 @@ import {
   FEDORA_EOL_SOURCE,
   fedoraPastEol,
   fedoraReleaseOf,
+  kubernetesContract,
   mdTable,
   PROVISIONER_EVENT_STATES,
 } from "@clusterspec/core";
@@ -127,7 +128,7 @@ export function summarizeAutoscaler(plan: BurstPlan): string | undefined {
       (p) =>
         `> **Note:** pool ${p.name} names the instance profile \`${p.instanceProfile}\` (\`cloud.pools[${cloud.pools.indexOf(p)}].instanceProfile\`): it must exist before \`terraform apply\`, which does not create it, and whoever applies needs \`iam:PassRole\` on its role.\n`,
     ),
-    ...(minor < AUTOSCALER_SCALE_FROM_ZERO_MINOR
+    ...(!kubernetesContract(minor).autoscalerScalesFromZeroWithExtendedResources()
       ? [
           `> **Warning:** Kubernetes 1.${minor} pairs with Cluster Autoscaler ${autoscalerImageTag(plan)}, older than 1.${AUTOSCALER_SCALE_FROM_ZERO_MINOR}: its AWS provider does not build scale-from-zero template nodes with the extended resources of the \`node-template/resources/*\` tags, so a pool at zero never scales up for pods that request them. Upgrade the cluster to 1.${AUTOSCALER_SCALE_FROM_ZERO_MINOR} or newer, or keep \`minSize\` at 1 or more.\n`,
         ]

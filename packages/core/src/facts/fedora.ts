@@ -37,11 +37,4 @@ export function fedoraReleaseOf(amiName: string): number | undefined {
   return releases.size === 1 ? [...releases][0] : undefined;
 }
 
-/** The table's row when `release` reached its end of life on or before `asOf` (YYYY-MM-DD). */
-export function fedoraPastEol(release: number, asOf: string = FEDORA_EOL_AS_OF): FedoraEol | undefined {
-  const last = FEDORA_EOL.at(-1);
-  // anything older than the table's first row ended even earlier
-  if (last && release < (FEDORA_EOL[0]?.release ?? 0)) return { release, eol: `before ${FEDORA_EOL[0]?.eol}` };
-  const row = FEDORA_EOL.find((r) => r.release === release);
-  return row !== undefined && row.eol <= asOf ? row : undefined;
-}
+// fedoraPastEol, the comparison of a release with this table, is in contract.ts (the one module that compares versions).

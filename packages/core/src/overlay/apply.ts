@@ -80,7 +80,8 @@ const kindOf = (doc: unknown): string | undefined =>
 export function applyOverlays(artifacts: readonly Artifact[], overlays: readonly Overlay[]): OverlayOutcome {
   const errors: SpecIssue[] = [];
   const warnings: SpecIssue[] = [];
-  const error = (path: IssuePath, message: string) => errors.push({ path, message, severity: "error" });
+  const error = (path: IssuePath, message: string) =>
+    errors.push({ path, message, severity: "error", code: "overlay" });
   const parsed = new Map<string, Parsed>();
   const applied = new Map<string, AppliedPatch[]>();
   const changed: { overlay: Overlay; files: string[] }[] = [];
@@ -130,6 +131,7 @@ export function applyOverlays(artifacts: readonly Artifact[], overlays: readonly
         warnings.push({
           path: ["overlays", i, "patch", ...c.path],
           severity: "warning",
+          code: "overlay",
           message: `overlay ${c.after === undefined ? "deletes" : "changes"} a value clusterspec derived: ${a.path}${overlay.document ? ` (${overlay.document})` : ""} ${toPointer(c.path)} was ${JSON.stringify(c.before)}${c.after === undefined ? "" : `, now ${JSON.stringify(c.after)}`}`,
         });
       p.docs[index] = mergePatch(before, overlay.patch);

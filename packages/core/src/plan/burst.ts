@@ -2,6 +2,7 @@
 // existing cluster: pools with their IMDS hop limit and WireGuard slots, the hub, the resolvers a burst
 // node keeps, and the layout of the provisioner's peer-config Secrets. Cloud generators read only this.
 import { autoscalerTags } from "../facts/cloud.js";
+import { kubernetesContract } from "../facts/contract.js";
 import { tunnelMtuOf } from "../facts/wireguard.js";
 import { addressAt, cidrContains, hostPart, ipFamily, parseCidr } from "../ip.js";
 import { peerKeyLines, type ResolvedSecret, type SecretId } from "../secrets.js";
@@ -55,7 +56,7 @@ export function burstPackages(kubernetes: BurstKubernetes): PlannedPackage[] {
     { name: `cri-o${v}`, reason: "container runtime of the same minor" },
     { name: `cri-tools${v}`, reason: "crictl, which kubeadm looks for to talk to the runtime" },
     { name: "iptables-nft", reason: "iptables, required by kubeadm preflight (FileExisting-iptables)" },
-    ...(kubernetes.version.minor < 32
+    ...(kubernetesContract(kubernetes.version).kubeadmPreflightRequiresConntrack()
       ? [
           {
             name: "conntrack-tools",

@@ -1,6 +1,7 @@
 // Checks every string of the input, keys included, before the schema sees it (issue 16): no spec value may carry a
 // character that a line format, a shell or a terminal reads differently from what a reviewer sees, and no key may
 // reach an object's prototype. Run first by validateSpec, so a new field is covered without touching it.
+import type { SpecIssueCode } from "../error-catalog.js";
 import type { IssuePath, SpecIssue } from "../issues.js";
 
 /**
@@ -53,7 +54,7 @@ const isFreeForm = (path: IssuePath): boolean =>
 const MULTILINE_TEXT = /[\t\n]/g;
 
 /** The code of the issue for a value that contains itself: validateSpec stops there, as no schema can walk it. */
-export const REFERENCE_CYCLE = "reference_cycle";
+export const REFERENCE_CYCLE = "reference_cycle" satisfies SpecIssueCode;
 
 /**
  * Issues for every string (key or value) with a forbidden character, every `__proto__` key and every value that
@@ -61,7 +62,7 @@ export const REFERENCE_CYCLE = "reference_cycle";
  */
 export function inputHygiene(input: unknown): SpecIssue[] {
   const out: SpecIssue[] = [];
-  const error = (path: IssuePath, message: string, code = "invalid_format") => {
+  const error = (path: IssuePath, message: string, code: SpecIssueCode = "invalid_format") => {
     if (out.length < MAX_ISSUES) out.push({ path, message, severity: "error", code });
   };
   // The objects and arrays from the root down to the value being visited.

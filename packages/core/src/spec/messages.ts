@@ -2,6 +2,7 @@
 // stated, a did-you-mean for misspelt keys and enum values. One zod issue may become several (one per
 // unknown key) or none (a missing key explained by a misspelt sibling).
 import type * as z from "zod";
+import type { SpecIssueCode } from "../error-catalog.js";
 import type { IssuePath, SpecIssue } from "../issues.js";
 
 type ZodIssue = z.core.$ZodIssue;
@@ -148,7 +149,7 @@ const toPath = (p: readonly PropertyKey[]): (string | number)[] =>
 /** Every zod issue as issues with humane messages and codes. */
 export function humaneIssues(issues: readonly ZodIssue[], ctx: MessageContext): SpecIssue[] {
   const out: SpecIssue[] = [];
-  const error = (path: IssuePath, code: string, message: string) =>
+  const error = (path: IssuePath, code: SpecIssueCode, message: string) =>
     out.push({ path, message, severity: "error", code });
 
   const visit = (issue: ZodIssue, base: IssuePath) => {
@@ -231,6 +232,7 @@ export function humaneIssues(issues: readonly ZodIssue[], ctx: MessageContext): 
       case "invalid_format":
         return error(path, "invalid_format", withValue(issue.message, issue.input));
       default:
+        // zod's `custom` (a schema's own refinement: an unsupported version, …) and the rest are invalid_value.
         // A check on the value itself carries it as input; one a parent object added for a child path does not.
         return error(path, "invalid_value", withValue(issue.message, issue.input === value ? value : undefined));
     }

@@ -15,10 +15,9 @@ import { NetworkSchema } from "./sections/network/schema.js";
 import { NodesSchema } from "./sections/nodes/schema.js";
 import { OverlaysSchema } from "./sections/overlays/schema.js";
 
+export { MIN_CILIUM, MIN_KUBERNETES_MINOR } from "../facts/contract.js";
 // Constants other modules read from here.
-export { MIN_CILIUM } from "./sections/cilium/schema.js";
 export { WIREGUARD_KEY } from "./sections/cloud/schema.js";
-export { MIN_KUBERNETES_MINOR } from "./sections/kubernetes/schema.js";
 
 /** Whether this process has built the cloud sections' schemas (tests: a spec without cloud never does). */
 export const cloudSchemasBuilt = (): boolean => cloudSchemaBuilt() || existingClusterSchemaBuilt();

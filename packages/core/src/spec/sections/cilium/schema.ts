@@ -1,9 +1,8 @@
 // The cilium section: the CNI's chart version, routing, devices, MTU and free-form Helm values. Rules: ./rules.ts.
 import * as z from "zod";
+import { ciliumContract } from "../../../facts/contract.js";
 import { InterfaceNameSchema, networkCidr } from "../../fields.js";
 import { parseSemver } from "../../version.js";
-
-export const MIN_CILIUM = { major: 1, minor: 14 } as const;
 
 const CiliumValuesSchema = z
   .record(z.string(), z.unknown())
@@ -19,7 +18,7 @@ export const CiliumSchema = z
       .superRefine((v, ctx) => {
         const s = parseSemver(v);
         if (!s) ctx.addIssue({ code: "custom", message: `Cilium version ${v} is not of the form 1.MINOR.PATCH` });
-        else if (s.major < MIN_CILIUM.major || (s.major === MIN_CILIUM.major && s.minor < MIN_CILIUM.minor))
+        else if (!ciliumContract(s).isSupported())
           ctx.addIssue({
             code: "custom",
             message: `Cilium ${v} is not supported: clusterspec supports 1.14 and newer`,

@@ -21,6 +21,7 @@ export function conflictingSections(input: Record<string, unknown>): SpecIssue[]
     path: [k],
     message: `${k} cannot be combined with existingCluster: a spec either generates a cluster (${k}, …) or bursts an existing one (existingCluster)`,
     severity: "error",
+    code: "rule",
   }));
 }
 

@@ -1,5 +1,6 @@
 // Rules about Kubernetes itself: service and pod subnets, kubeadm join secrets, node-health timing, and free-form
 // knobs (extraArgs, KubeletConfiguration fields) that never set what clusterspec derives.
+import { MIN_KUBERNETES_MINOR } from "../../../facts/contract.js";
 import { defaultMonitorGracePeriod } from "../../../facts/kubernetes.js";
 import { type ControlPlaneComponent, OWNED_FLAGS, OWNED_KUBELET_FIELDS } from "../../../facts/owned.js";
 import { addressCount, parseCidr } from "../../../ip.js";
@@ -7,7 +8,6 @@ import { own } from "../../../own.js";
 import type { Rule } from "../../rule.js";
 import type { ClusterSpec } from "../../schema.js";
 import { durationSeconds, parseKubernetesVersion } from "../../version.js";
-import { MIN_KUBERNETES_MINOR } from "./schema.js";
 
 /** kubeadm rejects service subnets larger than /12 (IPv4) or /108 (IPv6); fewer than 10 addresses cannot hold the cluster's own services. */
 export const serviceSubnetSized: Rule = (spec, report) => {

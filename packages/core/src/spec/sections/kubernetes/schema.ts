@@ -1,13 +1,12 @@
 // The kubernetes section: version, networks, kubeadm settings, node-health timing, join secrets, and the typed
 // kubeadm knobs (extraArgs, certificate SANs, extra volumes, KubeletConfiguration fields). Rules: ./rules.ts.
 import * as z from "zod";
+import { kubernetesContract, MIN_KUBERNETES_MINOR } from "../../../facts/contract.js";
 import { isIp } from "../../../ip.js";
 import { duration, networkCidr, SecretRefSchema } from "../../fields.js";
 import type { Equal, ExtraVolume } from "../../knob-types.js";
 import { clusterDnsDomain, DNS_SUBDOMAIN, rfc1123Label, WILDCARD_DNS } from "../../kubernetes-names.js";
 import { parseKubernetesVersion } from "../../version.js";
-
-export const MIN_KUBERNETES_MINOR = 22;
 
 const FLAG_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const ABS_PATH = /^\/[A-Za-z0-9._/@+-]*$/;
@@ -37,7 +36,7 @@ export const kubernetesVersion = () =>
   z.string().superRefine((v, ctx) => {
     const parsed = parseKubernetesVersion(v);
     if (!parsed) ctx.addIssue({ code: "custom", message: `Kubernetes version ${v} is not of the form v1.MINOR.PATCH` });
-    else if (parsed.minor < MIN_KUBERNETES_MINOR)
+    else if (!kubernetesContract(parsed).isSupported())
       ctx.addIssue({
         code: "custom",
         message: `Kubernetes ${v} is not supported: clusterspec supports 1.${MIN_KUBERNETES_MINOR} and newer`,
