@@ -453,6 +453,7 @@ describe("user data as it ships (after overlays)", () => {
       {
         path: ["overlays", 1, "target"],
         severity: "error",
+        code: "output_limit",
         message: `${paths.yaml} is 16385 bytes after overlays, over the ${USER_DATA_LIMIT} bytes EC2 accepts as plain user data: patch less`,
       },
     ]);
@@ -461,6 +462,7 @@ describe("user data as it ships (after overlays)", () => {
       {
         path: ["overlays", 1, "target"],
         severity: "error",
+        code: "output_limit",
         message: `${paths.yaml} ships gzipped as ${paths.gzipBase64} (over the ${USER_DATA_LIMIT} bytes EC2 accepts plain), which a patch would leave stale: user data this large cannot be patched`,
       },
     ]);
