@@ -41,9 +41,10 @@ export interface FileSystem {
   realPath(path: string): string;
   /**
    * A regular file's text, at most `maxBytes`: opened without blocking (a FIFO never hangs) and checked after the
-   * open, so a FIFO, device or folder is refused (UnreadableFileError) rather than read.
+   * open, so a FIFO, device or folder is refused (UnreadableFileError) rather than read. With `noFollow` a symbolic
+   * link at `path` is refused too (O_NOFOLLOW), never followed.
    */
-  readRegular(path: string, maxBytes: number): string;
+  readRegular(path: string, maxBytes: number, options?: { readonly noFollow?: boolean }): string;
 }
 
 export type EntryKind = "file" | "dir" | "symlink" | "fifo" | "socket" | "device";
@@ -194,9 +195,16 @@ export const nodeFileSystem: FileSystem = {
     return s ? Date.now() - s.mtimeMs : undefined;
   },
   realPath: (path) => nodeFs.realpathSync(path),
-  readRegular(path, maxBytes) {
-    const { O_RDONLY, O_NONBLOCK, O_NOCTTY } = nodeFs.constants;
-    const fd = nodeFs.openSync(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+  readRegular(path, maxBytes, options) {
+    const { O_RDONLY, O_NONBLOCK, O_NOCTTY, O_NOFOLLOW } = nodeFs.constants;
+    let fd: number;
+    try {
+      fd = nodeFs.openSync(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | (options?.noFollow ? O_NOFOLLOW : 0));
+    } catch (e) {
+      if (options?.noFollow && (e as NodeJS.ErrnoException).code === "ELOOP")
+        throw new UnreadableFileError(`${path} is a symbolic link, which is not followed`);
+      throw e;
+    }
     try {
       const s = nodeFs.fstatSync(fd);
       if (!s.isFile())

@@ -36,11 +36,15 @@ export function renderManifest(artifacts: readonly Artifact[], secrets: SecretsM
   return `${JSON.stringify(manifest, null, 2)}\n`;
 }
 
+/** Far above the manifest of a 1,000-node tree. */
+const MANIFEST_MAX_BYTES = 64 * 1024 * 1024;
+
+/** The manifest of `outDir`; none when it is missing, unreadable, or not a regular file (a link is never followed). */
 export function readManifest(fs: FileSystem, outDir: string): Manifest | undefined {
   const path = join(outDir, MANIFEST);
-  if (!fs.exists(path)) return undefined;
+  if (fs.kind(path) === undefined) return undefined;
   try {
-    const m = JSON.parse(fs.readText(path)) as Partial<Manifest>;
+    const m = JSON.parse(fs.readRegular(path, MANIFEST_MAX_BYTES, { noFollow: true })) as Partial<Manifest>;
     const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((f) => typeof f === "string");
     if (strings(m.files))
       return {
