@@ -33,6 +33,8 @@ export interface FileSystem {
   removeEmptyDir(path: string): boolean;
   /** What is at `path`, without following a link; undefined when nothing is. */
   kind(path: string): EntryKind | undefined;
+  /** Owner and permission bits of what is at `path`, without following a link; undefined when nothing is. */
+  owner(path: string): { readonly uid: number; readonly gid: number; readonly mode: number } | undefined;
   /** Names in a folder, every kind of entry. */
   listDir(dir: string): string[];
   /** Milliseconds since `path` was last modified; undefined when it is gone. */
@@ -188,6 +190,10 @@ export const nodeFileSystem: FileSystem = {
   kind(path) {
     const s = nodeFs.lstatSync(path, { throwIfNoEntry: false });
     return s ? kindOf(s) : undefined;
+  },
+  owner(path) {
+    const s = nodeFs.lstatSync(path, { throwIfNoEntry: false });
+    return s ? { uid: s.uid, gid: s.gid, mode: s.mode & 0o7777 } : undefined;
   },
   listDir: (dir) => nodeFs.readdirSync(dir),
   ageMs(path) {
