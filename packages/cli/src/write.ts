@@ -317,6 +317,11 @@ export function writeTree(
   options: WriteOptions,
 ): WriteSummary {
   const target = resolveOutputDir(fs, outDir);
+  // A folder another user made (in /tmp, before this run) or can write is theirs to rearrange under the write.
+  const linkOwner = fs.kind(outDir) === "symlink" ? fs.owner(outDir)?.uid : undefined;
+  if (linkOwner !== undefined && linkOwner !== process.getuid?.())
+    proveOwn(fs, outDir, "dir", "the output folder named with -o", target);
+  proveOwn(fs, target, "dir", "the output folder", target, "own-group");
   const proc = options.lock ?? nodeLockProcess;
   fs.mkdirp(dirname(target));
   const release = acquireOutputLock(fs, target, proc);

@@ -247,6 +247,15 @@ describe.skipIf(noSecondUser !== undefined)("files another user planted in a sha
     expect(readdirSync(old)).toEqual(["marker"]);
   });
 
+  it("a fresh --with-secrets run does not write into an output folder another user made", async () => {
+    asAttacker(`mkdir "${out}"`);
+    const r = await generateWithSecrets();
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`✖ refusing to use ${out}, the output folder: it belongs to uid ${attacker().uid}, `);
+    expect(readdirSync(out)).toEqual([]);
+    expect(readdirSync(shared)).toEqual(["deploy"]);
+  });
+
   it("a journal another user planted is not replayed: the file it names outside the folder stays", () => {
     writeTree(nodeFileSystem, out, v1, OPTS);
     const victim = join(dir, "victim.txt");
