@@ -28,6 +28,16 @@ describe("golden-review workflow", () => {
     expect(`${block}\n`).toBe(workflowText);
   });
 
+  it("is safe for pull requests from forks: pull_request, no stored token, least permissions", () => {
+    expect(Object.keys(workflow.on)).toEqual(["pull_request"]);
+    expect(workflow.permissions).toEqual({});
+    expect(workflow.jobs.check.permissions).toEqual({ contents: "read", "pull-requests": "write" });
+    const steps: { uses?: string; with?: Record<string, unknown> }[] = workflow.jobs.check.steps;
+    const checkouts = steps.filter((s) => s.uses?.startsWith("actions/checkout@"));
+    expect(checkouts).toHaveLength(1);
+    expect(checkouts.map((s) => s.with?.["persist-credentials"])).toEqual([false]);
+  });
+
   it("pins the clusterspec version of this repository", () => {
     const pkg = JSON.parse(readFileSync(join(repo, "packages", "cli", "package.json"), "utf8"));
     expect(workflow.env.CLUSTERSPEC_VERSION).toBe(pkg.version);

@@ -33,6 +33,8 @@ export interface FileSystem {
   removeEmptyDir(path: string): boolean;
   /** What is at `path`, without following a link; undefined when nothing is. */
   kind(path: string): EntryKind | undefined;
+  /** Owner and permission bits of what is at `path`, without following a link; undefined when nothing is. */
+  owner(path: string): { readonly uid: number; readonly gid: number; readonly mode: number } | undefined;
   /** Names in a folder, every kind of entry. */
   listDir(dir: string): string[];
   /** Milliseconds since `path` was last modified; undefined when it is gone. */
@@ -41,9 +43,10 @@ export interface FileSystem {
   realPath(path: string): string;
   /**
    * A regular file's text, at most `maxBytes`: opened without blocking (a FIFO never hangs) and checked after the
-   * open, so a FIFO, device or folder is refused (UnreadableFileError) rather than read.
+   * open, so a FIFO, device or folder is refused (UnreadableFileError) rather than read. With `noFollow` a symbolic
+   * link at `path` is refused too (O_NOFOLLOW), never followed.
    */
-  readRegular(path: string, maxBytes: number): string;
+  readRegular(path: string, maxBytes: number, options?: { readonly noFollow?: boolean }): string;
 }
 
 export type EntryKind = "file" | "dir" | "symlink" | "fifo" | "socket" | "device";
@@ -188,15 +191,26 @@ export const nodeFileSystem: FileSystem = {
     const s = nodeFs.lstatSync(path, { throwIfNoEntry: false });
     return s ? kindOf(s) : undefined;
   },
+  owner(path) {
+    const s = nodeFs.lstatSync(path, { throwIfNoEntry: false });
+    return s ? { uid: s.uid, gid: s.gid, mode: s.mode & 0o7777 } : undefined;
+  },
   listDir: (dir) => nodeFs.readdirSync(dir),
   ageMs(path) {
     const s = nodeFs.lstatSync(path, { throwIfNoEntry: false });
     return s ? Date.now() - s.mtimeMs : undefined;
   },
   realPath: (path) => nodeFs.realpathSync(path),
-  readRegular(path, maxBytes) {
-    const { O_RDONLY, O_NONBLOCK, O_NOCTTY } = nodeFs.constants;
-    const fd = nodeFs.openSync(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+  readRegular(path, maxBytes, options) {
+    const { O_RDONLY, O_NONBLOCK, O_NOCTTY, O_NOFOLLOW } = nodeFs.constants;
+    let fd: number;
+    try {
+      fd = nodeFs.openSync(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | (options?.noFollow ? O_NOFOLLOW : 0));
+    } catch (e) {
+      if (options?.noFollow && (e as NodeJS.ErrnoException).code === "ELOOP")
+        throw new UnreadableFileError(`${path} is a symbolic link, which is not followed`);
+      throw e;
+    }
     try {
       const s = nodeFs.fstatSync(fd);
       if (!s.isFile())

@@ -11,6 +11,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { basename, dirname, join } from "node:path";
 import { type FileSystem, under } from "./fs.js";
+import { proveOwn } from "./lock.js";
 
 const FORMAT = "clusterspec-input-digest/1";
 
@@ -123,10 +124,16 @@ function treeOnDisk(fs: FileSystem, outDir: string, files: readonly string[]): s
   return hash.digest("hex");
 }
 
-function readRecord(fs: FileSystem, path: string): TreeRecord | undefined {
+/** A record is a few hundred bytes per generated file. */
+const RECORD_MAX_BYTES = 64 * 1024 * 1024;
+
+function readRecord(fs: FileSystem, path: string, outDir: string): TreeRecord | undefined {
+  // It decides that nothing is written: only a record of this user's own, in a folder of this user's own, counts.
+  proveOwn(fs, dirname(path), "dir", `the folder of clusterspec's records of generated trees`, outDir, "own-group");
+  proveOwn(fs, path, "file", `the record of the last write to ${outDir}`, outDir, "own-group");
   try {
-    if (!fs.exists(path)) return undefined;
-    const r = JSON.parse(fs.readText(path)) as Partial<TreeRecord>;
+    if (fs.kind(path) === undefined) return undefined;
+    const r = JSON.parse(fs.readRegular(path, RECORD_MAX_BYTES, { noFollow: true })) as Partial<TreeRecord>;
     const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((f) => typeof f === "string");
     if (
       r.format === FORMAT &&
@@ -174,7 +181,7 @@ export function upToDate(
   inputs: Omit<Inputs, "env" | "files">,
   env: Readonly<Record<string, string | undefined>>,
 ): TreeRecord | undefined {
-  const record = readRecord(fs, recordAt);
+  const record = readRecord(fs, recordAt, outDir);
   if (!record) return undefined;
   if (inputDigest({ ...inputs, ...readAgain(fs, env, record.reads) }) !== record.inputs) return undefined;
   if (writeInProgress(fs, outDir)) return undefined;

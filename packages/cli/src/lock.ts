@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { CliError, EXIT_INVALID } from "./errors.js";
-import { type FileSystem, UnreadableFileError } from "./fs.js";
+import { describeKind, type FileSystem, UnreadableFileError } from "./fs.js";
 
 /** Who holds a lock: written into the lock file as JSON. */
 export interface LockOwner {
@@ -31,6 +31,45 @@ export interface LockProcess {
   readonly token: () => string;
   /** The start time of a running process, undefined when no process has that pid, null when it cannot be told. */
   readonly startOf: (pid: number) => string | null | undefined;
+}
+
+/**
+ * Refuses (exit 2, kind `refused`) an entry beside or inside the output that clusterspec would act on unless it is
+ * provably this user's own: not a link, of the expected kind, owned by the running user and writable by no one
+ * else. `shared: "own-group"` also accepts group write for the user's own primary group (what a umask of 002 gives
+ * every file a user makes, e.g. a checked-out manifest); files clusterspec creates itself never need that. Nothing
+ * when the entry is absent or the platform has no uids.
+ */
+export function proveOwn(
+  fs: FileSystem,
+  path: string,
+  kind: "file" | "dir",
+  what: string,
+  outDir: string,
+  shared: "none" | "own-group" = "none",
+): void {
+  const uid = process.getuid?.();
+  const found = fs.kind(path);
+  if (found === undefined || uid === undefined) return;
+  const o = fs.owner(path);
+  if (o === undefined) return;
+  const writableByGroup = (o.mode & 0o020) !== 0 && !(shared === "own-group" && o.gid === process.getgid?.());
+  const why =
+    found === "symlink"
+      ? "is a symbolic link (never followed)"
+      : found !== kind
+        ? `is ${describeKind(found)}, where clusterspec keeps ${kind === "file" ? "a file" : "a folder"}`
+        : o.uid !== uid
+          ? `belongs to uid ${o.uid}, not to this run's user (uid ${uid})`
+          : (o.mode & 0o002) !== 0 || writableByGroup
+            ? `is writable by ${(o.mode & 0o002) !== 0 ? "other users" : "its group"} (mode ${o.mode.toString(8).padStart(4, "0")})`
+            : undefined;
+  if (why)
+    throw new CliError(
+      `refusing to use ${path}, ${what}: it ${why}, so it cannot be proven clusterspec's own; nothing was changed. Remove it once no clusterspec run is writing ${outDir}, then run again`,
+      EXIT_INVALID,
+      "refused",
+    );
 }
 
 export const lockPath = (outDir: string): string => join(dirname(outDir), `.${basename(outDir)}.clusterspec-lock`);
@@ -66,10 +105,11 @@ type Holder =
   | { readonly state: "live"; readonly owner: LockOwner | undefined; readonly text: string }
   | { readonly state: "stale"; readonly text: string };
 
-function inspect(fs: FileSystem, path: string, proc: LockProcess): Holder {
+function inspect(fs: FileSystem, path: string, proc: LockProcess, outDir: string): Holder {
+  proveOwn(fs, path, "file", "a lock file of another run", outDir);
   let text: string;
   try {
-    text = fs.readRegular(path, 4096);
+    text = fs.readRegular(path, 4096, { noFollow: true });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return { state: "gone" };
     if (!(e instanceof UnreadableFileError)) throw e;
@@ -122,16 +162,16 @@ export function acquireOutputLock(fs: FileSystem, outDir: string, proc: LockProc
     if (fs.createExclusive(path, text)) {
       return () => {
         try {
-          if (parseOwner(fs.readRegular(path, 4096))?.token === owner.token) fs.removeFile(path);
+          if (parseOwner(fs.readRegular(path, 4096, { noFollow: true }))?.token === owner.token) fs.removeFile(path);
         } catch {
           // already gone
         }
       };
     }
-    let holder = inspect(fs, path, proc);
+    let holder = inspect(fs, path, proc, outDir);
     for (let waited = 0; unwritten(holder) && waited < UNWRITTEN_WAIT_MS; waited += UNWRITTEN_POLL_MS) {
       sleep(UNWRITTEN_POLL_MS);
-      holder = inspect(fs, path, proc);
+      holder = inspect(fs, path, proc, outDir);
     }
     if (holder.state === "gone") continue;
     if (holder.state === "live") {
@@ -141,12 +181,12 @@ export function acquireOutputLock(fs: FileSystem, outDir: string, proc: LockProc
     // Stale: remove it only while holding the breaker, and only if it is still the same stale lock.
     if (fs.createExclusive(breaker, text)) {
       try {
-        const again = inspect(fs, path, proc);
+        const again = inspect(fs, path, proc, outDir);
         if (again.state === "stale" && again.text === holder.text) fs.removeFile(path);
       } finally {
         fs.removeFile(breaker);
       }
-    } else if (inspect(fs, breaker, proc).state === "stale") fs.removeFile(breaker);
+    } else if (inspect(fs, breaker, proc, outDir).state === "stale") fs.removeFile(breaker);
     else sleep(20); // another run is breaking it: microseconds
   }
   throw new CliError(heldMessage(outDir, path, last, proc), EXIT_INVALID, "locked");

@@ -8,7 +8,7 @@ import { basename, dirname, join } from "node:path";
 import type { Artifact } from "@clusterspec/core/types";
 import { CliError } from "./errors.js";
 import { describeKind, type FileSystem, under } from "./fs.js";
-import { acquireOutputLock, type LockProcess, nodeLockProcess } from "./lock.js";
+import { acquireOutputLock, type LockProcess, nodeLockProcess, proveOwn } from "./lock.js";
 
 export const MANIFEST = ".clusterspec-manifest.json";
 
@@ -36,11 +36,15 @@ export function renderManifest(artifacts: readonly Artifact[], secrets: SecretsM
   return `${JSON.stringify(manifest, null, 2)}\n`;
 }
 
+/** Far above the manifest of a 1,000-node tree. */
+const MANIFEST_MAX_BYTES = 64 * 1024 * 1024;
+
+/** The manifest of `outDir`; none when it is missing, unreadable, or not a regular file (a link is never followed). */
 export function readManifest(fs: FileSystem, outDir: string): Manifest | undefined {
   const path = join(outDir, MANIFEST);
-  if (!fs.exists(path)) return undefined;
+  if (fs.kind(path) === undefined) return undefined;
   try {
-    const m = JSON.parse(fs.readText(path)) as Partial<Manifest>;
+    const m = JSON.parse(fs.readRegular(path, MANIFEST_MAX_BYTES, { noFollow: true })) as Partial<Manifest>;
     const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((f) => typeof f === "string");
     if (strings(m.files))
       return {
@@ -83,25 +87,91 @@ function staleStages(fs: FileSystem, outDir: string): string[] {
     .map((n) => join(parent, n));
 }
 
+const JOURNAL_FORMAT = "clusterspec-journal/1";
+
 /** What a committed write still has to do: staged files to move into the tree, then files to remove. */
 interface Journal {
-  /** The stage folder the moves come from (absent in journals of older runs: the shared `.clusterspec-new`). */
-  readonly stage?: string;
+  readonly format: typeof JOURNAL_FORMAT;
+  /** The real path of the folder it was written for: a journal is replayed only there. */
+  readonly outDir: string;
+  /** This run's stage folder beside the target, by name: the moves come from it. */
+  readonly stage: string;
   readonly moves: readonly string[];
   readonly removes: readonly string[];
 }
 
-function readJournal(fs: FileSystem, path: string): Journal | undefined {
-  if (!fs.exists(path)) return undefined;
+/** Far above the journal of a 1,000-node tree. */
+const JOURNAL_MAX_BYTES = 64 * 1024 * 1024;
+
+const refuseJournal = (path: string, outDir: string, why: string): CliError =>
+  new CliError(
+    `refusing to replay ${path}: ${why}, so clusterspec did not write it for ${outDir}; nothing was changed. Remove it once no clusterspec run is writing ${outDir}, then run again`,
+    2,
+    "refused",
+  );
+
+/**
+ * The committed journal beside `outDir`, proven to be one clusterspec wrote for this folder: its format, its folder,
+ * a stage name of this folder's, and every path a clean relative path (no `..`, no absolute path) that stays inside
+ * the folder and the stage. Anything else throws (CliError); none when there is no journal or it never was whole.
+ */
+function readJournal(fs: FileSystem, path: string, outDir: string): Journal | undefined {
+  if (fs.kind(path) === undefined) return undefined;
+  let j: Partial<Journal>;
   try {
-    const j = JSON.parse(fs.readText(path)) as Partial<Journal>;
-    const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((f) => typeof f === "string");
-    if (strings(j.moves) && strings(j.removes))
-      return { moves: j.moves, removes: j.removes, ...(typeof j.stage === "string" ? { stage: j.stage } : {}) };
+    j = JSON.parse(fs.readRegular(path, JOURNAL_MAX_BYTES, { noFollow: true })) as Partial<Journal>;
   } catch {
-    // a journal is renamed into place whole, so an unreadable one was never committed
+    return undefined; // a journal is renamed into place whole, so an unreadable one was never committed
   }
-  return undefined;
+  const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((f) => typeof f === "string");
+  if (j === null || typeof j !== "object" || j.format !== JOURNAL_FORMAT)
+    throw refuseJournal(path, outDir, "it is not a clusterspec journal");
+  if (j.outDir !== outDir) throw refuseJournal(path, outDir, "it names another folder");
+  const stagePrefix = `${basename(swapPaths(outDir).tmp)}.`;
+  if (
+    typeof j.stage !== "string" ||
+    !j.stage.startsWith(stagePrefix) ||
+    !/^[\w-]+$/.test(j.stage.slice(stagePrefix.length))
+  )
+    throw refuseJournal(path, outDir, "its stage is not a stage folder of this folder");
+  if (!strings(j.moves) || !strings(j.removes)) throw refuseJournal(path, outDir, "its lists are not lists of paths");
+  const bad = [...j.moves, ...j.removes].find((f) => !isConfined(f));
+  if (bad !== undefined)
+    throw refuseJournal(path, outDir, `it names ${JSON.stringify(bad)}, a path outside the folder`);
+  return { format: JOURNAL_FORMAT, outDir, stage: j.stage, moves: j.moves, removes: j.removes };
+}
+
+/** A clean relative posix path: no empty, `.` or `..` part, not absolute, no NUL. */
+const isConfined = (f: string): boolean =>
+  f.length > 0 && f.split("/").every((part) => part !== "" && part !== "." && part !== ".." && !part.includes("\0"));
+
+/**
+ * Checks, before anything is touched, that a journal acts only on this folder's own files: no folder on the way to
+ * a path is a link (it would lead outside), each removal that is still to do is a file the manifest lists, and each
+ * move that is still to do takes a regular file from the stage.
+ */
+function checkJournal(fs: FileSystem, outDir: string, path: string, journal: Journal): void {
+  const stage = join(dirname(outDir), journal.stage);
+  const viaLink = (root: string, f: string): string | undefined => {
+    for (let d = dirname(f); d !== "."; d = dirname(d)) if (fs.kind(join(root, d)) === "symlink") return d;
+    return undefined;
+  };
+  const managed = new Set(readManifest(fs, outDir)?.files ?? []);
+  for (const f of journal.removes) {
+    const link = viaLink(outDir, f);
+    if (link !== undefined)
+      throw refuseJournal(path, outDir, `${join(outDir, link)} on the way to ${f} is a symbolic link`);
+    const kind = fs.kind(join(outDir, f));
+    if (kind !== undefined && kind !== "dir" && !managed.has(f))
+      throw refuseJournal(path, outDir, `it removes ${f}, which the folder's manifest does not list`);
+  }
+  for (const f of journal.moves) {
+    const link = viaLink(outDir, f) ?? viaLink(stage, f);
+    if (link !== undefined) throw refuseJournal(path, outDir, `${link} on the way to ${f} is a symbolic link`);
+    const kind = fs.kind(join(stage, f));
+    if (kind !== undefined && kind !== "file")
+      throw refuseJournal(path, outDir, `its staged ${f} is ${describeKind(kind)}, not a file clusterspec wrote`);
+  }
 }
 
 /**
@@ -110,7 +180,7 @@ function readJournal(fs: FileSystem, path: string): Journal | undefined {
  * a foreign entry (a FIFO, an empty folder, a file) below a generated folder keeps that folder.
  */
 function applyJournal(fs: FileSystem, outDir: string, journal: Journal): void {
-  const stage = journal.stage === undefined ? swapPaths(outDir).tmp : join(dirname(outDir), journal.stage);
+  const stage = join(dirname(outDir), journal.stage);
   for (const f of journal.removes) {
     const full = join(outDir, f);
     const kind = fs.kind(full);
@@ -136,10 +206,21 @@ function applyJournal(fs: FileSystem, outDir: string, journal: Journal): void {
  */
 export function recoverInterruptedWrite(fs: FileSystem, outDir: string): void {
   const { old, journal } = swapPaths(outDir);
-  const committed = readJournal(fs, journal);
-  if (committed && fs.exists(outDir)) applyJournal(fs, outDir, committed);
+  // Everything acted on below is proven this user's own first (a shared folder such as /tmp lets anyone plant
+  // these names), and the journal's every path confined to the folder and its stage: else exit 2, nothing touched.
+  const stages = staleStages(fs, outDir);
+  for (const stage of stages) proveOwn(fs, stage, "dir", `a stage folder of ${outDir}`, outDir);
+  proveOwn(fs, `${journal}.tmp`, "file", `the uncommitted write journal of ${outDir}`, outDir);
+  proveOwn(fs, journal, "file", `the write journal of ${outDir}`, outDir);
+  proveOwn(fs, old, "dir", `the previous tree of ${outDir}`, outDir, "own-group");
+  const committed = readJournal(fs, journal, outDir);
+  if (committed && fs.exists(outDir)) {
+    proveOwn(fs, join(outDir, MANIFEST), "file", `the manifest of ${outDir}`, outDir, "own-group");
+    checkJournal(fs, outDir, journal, committed);
+    applyJournal(fs, outDir, committed);
+  }
   if (!fs.exists(outDir) && fs.exists(old)) fs.rename(old, outDir);
-  for (const stage of staleStages(fs, outDir)) fs.removeTree(stage);
+  for (const stage of stages) fs.removeTree(stage);
   fs.removeTree(`${journal}.tmp`);
   fs.removeTree(journal);
   if (fs.exists(outDir)) fs.removeTree(old);
@@ -147,9 +228,10 @@ export function recoverInterruptedWrite(fs: FileSystem, outDir: string): void {
 
 /** recoverInterruptedWrite under the folder's lock: what the next run does first, on its own. */
 export function recoverOutput(fs: FileSystem, outDir: string, proc: LockProcess = nodeLockProcess): void {
-  const release = acquireOutputLock(fs, outDir, proc);
+  const target = resolveOutputDir(fs, outDir, "recover");
+  const release = acquireOutputLock(fs, target, proc);
   try {
-    recoverInterruptedWrite(fs, outDir);
+    recoverInterruptedWrite(fs, target);
   } finally {
     release();
   }
@@ -228,6 +310,11 @@ export function writeTree(
   options: WriteOptions,
 ): WriteSummary {
   const target = resolveOutputDir(fs, outDir);
+  // A folder another user made (in /tmp, before this run) or can write is theirs to rearrange under the write.
+  const linkOwner = fs.kind(outDir) === "symlink" ? fs.owner(outDir)?.uid : undefined;
+  if (linkOwner !== undefined && linkOwner !== process.getuid?.())
+    proveOwn(fs, outDir, "dir", "the output folder named with -o", target);
+  proveOwn(fs, target, "dir", "the output folder", target, "own-group");
   const proc = options.lock ?? nodeLockProcess;
   fs.mkdirp(dirname(target));
   const release = acquireOutputLock(fs, target, proc);
@@ -298,6 +385,7 @@ function writeLocked(
   options: WriteOptions,
   token: string,
 ): WriteSummary {
+  proveOwn(fs, join(outDir, MANIFEST), "file", `the manifest of ${outDir}`, outDir, "own-group");
   const manifest = readManifest(fs, outDir);
   if (options.secrets === "resolved" && manifest?.secrets === "placeholders" && !options.force)
     throw new CliError(
@@ -359,8 +447,8 @@ function writeLocked(
     fs.mkdir(folder);
     made.add(folder);
   };
+  fs.mkdir(tmp); // never one that is already there: only this run's own, so the clean-up below removes only it
   try {
-    fs.mkdirp(tmp);
     for (const a of staged) {
       const slash = a.path.lastIndexOf("/");
       makeFolder(slash < 0 ? tmp : under(tmp, a.path.slice(0, slash)));
@@ -374,7 +462,7 @@ function writeLocked(
     }
     // The commit point: one rename makes the whole change set durable intent.
     const moves = [...staged.map((a) => a.path), ...(manifestChanged ? [MANIFEST] : [])];
-    const body: Journal = { stage: basename(tmp), moves, removes: stale };
+    const body: Journal = { format: JOURNAL_FORMAT, outDir, stage: basename(tmp), moves, removes: stale };
     fs.writeFile(`${journal}.tmp`, `${JSON.stringify(body)}\n`, 0o644);
     fs.rename(`${journal}.tmp`, journal);
   } catch (e) {

@@ -5,6 +5,7 @@ import {
   chmodSync,
   cpSync,
   existsSync,
+  mkdirSync,
   mkdtempSync,
   readFileSync,
   rmSync,
@@ -170,11 +171,18 @@ describe("the unchanged-tree shortcut", () => {
 
   it("regenerates while an interrupted write's journal or stage lies beside the folder", async () => {
     await settled();
-    for (const leftover of [".generated.clusterspec-journal.json", ".generated.clusterspec-new"]) {
-      writeFileSync(join(work, leftover), "{}");
+    for (const leftover of [".generated.clusterspec-journal.json.tmp", ".generated.clusterspec-new.dead"]) {
+      if (leftover.endsWith(".tmp")) writeFileSync(join(work, leftover), "{}");
+      else mkdirSync(join(work, leftover));
       expect(await regenerates(), leftover).toBe(true);
       expect(existsSync(join(work, leftover)), leftover).toBe(false); // recovery removed it
     }
+    // A journal clusterspec did not write is refused, not replayed nor removed (write.ts).
+    writeFileSync(join(work, ".generated.clusterspec-journal.json"), "{}");
+    const r = await generate();
+    expect(r.exit).toBe(2);
+    expect(r.stderr).toContain("it is not a clusterspec journal");
+    expect(existsSync(join(work, ".generated.clusterspec-journal.json"))).toBe(true);
   });
 
   it("with --with-secrets, regenerates when a secret's environment variable or file changes, and only then", async () => {

@@ -13,6 +13,13 @@ export async function check(spec: SpecRun, values: { readonly output?: string | 
   if (!generated.ok) return generated.code;
   const { result, warnings, omitted, output } = generated;
   const { artifacts } = result;
+  // A committed generated/ replaced by a link (to .git/, to /) would make every file there a stale file to print.
+  if (fs.kind(outDir) === "symlink")
+    throw new CliError(
+      `${outDir} is a symbolic link: --check compares only a real folder and never follows a link to one (its target is not read); check the folder it points at with -o, or replace the link with the generated folder`,
+      EXIT_INVALID,
+      "filesystem",
+    );
   if (!fs.exists(outDir))
     throw new CliError(
       `${outDir} does not exist, so there is nothing to check: generate it first (clusterspec generate ${specArg}${values.output ? ` -o ${values.output}` : ""}) and commit it`,

@@ -1,0 +1,289 @@
+// Files clusterspec reads back from beside or inside the output (issue "Reliability round 2", item 1): the write
+// journal, the stage folders, the previous tree, the manifest, the lock and the record of the last write are acted
+// on only when they are this user's own, and a journal only within the folder and its stage. Anything else is
+// refused (exit 2) with nothing touched. The shared-folder cases plant the files as a second real user.
+import { spawnSync } from "node:child_process";
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { hostname, tmpdir } from "node:os";
+import { join } from "node:path";
+import { readTree } from "@clusterspec/testkit";
+import { CliError, type CliIO, nodeFileSystem, recordPath, runCli, writeTree } from "clusterspec/cli";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+
+const repo = join(import.meta.dirname, "..", "..", "..");
+const exampleSpec = readFileSync(join(repo, "examples", "bare-metal-ha", "cluster.yaml"), "utf8");
+const OPTS = { force: false, secrets: "placeholders" } as const;
+const v1 = [
+  { path: "PLAN.md", content: "# one\n" },
+  { path: "nodes/a/etc/keep.conf", content: "1\n" },
+];
+
+let dir: string;
+let out: string;
+let journal: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "clusterspec-recovery-"));
+  out = join(dir, "out");
+  journal = join(dir, ".out.clusterspec-journal.json");
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** writeTree's refusal: its CliError (exit 2, kind refused), or a failure when it wrote. */
+function refusal(write: () => unknown): CliError {
+  try {
+    write();
+  } catch (e) {
+    if (e instanceof CliError) return e;
+    throw e;
+  }
+  throw new Error("the write was not refused");
+}
+
+const ourJournal = (body: Record<string, unknown>) =>
+  JSON.stringify({ format: "clusterspec-journal/1", outDir: out, stage: ".out.clusterspec-new.dead", ...body });
+
+describe("a write journal clusterspec did not write for this folder", () => {
+  it("is refused, not replayed, when a committed journal of an older shape removes ../ files", () => {
+    writeTree(nodeFileSystem, out, v1, OPTS);
+    writeFileSync(join(dir, "victim.txt"), "keep me\n");
+    writeFileSync(journal, JSON.stringify({ moves: [], removes: ["../victim.txt"] }));
+    const e = refusal(() => writeTree(nodeFileSystem, out, v1, OPTS));
+    expect([e.code, e.kind]).toEqual([2, "refused"]);
+    expect(e.message).toBe(
+      `refusing to replay ${journal}: it is not a clusterspec journal, so clusterspec did not write it for ${out}; nothing was changed. Remove it once no clusterspec run is writing ${out}, then run again`,
+    );
+    expect(readFileSync(join(dir, "victim.txt"), "utf8")).toBe("keep me\n");
+    expect(existsSync(journal)).toBe(true);
+  });
+
+  it("is refused when a well-formed journal names a path outside the folder", () => {
+    writeTree(nodeFileSystem, out, v1, OPTS);
+    writeFileSync(join(dir, "victim.txt"), "keep me\n");
+    for (const bad of ["../victim.txt", "/etc/passwd", "nodes/../../victim.txt", "./PLAN.md", "a//b"]) {
+      writeFileSync(journal, ourJournal({ moves: [], removes: [bad] }));
+      const e = refusal(() => writeTree(nodeFileSystem, out, v1, OPTS));
+      expect(e.message, bad).toContain(`it names ${JSON.stringify(bad)}, a path outside the folder`);
+    }
+    expect(readFileSync(join(dir, "victim.txt"), "utf8")).toBe("keep me\n");
+  });
+
+  it("plants nothing from outside: a stage that is not this folder's is refused", () => {
+    writeTree(nodeFileSystem, out, v1, OPTS);
+    mkdirSync(join(dir, "planted"));
+    writeFileSync(join(dir, "planted", "x.conf"), "planted\n");
+    for (const stage of ["planted", "../planted", ".out.clusterspec-new/../planted"]) {
+      writeFileSync(journal, ourJournal({ stage, moves: ["x.conf"], removes: [] }));
+      const e = refusal(() => writeTree(nodeFileSystem, out, v1, OPTS));
+      expect(e.message, stage).toContain("its stage is not a stage folder of this folder");
+    }
+    expect(existsSync(join(out, "x.conf"))).toBe(false);
+    expect(readFileSync(join(dir, "planted", "x.conf"), "utf8")).toBe("planted\n");
+  });
+
+  it("is refused when it was written for another folder", () => {
+    writeTree(nodeFileSystem, out, v1, OPTS);
+    writeFileSync(journal, ourJournal({ outDir: "/somewhere/else", moves: [], removes: ["PLAN.md"] }));
+    expect(refusal(() => writeTree(nodeFileSystem, out, v1, OPTS)).message).toContain("it names another folder");
+    expect(readTree(out)["PLAN.md"]).toBe("644:# one\n");
+  });
+
+  it("removes nothing through a linked folder inside the output, nor a file the manifest does not list", () => {
+    writeTree(nodeFileSystem, out, v1, OPTS);
+    const elsewhere = join(dir, "elsewhere");
+    mkdirSync(join(elsewhere, "a", "etc"), { recursive: true });
+    writeFileSync(join(elsewhere, "a", "etc", "keep.conf"), "not yours\n");
+    rmSync(join(out, "nodes"), { recursive: true });
+    symlinkSync(elsewhere, join(out, "nodes"));
+    writeFileSync(journal, ourJournal({ moves: [], removes: ["nodes/a/etc/keep.conf"] }));
+    expect(refusal(() => writeTree(nodeFileSystem, out, v1, OPTS)).message).toContain(
+      `${join(out, "nodes")} on the way to nodes/a/etc/keep.conf is a symbolic link`,
+    );
+    expect(readFileSync(join(elsewhere, "a", "etc", "keep.conf"), "utf8")).toBe("not yours\n");
+
+    rmSync(join(out, "nodes"));
+    writeFileSync(join(out, "mine.txt"), "the user's\n");
+    writeFileSync(journal, ourJournal({ moves: [], removes: ["mine.txt"] }));
+    expect(refusal(() => writeTree(nodeFileSystem, out, v1, OPTS)).message).toContain(
+      "it removes mine.txt, which the folder's manifest does not list",
+    );
+    expect(readFileSync(join(out, "mine.txt"), "utf8")).toBe("the user's\n");
+  });
+
+  it("is refused when it is a symbolic link or writable by others", () => {
+    writeTree(nodeFileSystem, out, v1, OPTS);
+    writeFileSync(join(dir, "victim.txt"), "keep me\n");
+    writeFileSync(join(dir, "elsewhere.json"), JSON.stringify({ moves: [], removes: ["../victim.txt"] }));
+    symlinkSync(join(dir, "elsewhere.json"), journal);
+    expect(refusal(() => writeTree(nodeFileSystem, out, v1, OPTS)).message).toBe(
+      `refusing to use ${journal}, the write journal of ${out}: it is a symbolic link (never followed), so it cannot be proven clusterspec's own; nothing was changed. Remove it once no clusterspec run is writing ${out}, then run again`,
+    );
+    rmSync(journal);
+    writeFileSync(journal, JSON.stringify({ moves: [], removes: ["../victim.txt"] }));
+    chmodSync(journal, 0o666);
+    expect(refusal(() => writeTree(nodeFileSystem, out, v1, OPTS)).message).toContain(
+      "it is writable by other users (mode 0666)",
+    );
+    expect(readFileSync(join(dir, "victim.txt"), "utf8")).toBe("keep me\n");
+  });
+});
+
+describe("the record of the last write", () => {
+  it("is refused when it is a link or writable by others: it decides that nothing is written", async () => {
+    writeFileSync(join(dir, "cluster.yaml"), exampleSpec);
+    const cache = join(dir, "cache");
+    const run = async () => {
+      let stderr = "";
+      const io: CliIO = {
+        cwd: dir,
+        env: { CLUSTERSPEC_CACHE_DIR: cache },
+        stdout: () => {},
+        stderr: (t) => {
+          stderr += t;
+        },
+        version: "1.0.0",
+        codeId: () => "code-1",
+      };
+      return { code: await runCli(["generate", "cluster.yaml"], io), stderr };
+    };
+    expect((await run()).code).toBe(0);
+    const record = recordPath({ CLUSTERSPEC_CACHE_DIR: cache }, join(dir, "generated")) as string;
+    chmodSync(record, 0o666);
+    const open = await run();
+    expect(open.code).toBe(2);
+    expect(open.stderr).toContain(`✖ refusing to use ${record}, the record of the last write to `);
+    expect(open.stderr).toContain("it is writable by other users (mode 0666)");
+    rmSync(record);
+    writeFileSync(join(dir, "forged.json"), "{}");
+    symlinkSync(join(dir, "forged.json"), record);
+    const linked = await run();
+    expect(linked.code).toBe(2);
+    expect(linked.stderr).toContain("it is a symbolic link (never followed)");
+    expect(lstatSync(record).isSymbolicLink()).toBe(true);
+  });
+});
+
+// A second real user plants files in a shared sticky folder, as any local user can in /tmp.
+const asRoot = process.getuid?.() === 0;
+const ATTACKER = "clusterspec-attacker";
+const noSecondUser = !asRoot ? "not root: cannot create a second user and plant files as it" : undefined;
+if (noSecondUser && process.env.CI) throw new Error(`the shared-folder tests must run under CI: ${noSecondUser}`);
+if (noSecondUser) process.stderr.write(`recovery-files.test.ts: skipping the shared-folder tests (${noSecondUser})\n`);
+
+function attacker(): { uid: number; gid: number } {
+  if (spawnSync("id", ["-u", ATTACKER]).status !== 0) {
+    const r = spawnSync("useradd", ["--system", "--no-create-home", "--shell", "/usr/sbin/nologin", ATTACKER], {
+      encoding: "utf8",
+    });
+    expect(r.status, r.stderr).toBe(0);
+  }
+  const id = (flag: string) => Number(spawnSync("id", [flag, ATTACKER], { encoding: "utf8" }).stdout.trim());
+  return { uid: id("-u"), gid: id("-g") };
+}
+
+/** Runs a shell script as the second user. */
+function asAttacker(script: string): void {
+  const { uid, gid } = attacker();
+  const r = spawnSync("setpriv", [`--reuid=${uid}`, `--regid=${gid}`, "--clear-groups", "sh", "-c", script], {
+    encoding: "utf8",
+  });
+  expect(r.status, r.stderr).toBe(0);
+}
+
+describe.skipIf(noSecondUser !== undefined)("files another user planted in a shared folder", () => {
+  let shared: string;
+  beforeEach(() => {
+    chmodSync(dir, 0o755);
+    shared = join(dir, "tmp");
+    mkdirSync(shared);
+    chmodSync(shared, 0o1777); // like /tmp: anyone creates, only the owner removes
+    out = join(shared, "deploy");
+    journal = join(shared, ".deploy.clusterspec-journal.json");
+  });
+
+  const secretsEnv = {
+    VRRP_AUTH_PASS: "s3cret",
+    KUBEADM_TOKEN: "q1w2e3.r4t5y6u7i8o9p0a1",
+    KUBEADM_CERT_KEY: "a".repeat(64),
+    KUBEADM_CA_HASH: `sha256:${"b".repeat(64)}`,
+  };
+  async function generateWithSecrets() {
+    writeFileSync(join(dir, "cluster.yaml"), exampleSpec);
+    let stderr = "";
+    const io: CliIO = {
+      cwd: dir,
+      env: { ...secretsEnv, CLUSTERSPEC_CACHE_DIR: "off" },
+      stdout: () => {},
+      stderr: (t) => {
+        stderr += t;
+      },
+      version: "1.0.0",
+    };
+    return { code: await runCli(["generate", "cluster.yaml", "--with-secrets", "-o", out], io), stderr };
+  }
+
+  it("a fresh --with-secrets run does not adopt a previous-tree folder another user made", async () => {
+    const old = join(shared, ".deploy.clusterspec-old");
+    asAttacker(`mkdir "${old}" && echo mine > "${old}/marker"`);
+    const r = await generateWithSecrets();
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `✖ refusing to use ${old}, the previous tree of ${out}: it belongs to uid ${attacker().uid}, not to this run's user (uid 0), so it cannot be proven clusterspec's own; nothing was changed. Remove it once no clusterspec run is writing ${out}, then run again\n`,
+    );
+    expect(existsSync(out)).toBe(false);
+    expect(lstatSync(old).uid).toBe(attacker().uid);
+    expect(readdirSync(old)).toEqual(["marker"]);
+  });
+
+  it("a fresh --with-secrets run does not write into an output folder another user made", async () => {
+    asAttacker(`mkdir "${out}"`);
+    const r = await generateWithSecrets();
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`✖ refusing to use ${out}, the output folder: it belongs to uid ${attacker().uid}, `);
+    expect(readdirSync(out)).toEqual([]);
+    expect(readdirSync(shared)).toEqual(["deploy"]);
+  });
+
+  it("a journal another user planted is not replayed: the file it names outside the folder stays", () => {
+    writeTree(nodeFileSystem, out, v1, OPTS);
+    const victim = join(dir, "victim.txt");
+    writeFileSync(victim, "root's\n");
+    asAttacker(`echo '${JSON.stringify({ moves: [], removes: ["../../victim.txt"] })}' > "${journal}"`);
+    const e = refusal(() => writeTree(nodeFileSystem, out, v1, OPTS));
+    expect(e.message).toContain(`refusing to use ${journal}, the write journal of ${out}: it belongs to uid `);
+    expect(readFileSync(victim, "utf8")).toBe("root's\n");
+    expect(existsSync(journal)).toBe(true);
+  });
+
+  it("a stage folder and a lock another user planted are neither removed nor taken over", () => {
+    writeTree(nodeFileSystem, out, v1, OPTS);
+    const stage = join(shared, ".deploy.clusterspec-new.planted");
+    asAttacker(`mkdir "${stage}"`);
+    expect(refusal(() => writeTree(nodeFileSystem, out, v1, OPTS)).message).toContain(
+      `refusing to use ${stage}, a stage folder of ${out}: it belongs to uid `,
+    );
+    expect(existsSync(stage)).toBe(true);
+    rmSync(stage, { recursive: true });
+
+    // A lock naming a process that is gone would be taken over as stale.
+    const lock = join(shared, ".deploy.clusterspec-lock");
+    const stale = { pid: 999_999_999, host: hostname(), start: null, since: "2020-01-01T00:00:00Z", token: "t" };
+    asAttacker(`echo '${JSON.stringify(stale)}' > "${lock}"`);
+    expect(refusal(() => writeTree(nodeFileSystem, out, v1, OPTS)).message).toContain(
+      `refusing to use ${lock}, a lock file of another run: it belongs to uid `,
+    );
+    expect(existsSync(lock)).toBe(true);
+  });
+});
