@@ -65,10 +65,9 @@ export function proveOwn(
             ? `is writable by ${(o.mode & 0o002) !== 0 ? "other users" : "its group"} (mode ${o.mode.toString(8).padStart(4, "0")})`
             : undefined;
   if (why)
-    throw new CliError(
-      `refusing to use ${path}, ${what}: it ${why}, so it cannot be proven clusterspec's own; nothing was changed. Remove it once no clusterspec run is writing ${outDir}, then run again`,
-      EXIT_INVALID,
+    throw CliError.of(
       "refused",
+      `refusing to use ${path}, ${what}: it ${why}, so it cannot be proven clusterspec's own; nothing was changed. Remove it once no clusterspec run is writing ${outDir}, then run again`,
     );
 }
 

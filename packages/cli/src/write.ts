@@ -104,10 +104,9 @@ interface Journal {
 const JOURNAL_MAX_BYTES = 64 * 1024 * 1024;
 
 const refuseJournal = (path: string, outDir: string, why: string): CliError =>
-  new CliError(
-    `refusing to replay ${path}: ${why}, so clusterspec did not write it for ${outDir}; nothing was changed. Remove it once no clusterspec run is writing ${outDir}, then run again`,
-    2,
+  CliError.of(
     "refused",
+    `refusing to replay ${path}: ${why}, so clusterspec did not write it for ${outDir}; nothing was changed. Remove it once no clusterspec run is writing ${outDir}, then run again`,
   );
 
 /**

@@ -25,15 +25,13 @@ export interface UserDataPlan {
   readonly gzipBytes: number | undefined;
 }
 
-export class UserDataTooLargeError extends OutputLimitError {}
-
 export function planUserData(plan: BurstPlan, pool: PlannedPool, limit = USER_DATA_LIMIT): UserDataPlan {
   const yaml = renderUserData(plan, pool);
   const bytes = byteLength(yaml);
   if (bytes <= limit) return { pool, yaml, bytes, gzipBase64: undefined, gzipBytes: undefined };
   const gz = gzipText(yaml);
   if (gz.length > limit)
-    throw new UserDataTooLargeError(
+    throw new OutputLimitError(
       pool.specPath,
       `user data of pool ${pool.name} is ${bytes} bytes, ${gz.length} gzipped; EC2 accepts ${limit}: drop labels, taints or resources`,
     );

@@ -18,10 +18,13 @@ const schemaPath = join(repoRoot, "docs", "cli-json.schema.json");
 const BLOCK = /(<!-- codes:start[^\n]*-->\n)[\s\S]*?(<!-- codes:end -->)/;
 
 describe("the error catalog", () => {
-  it("docs/cli-json.md's table of codes is the catalog's (vitest -u rewrites it)", async () => {
+  it("docs/cli-json.md's table of codes is the catalog's (pnpm codegen rewrites it)", async () => {
     const doc = readFileSync(docPath, "utf8");
     expect(doc, "the codes:start/codes:end markers").toMatch(BLOCK);
-    await expect(doc.replace(BLOCK, `$1\n${renderCodeTable()}\n\n$2`)).toMatchFileSnapshot(docPath);
+    await expect(
+      doc.replace(BLOCK, `$1\n${renderCodeTable()}\n\n$2`),
+      "docs/cli-json.md's codes are stale: run pnpm codegen",
+    ).toMatchFileSnapshot(docPath);
   });
 
   it("docs/cli-json.schema.json's code enum is the catalog's codes, in its order", () => {
