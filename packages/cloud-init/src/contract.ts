@@ -2,14 +2,10 @@
 // join script calls (with the same paths, headers, statuses and retries the script uses), the SNS endpoint,
 // the lifecycle it must implement and the Kubernetes Secret layout of the peer configs.
 import { type BurstPlan, type CloudPlan, PROVISIONER_EVENT_STATES, toYaml } from "@clusterspec/core";
-import { PROVISIONER_SNS_PATH } from "./constants.js";
 import { IDENTITY_HEADERS, PROVISIONER_RETRY, RETRIED_STATUSES } from "./join-script.js";
 import { NODE_VERBS, PROVISIONER_SERVICE_ACCOUNT, provisionerRbacName, RBAC_PATH } from "./rbac.js";
 
 export const CONTRACT_PATH = "cloud/provisioner/openapi.yaml";
-
-/** The default path the SNS subscription posts to; a spec sets its own with `cloud.provisioner.notifyPath`. */
-export const SNS_PATH = PROVISIONER_SNS_PATH;
 
 const INSTANCE_ID_PATTERN = "^i-[0-9a-f]{8,17}$";
 

@@ -75,7 +75,8 @@ export const ERROR_CATALOG = {
   refused: {
     scope: "run",
     exit: EXIT_INVALID,
-    meaning: "an entry clusterspec did not write stands where a generated file goes",
+    meaning:
+      "an entry clusterspec did not write stands where a generated file goes, or a file it reads back beside the output (journal, stage, lock, manifest, record) cannot be proven its own",
   },
   locked: { scope: "run", exit: EXIT_INVALID, meaning: "another run is writing the folder" },
   usage: { scope: "run", exit: EXIT_INVALID, meaning: "the command line cannot be run as given (no standard input)" },

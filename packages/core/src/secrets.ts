@@ -3,7 +3,10 @@
 // are deliberately of the wrong shape: kubeadm refuses them, so a review tree cannot be deployed by
 // mistake with a token and certificate key that everyone who can read the repository knows.
 import type { IssuePath } from "./issues.js";
-import { type AnySpec, isCloudBurstSpec, type SecretRef, WIREGUARD_KEY } from "./spec/schema.js";
+import { type AnySpec, isCloudBurstSpec, WIREGUARD_KEY } from "./spec/schema.js";
+
+/** Where a secret is read from: an environment variable or a file (the spec's `{ env }` / `{ file }` reference). */
+export type SecretSource = { readonly env: string } | { readonly file: string };
 
 export type SecretId =
   | "vrrpPassword"
@@ -88,7 +91,7 @@ export function peerKeyLines(value: string): string[] {
 
 export interface ResolvedSecret {
   readonly id: SecretId;
-  readonly ref: SecretRef;
+  readonly ref: SecretSource;
   readonly value: string;
   readonly isPlaceholder: boolean;
 }
@@ -97,7 +100,7 @@ export type SecretValues = Partial<Record<SecretId, string>>;
 
 export interface SecretReference {
   readonly id: SecretId;
-  readonly ref: SecretRef;
+  readonly ref: SecretSource;
   /** where the spec makes the reference */
   readonly path: IssuePath;
 }
@@ -105,7 +108,8 @@ export interface SecretReference {
 /** The references a spec makes, for the CLI to resolve. */
 export function secretReferences(spec: AnySpec): SecretReference[] {
   const refs: SecretReference[] = [];
-  const add = (id: SecretId, ref: SecretRef, path: IssuePath = SECRET_KINDS[id].path) => refs.push({ id, ref, path });
+  const add = (id: SecretId, ref: SecretSource, path: IssuePath = SECRET_KINDS[id].path) =>
+    refs.push({ id, ref, path });
   if (isCloudBurstSpec(spec)) add("caCertHash", spec.existingCluster.caCertHash, ["existingCluster", "caCertHash"]);
   else {
     if (spec.vrrp.auth) add("vrrpPassword", spec.vrrp.auth.password);

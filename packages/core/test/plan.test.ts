@@ -11,7 +11,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { defaultMonitorGracePeriod, kubeadmApiVersionFor } from "../src/facts/kubernetes.js";
 import { addressAt } from "../src/ip.js";
-import { CLOUD_NODE_DEVICES } from "../src/plan/resolve.js";
+import { CLOUD_NODE_DEVICES } from "../src/plan/cilium.js";
 import { referenceSpec } from "./helpers.js";
 
 describe("resolvePlan", () => {

@@ -9,9 +9,6 @@ export const AUTOSCALER_VALUES_PATH = "cloud/cluster-autoscaler-values.yaml";
 /** The Secret (in the autoscaler's namespace) holding AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY of the IAM user. */
 export const AUTOSCALER_CREDENTIALS_SECRET = "cluster-autoscaler-aws";
 
-/** The first Cluster Autoscaler minor whose AWS provider scales from zero with extended resources from node-template tags. */
-export { AUTOSCALER_SCALE_FROM_ZERO_MINOR } from "@clusterspec/core";
-
 /** Cluster Autoscaler matches the Kubernetes minor it runs against (its README); v1.<minor>.0 exists for every minor. */
 export function autoscalerImageTag(plan: BurstPlan): string {
   return `v1.${plan.kubernetes.version.minor}.0`;

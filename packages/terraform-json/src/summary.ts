@@ -1,6 +1,7 @@
 // The PLAN.md section: the AWS resources, each pool's Auto Scaling Group, and how the SNS subscription is confirmed.
 import {
   ASG_TAG_LIMITS,
+  AUTOSCALER_SCALE_FROM_ZERO_MINOR,
   BURST_NODES_REPORT_EPHEMERAL_STORAGE,
   BURST_ROOT_FILESYSTEM,
   type BurstPlan,
@@ -13,12 +14,7 @@ import {
   mdTable,
   PROVISIONER_EVENT_STATES,
 } from "@clusterspec/core";
-import {
-  AUTOSCALER_CREDENTIALS_SECRET,
-  AUTOSCALER_SCALE_FROM_ZERO_MINOR,
-  AUTOSCALER_VALUES_PATH,
-  autoscalerImageTag,
-} from "./autoscaler.js";
+import { AUTOSCALER_CREDENTIALS_SECRET, AUTOSCALER_VALUES_PATH, autoscalerImageTag } from "./autoscaler.js";
 import {
   AUTOSCALER_DESCRIBE_ACTIONS,
   AUTOSCALER_WRITE_ACTIONS,

@@ -1,4 +1,5 @@
 import {
+  AUTOSCALER_SCALE_FROM_ZERO_MINOR,
   type ClusterPlan,
   parseYamlDocuments,
   resolvePlan,
@@ -18,7 +19,6 @@ import {
 import { readSchema } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { AUTOSCALER_SCALE_FROM_ZERO_MINOR } from "../src/autoscaler.js";
 import { tfExpr, tfLiteral } from "../src/escape.js";
 import { generateAutoscalerValues, generateTerraform } from "../src/generate.js";
 import { autoscalerModule, terraformModule } from "../src/module.js";

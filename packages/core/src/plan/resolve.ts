@@ -11,8 +11,6 @@ import { planNodes, rolesOf } from "./nodes.js";
 import type { AnyPlan, CloudBurstPlan, ClusterPlan } from "./types.js";
 import { planControlPlane, planVips, planVrrp, vipInterfacesOf } from "./vrrp.js";
 
-export { CLOUD_NODE_DEVICES } from "./cilium.js";
-
 export interface ResolveOptions {
   /** Spec file name for the generated-file header; default `cluster.yaml`. */
   readonly sourceName?: string;
