@@ -25,9 +25,18 @@ export interface VridAllocation {
   readonly issues: readonly { path: IssuePath; message: string }[];
 }
 
-export function vridRequests(spec: ClusterSpec): VridRequest[] {
-  const cpIface = controlPlaneInterface(spec) ?? "";
-  const poolIface = externalVipInterface(spec) ?? "";
+/** The interfaces the VIPs live on: the plan passes the ones it derived once; a rule lets them be derived here. */
+export interface VipInterfaceNames {
+  readonly controlPlane: string | undefined;
+  readonly external: string | undefined;
+}
+
+export function vridRequests(
+  spec: ClusterSpec,
+  interfaces: VipInterfaceNames = { controlPlane: controlPlaneInterface(spec), external: externalVipInterface(spec) },
+): VridRequest[] {
+  const cpIface = interfaces.controlPlane ?? "";
+  const poolIface = interfaces.external ?? "";
   const requests: VridRequest[] = [
     {
       id: { kind: "control-plane" },
@@ -55,13 +64,13 @@ export function vridRequests(spec: ClusterSpec): VridRequest[] {
  * An allocated id only avoids ids claimed before it, so appending a VIP never renumbers an existing one;
  * a later explicit id that hits an earlier one is reported with both paths.
  */
-export function allocateVrids(spec: ClusterSpec): VridAllocation {
+export function allocateVrids(spec: ClusterSpec, interfaces?: VipInterfaceNames): VridAllocation {
   const vrids = new Map<VipKey, number>();
   const issues: { path: IssuePath; message: string }[] = [];
   const owners = new Map<string, Map<number, { path: IssuePath; explicit: boolean }>>();
   const reserved = new Map<string, Set<number>>();
   for (const seg of spec.network.segments) reserved.set(seg.interface, new Set(seg.reservedVrids));
-  for (const req of vridRequests(spec)) {
+  for (const req of vridRequests(spec, interfaces)) {
     const taken = owners.get(req.iface) ?? new Map<number, { path: IssuePath; explicit: boolean }>();
     owners.set(req.iface, taken);
     const avoid = reserved.get(req.iface) ?? new Set<number>();

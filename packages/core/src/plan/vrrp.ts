@@ -35,7 +35,7 @@ export function planVips(
   interfaces: VipInterfaces = vipInterfacesOf(spec),
   roles: NodeRoles = rolesOf(spec),
 ): PlannedVip[] {
-  const { vrids } = allocateVrids(spec);
+  const { vrids } = allocateVrids(spec, interfaces);
   const base = spec.vrrp.basePriority;
   const vrid = (id: VipId): number => {
     const allocated = vrids.get(vipKey(id));
