@@ -8,7 +8,8 @@ import { basename, dirname, join } from "node:path";
 import type { Artifact } from "@clusterspec/core/types";
 import { CliError } from "./errors.js";
 import { describeKind, type FileSystem, under } from "./fs.js";
-import { acquireOutputLock, type LockProcess, nodeLockProcess, proveOwn } from "./lock.js";
+import { acquireOutputLock, type LockProcess, nodeLockProcess } from "./lock.js";
+import { proveOwn } from "./prove-own.js";
 
 export const MANIFEST = ".clusterspec-manifest.json";
 

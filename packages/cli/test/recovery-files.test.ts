@@ -16,7 +16,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { hostname, tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { readTree } from "@clusterspec/testkit";
 import { CliError, type CliIO, nodeFileSystem, recordPath, runCli, writeTree } from "clusterspec/cli";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -140,38 +140,54 @@ describe("a write journal clusterspec did not write for this folder", () => {
   });
 });
 
+/** `generate cluster.yaml` (default output: generated/ beside the spec) with the record kept in `cache`. */
+async function generateCached(cache: string) {
+  writeFileSync(join(dir, "cluster.yaml"), exampleSpec);
+  let stdout = "";
+  let stderr = "";
+  const io: CliIO = {
+    cwd: dir,
+    env: { CLUSTERSPEC_CACHE_DIR: cache },
+    stdout: (t) => {
+      stdout += t;
+    },
+    stderr: (t) => {
+      stderr += t;
+    },
+    version: "1.0.0",
+    codeId: () => "code-1",
+  };
+  return { code: await runCli(["generate", "cluster.yaml"], io), stdout, stderr };
+}
+
 describe("the record of the last write", () => {
-  it("is refused when it is a link or writable by others: it decides that nothing is written", async () => {
-    writeFileSync(join(dir, "cluster.yaml"), exampleSpec);
+  // It is only a cache: one that cannot be proven this user's own is no record (never read, never removed), and the
+  // run regenerates as it would without one.
+  it("is ignored, not refused, when it is a link or writable by others, or its folder is", async () => {
     const cache = join(dir, "cache");
-    const run = async () => {
-      let stderr = "";
-      const io: CliIO = {
-        cwd: dir,
-        env: { CLUSTERSPEC_CACHE_DIR: cache },
-        stdout: () => {},
-        stderr: (t) => {
-          stderr += t;
-        },
-        version: "1.0.0",
-        codeId: () => "code-1",
-      };
-      return { code: await runCli(["generate", "cluster.yaml"], io), stderr };
-    };
-    expect((await run()).code).toBe(0);
+    expect((await generateCached(cache)).code).toBe(0);
     const record = recordPath({ CLUSTERSPEC_CACHE_DIR: cache }, join(dir, "generated")) as string;
+    const text = readFileSync(record, "utf8");
     chmodSync(record, 0o666);
-    const open = await run();
-    expect(open.code).toBe(2);
-    expect(open.stderr).toContain(`✖ refusing to use ${record}, the record of the last write to `);
-    expect(open.stderr).toContain("it is writable by other users (mode 0666)");
+    const open = await generateCached(cache);
+    expect([open.code, open.stderr]).toEqual([0, expect.not.stringContaining("✖")]);
+    expect(open.stdout).toContain("is up to date");
+    expect([lstatSync(record).mode & 0o777, readFileSync(record, "utf8")]).toEqual([0o666, text]);
+
     rmSync(record);
     writeFileSync(join(dir, "forged.json"), "{}");
     symlinkSync(join(dir, "forged.json"), record);
-    const linked = await run();
-    expect(linked.code).toBe(2);
-    expect(linked.stderr).toContain("it is a symbolic link (never followed)");
+    const linked = await generateCached(cache);
+    expect([linked.code, linked.stderr]).toEqual([0, expect.not.stringContaining("✖")]);
     expect(lstatSync(record).isSymbolicLink()).toBe(true);
+    expect(readFileSync(join(dir, "forged.json"), "utf8")).toBe("{}");
+
+    rmSync(record);
+    expect((await generateCached(cache)).code).toBe(0);
+    chmodSync(dirname(record), 0o777);
+    const folder = await generateCached(cache);
+    expect([folder.code, folder.stderr]).toEqual([0, expect.not.stringContaining("✖")]);
+    expect(readFileSync(record, "utf8")).toBe(text);
   });
 });
 
@@ -265,6 +281,16 @@ describe.skipIf(noSecondUser !== undefined)("files another user planted in a sha
     expect(e.message).toContain(`refusing to use ${journal}, the write journal of ${out}: it belongs to uid `);
     expect(readFileSync(victim, "utf8")).toBe("root's\n");
     expect(existsSync(journal)).toBe(true);
+  });
+
+  it("a record of the last write another user planted is ignored: the run regenerates, the file stays", async () => {
+    const cache = join(shared, "cache");
+    const record = recordPath({ CLUSTERSPEC_CACHE_DIR: cache }, join(dir, "generated")) as string;
+    asAttacker(`mkdir -p "${dirname(record)}" && chmod 755 "${cache}" "${dirname(record)}" && echo '{}' > "${record}"`);
+    const r = await generateCached(cache);
+    expect([r.code, r.stderr]).toEqual([0, expect.not.stringContaining("✖")]);
+    expect(r.stdout).toContain(`wrote ${join(dir, "generated")}`);
+    expect([lstatSync(record).uid, readFileSync(record, "utf8")]).toEqual([attacker().uid, "{}\n"]);
   });
 
   it("a stage folder and a lock another user planted are neither removed nor taken over", () => {
