@@ -7,9 +7,9 @@
 import { basename, dirname, join } from "node:path";
 import type { Artifact } from "@clusterspec/core/types";
 import { CliError } from "./errors.js";
-import { describeKind, type FileSystem, under } from "./fs.js";
+import { describeKind, type FileSystem, UnreadableFileError, under } from "./fs.js";
 import { acquireOutputLock, type LockProcess, nodeLockProcess } from "./lock.js";
-import { proveOwn } from "./prove-own.js";
+import { notOwn, proveOwn, whyNotOwn } from "./prove-own.js";
 
 export const MANIFEST = ".clusterspec-manifest.json";
 
@@ -111,17 +111,39 @@ const refuseJournal = (path: string, outDir: string, why: string): CliError =>
   );
 
 /**
- * The committed journal beside `outDir`, proven to be one clusterspec wrote for this folder: its format, its folder,
- * a stage name of this folder's, and every path a clean relative path (no `..`, no absolute path) that stays inside
- * the folder and the stage. Anything else throws (CliError); none when there is no journal or it never was whole.
+ * The committed journal beside `outDir`, proven to be one clusterspec wrote for this folder: this user's own (opened
+ * once without following a link, its kind, owner and mode read from that open descriptor, and its text from the same
+ * descriptor, so the file proven is the file read), its format, its folder, a stage name of this folder's, and every
+ * path a clean relative path (no `..`, no absolute path) that stays inside the folder and the stage. Anything else
+ * throws (CliError); none when there is no journal or it never was whole.
  */
 function readJournal(fs: FileSystem, path: string, outDir: string): Journal | undefined {
-  if (fs.kind(path) === undefined) return undefined;
+  const what = `the write journal of ${outDir}`;
+  let opened = false;
+  let text: string;
+  try {
+    text = fs.readRegular(path, JOURNAL_MAX_BYTES, {
+      noFollow: true,
+      prove: (found) => {
+        opened = true;
+        const why = whyNotOwn(found.kind, found, "file", "none");
+        if (why) throw notOwn(path, what, outDir, why);
+      },
+    });
+  } catch (e) {
+    if (e instanceof CliError) throw e;
+    if (!opened && (e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    // O_NOFOLLOW refused the open: a link, never followed
+    if (!opened && e instanceof UnreadableFileError)
+      throw notOwn(path, what, outDir, "is a symbolic link (never followed)");
+    if (!opened) throw e;
+    return undefined; // proven own, but a journal is renamed into place whole, so an unreadable one was never committed
+  }
   let j: Partial<Journal>;
   try {
-    j = JSON.parse(fs.readRegular(path, JOURNAL_MAX_BYTES, { noFollow: true })) as Partial<Journal>;
+    j = JSON.parse(text) as Partial<Journal>;
   } catch {
-    return undefined; // a journal is renamed into place whole, so an unreadable one was never committed
+    return undefined; // likewise
   }
   const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((f) => typeof f === "string");
   if (j === null || typeof j !== "object" || j.format !== JOURNAL_FORMAT)
@@ -146,12 +168,25 @@ const isConfined = (f: string): boolean =>
   f.length > 0 && f.split("/").every((part) => part !== "" && part !== "." && part !== ".." && !part.includes("\0"));
 
 /**
- * Checks, before anything is touched, that a journal acts only on this folder's own files: no folder on the way to
- * a path is a link (it would lead outside), each removal that is still to do is a file the manifest lists, and each
- * move that is still to do takes a regular file from the stage.
+ * Checks, before anything is touched, that a journal acts only on this folder's own files: its stage is one of the
+ * stage folders `stages` this run listed and proved its own, and is still this user's own folder; no folder on the
+ * way to a path is a link (it would lead outside), each removal that is still to do is a file the manifest lists,
+ * and each move that is still to do takes a regular file of this user's own from the stage. Returns the journal to
+ * apply: without moves when its stage is gone (every move was done, the run was stopped while it cleaned up).
  */
-function checkJournal(fs: FileSystem, outDir: string, path: string, journal: Journal): void {
+function checkJournal(
+  fs: FileSystem,
+  outDir: string,
+  path: string,
+  journal: Journal,
+  stages: readonly string[],
+): Journal {
   const stage = join(dirname(outDir), journal.stage);
+  const listed = stages.includes(stage);
+  if (!listed && fs.kind(stage) !== undefined)
+    throw refuseJournal(path, outDir, `its stage ${stage} is not one of the stage folders this run proved its own`);
+  proveOwn(fs, stage, "dir", `the stage folder of the write journal of ${outDir}`, outDir);
+  const moves = listed && fs.kind(stage) !== undefined ? journal.moves : [];
   const viaLink = (root: string, f: string): string | undefined => {
     for (let d = dirname(f); d !== "."; d = dirname(d)) if (fs.kind(join(root, d)) === "symlink") return d;
     return undefined;
@@ -165,13 +200,18 @@ function checkJournal(fs: FileSystem, outDir: string, path: string, journal: Jou
     if (kind !== undefined && kind !== "dir" && !managed.has(f))
       throw refuseJournal(path, outDir, `it removes ${f}, which the folder's manifest does not list`);
   }
-  for (const f of journal.moves) {
+  for (const f of moves) {
     const link = viaLink(outDir, f) ?? viaLink(stage, f);
     if (link !== undefined) throw refuseJournal(path, outDir, `${link} on the way to ${f} is a symbolic link`);
     const kind = fs.kind(join(stage, f));
     if (kind !== undefined && kind !== "file")
       throw refuseJournal(path, outDir, `its staged ${f} is ${describeKind(kind)}, not a file clusterspec wrote`);
+    const owner = kind === undefined ? undefined : fs.owner(join(stage, f))?.uid;
+    const uid = process.getuid?.();
+    if (owner !== undefined && uid !== undefined && owner !== uid)
+      throw refuseJournal(path, outDir, `its staged ${f} belongs to uid ${owner}, not to this run's user (uid ${uid})`);
   }
+  return { ...journal, moves };
 }
 
 /**
@@ -211,13 +251,11 @@ export function recoverInterruptedWrite(fs: FileSystem, outDir: string): void {
   const stages = staleStages(fs, outDir);
   for (const stage of stages) proveOwn(fs, stage, "dir", `a stage folder of ${outDir}`, outDir);
   proveOwn(fs, `${journal}.tmp`, "file", `the uncommitted write journal of ${outDir}`, outDir);
-  proveOwn(fs, journal, "file", `the write journal of ${outDir}`, outDir);
   proveOwn(fs, old, "dir", `the previous tree of ${outDir}`, outDir, "own-group");
   const committed = readJournal(fs, journal, outDir);
   if (committed && fs.exists(outDir)) {
     proveOwn(fs, join(outDir, MANIFEST), "file", `the manifest of ${outDir}`, outDir, "own-group");
-    checkJournal(fs, outDir, journal, committed);
-    applyJournal(fs, outDir, committed);
+    applyJournal(fs, outDir, checkJournal(fs, outDir, journal, committed, stages));
   }
   if (!fs.exists(outDir) && fs.exists(old)) fs.rename(old, outDir);
   for (const stage of stages) fs.removeTree(stage);

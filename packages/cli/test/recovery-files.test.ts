@@ -5,6 +5,7 @@
 import { spawnSync } from "node:child_process";
 import {
   chmodSync,
+  chownSync,
   existsSync,
   lstatSync,
   mkdirSync,
@@ -16,9 +17,9 @@ import {
   writeFileSync,
 } from "node:fs";
 import { hostname, tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { readTree } from "@clusterspec/testkit";
-import { CliError, type CliIO, nodeFileSystem, recordPath, runCli, writeTree } from "clusterspec/cli";
+import { CliError, type CliIO, type FileSystem, nodeFileSystem, recordPath, runCli, writeTree } from "clusterspec/cli";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 const repo = join(import.meta.dirname, "..", "..", "..");
@@ -291,6 +292,60 @@ describe.skipIf(noSecondUser !== undefined)("files another user planted in a sha
     expect([r.code, r.stderr]).toEqual([0, expect.not.stringContaining("✖")]);
     expect(r.stdout).toContain(`wrote ${join(dir, "generated")}`);
     expect([lstatSync(record).uid, readFileSync(record, "utf8")]).toEqual([attacker().uid, "{}\n"]);
+  });
+
+  it("a journal whose stage another user made (after this run listed the stages) moves nothing", () => {
+    writeTree(nodeFileSystem, out, v1, OPTS);
+    const stage = join(shared, ".deploy.clusterspec-new.planted");
+    writeFileSync(
+      journal,
+      JSON.stringify({
+        format: "clusterspec-journal/1",
+        outDir: out,
+        stage: basename(stage),
+        moves: ["PLAN.md", "x.conf"],
+        removes: [],
+      }),
+    );
+    // The stage appears just after the run listed the folder's stages: the race a check of the listing alone loses.
+    let planted = false;
+    const racing: FileSystem = {
+      ...nodeFileSystem,
+      listDir(d) {
+        const names = nodeFileSystem.listDir(d);
+        if (d === shared && !planted) {
+          planted = true;
+          asAttacker(
+            `mkdir -m 777 "${stage}" && echo planted > "${stage}/PLAN.md" && echo planted > "${stage}/x.conf"`,
+          );
+        }
+        return names;
+      },
+    };
+    const e = refusal(() => writeTree(racing, out, v1, OPTS));
+    expect(planted).toBe(true);
+    expect(readFileSync(join(out, "PLAN.md"), "utf8")).toBe("# one\n");
+    expect(existsSync(join(out, "x.conf"))).toBe(false);
+    expect([e.code, e.kind]).toEqual([2, "refused"]);
+    expect(e.message).toContain(`refusing to replay ${journal}: its stage ${stage} is not one of the stage folders`);
+    expect(readdirSync(stage).sort()).toEqual(["PLAN.md", "x.conf"]);
+    expect(lstatSync(join(stage, "x.conf")).uid).toBe(attacker().uid);
+
+    // Listed with the others, the same stage is refused as another user's folder.
+    const listed = refusal(() => writeTree(nodeFileSystem, out, v1, OPTS));
+    expect([listed.code, listed.kind]).toEqual([2, "refused"]);
+    expect(listed.message).toContain(`refusing to use ${stage}, a stage folder of ${out}: it belongs to uid `);
+    expect(readFileSync(join(out, "PLAN.md"), "utf8")).toBe("# one\n");
+
+    // A stage of this user's own that holds another user's file: that file is not moved either.
+    rmSync(stage, { recursive: true });
+    mkdirSync(stage, { mode: 0o755 });
+    writeFileSync(join(stage, "x.conf"), "planted\n");
+    chownSync(join(stage, "x.conf"), attacker().uid, attacker().gid);
+    expect(refusal(() => writeTree(nodeFileSystem, out, v1, OPTS)).message).toContain(
+      `its staged x.conf belongs to uid ${attacker().uid}, not to this run's user (uid 0)`,
+    );
+    expect(existsSync(join(out, "x.conf"))).toBe(false);
   });
 
   it("a stage folder and a lock another user planted are neither removed nor taken over", () => {
