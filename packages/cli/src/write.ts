@@ -267,8 +267,10 @@ export function recoverInterruptedWrite(fs: FileSystem, outDir: string): void {
 /** recoverInterruptedWrite under the folder's lock: what the next run does first, on its own. */
 export function recoverOutput(fs: FileSystem, outDir: string, proc: LockProcess = nodeLockProcess): void {
   const target = resolveOutputDir(fs, outDir, "recover");
+  proveParent(fs, target, "recover");
   const release = acquireOutputLock(fs, target, proc);
   try {
+    proveParent(fs, target, "recover");
     recoverInterruptedWrite(fs, target);
   } finally {
     release();
@@ -337,6 +339,41 @@ export function resolveOutputDir(fs: FileSystem, outDir: string, verb = "write i
 }
 
 /**
+ * Refuses (exit 2, kind `refused`) to write `target` unless the folder that holds it (and its lock, journal and
+ * stages) is safe from other users: still the real folder it was resolved to (no link has appeared on the way),
+ * owned by the running user or root, and, when its group or other users can write it, sticky (like /tmp: nobody
+ * renames or removes another user's entries). Group write without the sticky bit is accepted for the user's own
+ * primary group only (a umask of 002 in a checkout of the user's own), as proveOwn accepts it.
+ */
+function proveParent(fs: FileSystem, target: string, verb = "write"): void {
+  const uid = process.getuid?.();
+  if (uid === undefined) return;
+  const parent = dirname(target);
+  const o = fs.owner(parent);
+  if (o === undefined) return; // not there: mkdirp makes it, and the proof after it (or under the lock) sees it
+  const kind = fs.kind(parent);
+  const mode = `mode ${o.mode.toString(8).padStart(4, "0")}`;
+  const sticky = (o.mode & 0o1000) !== 0;
+  const why =
+    kind !== "dir"
+      ? `is ${kind === undefined ? "gone" : describeKind(kind)}, where the folder holding the output was`
+      : fs.realPath(parent) !== parent
+        ? `is now reached through a symbolic link (to ${fs.realPath(parent)})`
+        : o.uid !== uid && o.uid !== 0
+          ? `belongs to uid ${o.uid}, neither this run's user (uid ${uid}) nor root`
+          : !sticky && (o.mode & 0o002) !== 0
+            ? `is writable by other users and not sticky (${mode})`
+            : !sticky && (o.mode & 0o020) !== 0 && o.gid !== process.getgid?.()
+              ? `is writable by its group (gid ${o.gid}, not this user's primary group) and not sticky (${mode})`
+              : undefined;
+  if (why)
+    throw CliError.of(
+      "refused",
+      `refusing to ${verb} ${target}: the folder that holds it and its lock, journal and stages, ${parent}, ${why}, so another user could move links into it while clusterspec writes; nothing was changed. Name an output folder inside a folder of your own with -o (or inside a sticky shared folder such as /tmp)`,
+    );
+}
+
+/**
  * Writes `artifacts` as the whole tree at `outDir`, holding the folder's lock (a second run exits 2 naming the
  * first): first recovers what an interrupted run left, then changes only what differs. Throws CliError for anything
  * the user must fix; the folder is then as it was.
@@ -354,9 +391,14 @@ export function writeTree(
     proveOwn(fs, outDir, "dir", "the output folder named with -o", target);
   proveOwn(fs, target, "dir", "the output folder", target, "own-group");
   const proc = options.lock ?? nodeLockProcess;
+  proveParent(fs, target);
   fs.mkdirp(dirname(target));
+  proveParent(fs, target);
   const release = acquireOutputLock(fs, target, proc);
   try {
+    // Proven again under the lock: the folder may have been made, or the way to it changed, since the proofs above.
+    proveParent(fs, target);
+    proveOwn(fs, target, "dir", "the output folder", target, "own-group");
     recoverInterruptedWrite(fs, target);
     return writeLocked(fs, target, artifacts, options, proc.token());
   } finally {

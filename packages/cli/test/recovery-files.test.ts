@@ -348,6 +348,59 @@ describe.skipIf(noSecondUser !== undefined)("files another user planted in a sha
     expect(existsSync(join(out, "x.conf"))).toBe(false);
   });
 
+  it("a write into a folder another user owns and anyone can write (not sticky) is refused; /tmp/<new> works", async () => {
+    const open = join(shared, "open");
+    asAttacker(`mkdir -m 777 "${open}"`);
+    out = join(open, "out");
+    const r = await generateWithSecrets();
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `✖ refusing to write ${out}: the folder that holds it and its lock, journal and stages, ${open}, belongs to uid ${attacker().uid}, neither this run's user (uid 0) nor root, so another user could move links into it while clusterspec writes; nothing was changed. Name an output folder inside a folder of your own with -o (or inside a sticky shared folder such as /tmp)\n`,
+    );
+    expect(readdirSync(open)).toEqual([]);
+    // reached through a link of the user's own in the middle of -o: the same folder, the same refusal
+    symlinkSync(open, join(dir, "via"));
+    out = join(dir, "via", "out");
+    const linked = await generateWithSecrets();
+    expect([linked.code, linked.stderr]).toEqual([
+      2,
+      expect.stringContaining(`${open}, belongs to uid ${attacker().uid}`),
+    ]);
+    expect(readdirSync(open)).toEqual([]);
+    // root's own folder, writable by anyone and not sticky: refused too
+    const wide = join(dir, "wide");
+    mkdirSync(wide);
+    chmodSync(wide, 0o777);
+    out = join(wide, "out");
+    expect((await generateWithSecrets()).stderr).toContain(
+      `${wide}, is writable by other users and not sticky (mode 0777)`,
+    );
+    expect(readdirSync(wide)).toEqual([]);
+
+    // group-writable (umask 002): accepted for the user's own primary group, refused for another group
+    const team = join(dir, "team");
+    mkdirSync(team);
+    chmodSync(team, 0o775);
+    out = join(team, "out");
+    expect((await generateWithSecrets()).code).toBe(0);
+    chownSync(team, 0, attacker().gid);
+    rmSync(out, { recursive: true });
+    const other = await generateWithSecrets();
+    expect(other.stderr).toContain(
+      `${team}, is writable by its group (gid ${attacker().gid}, not this user's primary group) and not sticky (mode 0775)`,
+    );
+    expect(readdirSync(team)).toEqual([]);
+
+    out = join(tmpdir(), `clusterspec-fresh-${process.pid}-${Date.now()}`);
+    try {
+      const fresh = await generateWithSecrets();
+      expect([fresh.code, fresh.stderr]).toEqual([0, ""]);
+      expect(existsSync(join(out, ".clusterspec-manifest.json"))).toBe(true);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
+
   it("a stage folder and a lock another user planted are neither removed nor taken over", () => {
     writeTree(nodeFileSystem, out, v1, OPTS);
     const stage = join(shared, ".deploy.clusterspec-new.planted");
