@@ -44,9 +44,23 @@ export interface FileSystem {
   /**
    * A regular file's text, at most `maxBytes`: opened without blocking (a FIFO never hangs) and checked after the
    * open, so a FIFO, device or folder is refused (UnreadableFileError) rather than read. With `noFollow` a symbolic
-   * link at `path` is refused too (O_NOFOLLOW), never followed.
+   * link at `path` is refused too (O_NOFOLLOW), never followed. `prove` is called with what fstat of the open
+   * descriptor says (kind, owner, mode) before anything is read: it throws to refuse the file, which is then
+   * exactly the file read, not one checked by a separate lstat.
    */
-  readRegular(path: string, maxBytes: number, options?: { readonly noFollow?: boolean }): string;
+  readRegular(
+    path: string,
+    maxBytes: number,
+    options?: {
+      readonly noFollow?: boolean;
+      readonly prove?: (found: {
+        readonly kind: EntryKind;
+        readonly uid: number;
+        readonly gid: number;
+        readonly mode: number;
+      }) => void;
+    },
+  ): string;
 }
 
 export type EntryKind = "file" | "dir" | "symlink" | "fifo" | "socket" | "device";
@@ -213,6 +227,7 @@ export const nodeFileSystem: FileSystem = {
     }
     try {
       const s = nodeFs.fstatSync(fd);
+      options?.prove?.({ kind: kindOf(s), uid: s.uid, gid: s.gid, mode: s.mode & 0o7777 });
       if (!s.isFile())
         throw new UnreadableFileError(`${path} is ${describeKind(kindOf(s))}, where a file was expected`);
       if (s.size > maxBytes)

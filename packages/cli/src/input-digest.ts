@@ -11,7 +11,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { basename, dirname, join } from "node:path";
 import { type FileSystem, under } from "./fs.js";
-import { proveOwn } from "./lock.js";
+import { proveOwn } from "./prove-own.js";
 
 const FORMAT = "clusterspec-input-digest/1";
 
@@ -127,10 +127,23 @@ function treeOnDisk(fs: FileSystem, outDir: string, files: readonly string[]): s
 /** A record is a few hundred bytes per generated file. */
 const RECORD_MAX_BYTES = 64 * 1024 * 1024;
 
+/**
+ * Whether the record at `path` (absent, or present) and its folder are this user's own. It decides that nothing is
+ * written, so only a record of this user's own, in a folder of this user's own, counts; anything else is no record:
+ * never read, never removed or replaced (it may be another user's file), and the run regenerates as without one.
+ */
+function ownRecord(fs: FileSystem, path: string, outDir: string): boolean {
+  try {
+    proveOwn(fs, dirname(path), "dir", `the folder of clusterspec's records of generated trees`, outDir, "own-group");
+    proveOwn(fs, path, "file", `the record of the last write to ${outDir}`, outDir, "own-group");
+    return true;
+  } catch {
+    return false; // the cache is best effort: a record that cannot be proven own costs speed only
+  }
+}
+
 function readRecord(fs: FileSystem, path: string, outDir: string): TreeRecord | undefined {
-  // It decides that nothing is written: only a record of this user's own, in a folder of this user's own, counts.
-  proveOwn(fs, dirname(path), "dir", `the folder of clusterspec's records of generated trees`, outDir, "own-group");
-  proveOwn(fs, path, "file", `the record of the last write to ${outDir}`, outDir, "own-group");
+  if (!ownRecord(fs, path, outDir)) return undefined;
   try {
     if (fs.kind(path) === undefined) return undefined;
     const r = JSON.parse(fs.readRegular(path, RECORD_MAX_BYTES, { noFollow: true })) as Partial<TreeRecord>;
@@ -189,7 +202,8 @@ export function upToDate(
 }
 
 /** Drops the record before a write begins, so that a run interrupted from here on never leaves a stale one. */
-export function forget(fs: FileSystem, recordAt: string): void {
+export function forget(fs: FileSystem, recordAt: string, outDir: string): void {
+  if (!ownRecord(fs, recordAt, outDir)) return; // not ours to remove; never read either
   try {
     fs.removeTree(recordAt);
   } catch {
@@ -212,6 +226,7 @@ export function remember(
     readonly placeholders: boolean;
   },
 ): void {
+  if (!ownRecord(fs, recordAt, outDir)) return; // never replace what cannot be proven ours
   try {
     const entries = [
       ...tree.artifacts.map((a) => ({ path: a.path, mode: a.mode, read: () => a.content })),
@@ -238,6 +253,6 @@ export function remember(
     fs.writeFile(tmp, `${JSON.stringify(record)}\n`, 0o600);
     fs.rename(tmp, recordAt);
   } catch {
-    forget(fs, recordAt);
+    forget(fs, recordAt, outDir);
   }
 }

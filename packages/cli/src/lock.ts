@@ -9,7 +9,8 @@ import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { CliError, EXIT_INVALID } from "./errors.js";
-import { describeKind, type FileSystem, UnreadableFileError } from "./fs.js";
+import { type FileSystem, UnreadableFileError } from "./fs.js";
+import { proveOwn } from "./prove-own.js";
 
 /** Who holds a lock: written into the lock file as JSON. */
 export interface LockOwner {
@@ -31,44 +32,6 @@ export interface LockProcess {
   readonly token: () => string;
   /** The start time of a running process, undefined when no process has that pid, null when it cannot be told. */
   readonly startOf: (pid: number) => string | null | undefined;
-}
-
-/**
- * Refuses (exit 2, kind `refused`) an entry beside or inside the output that clusterspec would act on unless it is
- * provably this user's own: not a link, of the expected kind, owned by the running user and writable by no one
- * else. `shared: "own-group"` also accepts group write for the user's own primary group (what a umask of 002 gives
- * every file a user makes, e.g. a checked-out manifest); files clusterspec creates itself never need that. Nothing
- * when the entry is absent or the platform has no uids.
- */
-export function proveOwn(
-  fs: FileSystem,
-  path: string,
-  kind: "file" | "dir",
-  what: string,
-  outDir: string,
-  shared: "none" | "own-group" = "none",
-): void {
-  const uid = process.getuid?.();
-  const found = fs.kind(path);
-  if (found === undefined || uid === undefined) return;
-  const o = fs.owner(path);
-  if (o === undefined) return;
-  const writableByGroup = (o.mode & 0o020) !== 0 && !(shared === "own-group" && o.gid === process.getgid?.());
-  const why =
-    found === "symlink"
-      ? "is a symbolic link (never followed)"
-      : found !== kind
-        ? `is ${describeKind(found)}, where clusterspec keeps ${kind === "file" ? "a file" : "a folder"}`
-        : o.uid !== uid
-          ? `belongs to uid ${o.uid}, not to this run's user (uid ${uid})`
-          : (o.mode & 0o002) !== 0 || writableByGroup
-            ? `is writable by ${(o.mode & 0o002) !== 0 ? "other users" : "its group"} (mode ${o.mode.toString(8).padStart(4, "0")})`
-            : undefined;
-  if (why)
-    throw CliError.of(
-      "refused",
-      `refusing to use ${path}, ${what}: it ${why}, so it cannot be proven clusterspec's own; nothing was changed. Remove it once no clusterspec run is writing ${outDir}, then run again`,
-    );
 }
 
 export const lockPath = (outDir: string): string => join(dirname(outDir), `.${basename(outDir)}.clusterspec-lock`);

@@ -7,8 +7,9 @@
 import { basename, dirname, join } from "node:path";
 import type { Artifact } from "@clusterspec/core/types";
 import { CliError } from "./errors.js";
-import { describeKind, type FileSystem, under } from "./fs.js";
-import { acquireOutputLock, type LockProcess, nodeLockProcess, proveOwn } from "./lock.js";
+import { describeKind, type FileSystem, UnreadableFileError, under } from "./fs.js";
+import { acquireOutputLock, type LockProcess, nodeLockProcess } from "./lock.js";
+import { notOwn, proveOwn, whyNotOwn } from "./prove-own.js";
 
 export const MANIFEST = ".clusterspec-manifest.json";
 
@@ -110,17 +111,39 @@ const refuseJournal = (path: string, outDir: string, why: string): CliError =>
   );
 
 /**
- * The committed journal beside `outDir`, proven to be one clusterspec wrote for this folder: its format, its folder,
- * a stage name of this folder's, and every path a clean relative path (no `..`, no absolute path) that stays inside
- * the folder and the stage. Anything else throws (CliError); none when there is no journal or it never was whole.
+ * The committed journal beside `outDir`, proven to be one clusterspec wrote for this folder: this user's own (opened
+ * once without following a link, its kind, owner and mode read from that open descriptor, and its text from the same
+ * descriptor, so the file proven is the file read), its format, its folder, a stage name of this folder's, and every
+ * path a clean relative path (no `..`, no absolute path) that stays inside the folder and the stage. Anything else
+ * throws (CliError); none when there is no journal or it never was whole.
  */
 function readJournal(fs: FileSystem, path: string, outDir: string): Journal | undefined {
-  if (fs.kind(path) === undefined) return undefined;
+  const what = `the write journal of ${outDir}`;
+  let opened = false;
+  let text: string;
+  try {
+    text = fs.readRegular(path, JOURNAL_MAX_BYTES, {
+      noFollow: true,
+      prove: (found) => {
+        opened = true;
+        const why = whyNotOwn(found.kind, found, "file", "none");
+        if (why) throw notOwn(path, what, outDir, why);
+      },
+    });
+  } catch (e) {
+    if (e instanceof CliError) throw e;
+    if (!opened && (e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    // O_NOFOLLOW refused the open: a link, never followed
+    if (!opened && e instanceof UnreadableFileError)
+      throw notOwn(path, what, outDir, "is a symbolic link (never followed)");
+    if (!opened) throw e;
+    return undefined; // proven own, but a journal is renamed into place whole, so an unreadable one was never committed
+  }
   let j: Partial<Journal>;
   try {
-    j = JSON.parse(fs.readRegular(path, JOURNAL_MAX_BYTES, { noFollow: true })) as Partial<Journal>;
+    j = JSON.parse(text) as Partial<Journal>;
   } catch {
-    return undefined; // a journal is renamed into place whole, so an unreadable one was never committed
+    return undefined; // likewise
   }
   const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((f) => typeof f === "string");
   if (j === null || typeof j !== "object" || j.format !== JOURNAL_FORMAT)
@@ -145,12 +168,25 @@ const isConfined = (f: string): boolean =>
   f.length > 0 && f.split("/").every((part) => part !== "" && part !== "." && part !== ".." && !part.includes("\0"));
 
 /**
- * Checks, before anything is touched, that a journal acts only on this folder's own files: no folder on the way to
- * a path is a link (it would lead outside), each removal that is still to do is a file the manifest lists, and each
- * move that is still to do takes a regular file from the stage.
+ * Checks, before anything is touched, that a journal acts only on this folder's own files: its stage is one of the
+ * stage folders `stages` this run listed and proved its own, and is still this user's own folder; no folder on the
+ * way to a path is a link (it would lead outside), each removal that is still to do is a file the manifest lists,
+ * and each move that is still to do takes a regular file of this user's own from the stage. Returns the journal to
+ * apply: without moves when its stage is gone (every move was done, the run was stopped while it cleaned up).
  */
-function checkJournal(fs: FileSystem, outDir: string, path: string, journal: Journal): void {
+function checkJournal(
+  fs: FileSystem,
+  outDir: string,
+  path: string,
+  journal: Journal,
+  stages: readonly string[],
+): Journal {
   const stage = join(dirname(outDir), journal.stage);
+  const listed = stages.includes(stage);
+  if (!listed && fs.kind(stage) !== undefined)
+    throw refuseJournal(path, outDir, `its stage ${stage} is not one of the stage folders this run proved its own`);
+  proveOwn(fs, stage, "dir", `the stage folder of the write journal of ${outDir}`, outDir);
+  const moves = listed && fs.kind(stage) !== undefined ? journal.moves : [];
   const viaLink = (root: string, f: string): string | undefined => {
     for (let d = dirname(f); d !== "."; d = dirname(d)) if (fs.kind(join(root, d)) === "symlink") return d;
     return undefined;
@@ -164,13 +200,18 @@ function checkJournal(fs: FileSystem, outDir: string, path: string, journal: Jou
     if (kind !== undefined && kind !== "dir" && !managed.has(f))
       throw refuseJournal(path, outDir, `it removes ${f}, which the folder's manifest does not list`);
   }
-  for (const f of journal.moves) {
+  for (const f of moves) {
     const link = viaLink(outDir, f) ?? viaLink(stage, f);
     if (link !== undefined) throw refuseJournal(path, outDir, `${link} on the way to ${f} is a symbolic link`);
     const kind = fs.kind(join(stage, f));
     if (kind !== undefined && kind !== "file")
       throw refuseJournal(path, outDir, `its staged ${f} is ${describeKind(kind)}, not a file clusterspec wrote`);
+    const owner = kind === undefined ? undefined : fs.owner(join(stage, f))?.uid;
+    const uid = process.getuid?.();
+    if (owner !== undefined && uid !== undefined && owner !== uid)
+      throw refuseJournal(path, outDir, `its staged ${f} belongs to uid ${owner}, not to this run's user (uid ${uid})`);
   }
+  return { ...journal, moves };
 }
 
 /**
@@ -210,13 +251,11 @@ export function recoverInterruptedWrite(fs: FileSystem, outDir: string): void {
   const stages = staleStages(fs, outDir);
   for (const stage of stages) proveOwn(fs, stage, "dir", `a stage folder of ${outDir}`, outDir);
   proveOwn(fs, `${journal}.tmp`, "file", `the uncommitted write journal of ${outDir}`, outDir);
-  proveOwn(fs, journal, "file", `the write journal of ${outDir}`, outDir);
   proveOwn(fs, old, "dir", `the previous tree of ${outDir}`, outDir, "own-group");
   const committed = readJournal(fs, journal, outDir);
   if (committed && fs.exists(outDir)) {
     proveOwn(fs, join(outDir, MANIFEST), "file", `the manifest of ${outDir}`, outDir, "own-group");
-    checkJournal(fs, outDir, journal, committed);
-    applyJournal(fs, outDir, committed);
+    applyJournal(fs, outDir, checkJournal(fs, outDir, journal, committed, stages));
   }
   if (!fs.exists(outDir) && fs.exists(old)) fs.rename(old, outDir);
   for (const stage of stages) fs.removeTree(stage);
@@ -228,8 +267,10 @@ export function recoverInterruptedWrite(fs: FileSystem, outDir: string): void {
 /** recoverInterruptedWrite under the folder's lock: what the next run does first, on its own. */
 export function recoverOutput(fs: FileSystem, outDir: string, proc: LockProcess = nodeLockProcess): void {
   const target = resolveOutputDir(fs, outDir, "recover");
+  proveParent(fs, target, "recover");
   const release = acquireOutputLock(fs, target, proc);
   try {
+    proveParent(fs, target, "recover");
     recoverInterruptedWrite(fs, target);
   } finally {
     release();
@@ -298,6 +339,41 @@ export function resolveOutputDir(fs: FileSystem, outDir: string, verb = "write i
 }
 
 /**
+ * Refuses (exit 2, kind `refused`) to write `target` unless the folder that holds it (and its lock, journal and
+ * stages) is safe from other users: still the real folder it was resolved to (no link has appeared on the way),
+ * owned by the running user or root, and, when its group or other users can write it, sticky (like /tmp: nobody
+ * renames or removes another user's entries). Group write without the sticky bit is accepted for the user's own
+ * primary group only (a umask of 002 in a checkout of the user's own), as proveOwn accepts it.
+ */
+function proveParent(fs: FileSystem, target: string, verb = "write"): void {
+  const uid = process.getuid?.();
+  if (uid === undefined) return;
+  const parent = dirname(target);
+  const o = fs.owner(parent);
+  if (o === undefined) return; // not there: mkdirp makes it, and the proof after it (or under the lock) sees it
+  const kind = fs.kind(parent);
+  const mode = `mode ${o.mode.toString(8).padStart(4, "0")}`;
+  const sticky = (o.mode & 0o1000) !== 0;
+  const why =
+    kind !== "dir"
+      ? `is ${kind === undefined ? "gone" : describeKind(kind)}, where the folder holding the output was`
+      : fs.realPath(parent) !== parent
+        ? `is now reached through a symbolic link (to ${fs.realPath(parent)})`
+        : o.uid !== uid && o.uid !== 0
+          ? `belongs to uid ${o.uid}, neither this run's user (uid ${uid}) nor root`
+          : !sticky && (o.mode & 0o002) !== 0
+            ? `is writable by other users and not sticky (${mode})`
+            : !sticky && (o.mode & 0o020) !== 0 && o.gid !== process.getgid?.()
+              ? `is writable by its group (gid ${o.gid}, not this user's primary group) and not sticky (${mode})`
+              : undefined;
+  if (why)
+    throw CliError.of(
+      "refused",
+      `refusing to ${verb} ${target}: the folder that holds it and its lock, journal and stages, ${parent}, ${why}, so another user could move links into it while clusterspec writes; nothing was changed. Name an output folder inside a folder of your own with -o (or inside a sticky shared folder such as /tmp)`,
+    );
+}
+
+/**
  * Writes `artifacts` as the whole tree at `outDir`, holding the folder's lock (a second run exits 2 naming the
  * first): first recovers what an interrupted run left, then changes only what differs. Throws CliError for anything
  * the user must fix; the folder is then as it was.
@@ -315,9 +391,14 @@ export function writeTree(
     proveOwn(fs, outDir, "dir", "the output folder named with -o", target);
   proveOwn(fs, target, "dir", "the output folder", target, "own-group");
   const proc = options.lock ?? nodeLockProcess;
+  proveParent(fs, target);
   fs.mkdirp(dirname(target));
+  proveParent(fs, target);
   const release = acquireOutputLock(fs, target, proc);
   try {
+    // Proven again under the lock: the folder may have been made, or the way to it changed, since the proofs above.
+    proveParent(fs, target);
+    proveOwn(fs, target, "dir", "the output folder", target, "own-group");
     recoverInterruptedWrite(fs, target);
     return writeLocked(fs, target, artifacts, options, proc.token());
   } finally {

@@ -5,6 +5,7 @@
 import { spawnSync } from "node:child_process";
 import {
   chmodSync,
+  chownSync,
   existsSync,
   lstatSync,
   mkdirSync,
@@ -16,9 +17,9 @@ import {
   writeFileSync,
 } from "node:fs";
 import { hostname, tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { readTree } from "@clusterspec/testkit";
-import { CliError, type CliIO, nodeFileSystem, recordPath, runCli, writeTree } from "clusterspec/cli";
+import { CliError, type CliIO, type FileSystem, nodeFileSystem, recordPath, runCli, writeTree } from "clusterspec/cli";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 const repo = join(import.meta.dirname, "..", "..", "..");
@@ -140,38 +141,54 @@ describe("a write journal clusterspec did not write for this folder", () => {
   });
 });
 
+/** `generate cluster.yaml` (default output: generated/ beside the spec) with the record kept in `cache`. */
+async function generateCached(cache: string) {
+  writeFileSync(join(dir, "cluster.yaml"), exampleSpec);
+  let stdout = "";
+  let stderr = "";
+  const io: CliIO = {
+    cwd: dir,
+    env: { CLUSTERSPEC_CACHE_DIR: cache },
+    stdout: (t) => {
+      stdout += t;
+    },
+    stderr: (t) => {
+      stderr += t;
+    },
+    version: "1.0.0",
+    codeId: () => "code-1",
+  };
+  return { code: await runCli(["generate", "cluster.yaml"], io), stdout, stderr };
+}
+
 describe("the record of the last write", () => {
-  it("is refused when it is a link or writable by others: it decides that nothing is written", async () => {
-    writeFileSync(join(dir, "cluster.yaml"), exampleSpec);
+  // It is only a cache: one that cannot be proven this user's own is no record (never read, never removed), and the
+  // run regenerates as it would without one.
+  it("is ignored, not refused, when it is a link or writable by others, or its folder is", async () => {
     const cache = join(dir, "cache");
-    const run = async () => {
-      let stderr = "";
-      const io: CliIO = {
-        cwd: dir,
-        env: { CLUSTERSPEC_CACHE_DIR: cache },
-        stdout: () => {},
-        stderr: (t) => {
-          stderr += t;
-        },
-        version: "1.0.0",
-        codeId: () => "code-1",
-      };
-      return { code: await runCli(["generate", "cluster.yaml"], io), stderr };
-    };
-    expect((await run()).code).toBe(0);
+    expect((await generateCached(cache)).code).toBe(0);
     const record = recordPath({ CLUSTERSPEC_CACHE_DIR: cache }, join(dir, "generated")) as string;
+    const text = readFileSync(record, "utf8");
     chmodSync(record, 0o666);
-    const open = await run();
-    expect(open.code).toBe(2);
-    expect(open.stderr).toContain(`✖ refusing to use ${record}, the record of the last write to `);
-    expect(open.stderr).toContain("it is writable by other users (mode 0666)");
+    const open = await generateCached(cache);
+    expect([open.code, open.stderr]).toEqual([0, expect.not.stringContaining("✖")]);
+    expect(open.stdout).toContain("is up to date");
+    expect([lstatSync(record).mode & 0o777, readFileSync(record, "utf8")]).toEqual([0o666, text]);
+
     rmSync(record);
     writeFileSync(join(dir, "forged.json"), "{}");
     symlinkSync(join(dir, "forged.json"), record);
-    const linked = await run();
-    expect(linked.code).toBe(2);
-    expect(linked.stderr).toContain("it is a symbolic link (never followed)");
+    const linked = await generateCached(cache);
+    expect([linked.code, linked.stderr]).toEqual([0, expect.not.stringContaining("✖")]);
     expect(lstatSync(record).isSymbolicLink()).toBe(true);
+    expect(readFileSync(join(dir, "forged.json"), "utf8")).toBe("{}");
+
+    rmSync(record);
+    expect((await generateCached(cache)).code).toBe(0);
+    chmodSync(dirname(record), 0o777);
+    const folder = await generateCached(cache);
+    expect([folder.code, folder.stderr]).toEqual([0, expect.not.stringContaining("✖")]);
+    expect(readFileSync(record, "utf8")).toBe(text);
   });
 });
 
@@ -265,6 +282,123 @@ describe.skipIf(noSecondUser !== undefined)("files another user planted in a sha
     expect(e.message).toContain(`refusing to use ${journal}, the write journal of ${out}: it belongs to uid `);
     expect(readFileSync(victim, "utf8")).toBe("root's\n");
     expect(existsSync(journal)).toBe(true);
+  });
+
+  it("a record of the last write another user planted is ignored: the run regenerates, the file stays", async () => {
+    const cache = join(shared, "cache");
+    const record = recordPath({ CLUSTERSPEC_CACHE_DIR: cache }, join(dir, "generated")) as string;
+    asAttacker(`mkdir -p "${dirname(record)}" && chmod 755 "${cache}" "${dirname(record)}" && echo '{}' > "${record}"`);
+    const r = await generateCached(cache);
+    expect([r.code, r.stderr]).toEqual([0, expect.not.stringContaining("✖")]);
+    expect(r.stdout).toContain(`wrote ${join(dir, "generated")}`);
+    expect([lstatSync(record).uid, readFileSync(record, "utf8")]).toEqual([attacker().uid, "{}\n"]);
+  });
+
+  it("a journal whose stage another user made (after this run listed the stages) moves nothing", () => {
+    writeTree(nodeFileSystem, out, v1, OPTS);
+    const stage = join(shared, ".deploy.clusterspec-new.planted");
+    writeFileSync(
+      journal,
+      JSON.stringify({
+        format: "clusterspec-journal/1",
+        outDir: out,
+        stage: basename(stage),
+        moves: ["PLAN.md", "x.conf"],
+        removes: [],
+      }),
+    );
+    // The stage appears just after the run listed the folder's stages: the race a check of the listing alone loses.
+    let planted = false;
+    const racing: FileSystem = {
+      ...nodeFileSystem,
+      listDir(d) {
+        const names = nodeFileSystem.listDir(d);
+        if (d === shared && !planted) {
+          planted = true;
+          asAttacker(
+            `mkdir -m 777 "${stage}" && echo planted > "${stage}/PLAN.md" && echo planted > "${stage}/x.conf"`,
+          );
+        }
+        return names;
+      },
+    };
+    const e = refusal(() => writeTree(racing, out, v1, OPTS));
+    expect(planted).toBe(true);
+    expect(readFileSync(join(out, "PLAN.md"), "utf8")).toBe("# one\n");
+    expect(existsSync(join(out, "x.conf"))).toBe(false);
+    expect([e.code, e.kind]).toEqual([2, "refused"]);
+    expect(e.message).toContain(`refusing to replay ${journal}: its stage ${stage} is not one of the stage folders`);
+    expect(readdirSync(stage).sort()).toEqual(["PLAN.md", "x.conf"]);
+    expect(lstatSync(join(stage, "x.conf")).uid).toBe(attacker().uid);
+
+    // Listed with the others, the same stage is refused as another user's folder.
+    const listed = refusal(() => writeTree(nodeFileSystem, out, v1, OPTS));
+    expect([listed.code, listed.kind]).toEqual([2, "refused"]);
+    expect(listed.message).toContain(`refusing to use ${stage}, a stage folder of ${out}: it belongs to uid `);
+    expect(readFileSync(join(out, "PLAN.md"), "utf8")).toBe("# one\n");
+
+    // A stage of this user's own that holds another user's file: that file is not moved either.
+    rmSync(stage, { recursive: true });
+    mkdirSync(stage, { mode: 0o755 });
+    writeFileSync(join(stage, "x.conf"), "planted\n");
+    chownSync(join(stage, "x.conf"), attacker().uid, attacker().gid);
+    expect(refusal(() => writeTree(nodeFileSystem, out, v1, OPTS)).message).toContain(
+      `its staged x.conf belongs to uid ${attacker().uid}, not to this run's user (uid 0)`,
+    );
+    expect(existsSync(join(out, "x.conf"))).toBe(false);
+  });
+
+  it("a write into a folder another user owns and anyone can write (not sticky) is refused; /tmp/<new> works", async () => {
+    const open = join(shared, "open");
+    asAttacker(`mkdir -m 777 "${open}"`);
+    out = join(open, "out");
+    const r = await generateWithSecrets();
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `✖ refusing to write ${out}: the folder that holds it and its lock, journal and stages, ${open}, belongs to uid ${attacker().uid}, neither this run's user (uid 0) nor root, so another user could move links into it while clusterspec writes; nothing was changed. Name an output folder inside a folder of your own with -o (or inside a sticky shared folder such as /tmp)\n`,
+    );
+    expect(readdirSync(open)).toEqual([]);
+    // reached through a link of the user's own in the middle of -o: the same folder, the same refusal
+    symlinkSync(open, join(dir, "via"));
+    out = join(dir, "via", "out");
+    const linked = await generateWithSecrets();
+    expect([linked.code, linked.stderr]).toEqual([
+      2,
+      expect.stringContaining(`${open}, belongs to uid ${attacker().uid}`),
+    ]);
+    expect(readdirSync(open)).toEqual([]);
+    // root's own folder, writable by anyone and not sticky: refused too
+    const wide = join(dir, "wide");
+    mkdirSync(wide);
+    chmodSync(wide, 0o777);
+    out = join(wide, "out");
+    expect((await generateWithSecrets()).stderr).toContain(
+      `${wide}, is writable by other users and not sticky (mode 0777)`,
+    );
+    expect(readdirSync(wide)).toEqual([]);
+
+    // group-writable (umask 002): accepted for the user's own primary group, refused for another group
+    const team = join(dir, "team");
+    mkdirSync(team);
+    chmodSync(team, 0o775);
+    out = join(team, "out");
+    expect((await generateWithSecrets()).code).toBe(0);
+    chownSync(team, 0, attacker().gid);
+    rmSync(out, { recursive: true });
+    const other = await generateWithSecrets();
+    expect(other.stderr).toContain(
+      `${team}, is writable by its group (gid ${attacker().gid}, not this user's primary group) and not sticky (mode 0775)`,
+    );
+    expect(readdirSync(team)).toEqual([]);
+
+    out = join(tmpdir(), `clusterspec-fresh-${process.pid}-${Date.now()}`);
+    try {
+      const fresh = await generateWithSecrets();
+      expect([fresh.code, fresh.stderr]).toEqual([0, ""]);
+      expect(existsSync(join(out, ".clusterspec-manifest.json"))).toBe(true);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
   });
 
   it("a stage folder and a lock another user planted are neither removed nor taken over", () => {

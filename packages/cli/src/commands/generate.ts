@@ -135,7 +135,7 @@ async function shortcut(
   const inputs = { code, version: io.version, specText, sourceName, flags };
   const hit = upToDate(fs, recordAt, outDir, inputs, io.env);
   if (hit) return { upToDate: hit };
-  forget(fs, recordAt);
+  forget(fs, recordAt, outDir);
   return {
     upToDate: undefined,
     remember: (reads: Reads, tree: Parameters<typeof remember>[4]) =>
