@@ -12,20 +12,22 @@ import {
 export { EXIT_INTERNAL } from "@clusterspec/core/catalog";
 export { EXIT_DRIFT, EXIT_INVALID, EXIT_OK };
 
-/** A user-facing failure: its message is printed without a stack, exit 2 unless said otherwise. */
+/** A user-facing failure: its message is printed without a stack; its exit code is the catalog's for its kind. */
 export class CliError extends Error {
+  /** The exit code of the run, from the catalog: a kind cannot exit otherwise. */
+  readonly code: ExitCode;
   constructor(
     message: string,
-    readonly code: ExitCode = EXIT_INVALID,
     /** For --json: what kind of failure (`filesystem`, `missing_output`, `refused`, …), a code of the catalog. */
     readonly kind: FailureCode = "cli",
   ) {
     super(message);
+    this.code = exitCodeOf(kind);
   }
 
-  /** A failure of one kind of the catalog, with the catalog's exit code for it. */
+  /** A failure of one kind of the catalog (the kind first, for call sites that read better so). */
   static of(kind: FailureCode, message: string): CliError {
-    return new CliError(message, exitCodeOf(kind), kind);
+    return new CliError(message, kind);
   }
 }
 

@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { CliError, EXIT_INVALID } from "./errors.js";
+import { CliError } from "./errors.js";
 import { type FileSystem, UnreadableFileError } from "./fs.js";
 import { proveOwn } from "./prove-own.js";
 
@@ -138,7 +138,7 @@ export function acquireOutputLock(fs: FileSystem, outDir: string, proc: LockProc
     if (holder.state === "gone") continue;
     if (holder.state === "live") {
       last = holder.owner;
-      throw new CliError(heldMessage(outDir, path, holder.owner, proc), EXIT_INVALID, "locked");
+      throw new CliError(heldMessage(outDir, path, holder.owner, proc), "locked");
     }
     // Stale: remove it only while holding the breaker, and only if it is still the same stale lock.
     if (fs.createExclusive(breaker, text)) {
@@ -151,7 +151,7 @@ export function acquireOutputLock(fs: FileSystem, outDir: string, proc: LockProc
     } else if (inspect(fs, breaker, proc, outDir).state === "stale") fs.removeFile(breaker);
     else sleep(20); // another run is breaking it: microseconds
   }
-  throw new CliError(heldMessage(outDir, path, last, proc), EXIT_INVALID, "locked");
+  throw new CliError(heldMessage(outDir, path, last, proc), "locked");
 }
 
 /** Held, but by a run that has not written who it is yet. */

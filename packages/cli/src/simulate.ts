@@ -27,10 +27,9 @@ export function runSimulate(
     try {
       text = fs.readRegular(specPath, SPEC_MAX_BYTES);
     } catch (e) {
-      if (e instanceof UnreadableFileError)
-        throw new CliError(`cannot read the spec: ${e.message}`, EXIT_INVALID, "filesystem");
+      if (e instanceof UnreadableFileError) throw new CliError(`cannot read the spec: ${e.message}`, "filesystem");
       if (!isFsError(e)) throw e;
-      throw new CliError(`cannot read the spec: ${describeFsError(e, fs, specPath)}`, EXIT_INVALID, "filesystem");
+      throw new CliError(`cannot read the spec: ${describeFsError(e, fs, specPath)}`, "filesystem");
     }
     const loaded = loadSpec(text);
     if (!loaded.ok) {

@@ -2,7 +2,7 @@
 // is not what generate would write. The only command that loads `diff` (drift.ts).
 import { dirname, join } from "node:path";
 import { paintPatch } from "../color.js";
-import { CliError, EXIT_DRIFT, EXIT_INVALID, EXIT_OK } from "../errors.js";
+import { CliError, EXIT_DRIFT, EXIT_OK } from "../errors.js";
 import { checkSpec, fileSystem, type SpecRun } from "./on-spec.js";
 
 export async function check(spec: SpecRun, values: { readonly output?: string | undefined }): Promise<number> {
@@ -17,17 +17,15 @@ export async function check(spec: SpecRun, values: { readonly output?: string | 
   if (fs.kind(outDir) === "symlink")
     throw new CliError(
       `${outDir} is a symbolic link: --check compares only a real folder and never follows a link to one (its target is not read); check the folder it points at with -o, or replace the link with the generated folder`,
-      EXIT_INVALID,
       "filesystem",
     );
   if (!fs.exists(outDir))
     throw new CliError(
       `${outDir} does not exist, so there is nothing to check: generate it first (clusterspec generate ${specArg}${values.output ? ` -o ${values.output}` : ""}) and commit it`,
-      EXIT_INVALID,
       "missing_output",
     );
   if (!fs.isDirectory(outDir))
-    throw new CliError(`${outDir} is a file, where the generated folder was expected`, EXIT_INVALID, "filesystem");
+    throw new CliError(`${outDir} is a file, where the generated folder was expected`, "filesystem");
   const { resolveOutputDir } = await import("../write.js");
   const checked = resolveOutputDir(fs, outDir, "check");
   const drift = fileSystem(fs, "read", outDir, () => diffTree(fs, checked, artifacts));

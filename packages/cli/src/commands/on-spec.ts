@@ -98,22 +98,20 @@ export async function runOnSpec(
   function readSpec(): string {
     try {
       if (fromStdin) {
-        if (!io.readStdin) throw new CliError("standard input is not available here", EXIT_INVALID, "usage");
+        if (!io.readStdin) throw new CliError("standard input is not available here", "usage");
         const text = io.readStdin(SPEC_MAX_BYTES);
         if (text.length > SPEC_MAX_BYTES)
           throw new CliError(
             `cannot read the spec: standard input holds more than ${count(SPEC_MAX_BYTES)} bytes, the limit for a spec`,
-            EXIT_INVALID,
             "filesystem",
           );
         return text;
       }
       return fs.readRegular(specPath, SPEC_MAX_BYTES);
     } catch (e) {
-      if (e instanceof UnreadableFileError)
-        throw new CliError(`cannot read the spec: ${e.message}`, EXIT_INVALID, "filesystem");
+      if (e instanceof UnreadableFileError) throw new CliError(`cannot read the spec: ${e.message}`, "filesystem");
       if (e instanceof CliError || !isFsError(e)) throw e;
-      throw new CliError(`cannot read the spec: ${describeFsError(e, fs, specPath)}`, EXIT_INVALID, "filesystem");
+      throw new CliError(`cannot read the spec: ${describeFsError(e, fs, specPath)}`, "filesystem");
     }
   }
 }
@@ -156,8 +154,7 @@ export function fileSystem<T>(fs: FileSystem, verb: "read" | "write", outDir: st
   try {
     return fn();
   } catch (e) {
-    if (isFsError(e))
-      throw new CliError(`cannot ${verb} ${outDir}: ${describeFsError(e, fs, outDir)}`, EXIT_INVALID, "filesystem");
+    if (isFsError(e)) throw new CliError(`cannot ${verb} ${outDir}: ${describeFsError(e, fs, outDir)}`, "filesystem");
     throw e;
   }
 }
