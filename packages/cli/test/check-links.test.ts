@@ -4,8 +4,8 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type CliIO, runCli } from "clusterspec/cli";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runCaptured } from "./capture.js";
 
 const repo = join(import.meta.dirname, "..", "..", "..");
 const exampleSpec = readFileSync(join(repo, "examples", "bare-metal-ha", "cluster.yaml"), "utf8");
@@ -30,23 +30,7 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function cli(argv: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const io: CliIO = {
-    cwd: dir,
-    env: {},
-    stdout: (t) => {
-      stdout += t;
-    },
-    stderr: (t) => {
-      stderr += t;
-    },
-    version: "0.0.0-test",
-  };
-  const code = await runCli(argv, io);
-  return { code, stdout, stderr };
-}
+const cli = (argv: string[]) => runCaptured(argv, dir);
 
 /** --check in every format: the exit codes and everything printed. */
 async function checkAll() {

@@ -7,25 +7,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { COMMAND_LIST } from "../src/commands/index.js";
 import { COMMAND_HELP, COMMANDS, USAGE } from "../src/help.js";
-import { type CliIO, runCli } from "../src/run.js";
+import { runCaptured } from "./capture.js";
 
-async function cli(argv: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const io: CliIO = {
-    cwd: tmpdir(),
-    env: {},
-    stdout: (t) => {
-      stdout += t;
-    },
-    stderr: (t) => {
-      stderr += t;
-    },
-    version: "0.0.0-test",
-  };
-  const code = await runCli(argv, io);
-  return { code, stdout, stderr };
-}
+const cli = (argv: string[]) => runCaptured(argv, tmpdir());
 
 /** The options a help text names: `--name` and the short `-o` (as the long name it stands for). */
 function optionsNamed(text: string, shorts: Readonly<Record<string, string>>): string[] {

@@ -3,10 +3,10 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type CliIO, runCli } from "clusterspec/cli";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
+import { runCaptured } from "./capture.js";
 
 const repo = join(import.meta.dirname, "..", "..", "..");
 const hybrid = readFileSync(join(repo, "examples", "hybrid-cloud-burst", "cluster.yaml"), "utf8");
@@ -19,25 +19,8 @@ afterEach(() => {
   rmSync(work, { recursive: true, force: true });
 });
 
-async function cli(argv: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const io: CliIO = {
-    cwd: work,
-    env: {},
-    stdout: (t) => {
-      stdout += t;
-    },
-    stderr: (t) => {
-      stderr += t;
-    },
-    version: "0.0.0-test",
-    readStdin: () => "",
-    isTTY: { stdout: false, stderr: false },
-  };
-  const code = await runCli(argv, io);
-  return { code, stdout, stderr };
-}
+const cli = (argv: string[]) =>
+  runCaptured(argv, work, { readStdin: () => "", isTTY: { stdout: false, stderr: false } });
 
 describe("hostile input at the command line", () => {
   it("a NUL byte in the provisioner URL: exit 2 with the field and its line, nothing written", async () => {
