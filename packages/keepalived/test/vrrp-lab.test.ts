@@ -161,8 +161,11 @@ const RANDOM_LABS: readonly (readonly [title: string, shape: VrrpLabShape])[] = 
 /** CLUSTERSPEC_LAB_SEED=<n> replays a run; otherwise every run draws new specs (the seed is in the annotations). */
 const seed = Number(process.env.CLUSTERSPEC_LAB_SEED ?? Math.floor(Math.random() * 2 ** 31));
 
+// One retry, of the same spec (the seed is drawn once per file): a disagreement of the plan and keepalived fails both
+// times, while the 16-node, 254-VIP lab with AH (4,064 instances on this 2-core machine, beside the other labs) once
+// in about ten clean runs had two masters at rest that a replay of its seed did not show: the daemons starved.
 describe.concurrent("VRRP lab: random specs from the property arbitraries", () => {
-  it.for(RANDOM_LABS)("%s", { timeout: LAB_TIMEOUT }, async ([title, shape], ctx) => {
+  it.for(RANDOM_LABS)("%s", { timeout: LAB_TIMEOUT, retry: 1 }, async ([title, shape], ctx) => {
     if (!labAvailable()) return ctx.skip("needs keepalived, iproute2 and root (installed by .ci/run)");
     const [input] = fc.sample(arbVrrpLabSpec(shape), { numRuns: 1, seed });
     if (!input) throw new Error("no sample");
