@@ -1,5 +1,6 @@
 // Rules about the cloud burst of an existing cluster (existingCluster:): no section of a generated cluster beside it,
 // its networks, nameservers and reach through the tunnel, its pools; and the cloud rules that hold for every spec.
+
 import { addressCount, cidrContains, cidrsOverlap, isIp, parseCidr } from "../../../ip.js";
 import { type IssuePath, type Reporter, type SpecIssue, toDotPath } from "../../../issues.js";
 import { firstSeen } from "../../rule.js";
@@ -11,6 +12,7 @@ import {
   provisionerUrlIsBase,
   wireguardKeysConsistent,
 } from "../cloud/rules.js";
+import { serviceSubnetTooLarge } from "../kubernetes/rules.js";
 
 export const isCloudBurstInput = (input: unknown): input is Record<string, unknown> =>
   typeof input === "object" && input !== null && !Array.isArray(input) && "existingCluster" in input;
@@ -105,13 +107,8 @@ export const burstPoolsValid: CloudBurstRule = (spec, report) => {
 
 /** kubeadm rejects service subnets larger than /12 (IPv4) or /108 (IPv6). */
 export const burstServiceSubnetSized: CloudBurstRule = (spec, report) => {
-  const c = parseCidr(spec.existingCluster.serviceSubnet);
-  const min = c.family === 4 ? 12 : 108;
-  if (c.prefixLength < min)
-    report.error(
-      ["existingCluster", "serviceSubnet"],
-      `service subnet ${spec.existingCluster.serviceSubnet} is larger than kubeadm allows (/${min} or smaller for IPv${c.family})`,
-    );
+  const tooLarge = serviceSubnetTooLarge(spec.existingCluster.serviceSubnet);
+  if (tooLarge) report.error(["existingCluster", "serviceSubnet"], tooLarge);
 };
 
 export const cloudBurstRules: readonly CloudBurstRule[] = [

@@ -10,14 +10,18 @@ import type { ClusterSpec } from "../../schema.js";
 import { durationSeconds, parseKubernetesVersion } from "../../version.js";
 
 /** kubeadm rejects service subnets larger than /12 (IPv4) or /108 (IPv6); fewer than 10 addresses cannot hold the cluster's own services. */
-export const serviceSubnetSized: Rule = (spec, report) => {
-  const c = parseCidr(spec.kubernetes.serviceSubnet);
+/** The message for a service subnet larger than kubeadm accepts, or undefined; an existing cluster's too. */
+export function serviceSubnetTooLarge(subnet: string): string | undefined {
+  const c = parseCidr(subnet);
   const min = c.family === 4 ? 12 : 108;
-  if (c.prefixLength < min)
-    report.error(
-      ["kubernetes", "serviceSubnet"],
-      `service subnet ${spec.kubernetes.serviceSubnet} is larger than kubeadm allows (/${min} or smaller for IPv${c.family})`,
-    );
+  return c.prefixLength < min
+    ? `service subnet ${subnet} is larger than kubeadm allows (/${min} or smaller for IPv${c.family})`
+    : undefined;
+}
+
+export const serviceSubnetSized: Rule = (spec, report) => {
+  const tooLarge = serviceSubnetTooLarge(spec.kubernetes.serviceSubnet);
+  if (tooLarge) report.error(["kubernetes", "serviceSubnet"], tooLarge);
   else if (addressCount(spec.kubernetes.serviceSubnet) < 10n)
     report.error(
       ["kubernetes", "serviceSubnet"],
