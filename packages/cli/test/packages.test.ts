@@ -31,7 +31,7 @@ function importedPackages(dir: string): Set<string> {
 }
 
 describe("published packages", () => {
-  it("are the nine libraries and the CLI; testkit and the examples are private", () => {
+  it("are the ten libraries and the CLI; testkit and the examples are private", () => {
     expect(published.map((d) => manifest(d).name).sort()).toEqual([
       "@clusterspec/cilium",
       "@clusterspec/cloud-init",
@@ -40,6 +40,7 @@ describe("published packages", () => {
       "@clusterspec/keepalived",
       "@clusterspec/kubeadm",
       "@clusterspec/netifrc",
+      "@clusterspec/rollout",
       "@clusterspec/schemas",
       "@clusterspec/terraform-json",
       "@clusterspec/wireguard",

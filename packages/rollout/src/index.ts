@@ -1,0 +1,1 @@
+export type { ChangePlan, RolloutStep, SpecChange, StepKind, VipMove } from "./types.js";
