@@ -1,6 +1,6 @@
 // Usage texts: one overview and one page per command (`clusterspec help <command>`, `<command> --help`).
 
-export const COMMANDS = ["generate", "validate", "plan", "simulate", "schema", "help"] as const;
+export const COMMANDS = ["generate", "validate", "plan", "simulate", "pin-vrids", "schema", "help"] as const;
 export type Command = (typeof COMMANDS)[number];
 
 export const USAGE = `clusterspec - one validated cluster spec in, every config file of the cluster out
@@ -10,6 +10,7 @@ Usage:
   clusterspec validate <spec> [--json]
   clusterspec plan <spec> [--json]
   clusterspec simulate <spec> [--down <nodes>] [--unhealthy <nodes>] [--json]
+  clusterspec pin-vrids <spec> [--dry-run]
   clusterspec schema
   clusterspec help [<command>]
   clusterspec --help | --version
@@ -21,6 +22,8 @@ Commands:
   validate   check the spec and print its errors and warnings
   plan       print the human summary that generate also writes as PLAN.md
   simulate   print who holds each VIP, and each node's load, with nodes down or failing their check
+  pin-vrids  write each VIP's current VRID into the spec (for specs that set externalVips.firstVrid
+             or rely on list positions), so the cluster keeps its numbering
   schema     print the JSON Schema of the spec (for yaml-language-server)
   help       show the help of a command
 
@@ -107,6 +110,24 @@ ${SPEC}
 
 ${EXIT}
 `,
+  "pin-vrids": `clusterspec pin-vrids - keep a cluster's VRIDs when they start following the address
+
+Usage:
+  clusterspec pin-vrids <spec> [--dry-run]
+
+A VIP's VRID is the last 8 bits of its address unless the spec gives one (\`vrid\`); it used to follow the VIP's
+place in externalVips.addresses (from externalVips.firstVrid, now refused). This computes every VIP's VRID as the
+old rule gave it and writes it into the spec: controlPlane.vrid, each address as { address, vrid }, and
+firstVrid removed. Only those spans of the text change (comments and layout stay); the file is replaced at once
+(a temporary file beside it, renamed over it) with its mode kept, and a symbolic link is refused. Running it
+again changes nothing. A spec that is invalid with the pinned VRIDs is reported (exit 2) and nothing is written.
+
+Options:
+${SPEC}
+  --dry-run           print the rewritten spec on stdout and what would be pinned on stderr; write nothing
+
+${EXIT}
+`,
   schema: `clusterspec schema - print the JSON Schema of the spec
 
 Usage:
@@ -121,6 +142,6 @@ ${EXIT}
 Usage:
   clusterspec help [<command>]
 
-Commands: generate, validate, plan, simulate, schema, help.
+Commands: generate, validate, plan, simulate, pin-vrids, schema, help.
 `,
 };

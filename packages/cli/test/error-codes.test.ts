@@ -87,6 +87,7 @@ const EXAMPLES: Record<IssueCode, () => Promise<Produced>> = {
   empty_spec: () => validate(""),
   missing_key: () => validate(edit(bare, "  podSubnet: 10.244.0.0/16\n", "")),
   unknown_key: () => validate(edit(bare, "podSubnet:", "podSubnett:")),
+  removed_key: () => validate(edit(bare, /^externalVips:\n/m, "externalVips:\n  firstVrid: 10\n")),
   invalid_type: () => validate(edit(bare, "nodeCidrMaskSize: 24", "nodeCidrMaskSize: [24]")),
   // zod's own `custom` issues (a schema's refinement, here the supported versions) are invalid_value
   invalid_value: () => validate(edit(bare, "version: v1.34.2", "version: v1.21.0")),

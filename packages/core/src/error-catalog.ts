@@ -34,6 +34,11 @@ export const ERROR_CATALOG = {
   empty_spec: { scope: "spec", exit: EXIT_INVALID, meaning: "the spec is empty" },
   missing_key: { scope: "spec", exit: EXIT_INVALID, meaning: "a required key is missing" },
   unknown_key: { scope: "spec", exit: EXIT_INVALID, meaning: "a key the schema does not know (with a suggestion)" },
+  removed_key: {
+    scope: "spec",
+    exit: EXIT_INVALID,
+    meaning: "a key clusterspec no longer reads: the message says what replaces it and how to migrate",
+  },
   invalid_type: { scope: "spec", exit: EXIT_INVALID, meaning: "a value of the wrong type" },
   invalid_value: {
     scope: "spec",

@@ -161,3 +161,9 @@ export function hostPart(text: string): string {
   const slash = text.indexOf("/");
   return canonicalIp(slash < 0 ? text : text.slice(0, slash));
 }
+
+/** The last 8 bits of an address (a prefix is ignored): the IPv4 last octet, or the low byte of an IPv6 address. */
+export function lowByte(text: string): number {
+  const slash = text.indexOf("/");
+  return Number(mustAddr(slash < 0 ? text : text.slice(0, slash)).bigInt() & 0xffn);
+}

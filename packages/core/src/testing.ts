@@ -36,7 +36,7 @@ export function buildSpec(
     carriers?: readonly boolean[];
     names?: readonly string[];
     auth?: "AH" | "PASS" | "none";
-    firstVrid?: number;
+    /** The control-plane VIP's explicit VRID; default 1 (its address, .5, is in the pool's range .2 up). */
     cpVrid?: number;
     btrfs?: readonly boolean[];
     /** Put the Kubernetes segment on the VLAN `wan0.<id>` instead of wan1. */
@@ -115,7 +115,7 @@ export function buildSpec(
     controlPlane: {
       vip: `10.${a}.${b}.5/24`,
       port: 6443,
-      ...(vary.cpVrid === undefined ? {} : { vrid: vary.cpVrid }),
+      vrid: vary.cpVrid ?? 1,
     },
     vrrp:
       vary.auth === "none" || vary.auth === undefined
@@ -125,7 +125,6 @@ export function buildSpec(
       ? {
           externalVips: {
             addresses: Array.from({ length: shape.poolSize }, (_, j) => poolAddress(j)),
-            ...(vary.firstVrid === undefined ? {} : { firstVrid: vary.firstVrid }),
           },
         }
       : {}),
@@ -193,7 +192,6 @@ export const arbClusterSpec = (
       carriers: fc.array(fc.boolean(), { minLength: 13, maxLength: 13 }),
       btrfs: fc.array(fc.boolean(), { minLength: 13, maxLength: 13 }),
       auth: fc.constantFrom("AH" as const, "PASS" as const, "none" as const),
-      firstVrid: fc.option(fc.integer({ min: 1, max: 200 }), { nil: undefined }),
       cpVrid: fc.option(fc.integer({ min: 1, max: 255 }), { nil: undefined }),
       names: fc.uniqueArray(arbNodeName(), { minLength: 13, maxLength: 13 }),
       mtu: fc.option(fc.integer({ min: 1280, max: 9216 }), { nil: undefined, freq: 3 }),
@@ -219,7 +217,6 @@ export const arbClusterSpec = (
           btrfs: r.btrfs,
           names: r.names,
           auth: r.auth,
-          ...(r.firstVrid === undefined ? {} : { firstVrid: r.firstVrid }),
           ...(r.cpVrid === undefined ? {} : { cpVrid: r.cpVrid }),
           ...(r.mtu === undefined ? {} : { mtu: r.mtu }),
           ...(r.sshFrom === undefined ? {} : { sshFrom: r.sshFrom }),

@@ -117,10 +117,10 @@ describe("YAML keys that are not text", () => {
       "  - name: k8s-1\n    labels:\n      1e3: a\n      0x1f: b\n      true: c\n      null: d\n",
     );
     expect(messagesAt(text)).toMatchInlineSnapshot(`
-      "56: the key "1e3" is read as the number 1000, not as text: keys are names, quote it ("1e3": ...) if it is one
-      57: the key "0x1f" is read as the number 31, not as text: keys are names, quote it ("0x1f": ...) if it is one
-      58: the key "true" is read as the boolean true, not as text: keys are names, quote it ("true": ...) if it is one
-      59: the key "null" is read as null, not as text: keys are names, quote it ("null": ...) if it is one"
+      "58: the key "1e3" is read as the number 1000, not as text: keys are names, quote it ("1e3": ...) if it is one
+      59: the key "0x1f" is read as the number 31, not as text: keys are names, quote it ("0x1f": ...) if it is one
+      60: the key "true" is read as the boolean true, not as text: keys are names, quote it ("true": ...) if it is one
+      61: the key "null" is read as null, not as text: keys are names, quote it ("null": ...) if it is one"
     `);
     // Quoted, they are names like any other.
     const r = loadSpec(

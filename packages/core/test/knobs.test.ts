@@ -94,7 +94,7 @@ describe("node labels and taints", () => {
       messages(edited("    rootFilesystem: btrfs", '    labels: { node-role.kubernetes.io/worker: "" }\n')),
     ).toMatchInlineSnapshot(`
       "✖ the kubelet may not set label node-role.kubernetes.io/worker on its own node (the NodeRestriction admission plugin forbids node-role.kubernetes.io/* and other kubernetes.io/k8s.io keys outside its allowed list): apply it after the node joined with \`kubectl label node k8s-1 node-role.kubernetes.io/worker=\`, or use a key of your own (example.com/role) or under node.kubernetes.io/
-        → at nodes[0].labels["node-role.kubernetes.io/worker"] (cluster.yaml:46:15)"
+        → at nodes[0].labels["node-role.kubernetes.io/worker"] (cluster.yaml:48:15)"
     `);
   });
 
@@ -108,11 +108,11 @@ describe("node labels and taints", () => {
       ),
     ).toMatchInlineSnapshot(`
       "✖ invalid key: label key "example.com/-bad" is not a Kubernetes qualified name ([prefix/]name: name of letters, digits, '-', '_', '.', starting and ending with a letter or digit; prefix a lowercase DNS subdomain)
-        → at nodes[0].labels["example.com/-bad"] (cluster.yaml:46:15)
+        → at nodes[0].labels["example.com/-bad"] (cluster.yaml:48:15)
       ✖ label values are empty or letters, digits, '-', '_', '.', starting and ending with a letter or digit, got "a b"
-        → at nodes[0].labels["example.com/rack"] (cluster.yaml:46:39)
+        → at nodes[0].labels["example.com/rack"] (cluster.yaml:48:39)
       ✖ invalid key: label key "example.com/xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx": the name after the prefix is at most 63 characters
-        → at nodes[0].labels["example.com/xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"] (cluster.yaml:46:64)"
+        → at nodes[0].labels["example.com/xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"] (cluster.yaml:48:64)"
     `);
   });
 
@@ -126,7 +126,7 @@ describe("node labels and taints", () => {
       ),
     ).toMatchInlineSnapshot(`
       "✖ taint example.com/gpu with effect NoSchedule is listed twice on k8s-1
-        → at nodes[0].taints[1] (cluster.yaml:48:9)"
+        → at nodes[0].taints[1] (cluster.yaml:50:9)"
     `);
   });
 });
@@ -137,9 +137,9 @@ describe("cilium.values", () => {
       messages(edited("cilium:", "  values: { l7Proxy: false, loadBalancer: { mode: dsr }, ipam: null }\n")),
     ).toMatchInlineSnapshot(`
       "✖ Cilium value ipam.mode is set by clusterspec from cilium.ipamMode: set that field instead of cilium.values
-        → at cilium.values.ipam (cluster.yaml:66:58)
+        → at cilium.values.ipam (cluster.yaml:68:58)
       ✖ Cilium value loadBalancer.mode is set by clusterspec from cilium.loadBalancerMode: set that field instead of cilium.values
-        → at cilium.values.loadBalancer.mode (cluster.yaml:66:45)"
+        → at cilium.values.loadBalancer.mode (cluster.yaml:68:45)"
     `);
   });
 });
@@ -158,7 +158,7 @@ describe("overlays", () => {
       ),
     ).toMatchInlineSnapshot(`
       "✖ this looks like a kubeadm bootstrap token: secrets are never written in the spec; kubeadm secrets come from kubernetes.secrets references ({ env } or { file })
-        → at overlays[0].patch.discovery.bootstrapToken.token (cluster.yaml:72:45)"
+        → at overlays[0].patch.discovery.bootstrapToken.token (cluster.yaml:74:45)"
     `);
   });
 
@@ -169,9 +169,9 @@ describe("overlays", () => {
       ),
     ).toMatchInlineSnapshot(`
       "✖ document is the kind of one document, e.g. ClusterConfiguration, got "cluster-configuration"
-        → at overlays[0].document (cluster.yaml:70:37)
+        → at overlays[0].document (cluster.yaml:72:37)
       ✖ a patch is a mapping (an RFC 7386 JSON merge patch)
-        → at overlays[0].patch (cluster.yaml:70:70)"
+        → at overlays[0].patch (cluster.yaml:72:70)"
     `);
   });
 });

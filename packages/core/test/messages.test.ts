@@ -79,8 +79,8 @@ describe("messages for the spec file", () => {
   it("an AMI lookup without owners says owners is missing", () => {
     expect(report(hybrid, /\s+owners: .*\n/, "\n")).toMatchInlineSnapshot(`
       "✖ missing required key "owners"
-        → at cloud.pools[0].ami.lookup.owners (cluster.yaml:90:9)
-        90 |         lookup:
+        → at cloud.pools[0].ami.lookup.owners (cluster.yaml:92:9)
+        92 |         lookup:
            |         ^^^^^^"
     `);
   });
@@ -115,8 +115,8 @@ describe("messages for the spec file", () => {
   it("a multicast MAC is rejected", () => {
     expect(report(bare, '"52:54:00:12:34:56"', '"01:00:5e:00:00:01"')).toMatchInlineSnapshot(`
       "✖ a multicast MAC (odd first octet) never belongs to a NIC: use the interface's own unicast MAC, got "01:00:5e:00:00:01"
-        → at nodes[0].interfaces.wan0.mac (cluster.yaml:47:15)
-        47 |       wan0: { mac: "01:00:5e:00:00:01", address: 10.118.10.20/24, gateway: 10.118.10.1 }
+        → at nodes[0].interfaces.wan0.mac (cluster.yaml:49:15)
+        49 |       wan0: { mac: "01:00:5e:00:00:01", address: 10.118.10.20/24, gateway: 10.118.10.1 }
            |               ^^^"
     `);
   });
@@ -124,8 +124,8 @@ describe("messages for the spec file", () => {
   it("a physical interface (MAC, no vlan) with a dotted name is rejected", () => {
     expect(report(bare, "      wan0: {", "      wan0.4000: {")).toMatchInlineSnapshot(`
       "✖ physical interface "wan0.4000" (named by MAC, no vlan) must not contain "." - netifrc reads a dotted name as a VLAN; rename it, or declare vlan: { parent, id } for a VLAN
-        → at nodes[0].interfaces["wan0.4000"] (cluster.yaml:47:7)
-        47 |       wan0.4000: { mac: "52:54:00:12:34:56", address: 10.118.10.20/24, gateway: 10.118.10.1 }
+        → at nodes[0].interfaces["wan0.4000"] (cluster.yaml:49:7)
+        49 |       wan0.4000: { mac: "52:54:00:12:34:56", address: 10.118.10.20/24, gateway: 10.118.10.1 }
            |       ^^^^^^^^^"
     `);
   });
@@ -141,8 +141,8 @@ describe("didYouMean", () => {
       ),
     ).toMatchInlineSnapshot(`
       "✖ VLAN wan0.40 has MTU 9000, above its parent wan0's 1500 (the default: set nodes[0].interfaces.wan0.mtu); a VLAN's MTU is at most its parent's
-        → at nodes[0].interfaces["wan0.40"].mtu (cluster.yaml:49:50)
-        49 |       wan0.40: { vlan: { parent: wan0, id: 40 }, mtu: 9000 }
+        → at nodes[0].interfaces["wan0.40"].mtu (cluster.yaml:51:50)
+        51 |       wan0.40: { vlan: { parent: wan0, id: 40 }, mtu: 9000 }
            |                                                  ^^^"
     `);
   });
@@ -156,8 +156,8 @@ describe("didYouMean", () => {
       ),
     ).toMatchInlineSnapshot(`
       "✖ Cilium MTU 1500 exceeds the MTU 1400 of wan1 on k8s-2 (nodes[1].interfaces.wan1.mtu): packets that size would be dropped
-        → at cilium.mtu (cluster.yaml:68:3)
-        68 |   mtu: 1500
+        → at cilium.mtu (cluster.yaml:70:3)
+        70 |   mtu: 1500
            |   ^^^"
     `);
   });
@@ -171,8 +171,8 @@ describe("didYouMean", () => {
       ),
     ).toMatchInlineSnapshot(`
       "✖ net.ipv4.conf.wan1.rp_filter is set by clusterspec (all: 0, as Cilium requires; default and the VIP and policy-routed interfaces: 2, loose): strict reverse-path filtering drops policy-routed and DSR replies
-        → at host.sysctl["net.ipv4.conf.wan1.rp_filter"] (cluster.yaml:65:13)
-        65 |   sysctl: { net.ipv4.conf.wan1.rp_filter: 1 }
+        → at host.sysctl["net.ipv4.conf.wan1.rp_filter"] (cluster.yaml:67:13)
+        67 |   sysctl: { net.ipv4.conf.wan1.rp_filter: 1 }
            |             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^"
     `);
   });
@@ -186,16 +186,16 @@ describe("didYouMean", () => {
       ),
     ).toMatchInlineSnapshot(`
       "✖ wan1 carries the Kubernetes segment (API server, kubelet, etcd, Cilium between the nodes): it cannot be a public interface
-        → at host.firewall.publicInterfaces[0] (cluster.yaml:65:34)
-        65 |   firewall: { publicInterfaces: [wan1], sshFrom: [192.0.2.0/24] }
+        → at host.firewall.publicInterfaces[0] (cluster.yaml:67:34)
+        67 |   firewall: { publicInterfaces: [wan1], sshFrom: [192.0.2.0/24] }
            |                                  ^^^^"
     `);
     expect(
       report(bare, "  gentooPackages: true\n", "  gentooPackages: true\n  firewall: { publicInterfaces: [eth9] }\n"),
     ).toMatchInlineSnapshot(`
       "✖ public interface eth9 is not an interface of any node
-        → at host.firewall.publicInterfaces[0] (cluster.yaml:65:34)
-        65 |   firewall: { publicInterfaces: [eth9] }
+        → at host.firewall.publicInterfaces[0] (cluster.yaml:67:34)
+        67 |   firewall: { publicInterfaces: [eth9] }
            |                                  ^^^^"
     `);
   });
@@ -216,11 +216,11 @@ describe("didYouMean", () => {
     expect(r.ok).toBe(true);
     if (r.ok)
       expect(formatIssues(r.warnings, "cluster.yaml")).toMatchInlineSnapshot(`
-      "⚠ cgroupMode hybrid runs the kubelet on cgroup v1, in maintenance mode since Kubernetes 1.31; OpenRC's default unified (cgroup v2) needs nothing written
-        → at host.cgroupMode (cluster.yaml:65:3)
-      ⚠ the host firewall filters nothing on k8s-3: none of host.firewall.publicInterfaces is an interface there; list the public ones in host.firewall.publicInterfaces
-        → at host.firewall (cluster.yaml:66:3)"
-    `);
+        "⚠ cgroupMode hybrid runs the kubelet on cgroup v1, in maintenance mode since Kubernetes 1.31; OpenRC's default unified (cgroup v2) needs nothing written
+          → at host.cgroupMode (cluster.yaml:67:3)
+        ⚠ the host firewall filters nothing on k8s-3: none of host.firewall.publicInterfaces is an interface there; list the public ones in host.firewall.publicInterfaces
+          → at host.firewall (cluster.yaml:68:3)"
+      `);
   });
 
   it("suggests the key one slip away, and nothing for an unrelated word", () => {
@@ -297,7 +297,7 @@ describe("messages for the provisioner's SNS path", () => {
       "    url: https://provisioner.example.com\n    notifyPath: sns?x=1\n",
     );
     expect(text).toContain("expected a URL path such as /sns");
-    expect(text).toContain("→ at cloud.provisioner.notifyPath (cluster.yaml:77:");
+    expect(text).toContain("→ at cloud.provisioner.notifyPath (cluster.yaml:79:");
     expect(
       report(
         hybrid,

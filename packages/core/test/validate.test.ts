@@ -250,7 +250,9 @@ describe("cross-field rules", () => {
       ✖ VIP 10.118.11.1 is already the uplink gateway (network.segments[0].uplink.gateway)
         → at externalVips.addresses[3]
       ✖ VIP 10.118.11.30 is listed twice (also at externalVips.addresses[4])
-        → at externalVips.addresses[5]"
+        → at externalVips.addresses[5]
+      ✖ VIP 10.118.11.0 ends in 0 (its last 8 bits), which is not a VRID: give it an explicit vrid (1-255)
+        → at externalVips.addresses[0]"
     `);
   });
 
@@ -400,7 +402,7 @@ describe("cross-field rules", () => {
         s.externalVips.addresses[2] = { address: "10.118.11.22", vrid: 5 };
       }),
     ).toMatchInlineSnapshot(`
-      "✖ VRID 5 on wan1 is already used by controlPlane.vrid
+      "✖ externalVips.addresses[2].vrid gets VRID 5 (given explicitly), which controlPlane.vrid already has on wan1 (given explicitly): give one of them an explicit, unused vrid
         → at externalVips.addresses[2].vrid"
     `);
     expect(
@@ -408,7 +410,7 @@ describe("cross-field rules", () => {
         s.network.segments[0].reservedVrids = [5];
       }),
     ).toMatchInlineSnapshot(`
-      "✖ VRID 5 is reserved on wan1 (segment reservedVrids)
+      "✖ controlPlane.vrid gets VRID 5 (given explicitly), which network.segments[0].reservedVrids reserves on wan1: give the control-plane VIP an explicit, unreserved vrid
         → at controlPlane.vrid"
     `);
   });

@@ -2,8 +2,15 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { allocateVrids, priorityOrders, replicaOrders } from "../src/facts/vrrp.js";
-import { type ClusterSpec, ClusterSpecSchema, formatIssues, loadSpec, validateSpec } from "../src/index.js";
+import { allocateVrids, legacyPositionalVrids, priorityOrders, replicaOrders } from "../src/facts/vrrp.js";
+import {
+  type ClusterSpec,
+  ClusterSpecSchema,
+  formatIssues,
+  loadSpec,
+  type VipKey,
+  validateSpec,
+} from "../src/index.js";
 import { planVips } from "../src/plan/vrrp.js";
 import { asClusterSpec, buildSpec, mustResolve } from "../src/testing.js";
 
@@ -15,23 +22,26 @@ function referenceSpec(): ClusterSpec {
   return asClusterSpec(r.value);
 }
 
-/** Schema-parsed only (rules skipped), so tests can feed collisions to allocateVrids. */
+/**
+ * Schema-parsed only (rules skipped), so tests can feed collisions to allocateVrids. `cpVrid: null` leaves the
+ * control-plane VIP (10.118.12.5/24) without a vrid, so its VRID is 5.
+ */
 function specWith(
   poolSize: number,
   options: {
-    firstVrid?: number;
-    cpVrid?: number;
+    cpVrid?: number | null;
     explicit?: readonly (number | undefined)[];
     reserved?: readonly number[];
+    /** Replaces the pool's addresses (the pool is 192.168.11.2 up otherwise). */
+    addresses?: readonly string[];
   } = {},
 ): ClusterSpec {
   const input = buildSpec(
     { controlPlanes: 3, workers: 0, poolSize, cloud: false },
-    {
-      ...(options.firstVrid === undefined ? {} : { firstVrid: options.firstVrid }),
-      ...(options.cpVrid === undefined ? {} : { cpVrid: options.cpVrid }),
-    },
+    typeof options.cpVrid === "number" ? { cpVrid: options.cpVrid } : {},
   );
+  if (options.cpVrid === null) delete input.controlPlane.vrid;
+  if (options.addresses && input.externalVips) input.externalVips.addresses = [...options.addresses];
   const spec = ClusterSpecSchema.parse(input);
   const seg = spec.network.segments[0];
   if (seg) seg.reservedVrids = [...(options.reserved ?? [])];
@@ -60,9 +70,9 @@ describe("the reference cluster", () => {
     const vips = planVips(referenceSpec());
     expect(vips.map((v) => [v.key, v.interface, v.vrid])).toEqual([
       ["control-plane", "wan1", 5],
-      ["external-0", "wan1", 10],
-      ["external-1", "wan1", 11],
-      ["external-2", "wan1", 12],
+      ["external-10-118-11-20", "wan1", 10],
+      ["external-10-118-11-21", "wan1", 11],
+      ["external-10-118-11-22", "wan1", 12],
     ]);
   });
 
@@ -319,87 +329,103 @@ describe("replicaOrders", () => {
 });
 
 describe("allocateVrids", () => {
+  /** Distinct pool addresses 192.168.11.1..254 and 192.168.12.1..254 (low bytes 1..254), in a drawn order. */
+  const arbPool = fc.uniqueArray(fc.record({ net: fc.constantFrom(11, 12), host: fc.integer({ min: 1, max: 254 }) }), {
+    maxLength: 60,
+    selector: (a) => `${a.net}.${a.host}`,
+  });
   const arbAlloc = fc.record({
-    poolSize: fc.integer({ min: 0, max: 254 }),
-    firstVrid: fc.option(fc.integer({ min: 1, max: 255 }), { nil: undefined }),
-    cpVrid: fc.option(fc.integer({ min: 1, max: 255 }), { nil: undefined }),
-    explicit: fc.array(fc.option(fc.integer({ min: 1, max: 255 }), { nil: undefined, freq: 4 }), { maxLength: 254 }),
+    pool: arbPool,
+    cpVrid: fc.option(fc.integer({ min: 1, max: 255 }), { nil: null }),
+    explicit: fc.array(fc.option(fc.integer({ min: 1, max: 255 }), { nil: undefined, freq: 4 }), { maxLength: 60 }),
     reserved: fc.uniqueArray(fc.integer({ min: 1, max: 255 }), { maxLength: 20 }),
   });
-
   type AllocInput = typeof arbAlloc extends fc.Arbitrary<infer T> ? T : never;
-  const build = (r: AllocInput, size = r.poolSize) =>
-    specWith(size, {
-      ...(r.firstVrid === undefined ? {} : { firstVrid: r.firstVrid }),
-      ...(r.cpVrid === undefined ? {} : { cpVrid: r.cpVrid }),
-      explicit: r.explicit,
+  type PoolEntry = AllocInput["pool"][number] & { vrid?: number | undefined };
+  const addressOf = (a: PoolEntry) => `192.168.${a.net}.${a.host}`;
+  const keyOf = (a: PoolEntry): VipKey => `external-192-168-${a.net}-${a.host}`;
+  /** The spec with these pool entries (each with its explicit vrid, if any), in this order. */
+  const build = (r: AllocInput, entries: readonly PoolEntry[]) =>
+    specWith(entries.length, {
+      cpVrid: r.cpVrid,
+      addresses: entries.map(addressOf),
+      explicit: entries.map((e) => e.vrid),
       reserved: r.reserved,
     });
+  const entriesOf = (r: AllocInput): PoolEntry[] => r.pool.map((a, i) => ({ ...a, vrid: r.explicit[i] }));
 
-  it("allocates ids in 1..255, unique per interface, honouring explicit ones and avoiding reserved ones", () => {
+  it("gives each VIP its explicit vrid, else its address's last 8 bits: in 1..255, unique per interface, never reserved", () => {
     fc.assert(
       fc.property(arbAlloc, (r) => {
-        const spec = build(r);
-        const { vrids, issues } = allocateVrids(spec);
+        const entries = entriesOf(r);
+        const { vrids, issues } = allocateVrids(build(r, entries));
+        expect(vrids.get("control-plane")).toBe(r.cpVrid ?? 5);
+        for (const e of entries) expect(vrids.get(keyOf(e))).toBe(e.vrid ?? e.host);
         if (issues.length > 0) return;
         const values = [...vrids.values()];
         expect(values.every((x) => Number.isInteger(x) && x >= 1 && x <= 255)).toBe(true);
         expect(new Set(values).size).toBe(values.length);
-        if (r.cpVrid !== undefined) expect(vrids.get("control-plane")).toBe(r.cpVrid);
-        for (let i = 0; i < r.poolSize; i++) {
-          const want = r.explicit[i];
-          if (want !== undefined) expect(vrids.get(`external-${i}`)).toBe(want);
-        }
         for (const x of values) expect(r.reserved).not.toContain(x);
       }),
       { numRuns: 300 },
     );
   });
 
-  it("reports every failure it has: a clean result is exactly a collision-free spec", () => {
+  it("reports exactly the collisions: a clean result is a spec whose VRIDs are unique and unreserved", () => {
     fc.assert(
       fc.property(arbAlloc, (r) => {
-        const spec = build(r);
-        const { vrids, issues } = allocateVrids(spec);
-        const explicitOnes = [r.cpVrid, ...r.explicit.slice(0, r.poolSize)].filter((x) => x !== undefined);
-        const clash =
-          new Set(explicitOnes).size !== explicitOnes.length || explicitOnes.some((x) => r.reserved.includes(x));
-        if (clash) expect(issues.length).toBeGreaterThan(0);
-        if (issues.length === 0) expect(vrids.size).toBe(1 + r.poolSize);
+        const entries = entriesOf(r);
+        const { issues } = allocateVrids(build(r, entries));
+        const all = [r.cpVrid ?? 5, ...entries.map((e) => e.vrid ?? e.host)];
+        const clash = new Set(all).size !== all.length || all.some((x) => r.reserved.includes(x));
+        expect(issues.length > 0).toBe(clash);
       }),
       { numRuns: 300 },
     );
   });
 
-  it("changes no existing VRID when a VIP is appended to the pool", () => {
+  it("changes no other VIP's VRID when an address is removed, inserted or the list reordered", () => {
     fc.assert(
-      fc.property(arbAlloc, fc.option(fc.integer({ min: 1, max: 255 }), { nil: undefined }), (r, extra) => {
-        if (r.poolSize >= 254) return;
-        const before = allocateVrids(build(r));
-        const explicit = [...r.explicit.slice(0, r.poolSize)];
-        while (explicit.length < r.poolSize) explicit.push(undefined);
-        explicit.push(extra);
-        const after = allocateVrids(build({ ...r, explicit }, r.poolSize + 1));
-        for (const [key, id] of before.vrids) expect(after.vrids.get(key)).toBe(id);
-        // Issues of the shorter pool stay issues: appending never hides one.
-        expect(after.issues.slice(0, before.issues.length)).toEqual(before.issues);
-      }),
+      fc.property(
+        arbAlloc,
+        fc.nat(),
+        fc.record({ net: fc.constantFrom(11, 12), host: fc.integer({ min: 1, max: 254 }) }),
+        fc.nat(),
+        (r, at, extra, seed) => {
+          const entries = entriesOf(r);
+          const before = allocateVrids(build(r, entries)).vrids;
+          const i = entries.length === 0 ? 0 : at % entries.length;
+          const removed = entries.filter((_, j) => j !== i);
+          const inserted = entries.some((e) => e.net === extra.net && e.host === extra.host)
+            ? entries
+            : [...entries.slice(0, i), extra, ...entries.slice(i)];
+          // A deterministic shuffle from the seed.
+          const reordered = entries
+            .map((e, j) => ({ e, k: (Math.imul(j + 1, 2654435761) ^ seed) >>> 0 }))
+            .sort((a, b) => a.k - b.k)
+            .map((x) => x.e);
+          for (const changed of [removed, inserted, reordered]) {
+            const after = allocateVrids(build(r, changed)).vrids;
+            for (const [key, vrid] of after) if (before.has(key)) expect(vrid).toBe(before.get(key));
+          }
+        },
+      ),
       { numRuns: 300 },
     );
   });
 
   it("fills the whole range: the control plane and 254 pool VIPs take every id from 1 to 255", () => {
-    const { vrids, issues } = allocateVrids(specWith(254, { firstVrid: 1 }));
+    const { vrids, issues } = allocateVrids(specWith(254));
     expect(issues).toEqual([]);
     expect([...vrids.values()].sort((a, b) => a - b)).toEqual(Array.from({ length: 255 }, (_, i) => i + 1));
   });
 
   it("names both spec paths when explicit VRIDs collide", () => {
-    const { issues } = allocateVrids(specWith(3, { cpVrid: 10, explicit: [undefined, 10, 12], firstVrid: 10 }));
+    const { issues } = allocateVrids(specWith(3, { cpVrid: 10, explicit: [undefined, 10, 12] }));
     expect(issues).toMatchInlineSnapshot(`
       [
         {
-          "message": "VRID 10 on wan1 is already used by controlPlane.vrid",
+          "message": "externalVips.addresses[1].vrid gets VRID 10 (given explicitly), which controlPlane.vrid already has on wan1 (given explicitly): give one of them an explicit, unused vrid",
           "path": [
             "externalVips",
             "addresses",
@@ -411,11 +437,40 @@ describe("allocateVrids", () => {
     `);
   });
 
-  it("rejects a reserved VRID given explicitly and reports an exhausted range", () => {
+  it("names both addresses when two VIPs' last 8 bits collide, and the control-plane VIP's address when it is one", () => {
+    expect(
+      allocateVrids(specWith(2, { cpVrid: null, addresses: ["192.168.11.20", "192.168.12.20"] })).issues,
+    ).toMatchInlineSnapshot(`
+      [
+        {
+          "message": "externalVips.addresses[1] gets VRID 20 (the last 8 bits of 192.168.12.20), which externalVips.addresses[0] already has on wan1 (the last 8 bits of 192.168.11.20): give one of them an explicit, unused vrid",
+          "path": [
+            "externalVips",
+            "addresses",
+            1,
+          ],
+        },
+      ]
+    `);
+    expect(allocateVrids(specWith(4, { cpVrid: null })).issues).toMatchInlineSnapshot(`
+      [
+        {
+          "message": "externalVips.addresses[3] gets VRID 5 (the last 8 bits of 192.168.11.5), which controlPlane.vip already has on wan1 (the last 8 bits of 10.118.12.5): give one of them an explicit, unused vrid",
+          "path": [
+            "externalVips",
+            "addresses",
+            3,
+          ],
+        },
+      ]
+    `);
+  });
+
+  it("rejects a reserved VRID, explicit or from the address, naming the reserving segment", () => {
     expect(allocateVrids(specWith(1, { cpVrid: 7, reserved: [7] })).issues).toMatchInlineSnapshot(`
       [
         {
-          "message": "VRID 7 is reserved on wan1 (segment reservedVrids)",
+          "message": "controlPlane.vrid gets VRID 7 (given explicitly), which network.segments[0].reservedVrids reserves on wan1: give the control-plane VIP an explicit, unreserved vrid",
           "path": [
             "controlPlane",
             "vrid",
@@ -423,23 +478,65 @@ describe("allocateVrids", () => {
         },
       ]
     `);
-    expect(allocateVrids(specWith(3, { firstVrid: 254 })).issues).toMatchInlineSnapshot(`
+    expect(allocateVrids(specWith(3, { reserved: [3] })).issues).toMatchInlineSnapshot(`
       [
         {
-          "message": "no free VRID left on wan1 from 254 to 255",
+          "message": "externalVips.addresses[1] gets VRID 3 (the last 8 bits of 192.168.11.3), which network.segments[0].reservedVrids reserves on wan1: give VIP 192.168.11.3 an explicit, unreserved vrid",
           "path": [
             "externalVips",
             "addresses",
-            2,
+            1,
           ],
         },
       ]
     `);
   });
 
-  it("skips reserved ids when allocating", () => {
-    const { vrids } = allocateVrids(specWith(3, { firstVrid: 10, cpVrid: 5, reserved: [10, 12] }));
-    expect([...vrids.values()]).toEqual([5, 11, 13, 14]);
+  it("asks for an explicit vrid when the address's last 8 bits are 0 (IPv4 and IPv6)", () => {
+    expect(allocateVrids(specWith(1, { addresses: ["192.168.12.0"] })).issues).toMatchInlineSnapshot(`
+      [
+        {
+          "message": "VIP 192.168.12.0 ends in 0 (its last 8 bits), which is not a VRID: give it an explicit vrid (1-255)",
+          "path": [
+            "externalVips",
+            "addresses",
+            0,
+          ],
+        },
+      ]
+    `);
+    const v6 = allocateVrids(specWith(2, { addresses: ["fd00::1:200", "fd00::2a"] }));
+    expect(v6.issues.map((i) => i.message)).toEqual([
+      "VIP fd00::1:200 ends in 0 (its last 8 bits), which is not a VRID: give it an explicit vrid (1-255)",
+    ]);
+    expect(v6.vrids.get("external-fd00--2a")).toBe(0x2a);
+  });
+
+  it("keys an external VIP by its canonical address, whatever its place or spelling", () => {
+    const { vrids } = allocateVrids(specWith(2, { addresses: ["fd00:0:0::00ff", "192.168.11.7"], explicit: [9] }));
+    expect([...vrids]).toEqual([
+      ["control-plane", 1],
+      ["external-fd00--ff", 9],
+      ["external-192-168-11-7", 7],
+    ]);
+  });
+});
+
+describe("legacyPositionalVrids (pin-vrids only)", () => {
+  it("allocates as clusterspec did before VRIDs followed the address: in spec order from firstVrid, skipping taken and reserved ids", () => {
+    const legacy = legacyPositionalVrids(specWith(3, { cpVrid: 5, reserved: [10, 12] }), 10);
+    expect(legacy).toEqual({ controlPlane: 5, external: [11, 13, 14], issues: [] });
+    expect(legacyPositionalVrids(specWith(3, { cpVrid: null }), undefined)).toEqual({
+      controlPlane: 1,
+      external: [2, 3, 4],
+      issues: [],
+    });
+    expect(legacyPositionalVrids(specWith(3, { explicit: [undefined, 2] }), undefined).external).toEqual([2, 2, 3]);
+  });
+
+  it("gives the reference cluster's numbering: 5 for the control plane, 10, 11, 12 for the pool from firstVrid 10", () => {
+    const spec = specWith(3, { cpVrid: 5, addresses: ["10.118.11.20", "10.118.11.21", "10.118.11.22"] });
+    expect(legacyPositionalVrids(spec, 10)).toEqual({ controlPlane: 5, external: [10, 11, 12], issues: [] });
   });
 });
 

@@ -102,9 +102,12 @@ export interface OpenrcView {
   readonly message: string;
 }
 
-/** `VI_control_plane`, `VI_external_0`: stable because a VIP's identity is its place in the spec. */
+/**
+ * `VI_control_plane`, `VI_external_10_118_11_20`: the VIP's key with `-` as `_`. Named by the address, so removing
+ * or reordering other addresses renames no instance.
+ */
 export function instanceName(vip: PlannedVip): string {
-  return vip.id.kind === "control-plane" ? "VI_control_plane" : `VI_external_${vip.id.index}`;
+  return `VI_${vip.key.replace(/-/g, "_")}`;
 }
 
 /** What every node's files need from the plan, built once per plan: O(V·R) instead of a scan per node. */

@@ -82,9 +82,24 @@ describe("reference cluster 1", () => {
       ]),
     );
     expect(table).toEqual({
-      "k8s-1": ["VI_control_plane/5=100", "VI_external_0/10=100", "VI_external_1/11=99", "VI_external_2/12=98"],
-      "k8s-2": ["VI_control_plane/5=98", "VI_external_0/10=98", "VI_external_1/11=100", "VI_external_2/12=99"],
-      "k8s-3": ["VI_control_plane/5=99", "VI_external_0/10=99", "VI_external_1/11=98", "VI_external_2/12=100"],
+      "k8s-1": [
+        "VI_control_plane/5=100",
+        "VI_external_10_118_11_20/10=100",
+        "VI_external_10_118_11_21/11=99",
+        "VI_external_10_118_11_22/12=98",
+      ],
+      "k8s-2": [
+        "VI_control_plane/5=98",
+        "VI_external_10_118_11_20/10=98",
+        "VI_external_10_118_11_21/11=100",
+        "VI_external_10_118_11_22/12=99",
+      ],
+      "k8s-3": [
+        "VI_control_plane/5=99",
+        "VI_external_10_118_11_20/10=99",
+        "VI_external_10_118_11_21/11=98",
+        "VI_external_10_118_11_22/12=100",
+      ],
     });
   });
 
@@ -303,11 +318,9 @@ describe("generated configs", () => {
     const conf = confOf(generateKeepalived(mustResolve(spec)), "k8s-2");
     const inst = instancesOf(parseKeepalivedConf(conf));
     expect(inst.map((i) => [i.name, i.settings.get("unicast_src_ip"), [...i.unicastPeers].sort()])).toEqual(
-      ["VI_control_plane", "VI_external_0", "VI_external_1", "VI_external_2"].map((n) => [
-        n,
-        ["10.118.12.21"],
-        ["10.118.12.20", "10.118.12.22"],
-      ]),
+      ["VI_control_plane", "VI_external_10_118_11_20", "VI_external_10_118_11_21", "VI_external_10_118_11_22"].map(
+        (n) => [n, ["10.118.12.21"], ["10.118.12.20", "10.118.12.22"]],
+      ),
     );
   });
 
@@ -321,13 +334,13 @@ describe("generated configs", () => {
       | VIP | instance | interface | VRID | master | backups (priority) | survives |
       | --- | --- | --- | --- | --- | --- | --- |
       | 10.118.12.5/24 | VI_control_plane | wan1 | 1 | node-1 (100) | node-3 (99), node-2 (98) | 2 failures |
-      | 192.168.11.2/32 | VI_external_0 | wan1 | 2 | node-1 (100) | node-5 (99), node-3 (98) and 2 more | 4 failures |
-      | 192.168.11.3/32 | VI_external_1 | wan1 | 3 | node-2 (100) | node-5 (99), node-3 (98) and 2 more | 4 failures |
-      | 192.168.11.4/32 | VI_external_2 | wan1 | 4 | node-3 (100) | node-5 (99), node-4 (98) and 2 more | 4 failures |
-      | 192.168.11.5/32 | VI_external_3 | wan1 | 5 | node-4 (100) | node-3 (99), node-5 (98) and 2 more | 4 failures |
-      | 192.168.11.6/32 | VI_external_4 | wan1 | 6 | node-5 (100) | node-4 (99), node-3 (98) and 2 more | 4 failures |
-      | 192.168.11.7/32 | VI_external_5 | wan1 | 7 | node-1 (100) | node-4 (99), node-3 (98) and 2 more | 4 failures |
-      | 192.168.11.8/32 | VI_external_6 | wan1 | 8 | node-2 (100) | node-4 (99), node-3 (98) and 2 more | 4 failures |
+      | 192.168.11.2/32 | VI_external_192_168_11_2 | wan1 | 2 | node-1 (100) | node-5 (99), node-3 (98) and 2 more | 4 failures |
+      | 192.168.11.3/32 | VI_external_192_168_11_3 | wan1 | 3 | node-2 (100) | node-5 (99), node-3 (98) and 2 more | 4 failures |
+      | 192.168.11.4/32 | VI_external_192_168_11_4 | wan1 | 4 | node-3 (100) | node-5 (99), node-4 (98) and 2 more | 4 failures |
+      | 192.168.11.5/32 | VI_external_192_168_11_5 | wan1 | 5 | node-4 (100) | node-3 (99), node-5 (98) and 2 more | 4 failures |
+      | 192.168.11.6/32 | VI_external_192_168_11_6 | wan1 | 6 | node-5 (100) | node-4 (99), node-3 (98) and 2 more | 4 failures |
+      | 192.168.11.7/32 | VI_external_192_168_11_7 | wan1 | 7 | node-1 (100) | node-4 (99), node-3 (98) and 2 more | 4 failures |
+      | 192.168.11.8/32 | VI_external_192_168_11_8 | wan1 | 8 | node-2 (100) | node-4 (99), node-3 (98) and 2 more | 4 failures |
 
       Health check: \`/etc/keepalived/check-apiserver.sh\` asks the kube-apiserver on the node's own address for \`/readyz\` (curl, 2s timeout; **curl is a host dependency** of every control-plane node) every 2s. It starts failed (\`init_fail\`), so a node that boots or restarts while its apiserver is down never takes the control-plane VIP from a healthy node; after 2 failures the control-plane instance's priority drops by 3, below every other control-plane node (100 - 3 = 97 < 98); after 2 successes it recovers. With a negative weight a node alone still takes the VIP while its apiserver is down, which \`kubeadm init\` needs.
 
@@ -356,13 +369,13 @@ describe("generated configs", () => {
       <details><summary>Full priority order of every VIP</summary>
 
       - VI_control_plane 10.118.12.5: node-1 100, node-3 99, node-2 98
-      - VI_external_0 192.168.11.2: node-1 100, node-5 99, node-3 98, node-2 97, node-4 96
-      - VI_external_1 192.168.11.3: node-2 100, node-5 99, node-3 98, node-1 97, node-4 96
-      - VI_external_2 192.168.11.4: node-3 100, node-5 99, node-4 98, node-2 97, node-1 96
-      - VI_external_3 192.168.11.5: node-4 100, node-3 99, node-5 98, node-2 97, node-1 96
-      - VI_external_4 192.168.11.6: node-5 100, node-4 99, node-3 98, node-2 97, node-1 96
-      - VI_external_5 192.168.11.7: node-1 100, node-4 99, node-3 98, node-2 97, node-5 96
-      - VI_external_6 192.168.11.8: node-2 100, node-4 99, node-3 98, node-1 97, node-5 96
+      - VI_external_192_168_11_2 192.168.11.2: node-1 100, node-5 99, node-3 98, node-2 97, node-4 96
+      - VI_external_192_168_11_3 192.168.11.3: node-2 100, node-5 99, node-3 98, node-1 97, node-4 96
+      - VI_external_192_168_11_4 192.168.11.4: node-3 100, node-5 99, node-4 98, node-2 97, node-1 96
+      - VI_external_192_168_11_5 192.168.11.5: node-4 100, node-3 99, node-5 98, node-2 97, node-1 96
+      - VI_external_192_168_11_6 192.168.11.6: node-5 100, node-4 99, node-3 98, node-2 97, node-1 96
+      - VI_external_192_168_11_7 192.168.11.7: node-1 100, node-4 99, node-3 98, node-2 97, node-5 96
+      - VI_external_192_168_11_8 192.168.11.8: node-2 100, node-4 99, node-3 98, node-1 97, node-5 96
 
       </details>
 
@@ -667,20 +680,20 @@ describe("externalVips.replicas", () => {
       | VIP | instance | interface | VRID | master | backups (priority) | survives |
       | --- | --- | --- | --- | --- | --- | --- |
       | 10.118.12.5/24 | VI_control_plane | wan1 | 1 | node-1 (254) | node-3 (253), node-2 (252) | 2 failures |
-      | 192.168.11.2/32 | VI_external_0 | wan1 | 2 | node-1 (254) | node-12 (253) | 1 failure |
-      | 192.168.11.3/32 | VI_external_1 | wan1 | 3 | node-2 (254) | node-1 (253) | 1 failure |
-      | 192.168.11.4/32 | VI_external_2 | wan1 | 4 | node-3 (254) | node-2 (253) | 1 failure |
-      | 192.168.11.5/32 | VI_external_3 | wan1 | 5 | node-4 (254) | node-3 (253) | 1 failure |
-      | 192.168.11.6/32 | VI_external_4 | wan1 | 6 | node-5 (254) | node-4 (253) | 1 failure |
-      | 192.168.11.7/32 | VI_external_5 | wan1 | 7 | node-6 (254) | node-5 (253) | 1 failure |
-      | 192.168.11.8/32 | VI_external_6 | wan1 | 8 | node-7 (254) | node-6 (253) | 1 failure |
-      | 192.168.11.9/32 | VI_external_7 | wan1 | 9 | node-8 (254) | node-7 (253) | 1 failure |
-      | 192.168.11.10/32 | VI_external_8 | wan1 | 10 | node-9 (254) | node-8 (253) | 1 failure |
-      | 192.168.11.11/32 | VI_external_9 | wan1 | 11 | node-10 (254) | node-9 (253) | 1 failure |
-      | 192.168.11.12/32 | VI_external_10 | wan1 | 12 | node-11 (254) | node-10 (253) | 1 failure |
-      | 192.168.11.13/32 | VI_external_11 | wan1 | 13 | node-12 (254) | node-11 (253) | 1 failure |
-      | 192.168.11.14/32 | VI_external_12 | wan1 | 14 | node-1 (254) | node-11 (253) | 1 failure |
-      | 192.168.11.15/32 | VI_external_13 | wan1 | 15 | node-2 (254) | node-12 (253) | 1 failure |
+      | 192.168.11.2/32 | VI_external_192_168_11_2 | wan1 | 2 | node-1 (254) | node-12 (253) | 1 failure |
+      | 192.168.11.3/32 | VI_external_192_168_11_3 | wan1 | 3 | node-2 (254) | node-1 (253) | 1 failure |
+      | 192.168.11.4/32 | VI_external_192_168_11_4 | wan1 | 4 | node-3 (254) | node-2 (253) | 1 failure |
+      | 192.168.11.5/32 | VI_external_192_168_11_5 | wan1 | 5 | node-4 (254) | node-3 (253) | 1 failure |
+      | 192.168.11.6/32 | VI_external_192_168_11_6 | wan1 | 6 | node-5 (254) | node-4 (253) | 1 failure |
+      | 192.168.11.7/32 | VI_external_192_168_11_7 | wan1 | 7 | node-6 (254) | node-5 (253) | 1 failure |
+      | 192.168.11.8/32 | VI_external_192_168_11_8 | wan1 | 8 | node-7 (254) | node-6 (253) | 1 failure |
+      | 192.168.11.9/32 | VI_external_192_168_11_9 | wan1 | 9 | node-8 (254) | node-7 (253) | 1 failure |
+      | 192.168.11.10/32 | VI_external_192_168_11_10 | wan1 | 10 | node-9 (254) | node-8 (253) | 1 failure |
+      | 192.168.11.11/32 | VI_external_192_168_11_11 | wan1 | 11 | node-10 (254) | node-9 (253) | 1 failure |
+      | 192.168.11.12/32 | VI_external_192_168_11_12 | wan1 | 12 | node-11 (254) | node-10 (253) | 1 failure |
+      | 192.168.11.13/32 | VI_external_192_168_11_13 | wan1 | 13 | node-12 (254) | node-11 (253) | 1 failure |
+      | 192.168.11.14/32 | VI_external_192_168_11_14 | wan1 | 14 | node-1 (254) | node-11 (253) | 1 failure |
+      | 192.168.11.15/32 | VI_external_192_168_11_15 | wan1 | 15 | node-2 (254) | node-12 (253) | 1 failure |
 
       Health check: \`/etc/keepalived/check-apiserver.sh\` asks the kube-apiserver on the node's own address for \`/readyz\` (curl, 2s timeout; **curl is a host dependency** of every control-plane node) every 2s. It starts failed (\`init_fail\`), so a node that boots or restarts while its apiserver is down never takes the control-plane VIP from a healthy node; after 2 failures the control-plane instance's priority drops by 3, below every other control-plane node (254 - 3 = 251 < 252); after 2 successes it recovers. With a negative weight a node alone still takes the VIP while its apiserver is down, which \`kubeadm init\` needs.
 

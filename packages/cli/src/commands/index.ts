@@ -3,9 +3,10 @@
 import type { CommandDef } from "./command.js";
 import generate from "./generate.js";
 import help from "./help.js";
+import pinVrids from "./pin-vrids.js";
 import plan from "./plan.js";
 import schema from "./schema.js";
 import simulate from "./simulate.js";
 import validate from "./validate.js";
 
-export const COMMAND_LIST: readonly CommandDef[] = [generate, validate, plan, simulate, schema, help];
+export const COMMAND_LIST: readonly CommandDef[] = [generate, validate, plan, simulate, pinVrids, schema, help];

@@ -1,22 +1,34 @@
 // VRRP facts the rules and the plan share: which VRID each VIP gets, and the order of nodes for each VIP.
+
+import { canonicalIp, hostPart, ipEquals, lowByte } from "../ip.js";
 import type { IssuePath } from "../issues.js";
 import { toDotPath } from "../issues.js";
 import type { ClusterSpec } from "../spec/schema.js";
 import { controlPlaneInterface, externalVipEntries, externalVipInterface } from "./spec.js";
 
-/** Which VIP: the control-plane VIP, or the n-th address of the external pool (spec order). */
-export type VipId = { readonly kind: "control-plane" } | { readonly kind: "external"; readonly index: number };
+/** Which VIP: the control-plane VIP, or the external VIP with this address (canonical, without prefix). */
+export type VipId = { readonly kind: "control-plane" } | { readonly kind: "external"; readonly address: string };
 
-/** Stable text form of a VipId, also the keepalived instance name suffix: `control-plane`, `external-0`, … */
-export type VipKey = "control-plane" | `external-${number}`;
+/**
+ * Stable text form of a VipId, also the keepalived instance name suffix: `control-plane`, `external-10-118-11-20`
+ * (the address with `.` and `:` as `-`). It names the VIP by its address, never by its place in the list, so
+ * removing or reordering addresses renames no other VIP's instance.
+ */
+export type VipKey = "control-plane" | `external-${string}`;
 
-export const vipKey = (id: VipId): VipKey => (id.kind === "control-plane" ? "control-plane" : `external-${id.index}`);
+export const vipKey = (id: VipId): VipKey =>
+  id.kind === "control-plane" ? "control-plane" : `external-${canonicalIp(id.address).replace(/[.:]/g, "-")}`;
+
+/** The VRID a VIP gets when the spec gives none: the last 8 bits of its address (0 needs an explicit one). */
+export const defaultVrid = (address: string): number => lowByte(address);
 
 export interface VridRequest {
   readonly id: VipId;
+  /** Address without prefix, as written. */
+  readonly address: string;
   readonly iface: string;
   readonly explicit: number | undefined;
-  readonly start: number;
+  /** Where the VRID comes from: the `vrid` key when explicit, else the address. */
   readonly path: IssuePath;
 }
 
@@ -37,41 +49,98 @@ export function vridRequests(
 ): VridRequest[] {
   const cpIface = interfaces.controlPlane ?? "";
   const poolIface = interfaces.external ?? "";
+  const cpExplicit = spec.controlPlane.vrid;
   const requests: VridRequest[] = [
     {
       id: { kind: "control-plane" },
+      address: hostPart(spec.controlPlane.vip),
       iface: cpIface,
-      explicit: spec.controlPlane.vrid,
-      start: 1,
-      path: ["controlPlane", "vrid"],
+      explicit: cpExplicit,
+      path: cpExplicit === undefined ? ["controlPlane", "vip"] : ["controlPlane", "vrid"],
     },
   ];
-  const firstVrid = spec.externalVips?.firstVrid ?? 1;
-  externalVipEntries(spec).forEach((e, i) => {
+  for (const e of externalVipEntries(spec))
     requests.push({
-      id: { kind: "external", index: i },
+      id: { kind: "external", address: e.address },
+      address: e.address,
       iface: poolIface,
       explicit: e.vrid,
-      start: firstVrid,
-      path: e.vrid === undefined ? ["externalVips", "addresses", i] : ["externalVips", "addresses", i, "vrid"],
+      path: e.vrid === undefined ? e.path : [...e.path.slice(0, -1), "vrid"],
     });
-  });
   return requests;
 }
 
+const vridSource = (r: VridRequest): string =>
+  r.explicit === undefined ? `the last 8 bits of ${r.address}` : "given explicitly";
+
 /**
- * VRIDs per interface, in spec order: explicit ones as given, the rest the lowest free id from their start.
- * An allocated id only avoids ids claimed before it, so appending a VIP never renumbers an existing one;
- * a later explicit id that hits an earlier one is reported with both paths.
+ * Each VIP's VRID: the explicit `vrid`, else the last 8 bits of its address. A VRID depends on its own VIP alone,
+ * so adding, removing or reordering VIPs changes no other VIP's VRID. Two VIPs with one VRID on one interface, a
+ * VRID in the segment's `reservedVrids`, or an address whose last 8 bits are 0 are reported, naming every path
+ * involved and asking for an explicit `vrid`.
  */
 export function allocateVrids(spec: ClusterSpec, interfaces?: VipInterfaceNames): VridAllocation {
   const vrids = new Map<VipKey, number>();
   const issues: { path: IssuePath; message: string }[] = [];
-  const owners = new Map<string, Map<number, { path: IssuePath; explicit: boolean }>>();
+  const owners = new Map<string, Map<number, VridRequest>>();
+  const reserved = new Map<string, { set: Set<number>; path: IssuePath }>();
+  spec.network.segments.forEach((seg, i) => {
+    reserved.set(seg.interface, { set: new Set(seg.reservedVrids), path: ["network", "segments", i, "reservedVrids"] });
+  });
+  for (const req of vridRequests(spec, interfaces)) {
+    const vrid = req.explicit ?? defaultVrid(req.address);
+    const what = req.id.kind === "control-plane" ? "the control-plane VIP" : `VIP ${req.address}`;
+    if (vrid === 0) {
+      issues.push({
+        path: req.path,
+        message: `${what} ends in 0 (its last 8 bits), which is not a VRID: give it an explicit vrid (1-255)`,
+      });
+      continue;
+    }
+    vrids.set(vipKey(req.id), vrid);
+    const taken = owners.get(req.iface) ?? new Map<number, VridRequest>();
+    owners.set(req.iface, taken);
+    const prior = taken.get(vrid);
+    // The same address listed twice is reported by its own rule, not as a VRID collision.
+    if (prior && ipEquals(prior.address, req.address)) continue;
+    if (prior) {
+      issues.push({
+        path: req.path,
+        message: `${toDotPath(req.path)} gets VRID ${vrid} (${vridSource(req)}), which ${toDotPath(prior.path)} already has on ${req.iface} (${vridSource(prior)}): give one of them an explicit, unused vrid`,
+      });
+      continue;
+    }
+    taken.set(vrid, req);
+    const reservedHere = reserved.get(req.iface);
+    if (reservedHere?.set.has(vrid))
+      issues.push({
+        path: req.path,
+        message: `${toDotPath(req.path)} gets VRID ${vrid} (${vridSource(req)}), which ${toDotPath(reservedHere.path)} reserves on ${req.iface}: give ${what} an explicit, unreserved vrid`,
+      });
+  }
+  return { vrids, issues };
+}
+
+/**
+ * MIGRATION ONLY (`clusterspec pin-vrids`): the VRIDs clusterspec allocated before they followed the address.
+ * Per interface, in spec order (the control-plane VIP first): an explicit `vrid` as given, any other VIP the lowest
+ * id not yet taken nor reserved, from 1 for the control-plane VIP and from `firstVrid` (default 1) for the external
+ * ones. Nothing else may use it: a VRID that depends on list positions is what pinning removes.
+ */
+export function legacyPositionalVrids(
+  spec: ClusterSpec,
+  firstVrid: number | undefined,
+): {
+  readonly controlPlane: number | undefined;
+  readonly external: readonly (number | undefined)[];
+  readonly issues: readonly { path: IssuePath; message: string }[];
+} {
+  const issues: { path: IssuePath; message: string }[] = [];
+  const owners = new Map<string, Map<number, IssuePath>>();
   const reserved = new Map<string, Set<number>>();
   for (const seg of spec.network.segments) reserved.set(seg.interface, new Set(seg.reservedVrids));
-  for (const req of vridRequests(spec, interfaces)) {
-    const taken = owners.get(req.iface) ?? new Map<number, { path: IssuePath; explicit: boolean }>();
+  const allocate = (req: VridRequest, start: number): number | undefined => {
+    const taken = owners.get(req.iface) ?? new Map<number, IssuePath>();
     owners.set(req.iface, taken);
     const avoid = reserved.get(req.iface) ?? new Set<number>();
     if (req.explicit !== undefined) {
@@ -79,29 +148,26 @@ export function allocateVrids(spec: ClusterSpec, interfaces?: VipInterfaceNames)
       if (prior)
         issues.push({
           path: req.path,
-          message: prior.explicit
-            ? `VRID ${req.explicit} on ${req.iface} is already used by ${toDotPath(prior.path)}`
-            : `VRID ${req.explicit} on ${req.iface} is already allocated to ${toDotPath(prior.path)} (listed earlier); choose another or give that one a VRID explicitly`,
+          message: `VRID ${req.explicit} on ${req.iface} is already used by ${toDotPath(prior)}`,
         });
-      else if (avoid.has(req.explicit))
-        issues.push({
-          path: req.path,
-          message: `VRID ${req.explicit} is reserved on ${req.iface} (segment reservedVrids)`,
-        });
-      if (!prior) taken.set(req.explicit, { path: req.path, explicit: true });
-      vrids.set(vipKey(req.id), req.explicit);
-      continue;
+      else taken.set(req.explicit, req.path);
+      return req.explicit;
     }
-    let id = req.start;
+    let id = start;
     while (id <= 255 && (taken.has(id) || avoid.has(id))) id++;
     if (id > 255) {
-      issues.push({ path: req.path, message: `no free VRID left on ${req.iface} from ${req.start} to 255` });
-      continue;
+      issues.push({ path: req.path, message: `no free VRID left on ${req.iface} from ${start} to 255` });
+      return undefined;
     }
-    taken.set(id, { path: req.path, explicit: false });
-    vrids.set(vipKey(req.id), id);
-  }
-  return { vrids, issues };
+    taken.set(id, req.path);
+    return id;
+  };
+  const [cp, ...external] = vridRequests(spec);
+  return {
+    controlPlane: cp && allocate(cp, 1),
+    external: external.map((req) => allocate(req, firstVrid ?? 1)),
+    issues,
+  };
 }
 
 /**

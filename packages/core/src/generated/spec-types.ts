@@ -148,7 +148,7 @@ export interface ClusterSpecInput {
     port?: number | undefined;
     /** Interface carrying the VIP; default the Kubernetes segment's */
     interface?: string | undefined;
-    /** VRRP router id; allocated when absent */
+    /** VRRP router id; default the last 8 bits of the VIP's address (10.118.12.100/24: 100) */
     vrid?: number | undefined;
     /** DNS name of the API endpoint: controlPlaneEndpoint, certSANs and every node's /etc/hosts (to the VIP) */
     dnsName?: string | undefined;
@@ -232,11 +232,9 @@ export interface ClusterSpecInput {
     addresses: (string | {
       /** External address (a /32 or /128 VIP) */
       address: string;
-      /** Explicit VRID */
+      /** VRRP router id; default the last 8 bits of the address (10.118.11.20: 20) */
       vrid?: number | undefined;
     })[];
-    /** VRIDs are allocated upwards from here */
-    firstVrid?: number | undefined;
     /** How many carriers hold each address (master and backups); default every carrier. Fewer keeps keepalived.conf small on many carriers, and appending an address never moves an existing one */
     replicas?: number | undefined;
   } | undefined;
@@ -599,7 +597,7 @@ export interface ClusterSpec {
     port: number;
     /** Interface carrying the VIP; default the Kubernetes segment's */
     interface?: string | undefined;
-    /** VRRP router id; allocated when absent */
+    /** VRRP router id; default the last 8 bits of the VIP's address (10.118.12.100/24: 100) */
     vrid?: number | undefined;
     /** DNS name of the API endpoint: controlPlaneEndpoint, certSANs and every node's /etc/hosts (to the VIP) */
     dnsName?: string | undefined;
@@ -683,11 +681,9 @@ export interface ClusterSpec {
     addresses: (string | {
       /** External address (a /32 or /128 VIP) */
       address: string;
-      /** Explicit VRID */
+      /** VRRP router id; default the last 8 bits of the address (10.118.11.20: 20) */
       vrid?: number | undefined;
     })[];
-    /** VRIDs are allocated upwards from here */
-    firstVrid?: number | undefined;
     /** How many carriers hold each address (master and backups); default every carrier. Fewer keeps keepalived.conf small on many carriers, and appending an address never moves an existing one */
     replicas?: number | undefined;
   } | undefined;

@@ -73,7 +73,7 @@ export type VipKind = "control-plane" | "external";
 
 export interface PlannedVip {
   readonly id: VipId;
-  /** `vipKey(id)`: `control-plane`, `external-0`, … */
+  /** `vipKey(id)`: `control-plane`, `external-10-118-11-20`, …: named by the address, never by a list position. */
   readonly key: VipKey;
   readonly kind: VipKind;
   /** Address without prefix. */

@@ -65,7 +65,7 @@ export function planVips(
   const orders = replicaOrders(carriers.length, entries.length, spec.externalVips?.replicas ?? carriers.length);
   entries.forEach((e, i) => {
     const order = (orders[i] ?? []).map((j) => carriers[j] ?? "");
-    const id: VipId = { kind: "external", index: i };
+    const id: VipId = { kind: "external", address: e.address };
     vips.push({
       id,
       key: vipKey(id),

@@ -146,6 +146,17 @@ export interface MessageContext {
 const toPath = (p: readonly PropertyKey[]): (string | number)[] =>
   p.map((s) => (typeof s === "symbol" ? String(s) : s));
 
+/** The command that writes today's VRIDs into a spec, in the words of the messages that ask for it. */
+export const PIN_VRIDS_COMMAND = "clusterspec pin-vrids <spec file>";
+
+/** Keys clusterspec read once and no longer does (`removed_key`), by dotted path: what replaces each, and how to migrate. */
+const REMOVED_KEYS: ReadonlyMap<string, string> = new Map([
+  [
+    "externalVips.firstVrid",
+    `externalVips.firstVrid is gone: VRIDs now follow each address (its last 8 bits, or its own vrid), not its place in the list. To keep the VRIDs this spec has today, run \`${PIN_VRIDS_COMMAND}\`: it writes each VIP's current VRID into the spec and removes firstVrid`,
+  ],
+]);
+
 /** Every zod issue as issues with humane messages and codes. */
 export function humaneIssues(issues: readonly ZodIssue[], ctx: MessageContext): SpecIssue[] {
   const out: SpecIssue[] = [];
@@ -174,6 +185,11 @@ export function humaneIssues(issues: readonly ZodIssue[], ctx: MessageContext): 
       case "unrecognized_keys": {
         const known = knownKeys(ctx.schema, path);
         for (const key of issue.keys) {
+          const removed = REMOVED_KEYS.get([...path, key].join("."));
+          if (removed) {
+            error([...path, key], "removed_key", removed);
+            continue;
+          }
           const hint = didYouMean(key, known);
           error(
             [...path, key],

@@ -142,7 +142,13 @@ export const ControlPlaneSchema = z
     vip: cidr().describe("Control-plane virtual IP with prefix, e.g. 10.118.12.100/24"),
     port: z.number().int().min(1).max(65535).default(6443).describe("API server port"),
     interface: InterfaceNameSchema.optional().describe("Interface carrying the VIP; default the Kubernetes segment's"),
-    vrid: z.number().int().min(1).max(255).optional().describe("VRRP router id; allocated when absent"),
+    vrid: z
+      .number()
+      .int()
+      .min(1)
+      .max(255)
+      .optional()
+      .describe("VRRP router id; default the last 8 bits of the VIP's address (10.118.12.100/24: 100)"),
     dnsName: DnsNameSchema.optional(),
   })
   .describe("The API server endpoint held by keepalived");
@@ -151,7 +157,13 @@ const ExternalVipEntry = z.union([
   ipAddress(),
   z.strictObject({
     address: ipAddress().describe("External address (a /32 or /128 VIP)"),
-    vrid: z.number().int().min(1).max(255).optional().describe("Explicit VRID"),
+    vrid: z
+      .number()
+      .int()
+      .min(1)
+      .max(255)
+      .optional()
+      .describe("VRRP router id; default the last 8 bits of the address (10.118.11.20: 20)"),
   }),
 ]);
 
@@ -169,7 +181,6 @@ export const ExternalVipsSchema = z
           `at most ${MAX_EXTERNAL_VIPS} external VIPs, got ${(iss.input as unknown[]).length.toLocaleString("en-US")}: each one is a VRRP instance with its own VRID, and VRIDs are 1-255 per interface`,
       })
       .describe(`Addresses spread over the nodes carrying external VIPs (at most ${MAX_EXTERNAL_VIPS})`),
-    firstVrid: z.number().int().min(1).max(255).optional().describe("VRIDs are allocated upwards from here"),
     replicas: z
       .number()
       .int()
