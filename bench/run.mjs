@@ -71,7 +71,8 @@ function syntheticSpec({ nodes, cps, carriers, pool, replicas }) {
       ],
       nameservers: ["1.1.1.1", "8.8.8.8"],
     },
-    controlPlane: { vip: "10.118.255.100/16", port: 6443 },
+    // VRID 1 given: the default (100, from the address) is one of the pool's, whose addresses from .2 take 2..255.
+    controlPlane: { vip: "10.118.255.100/16", port: 6443, vrid: 1 },
     vrrp: {
       basePriority: 254,
       // 254 carriers per VIP leave no priority below the lowest for a failed master: FAULT moves the VIP instead.

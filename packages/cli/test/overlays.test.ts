@@ -46,7 +46,7 @@ describe("overlays through generate", () => {
     );
     expect(formatIssues(r.warnings, "cluster.yaml")).toMatchInlineSnapshot(`
       "⚠ overlay changes a value clusterspec derived: nodes/k8s-1/kubeadm.yaml (ClusterConfiguration) /networking/dnsDomain was "cluster.local", now "k8s.example"
-        → at overlays[0].patch.networking.dnsDomain (cluster.yaml:73:21)"
+        → at overlays[0].patch.networking.dnsDomain (cluster.yaml:76:21)"
     `);
   });
 
@@ -57,9 +57,9 @@ describe("overlays through generate", () => {
       ),
     ).toMatchInlineSnapshot(`
       "✖ nodes/k8s-1/kubeadm.yaml (ClusterConfiguration) at /apiServer/certSANz fails its upstream schema: unknown field certSANz
-        → at overlays[0].patch.apiServer.certSANz (cluster.yaml:73:9)
+        → at overlays[0].patch.apiServer.certSANz (cluster.yaml:76:9)
       ✖ cluster/cilium-values.yaml at /hubble/relai fails its upstream schema: unknown key hubble.relai: neither in the Cilium 1.20.0 chart's values.schema.json nor documented in its values.yaml; did you mean hubble.relay?
-        → at overlays[1].patch.hubble.relai (cluster.yaml:75:24)"
+        → at overlays[1].patch.hubble.relai (cluster.yaml:78:24)"
     `);
   });
 
@@ -70,9 +70,9 @@ describe("overlays through generate", () => {
       ),
     ).toMatchInlineSnapshot(`
       "✖ overlay target nodes/*/kubeadm.yml matches no generated file (paths look like nodes/<node>/kubeadm.yaml, cluster/cilium-values.yaml, cloud/<pool>/user-data.yaml, cloud/terraform/<name>.tf.json)
-        → at overlays[0].target (cluster.yaml:69:7)
+        → at overlays[0].target (cluster.yaml:72:7)
       ✖ overlay target nodes/*/etc/conf.d/net matches nodes/k8s-1/etc/conf.d/net (and 2 more), which is not a YAML/JSON file with an upstream schema and cannot be patched: set nodes[].interfaces and network.segments instead
-        → at overlays[1].target (cluster.yaml:70:7)"
+        → at overlays[1].target (cluster.yaml:73:7)"
     `);
   });
 
@@ -83,9 +83,9 @@ describe("overlays through generate", () => {
       ),
     ).toMatchInlineSnapshot(`
       "✖ nodes/k8s-1/kubeadm.yaml holds 3 documents (InitConfiguration, ClusterConfiguration, KubeletConfiguration): name the one to patch with document
-        → at overlays[0].target (cluster.yaml:69:7)
+        → at overlays[0].target (cluster.yaml:72:7)
       ✖ no file matching cluster/cilium-values.yaml holds a KubeletConfiguration document
-        → at overlays[1].document (cluster.yaml:70:43)"
+        → at overlays[1].document (cluster.yaml:73:43)"
     `);
   });
 
@@ -162,7 +162,7 @@ describe("cilium.values and kubernetes.kubelet through generate", () => {
       "✖ nodes/k8s-1/kubeadm.yaml (KubeletConfiguration) at /maxPod fails its upstream schema: unknown field maxPod
         → at kubernetes.kubelet.maxPod (cluster.yaml:8:5)
       ✖ cluster/cilium-values.yaml at /l7proxy fails its upstream schema: unknown key l7proxy: neither in the Cilium 1.20.0 chart's values.schema.json nor documented in its values.yaml; did you mean l7Proxy?
-        → at cilium.values.l7proxy (cluster.yaml:68:5)"
+        → at cilium.values.l7proxy (cluster.yaml:71:5)"
     `);
   });
 
@@ -175,7 +175,7 @@ describe("cilium.values and kubernetes.kubelet through generate", () => {
     expect(r.ok).toBe(true);
     expect(formatIssues(r.warnings, "cluster.yaml")).toMatchInlineSnapshot(`
       "⚠ Cilium 1.19.2: its chart schema is not stored, values were checked against the nearest stored chart 1.19.6
-        → at cilium.version (cluster.yaml:66:3)"
+        → at cilium.version (cluster.yaml:69:3)"
     `);
   });
 });
@@ -222,7 +222,7 @@ describe("overlays on user data", () => {
       await messages(`${hybrid}overlays:\n  - { target: cloud/*/user-data.yaml, patch: { timezon: Europe/Berlin } }\n`),
     ).toMatchInlineSnapshot(`
       "✖ cloud/ci-arm64/user-data.yaml at /timezon fails its upstream schema: unknown field timezon
-        → at overlays[0].patch.timezon (cluster.yaml:105:48)"
+        → at overlays[0].patch.timezon (cluster.yaml:108:48)"
     `);
   });
 
@@ -233,7 +233,7 @@ describe("overlays on user data", () => {
       ),
     ).toMatchInlineSnapshot(`
       "✖ cloud/ci-arm64/user-data.yaml is 31395 bytes after overlays, over the 16384 bytes EC2 accepts as plain user data: patch less
-        → at overlays[1].target (cluster.yaml:106:7)"
+        → at overlays[1].target (cluster.yaml:109:7)"
     `);
   });
 });
@@ -252,7 +252,7 @@ describe("overlays on Terraform JSON", () => {
       ),
     ).toMatchInlineSnapshot(`
       "✖ cloud/terraform/pool-ci-arm64.tf.json at /resource/aws_autoscaling_group/ci-arm64/max_sizee fails its upstream schema: unknown argument or block max_sizee
-        → at overlays[0].patch.resource.aws_autoscaling_group.ci-arm64.max_sizee (cluster.yaml:106:63)"
+        → at overlays[0].patch.resource.aws_autoscaling_group.ci-arm64.max_sizee (cluster.yaml:109:63)"
     `);
   });
 });

@@ -242,7 +242,7 @@ describe("generate --check", () => {
     const fresh = await cli(["generate", "cluster.yaml", "--check", "--format", "markdown"]);
     expect(fresh.code).toBe(0);
     expect(fresh.stdout).toContain("up to date");
-    writeFileSync(join(work, "cluster.yaml"), exampleSpec.replace("10.118.11.22]", "10.118.11.22, 10.118.11.23]"));
+    writeFileSync(join(work, "cluster.yaml"), exampleSpec.replace("vrid: 12 }\n", "vrid: 12 }\n    - 10.118.11.23\n"));
     const r = await cli(["generate", "cluster.yaml", "--check", "--format", "markdown"]);
     expect(r.code).toBe(1);
     const md = r.stdout;

@@ -128,7 +128,7 @@ export { stableJson } from "./serialize/json.js";
 export { parseYamlDocuments, toYaml, toYamlDocuments } from "./serialize/yaml.js";
 export type { ExtraVolume, NodeTaint, Overlay } from "./spec/knob-types.js";
 export { didYouMean } from "./spec/messages.js";
-export { pinnedVrids, type VridPins } from "./spec/pin-vrids.js";
+export { type PinnedText, pinnedVrids, pinVridsInText, type VridPins } from "./spec/pin-vrids.js";
 export {
   type AnySpec,
   type CloudBurstSpec,
