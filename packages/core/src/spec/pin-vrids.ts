@@ -295,5 +295,9 @@ function asBlockList(text: string, pool: YAMLMap, seq: YAMLSeq, items: readonly 
     if (!ir) throw new InternalError("cannot rewrite externalVips.addresses: an item has no place in the text");
     return `\n${indent}- ${applySplices(text.slice(ir[0], ir[1]), items, ir[0])}`;
   });
-  return [{ start: keyEnd, end: r[1], insert: lines.join("") }];
+  // A comment after the list stays on the key's line, which the list no longer shares.
+  const end = lineEnd < 0 ? text.length : lineEnd;
+  const after = text.slice(r[1], end).trim();
+  const comment = after.startsWith("#") ? ` ${after}` : "";
+  return [{ start: keyEnd, end: comment ? end : r[1], insert: comment + lines.join("") }];
 }
