@@ -8,6 +8,8 @@ import {
   ClusterSpecSchema,
   formatIssues,
   loadSpec,
+  pinVridsInText,
+  toYaml,
   type VipKey,
   validateSpec,
 } from "../src/index.js";
@@ -748,5 +750,55 @@ describe("VRRP rules", () => {
     `);
     spec.externalVips.replicas = 253;
     expect(validateSpec(spec).ok).toBe(true);
+  });
+});
+
+describe("pinVridsInText (the pin-vrids migration)", () => {
+  /** A valid spec written as YAML the old way: no explicit VRIDs except those drawn, firstVrid maybe set. */
+  const arbLegacy = fc.record({
+    poolSize: fc.integer({ min: 0, max: 40 }),
+    firstVrid: fc.option(fc.integer({ min: 1, max: 150 }), { nil: undefined }),
+    cpVrid: fc.option(fc.integer({ min: 1, max: 255 }), { nil: undefined }),
+    // Explicit ones mostly above what the old rule allocated, so most drawn specs were valid under it.
+    explicit: fc.array(fc.option(fc.integer({ min: 200, max: 255 }), { nil: undefined, freq: 8 }), { maxLength: 40 }),
+    reserved: fc.uniqueArray(fc.integer({ min: 1, max: 199 }), { maxLength: 4 }),
+  });
+
+  it("gives every VIP of the pinned spec the VRID the old positional rule gave it, and pins nothing twice", () => {
+    fc.assert(
+      fc.property(arbLegacy, (r) => {
+        const input = buildSpec({ controlPlanes: 3, workers: 0, poolSize: r.poolSize, cloud: false });
+        if (r.cpVrid === undefined) delete input.controlPlane.vrid;
+        else input.controlPlane.vrid = r.cpVrid;
+        const seg = input.network.segments[0];
+        if (seg) seg.reservedVrids = r.reserved;
+        if (input.externalVips) {
+          input.externalVips.addresses = input.externalVips.addresses.map((a, i) => {
+            const vrid = r.explicit[i];
+            return vrid === undefined ? a : { address: typeof a === "string" ? a : a.address, vrid };
+          });
+        }
+        const pool = input.externalVips && { ...input.externalVips, firstVrid: r.firstVrid };
+        const text = toYaml(pool && r.firstVrid !== undefined ? { ...input, externalVips: pool } : input);
+        // What the old rule read: the spec without firstVrid, which the schema no longer has.
+        const old = ClusterSpecSchema.parse(input);
+        const legacy = legacyPositionalVrids(old, r.firstVrid);
+        const result = pinVridsInText(text);
+        if (!result.ok) {
+          // Refused only when the old rule itself failed, or the spec is invalid with its VRIDs (reserved ones).
+          const cleanOld = legacy.issues.length === 0;
+          if (cleanOld) expect(result.errors.every((e) => e.code === "rule")).toBe(true);
+          return;
+        }
+        expect(legacy.issues).toEqual([]);
+        const loaded = loadSpec(result.value.text);
+        if (!loaded.ok) throw new Error(formatIssues(loaded.errors));
+        const vips = planVips(asClusterSpec(loaded.value));
+        expect(vips.map((v) => v.vrid)).toEqual([legacy.controlPlane, ...legacy.external]);
+        const again = pinVridsInText(result.value.text);
+        expect(again.ok && again.value).toEqual({ text: result.value.text, pinned: [], hasVips: true });
+      }),
+      { numRuns: 60 },
+    );
   });
 });
