@@ -47,8 +47,12 @@ describe("clusterspec pin-vrids", () => {
     const r = await cli("validate", "cluster.yaml");
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(
-      "✖ externalVips.firstVrid is gone: VRIDs now follow each address (its last 8 bits, or its own vrid), not its place in the list. To keep the VRIDs this spec has today, run `clusterspec pin-vrids <spec file>`: it writes each VIP's current VRID into the spec and removes firstVrid\n  → at externalVips.firstVrid (cluster.yaml:40:3)",
+      "✖ externalVips.firstVrid is gone: VRIDs now follow each address (its last 8 bits, or its own vrid), not its place in the list. To keep the VRIDs this spec has today, run `clusterspec pin-vrids cluster.yaml`: it writes each VIP's current VRID into the spec and removes firstVrid\n  → at externalVips.firstVrid (cluster.yaml:40:3)",
     );
+    // The command as the user ran this one, quoted for the shell when it needs to be.
+    write(legacy());
+    writeFileSync(join(dir, "my cluster.yaml"), legacy());
+    expect((await cli("plan", "my cluster.yaml")).stderr).toContain("run `clusterspec pin-vrids 'my cluster.yaml'`");
     const json = await cli("validate", "cluster.yaml", "--json");
     expect(JSON.parse(json.stdout).errors.map((e: { code: string }) => e.code)).toEqual(["removed_key"]);
   });

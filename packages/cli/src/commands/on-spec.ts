@@ -1,6 +1,7 @@
 // What validate, plan and generate (with --check too) share: the format they print in, the spec they read (a file
 // or standard input), the pipeline that checks it with its issues in text or JSON, and a failure in that format.
 import { basename, dirname, join, resolve } from "node:path";
+import type { SpecIssue } from "@clusterspec/core/types";
 import { type Paint, paint, useColor } from "../color.js";
 import { CliError, EXIT_INVALID, UsageError } from "../errors.js";
 import { count, describeFsError, type FileSystem, isFsError, SPEC_MAX_BYTES, UnreadableFileError } from "../fs.js";
@@ -130,7 +131,7 @@ export async function checkSpec(spec: SpecRun, text: string, options: Pick<Gener
     import("../output.js"),
   ]);
   const { capIssues, jsonIssue, omittedText } = output;
-  const result = await generateChecked(text, { sourceName: spec.sourceName, ...options });
+  const result = withSpecFile(await generateChecked(text, { sourceName: spec.sourceName, ...options }), spec.specArg);
   const issues = (list: Parameters<typeof formatIssues>[0]) => {
     const { shown, omitted } = capIssues(list);
     return `${formatIssues(shown, display, { source: text, color: errColor })}\n${omittedText(omitted)}`;
@@ -158,3 +159,24 @@ export function fileSystem<T>(fs: FileSystem, verb: "read" | "write", outDir: st
     throw e;
   }
 }
+
+/**
+ * A removed key's message names the command that migrates the spec with a `<spec file>` placeholder (core does not
+ * know the file): the spec as given on the command line takes its place, so the command can be run as printed.
+ */
+function withSpecFile<R extends { readonly ok: boolean; readonly warnings: readonly SpecIssue[] }>(
+  result: R,
+  specArg: string,
+): R {
+  if (specArg === "-") return result;
+  const named = (issues: readonly SpecIssue[]) =>
+    issues.map((i) =>
+      i.code === "removed_key" ? { ...i, message: i.message.replaceAll("<spec file>", shellArg(specArg)) } : i,
+    );
+  const errors = (result as { readonly errors?: readonly SpecIssue[] }).errors;
+  return { ...result, warnings: named(result.warnings), ...(errors ? { errors: named(errors) } : {}) };
+}
+
+/** A path as a shell word: as it is when it is plain, else in single quotes. */
+const shellArg = (path: string): string =>
+  /^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`;

@@ -146,7 +146,7 @@ export interface MessageContext {
 const toPath = (p: readonly PropertyKey[]): (string | number)[] =>
   p.map((s) => (typeof s === "symbol" ? String(s) : s));
 
-/** The command that writes today's VRIDs into a spec, in the words of the messages that ask for it. */
+/** The command that writes today's VRIDs into a spec, as messages name it; the CLI puts the spec file it was given in place of `<spec file>`. */
 export const PIN_VRIDS_COMMAND = "clusterspec pin-vrids <spec file>";
 
 /** Keys clusterspec read once and no longer does (`removed_key`), by dotted path: what replaces each, and how to migrate. */
