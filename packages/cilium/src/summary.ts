@@ -9,7 +9,8 @@ export function helmCommands(plan: ClusterPlan): string[] {
   return [
     "helm repo add cilium https://helm.cilium.io/",
     `helm template ${args} > cilium.yaml   # review`,
-    `helm install ${args}`,
+    // A bootstrapped cluster runs Cilium already: its values change with an upgrade, never a second install.
+    plan.bootstrap.bootstrapped ? `helm upgrade ${args}` : `helm install ${args}`,
   ];
 }
 
@@ -58,7 +59,9 @@ export function summarizeCilium(plan: ClusterPlan): string {
   return [
     "## Cilium",
     "",
-    `Cilium ${c.version}, values in \`${VALUES_PATH}\`. Install right after \`kubeadm init\` (nodes stay NotReady until Cilium runs):`,
+    plan.bootstrap.bootstrapped
+      ? `Cilium ${c.version}, values in \`${VALUES_PATH}\`. The cluster is bootstrapped, so Cilium runs already (installed right after the cluster was initialised; nodes stay NotReady until it runs): apply changed values with \`helm upgrade\`:`
+      : `Cilium ${c.version}, values in \`${VALUES_PATH}\`. Install right after \`kubeadm init\` (nodes stay NotReady until Cilium runs):`,
     "",
     "```sh",
     ...helmCommands(plan),

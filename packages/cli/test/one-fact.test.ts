@@ -2,7 +2,7 @@
 
 import { ciliumModule } from "@clusterspec/cilium";
 import { type ClusterPlan, type ClusterSpecInput, parseYamlDocuments, validateSpec } from "@clusterspec/core";
-import { arbClusterSpec, buildSpec, mustResolve } from "@clusterspec/core/testing";
+import { arbClusterSpec, buildSpec, mustInitNode, mustResolve } from "@clusterspec/core/testing";
 import { kubeadmModule } from "@clusterspec/kubeadm";
 import { generateFromPlan } from "clusterspec";
 import fc from "fast-check";
@@ -47,7 +47,9 @@ describe("one fact, one place", () => {
           return mustResolve(spec);
         });
         const seen = plans.map((plan) => {
-          const cluster = kubeadmDocuments(plan, plan.initNode).find((d) => d.kind === "ClusterConfiguration") as Json;
+          const cluster = kubeadmDocuments(plan, mustInitNode(plan)).find(
+            (d) => d.kind === "ClusterConfiguration",
+          ) as Json;
           const pod = (cluster.networking as Json).podSubnet;
           expect(valuesOf(plan).ipv4NativeRoutingCIDR).toBe(pod);
           expect(pod).toBe(plan.kubernetes.podSubnet);
@@ -63,7 +65,9 @@ describe("one fact, one place", () => {
     fc.assert(
       fc.property(arbCiliumPlan(), (plan) => {
         const host = plan.controlPlane.vip.address;
-        const cluster = kubeadmDocuments(plan, plan.initNode).find((d) => d.kind === "ClusterConfiguration") as Json;
+        const cluster = kubeadmDocuments(plan, mustInitNode(plan)).find(
+          (d) => d.kind === "ClusterConfiguration",
+        ) as Json;
         expect(String(cluster.controlPlaneEndpoint).replace(/:\d+$/, "")).toBe(host);
         expect((cluster.apiServer as Json).certSANs).toContain(host);
         expect(valuesOf(plan).k8sServiceHost).toBe(host);
@@ -102,8 +106,8 @@ describe("one fact, one place, across the whole generated tree", () => {
         const a = tree(before);
         const mentions = a.filter(([, c]) => c.includes(before.kubernetes.podSubnet)).map(([p]) => p);
         expect(mentions).toContain(VALUES_PATH);
-        expect(mentions).toContain(`nodes/${before.initNode.name}/kubeadm.yaml`);
-        expect(mentions).toContain(`nodes/${before.initNode.name}/etc/conf.d/net`);
+        expect(mentions).toContain(`nodes/${mustInitNode(before).name}/kubeadm.yaml`);
+        expect(mentions).toContain(`nodes/${mustInitNode(before).name}/etc/conf.d/net`);
         const re = new RegExp(`(?<![0-9.])${escapeRe(before.kubernetes.podSubnet)}(?![0-9])`, "g");
         expect(a.map(([p, c]) => [p, c.replace(re, other)])).toEqual(tree(after));
       }),

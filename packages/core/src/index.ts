@@ -91,6 +91,7 @@ export {
 export { mdTable, summarizeCloudBurstCore, summarizeCore } from "./plan/summary.js";
 export type {
   AnyPlan,
+  BootstrapPlan,
   BurstKubernetes,
   BurstPlan,
   CiliumPlan,

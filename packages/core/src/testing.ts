@@ -3,7 +3,7 @@
 import fc from "fast-check";
 import { formatIssues } from "./issues.js";
 import { resolvePlan } from "./plan/resolve.js";
-import type { ClusterPlan } from "./plan/types.js";
+import type { ClusterPlan, PlannedNode } from "./plan/types.js";
 import type { SecretValues } from "./secrets.js";
 import {
   type AnySpec,
@@ -46,6 +46,10 @@ export function buildSpec(
     /** host.firewall with these SSH networks. */
     sshFrom?: readonly string[];
     cgroupMode?: "unified" | "hybrid" | "legacy";
+    /** controlPlane.initNode: the name of the control plane at this index (0: the first, as the default). */
+    initNode?: number;
+    /** controlPlane.bootstrapped. */
+    bootstrapped?: boolean;
   } = {},
 ): ClusterSpecInput {
   const [a, b] = vary.segmentOctets ?? [118, 12];
@@ -116,6 +120,8 @@ export function buildSpec(
       vip: `10.${a}.${b}.5/24`,
       port: 6443,
       vrid: vary.cpVrid ?? 1,
+      ...(vary.initNode === undefined ? {} : { initNode: names[vary.initNode % shape.controlPlanes] }),
+      ...(vary.bootstrapped === undefined ? {} : { bootstrapped: vary.bootstrapped }),
     },
     vrrp:
       vary.auth === "none" || vary.auth === undefined
@@ -173,9 +179,13 @@ export function buildSpec(
 export const arbNodeName = (): fc.Arbitrary<string> =>
   fc.stringMatching(/^[a-z][a-z0-9-]{0,10}[a-z0-9]$/).filter((s) => !s.includes("--"));
 
-/** Valid cluster specs: 1, 3 or 5 control planes, 0-8 workers, pools of 0-40 VIPs, Kubernetes 1.22-1.35, with or without cloud. */
+/**
+ * Valid cluster specs: 1, 3 or 5 control planes, 0-8 workers, pools of 0-40 VIPs, Kubernetes 1.22-1.35, with or
+ * without cloud. `bootstrap: true` also varies `controlPlane.initNode` (unset or any control plane) and
+ * `controlPlane.bootstrapped`; without it neither is set, so the first control plane inits.
+ */
 export const arbClusterSpec = (
-  options: { maxWorkers?: number; maxPool?: number; cloud?: boolean } = {},
+  options: { maxWorkers?: number; maxPool?: number; cloud?: boolean; bootstrap?: boolean } = {},
 ): fc.Arbitrary<ClusterSpecInput> =>
   fc
     .record({
@@ -203,6 +213,10 @@ export const arbClusterSpec = (
         nil: undefined,
         freq: 3,
       }),
+      initNode: options.bootstrap
+        ? fc.option(fc.integer({ min: 0, max: 4 }), { nil: undefined })
+        : fc.constant(undefined),
+      bootstrapped: options.bootstrap ? fc.option(fc.boolean(), { nil: undefined }) : fc.constant(undefined),
     })
     .map((r) =>
       buildSpec(
@@ -221,10 +235,21 @@ export const arbClusterSpec = (
           ...(r.mtu === undefined ? {} : { mtu: r.mtu }),
           ...(r.sshFrom === undefined ? {} : { sshFrom: r.sshFrom }),
           ...(r.cgroupMode === undefined ? {} : { cgroupMode: r.cgroupMode }),
+          ...(r.initNode === undefined ? {} : { initNode: r.initNode }),
+          ...(r.bootstrapped === undefined ? {} : { bootstrapped: r.bootstrapped }),
         },
       ),
     )
     .filter((spec) => validateSpec(spec).ok);
+
+/** The node that runs `kubeadm init`, for tests of a cluster that is not bootstrapped yet; throws once it is. */
+export function mustInitNode(plan: ClusterPlan): PlannedNode {
+  if (plan.initNode === undefined)
+    throw new Error(
+      `no node runs kubeadm init: the cluster is bootstrapped (init node ${plan.bootstrap.initNodeName})`,
+    );
+  return plan.initNode;
+}
 
 /** Validates and resolves, throwing with the formatted issues: for tests whose input must be valid. */
 export function mustResolve(input: unknown, sourceName = "cluster.yaml", secrets?: SecretValues): ClusterPlan {

@@ -37,6 +37,7 @@ export type { AppliedPatch } from "./overlay/apply.js";
 export type { FailureState, NodeLoad, Simulation, TakeoverBound, VipHolding } from "./plan/simulate.js";
 export type {
   AnyPlan,
+  BootstrapPlan,
   BurstKubernetes,
   BurstPlan,
   CiliumPlan,

@@ -257,6 +257,40 @@ describe("didYouMean", () => {
   });
 });
 
+describe("messages for the bootstrap (controlPlane.initNode, controlPlane.bootstrapped)", () => {
+  const customised = exampleText("customised");
+
+  it("an initNode that is not a node names the control planes", () => {
+    expect(report(bare, "  port: 6443\n", "  port: 6443\n  initNode: k8s-9\n")).toMatchInlineSnapshot(`
+      "✖ initNode k8s-9 is not a node in nodes: it must name the control-plane node that runs \`kubeadm init\`; the control-plane nodes are k8s-1, k8s-2, k8s-3
+        → at controlPlane.initNode (cluster.yaml:34:3)
+        34 |   initNode: k8s-9
+           |   ^^^^^^^^"
+    `);
+  });
+
+  it("an initNode that is a worker names the control planes", () => {
+    expect(report(customised, "  vrid: 5\n", "  vrid: 5\n  initNode: gpu-1\n")).toMatchInlineSnapshot(`
+      "✖ initNode gpu-1 does not have the control-plane role, and only a control-plane node can run \`kubeadm init\`; the control-plane nodes are k8s-1, k8s-2, k8s-3
+        → at controlPlane.initNode (cluster.yaml:52:3)
+        52 |   initNode: gpu-1
+           |   ^^^^^^^^"
+    `);
+  });
+
+  it("a bootstrapped lone node needs the join secrets", () => {
+    // The example with k8s-1 alone and no kubernetes.secrets: valid until it says bootstrapped.
+    const lone = bare.replace(/ {2}secrets:\n( {4}.*\n)+/, "").replace(/ {2}- name: k8s-2\n[\s\S]*?(?=host:)/, "");
+    expect(report(lone)).toBe("(valid)");
+    expect(report(lone, "  port: 6443\n", "  port: 6443\n  bootstrapped: true\n")).toMatchInlineSnapshot(`
+      "✖ controlPlane.bootstrapped is true, so every node joins the cluster with kubeadm: reference bootstrapToken, certificateKey and caCertHash in kubernetes.secrets
+        → at kubernetes.secrets (cluster.yaml:6:1)
+        6 | kubernetes:
+          | ^^^^^^^^^^"
+    `);
+  });
+});
+
 describe("loadSpec on damaged text", () => {
   it("never throws, and places every error on a line of the text", () => {
     const lines = bare.split("\n");

@@ -6,7 +6,7 @@ import {
   specJsonSchema,
   validateSpec,
 } from "@clusterspec/core";
-import { arbClusterSpec, mustResolve, mustValidate, TEST_SECRETS } from "@clusterspec/core/testing";
+import { arbClusterSpec, mustInitNode, mustResolve, mustValidate, TEST_SECRETS } from "@clusterspec/core/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { defaultMonitorGracePeriod, kubeadmApiVersionFor } from "../src/facts/kubernetes.js";
@@ -19,7 +19,7 @@ describe("resolvePlan", () => {
     const plan = mustResolve(referenceSpec());
     expect(plan.controlPlane.endpoint).toBe("10.118.12.100:6443");
     expect(plan.kubernetes.kubeadmApiVersion).toBe("kubeadm.k8s.io/v1beta4");
-    expect(plan.initNode.name).toBe("k8s-1");
+    expect(mustInitNode(plan).name).toBe("k8s-1");
     expect(plan.nodes.map((n) => [n.name, n.internalAddress])).toEqual([
       ["k8s-1", "10.118.12.20"],
       ["k8s-2", "10.118.12.21"],
@@ -47,7 +47,7 @@ describe("resolvePlan", () => {
       fc.property(arbClusterSpec(), (spec) => {
         const plan = mustResolve(spec);
         expect(plan.nodes.filter((n) => n.init)).toHaveLength(1);
-        expect(plan.initNode.controlPlane).toBe(true);
+        expect(mustInitNode(plan).controlPlane).toBe(true);
         for (const n of plan.nodes) expect(n.internalInterface).toBe(plan.network.kubernetesSegment.interface);
         expect(plan.kubernetes.kubeadmApiVersion).toBe(kubeadmApiVersionFor(plan.kubernetes.version.minor));
       }),

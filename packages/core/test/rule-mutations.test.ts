@@ -249,9 +249,20 @@ const mutations: Mutation[] = [
   {
     rule: "kubeadmSecretsForJoins",
     apply: (s) => {
-      if (s.nodes.length < 2) return undefined;
+      // A lone node needs no join secrets until the cluster is bootstrapped: then it joins too.
+      if (s.nodes.length < 2) s.controlPlane.bootstrapped = true;
       delete s.kubernetes.secrets;
       return "kubernetes.secrets";
+    },
+  },
+  {
+    rule: "initNodeIsControlPlane",
+    apply: (s, k) => {
+      const workers = s.nodes.filter((n: any) => !n.roles.includes("control-plane"));
+      // A worker's name, or a name no node has.
+      s.controlPlane.initNode =
+        workers.length > 0 && k % 2 === 0 ? workers[k % workers.length].name : "not-a-node-name";
+      return "controlPlane.initNode";
     },
   },
   {

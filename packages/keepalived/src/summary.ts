@@ -348,8 +348,12 @@ export function summarizeKeepalived(plan: ClusterPlan): string {
         : `the control-plane instance's priority drops by ${-w}, below every other control-plane node (${describeMargin(plan.controlPlane.vip, w)})`
     }; after ${hc.rise} successes it recovers. ${
       w === 0
-        ? "With weight 0 no node holds the VIP while no apiserver answers, so `kubeadm init` cannot reach its endpoint: bootstrap with a negative weight."
-        : "With a negative weight a node alone still takes the VIP while its apiserver is down, which `kubeadm init` needs."
+        ? plan.bootstrap.bootstrapped
+          ? "With weight 0 no node holds the VIP while no apiserver answers, so a cluster cannot be brought up again from nothing: go back to a negative weight for that."
+          : "With weight 0 no node holds the VIP while no apiserver answers, so `kubeadm init` cannot reach its endpoint: bootstrap with a negative weight."
+        : plan.bootstrap.bootstrapped
+          ? "With a negative weight a node alone still takes the VIP while its apiserver is down, which bringing a cluster up needs."
+          : "With a negative weight a node alone still takes the VIP while its apiserver is down, which `kubeadm init` needs."
     }`,
     ...externalTracking(plan, pool.length > 0),
     "",

@@ -20,6 +20,13 @@ export { CONTAINER_RUNTIME_ENDPOINT_SINCE_MINOR } from "@clusterspec/core";
 
 export type KubeadmDocument = Record<string, unknown>;
 
+/**
+ * A bootstrapped cluster's ClusterConfiguration and KubeletConfiguration. No node's kubeadm.yaml carries them once
+ * every node joins (a join reads them from the cluster), so they ship here: still reviewed, schema-checked, and the
+ * text the kubeadm-config and kubelet-config ConfigMaps must hold.
+ */
+export const CLUSTER_CONFIG_PATH = "cluster/kubeadm-config.yaml";
+
 export type NodeKind = "init" | "join-control-plane" | "join-worker";
 
 export function nodeKind(node: PlannedNode): NodeKind {
@@ -206,6 +213,11 @@ export function joinConfiguration(plan: ClusterPlan, node: PlannedNode): Kubeadm
       : {}),
     ...patches(plan, node),
   };
+}
+
+/** The cluster-wide documents of cluster/kubeadm-config.yaml: only a bootstrapped cluster ships that file. */
+export function clusterConfigDocuments(plan: ClusterPlan): KubeadmDocument[] | undefined {
+  return plan.bootstrap.bootstrapped ? [clusterConfiguration(plan), kubeletConfiguration(plan)] : undefined;
 }
 
 /** The documents of one node's kubeadm.yaml, in file order. */

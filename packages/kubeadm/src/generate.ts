@@ -1,9 +1,22 @@
 import { type Artifact, type ClusterPlan, generatedMarker, toYaml, toYamlDocuments } from "@clusterspec/core";
-import { carriesSecret, KUBELET_PATCH_FILE, kubeadmDocuments, kubeletPatch, PATCHES_DIRECTORY } from "./documents.js";
+import {
+  CLUSTER_CONFIG_PATH,
+  carriesSecret,
+  clusterConfigDocuments,
+  KUBELET_PATCH_FILE,
+  kubeadmDocuments,
+  kubeletPatch,
+  PATCHES_DIRECTORY,
+} from "./documents.js";
 
 export function generateKubeadm(plan: ClusterPlan): Artifact[] {
   const header = `# ${generatedMarker(plan)}\n`;
-  return plan.nodes.flatMap((node) => {
+  const clusterDocuments = clusterConfigDocuments(plan);
+  const clusterConfig: Artifact[] =
+    clusterDocuments === undefined
+      ? []
+      : [{ path: CLUSTER_CONFIG_PATH, content: header + toYamlDocuments(clusterDocuments), schema: "kubeadm" }];
+  const perNode = plan.nodes.flatMap((node): Artifact[] => {
     const config: Artifact = {
       path: `nodes/${node.name}/kubeadm.yaml`,
       content: header + toYamlDocuments(kubeadmDocuments(plan, node)),
@@ -21,4 +34,5 @@ export function generateKubeadm(plan: ClusterPlan): Artifact[] {
       },
     ];
   });
+  return [...clusterConfig, ...perNode];
 }

@@ -1,6 +1,7 @@
 // The PLAN.md section: how each node runs kubeadm, and how fast a dead node is noticed.
-import { type ClusterPlan, mdTable } from "@clusterspec/core";
+import { type ClusterPlan, mdTable, type PlannedNode } from "@clusterspec/core";
 import {
+  CLUSTER_CONFIG_PATH,
   clusterWideStorageIsolationOff,
   KUBELET_PATCH_FILE,
   kubeletPatch,
@@ -16,10 +17,26 @@ const COMMAND = {
 } as const;
 
 const ROLE = {
-  init: "init (first control plane)",
+  init: "init",
   "join-control-plane": "join control plane",
   "join-worker": "join worker",
 };
+
+/** The kubeadm column: the init node says where it comes from (the default keeps the words PLAN.md always had). */
+function role(plan: ClusterPlan, node: PlannedNode): string {
+  const kind = nodeKind(node);
+  if (kind !== "init") return ROLE[kind];
+  return plan.bootstrap.initNodeDefaulted ? "init (first control plane)" : "init (controlPlane.initNode)";
+}
+
+/** How the join secrets are kept usable: before the first init, or for a cluster that runs already. */
+function joinSecretsNote(plan: ClusterPlan): string {
+  const renew =
+    "The uploaded certificates expire 2 hours after they were uploaded and the bootstrap token 24 hours after it was created: before a control plane joins later, run `kubeadm init phase upload-certs --upload-certs --certificate-key <kubernetes.secrets.certificateKey>` on a running control plane, and before any node joins, `kubeadm token create <kubernetes.secrets.bootstrapToken>` there if `kubeadm token list` no longer shows it (the values the spec references, so the generated files stay right).";
+  return plan.bootstrap.bootstrapped
+    ? `- Join secrets come from \`kubernetes.secrets\`. The CA hash is that of the running cluster's \`/etc/kubernetes/pki/ca.crt\`. ${renew}`
+    : `- Join secrets come from \`kubernetes.secrets\`. The CA hash must match \`/etc/kubernetes/pki/ca.crt\` of the init node: create the CA before \`kubeadm init\`, or fill the hash in after it and regenerate. The uploaded certificates expire 2 hours after \`--upload-certs\` and the bootstrap token after 24 hours (\`kubeadm init phase upload-certs --upload-certs\`, \`kubeadm token create\` renew them).`;
+}
 
 const seconds = (n: number): string => `${Number(n.toFixed(3))}s`;
 
@@ -32,16 +49,14 @@ export function summarizeKubeadm(plan: ClusterPlan): string {
       const patch = kubeletPatch(plan, n);
       return [
         n.name,
-        ROLE[nodeKind(n)],
+        role(plan, n),
         `\`${COMMAND[nodeKind(n)]}\``,
         patch ? `${PATCHES_DIRECTORY}/${KUBELET_PATCH_FILE}: ${JSON.stringify(patch)}` : "-",
       ];
     }),
   );
   const secrets = plan.secrets.bootstrapToken
-    ? [
-        "- Join secrets come from `kubernetes.secrets`. The CA hash must match `/etc/kubernetes/pki/ca.crt` of the init node: create the CA before `kubeadm init`, or fill the hash in after it and regenerate. The uploaded certificates expire 2 hours after `--upload-certs` and the bootstrap token after 24 hours (`kubeadm init phase upload-certs --upload-certs`, `kubeadm token create` renew them).",
-      ]
+    ? [joinSecretsNote(plan)]
     : ["- No join secrets: a single node, kubeadm generates its own bootstrap token."];
   const h = k.nodeHealth;
   const t = nodeHealthTiming(plan);
@@ -73,6 +88,11 @@ export function summarizeKubeadm(plan: ClusterPlan): string {
     nodes,
     "",
     ...secrets,
+    ...(plan.bootstrap.bootstrapped
+      ? [
+          `- \`${CLUSTER_CONFIG_PATH}\` holds the cluster-wide ClusterConfiguration and KubeletConfiguration, which no node's kubeadm.yaml carries once every node joins: a join and \`kubeadm upgrade\` read them from the cluster (the \`kubeadm-config\` and \`kubelet-config\` ConfigMaps in kube-system), so a change to this file takes effect only once those ConfigMaps say the same (kubeadm's "Reconfiguring a kubeadm cluster").`,
+        ]
+      : []),
     ...(clusterWideStorageIsolationOff(plan)
       ? [
           "- Every node is on btrfs: `localStorageCapacityIsolation: false` is in the cluster-wide KubeletConfiguration (the `kubelet-config` ConfigMap), which `kubeadm upgrade apply` and `kubeadm upgrade node` write each kubelet's config from, so upgrades keep it with no extra flag; no node needs a patch.",

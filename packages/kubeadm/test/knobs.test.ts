@@ -1,6 +1,6 @@
 // The typed kubeadm knobs of issue 10: extraArgs, certSANs, extraVolumes, kubelet fields, dnsName, labels, taints.
 import { type ClusterPlan, formatExtraArgs, loadSpec, parseYamlDocuments } from "@clusterspec/core";
-import { buildSpec, mustResolve, TEST_SECRETS } from "@clusterspec/core/testing";
+import { buildSpec, mustInitNode, mustResolve, TEST_SECRETS } from "@clusterspec/core/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { generateKubeadm } from "../src/generate.js";
@@ -57,7 +57,7 @@ describe("extraArgs", () => {
           s.kubernetes.scheduler = { extraArgs: sc };
           s.kubernetes.etcd = { extraArgs: et };
         });
-        const cluster = docsOf(plan, plan.initNode.name)[1] as Doc;
+        const cluster = docsOf(plan, mustInitNode(plan).name)[1] as Doc;
         const v4 = minor >= 31;
         for (const [value, expected] of [
           [cluster.apiServer.extraArgs, as],
@@ -83,7 +83,7 @@ describe("extraArgs", () => {
       s.kubernetes.apiServer = { extraArgs: { "oidc-issuer-url": "https://id.example.com" } };
       s.kubernetes.scheduler = { extraArgs: { "authentication-tolerate-lookup-failure": "false" } };
     });
-    const cluster = docsOf(plan, plan.initNode.name)[1] as Doc;
+    const cluster = docsOf(plan, mustInitNode(plan).name)[1] as Doc;
     expect(argsRecord(cluster.apiServer.extraArgs)).toMatchObject({
       "oidc-issuer-url": "https://id.example.com",
       "default-not-ready-toleration-seconds": expect.any(String),
@@ -98,7 +98,7 @@ describe("certSANs and controlPlane.dnsName", () => {
       s.controlPlane.dnsName = "api.k8s.example.com";
       s.kubernetes.apiServer = { certSANs: ["127.0.0.1", "10.118.12.10", "api.k8s.example.com", "*.k8s.example.com"] };
     });
-    const cluster = docsOf(plan, plan.initNode.name)[1] as Doc;
+    const cluster = docsOf(plan, mustInitNode(plan).name)[1] as Doc;
     expect(cluster.apiServer.certSANs).toEqual([
       plan.controlPlane.host,
       "api.k8s.example.com",
@@ -149,7 +149,7 @@ describe("extraVolumes and kubelet", () => {
           evictionHard: { "memory.available": "200Mi" },
         };
       });
-      const [, cluster, kubelet] = docsOf(plan, plan.initNode.name) as [Doc, Doc, Doc];
+      const [, cluster, kubelet] = docsOf(plan, mustInitNode(plan).name) as [Doc, Doc, Doc];
       expect(cluster.apiServer.extraVolumes).toEqual([
         {
           name: "oidc-ca",

@@ -12,6 +12,7 @@ import {
   arbClusterSpec,
   asClusterSpec,
   buildSpec,
+  mustInitNode,
   mustResolve,
   mustValidate,
   TEST_SECRETS,
@@ -20,6 +21,7 @@ import { clusterExampleNames, exampleText } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
+  CLUSTER_CONFIG_PATH,
   controlPlaneTaints,
   KUBELET_PATCH_FILE,
   kubeadmDocuments,
@@ -37,6 +39,12 @@ type Doc = Record<string, unknown>;
 // Plans with sample secrets of the real shape: the placeholders are rejected by kubeadm (and its schema) on purpose.
 const arbSmallPlan = () =>
   arbClusterSpec({ maxWorkers: 3, maxPool: 3 }).map((s) => mustResolve(s, "cluster.yaml", TEST_SECRETS));
+
+// The same, with controlPlane.initNode and controlPlane.bootstrapped varied too.
+const arbBootstrapPlan = () =>
+  arbClusterSpec({ maxWorkers: 3, maxPool: 3, bootstrap: true }).map((s) =>
+    mustResolve(s, "cluster.yaml", TEST_SECRETS),
+  );
 
 const docsOf = (plan: ClusterPlan, name: string): Doc[] => {
   const a = generateKubeadm(plan).find((x) => x.path === `nodes/${name}/kubeadm.yaml`);
@@ -63,7 +71,7 @@ function versionOf(minor: number): ClusterSpecInput {
 describe("kubeadm.yaml", () => {
   it("writes one kubeadm.yaml per node that parses back to the documents that were serialised", () => {
     fc.assert(
-      fc.property(arbSmallPlan(), (plan) => {
+      fc.property(arbBootstrapPlan(), (plan) => {
         const artifacts = generateKubeadm(plan);
         for (const node of plan.nodes) {
           const a = artifacts.find((x) => x.path === `nodes/${node.name}/kubeadm.yaml`);
@@ -79,7 +87,7 @@ describe("kubeadm.yaml", () => {
 
   it("validates every document against the strict kubeadm/kubelet schema root of its apiVersion and kind", () => {
     fc.assert(
-      fc.property(arbSmallPlan(), (plan) => {
+      fc.property(arbBootstrapPlan(), (plan) => {
         for (const node of plan.nodes) {
           for (const doc of docsOf(plan, node.name)) expect(schemaErrors(doc)).toBe("");
         }
@@ -180,7 +188,7 @@ describe("kubeadm.yaml", () => {
   it("puts the control-plane VIP wherever the API server is named, and every join discovers through it", () => {
     fc.assert(
       fc.property(arbSmallPlan(), (plan) => {
-        const init = docsOf(plan, plan.initNode.name);
+        const init = docsOf(plan, mustInitNode(plan).name);
         const cluster = init.find((d) => d.kind === "ClusterConfiguration");
         expect(get(cluster, "controlPlaneEndpoint")).toBe(plan.controlPlane.endpoint);
         expect(get(cluster, "controlPlaneEndpoint")).toBe(`${plan.controlPlane.vip.address}:${plan.controlPlane.port}`);
@@ -279,6 +287,122 @@ describe("kubeadm.yaml", () => {
   });
 });
 
+describe("bootstrap: controlPlane.initNode and controlPlane.bootstrapped", () => {
+  const kinds = (plan: ClusterPlan, name: string): unknown[] => docsOf(plan, name).map((d) => d.kind);
+  const initNodes = (plan: ClusterPlan): string[] =>
+    plan.nodes.filter((n) => kinds(plan, n.name).includes("InitConfiguration")).map((n) => n.name);
+  /** `kubeadm init` as a command to run; `kubeadm init phase upload-certs` renews a running cluster's certificates. */
+  const SAYS_INIT = /kubeadm init(?! phase)/;
+
+  it("for every spec: exactly one node has an InitConfiguration, the init node, unless bootstrapped; then none", () => {
+    fc.assert(
+      fc.property(arbBootstrapPlan(), (plan) => {
+        const bootstrapped = plan.bootstrap.bootstrapped;
+        expect(initNodes(plan)).toEqual(bootstrapped ? [] : [plan.bootstrap.initNodeName]);
+        expect(plan.nodes.find((n) => n.name === plan.bootstrap.initNodeName)?.controlPlane).toBe(true);
+        for (const node of plan.nodes) {
+          const docs = docsOf(plan, node.name);
+          if (node.init) {
+            expect(docs.map((d) => d.kind)).toEqual([
+              "InitConfiguration",
+              "ClusterConfiguration",
+              "KubeletConfiguration",
+            ]);
+            continue;
+          }
+          // A join: the file is one JoinConfiguration; a control plane's with its controlPlane section and the key.
+          expect(docs.map((d) => d.kind)).toEqual(["JoinConfiguration"]);
+          const [join] = docs;
+          if (node.controlPlane)
+            expect(get(join, "controlPlane")).toEqual({
+              localAPIEndpoint: { advertiseAddress: node.internalAddress, bindPort: plan.controlPlane.port },
+              certificateKey: TEST_SECRETS.certificateKey,
+            });
+          else expect(get(join, "controlPlane")).toBeUndefined();
+          expect(generateKubeadm(plan).find((a) => a.path === `nodes/${node.name}/kubeadm.yaml`)?.secret).toBe(true);
+        }
+        expect(SAYS_INIT.test(summarizeKubeadm(plan))).toBe(!bootstrapped);
+        // The cluster-wide documents ship once: in the init node's file, or once bootstrapped in cluster/kubeadm-config.yaml.
+        const clusterFile = generateKubeadm(plan).find((a) => a.path === CLUSTER_CONFIG_PATH);
+        if (!bootstrapped) expect(clusterFile).toBeUndefined();
+        else {
+          const docs = parseYamlDocuments(clusterFile?.content ?? "") as Doc[];
+          expect(docs.map((d) => d.kind)).toEqual(["ClusterConfiguration", "KubeletConfiguration"]);
+          for (const doc of docs) expect(schemaErrors(doc)).toBe("");
+          expect([clusterFile?.schema, clusterFile?.secret]).toEqual(["kubeadm", undefined]);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it("the arbitraries cover bootstrapped and not, and an init node other than the first control plane", () => {
+    const seen = new Set<string>();
+    fc.assert(
+      fc.property(arbBootstrapPlan(), (plan) => {
+        seen.add(plan.bootstrap.bootstrapped ? "bootstrapped" : "init");
+        const first = plan.nodes.find((n) => n.controlPlane)?.name;
+        if (!plan.bootstrap.bootstrapped && plan.initNode?.name !== first) seen.add("other init node");
+      }),
+      { numRuns: 80, seed: 7 },
+    );
+    expect([...seen].sort()).toEqual(["bootstrapped", "init", "other init node"]);
+  });
+
+  it("inits on controlPlane.initNode, and the first control plane joins as a control plane", () => {
+    const plan = mustResolve(
+      buildSpec({ controlPlanes: 3, workers: 1, poolSize: 2, cloud: false }, { initNode: 1 }),
+      "cluster.yaml",
+      TEST_SECRETS,
+    );
+    expect(initNodes(plan)).toEqual(["node-2"]);
+    expect(mustInitNode(plan).name).toBe("node-2");
+    const [first] = docsOf(plan, "node-1");
+    expect(first?.kind).toBe("JoinConfiguration");
+    expect(get(first, "controlPlane", "localAPIEndpoint", "advertiseAddress")).toBe("10.118.12.10");
+    expect(summarizeKubeadm(plan)).toContain(
+      "| node-2 | init (controlPlane.initNode) | `kubeadm init --config kubeadm.yaml --upload-certs` |",
+    );
+    expect(summarizeKubeadm(plan)).toContain("| node-1 | join control plane | `kubeadm join --config kubeadm.yaml` |");
+  });
+
+  it("bootstrapped: no node's file is an InitConfiguration, the init node's included, and PLAN.md's kubeadm section says no kubeadm init", () => {
+    const plan = mustResolve(
+      buildSpec({ controlPlanes: 3, workers: 1, poolSize: 2, cloud: false }, { bootstrapped: true }),
+      "cluster.yaml",
+      TEST_SECRETS,
+    );
+    expect(initNodes(plan)).toEqual([]);
+    expect(plan.initNode).toBeUndefined();
+    expect(kinds(plan, "node-1")).toEqual(["JoinConfiguration"]);
+    expect(get(docsOf(plan, "node-1")[0], "controlPlane", "certificateKey")).toBe(TEST_SECRETS.certificateKey);
+    const md = summarizeKubeadm(plan);
+    expect(md).not.toMatch(SAYS_INIT);
+    expect(md).toContain("| node-1 | join control plane | `kubeadm join --config kubeadm.yaml` |");
+    expect(md).toContain(
+      "`kubeadm init phase upload-certs --upload-certs --certificate-key <kubernetes.secrets.certificateKey>`",
+    );
+  });
+
+  it("bootstrapped: replacing the first control plane under a new name makes no node init, wherever the new one is listed", () => {
+    const base = buildSpec({ controlPlanes: 3, workers: 1, poolSize: 2, cloud: false }, { bootstrapped: true });
+    const renamed = structuredClone(base);
+    (renamed.nodes[0] as { name: string }).name = "node-9";
+    const moved = structuredClone(renamed);
+    moved.nodes.push(moved.nodes.shift() as (typeof moved.nodes)[number]);
+    for (const spec of [renamed, moved]) {
+      const plan = mustResolve(spec, "cluster.yaml", TEST_SECRETS);
+      expect(initNodes(plan)).toEqual([]);
+      expect(kinds(plan, "node-9")).toEqual(["JoinConfiguration"]);
+      expect(summarizeKubeadm(plan)).not.toMatch(SAYS_INIT);
+    }
+    // Without the mark the next control plane inits: the second cluster the flag prevents.
+    const unmarked = structuredClone(moved);
+    (unmarked.controlPlane as { bootstrapped?: boolean }).bootstrapped = false;
+    expect(initNodes(mustResolve(unmarked, "cluster.yaml", TEST_SECRETS))).toEqual(["node-2"]);
+  });
+});
+
 describe("per-node kubelet patches", () => {
   it("patches btrfs nodes from 1.25 only when not every node needs it (else the cluster-wide KubeletConfiguration says it); only those nodes", () => {
     fc.assert(
@@ -312,7 +436,7 @@ describe("per-node kubelet patches", () => {
     const plan = mustResolve(
       buildSpec({ controlPlanes: 1, workers: 1, poolSize: 0, cloud: false }, { btrfs: [true, false] }),
     );
-    expect(kubeletPatch(plan, plan.initNode)).toEqual({ localStorageCapacityIsolation: false });
+    expect(kubeletPatch(plan, mustInitNode(plan))).toEqual({ localStorageCapacityIsolation: false });
   });
 
   it("puts localStorageCapacityIsolation in the cluster-wide KubeletConfiguration when every node is on btrfs, so kubeadm upgrade keeps it without --patches", () => {
@@ -382,7 +506,7 @@ describe("node health", () => {
         expect(t.noticeSeconds).toBe(h.monitorGracePeriod + h.monitorPeriod);
         expect(t.evictSeconds).toBe(t.noticeSeconds + r.eviction);
         expect(t.toleratedMisses).toBeGreaterThanOrEqual(1);
-        const cluster = kubeadmDocuments(plan, plan.initNode).find((d) => d.kind === "ClusterConfiguration");
+        const cluster = kubeadmDocuments(plan, mustInitNode(plan)).find((d) => d.kind === "ClusterConfiguration");
         expect(argsRecord(get(cluster, "controllerManager", "extraArgs"))).toEqual(cm);
         expect(schemaErrors(cluster ?? {})).toBe("");
       }),
@@ -430,7 +554,7 @@ describe("strings that YAML 1.1 would retype", () => {
         fc.oneof(fc.constantFrom(...tricky, "a: b # c", "- x", "{a}", "'q'", '"d"', "~", ""), fc.string()),
         (s) => {
           const plan = { ...base, name: s };
-          const docs = kubeadmDocuments(plan, plan.initNode);
+          const docs = kubeadmDocuments(plan, mustInitNode(plan));
           const back = parseYamlDocuments(generateKubeadm(plan)[0]?.content ?? "") as Doc[];
           expect(back).toEqual(docs);
           expect(get(back[1], "clusterName")).toBe(s);
@@ -479,7 +603,7 @@ describe("reference clusters", () => {
       ).toBe(plan.cloud !== undefined);
     }
     expect(kubeletConfiguration(plan).localStorageCapacityIsolation).toBe(plan.cloud === undefined ? false : undefined);
-    const cluster = docsOf(plan, plan.initNode.name)[1];
+    const cluster = docsOf(plan, mustInitNode(plan).name)[1];
     expect(get(cluster, "controlPlaneEndpoint")).toBe("10.118.12.100:6443");
     expect(get(cluster, "apiServer", "certSANs")).toEqual([
       "10.118.12.100",

@@ -33,8 +33,9 @@ describe("keyCompletions", () => {
     const lines = text.split("\n");
     const at = lines.findIndex((l) => l.startsWith("controlPlane:")) + 2;
     const withNew = [...lines.slice(0, at), "  ", ...lines.slice(at)].join("\n");
-    // vip, port and vrid are there; interface and dnsName (controlPlane.dnsName, an optional name for the VIP, added with the knobs) are left
-    expect(keysAt(withNew, at + 1)).toEqual(["interface", "dnsName"]);
+    // vip, port and vrid are there; interface, dnsName (an optional name for the VIP, added with the knobs), initNode
+    // and bootstrapped (who runs kubeadm init, and whether it has: issue 27) are left
+    expect(keysAt(withNew, at + 1)).toEqual(["interface", "dnsName", "initNode", "bootstrapped"]);
   });
   it("offers a list item's keys inside a node and top-level keys at column 0", () => {
     const lines = text.split("\n");

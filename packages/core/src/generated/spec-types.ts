@@ -140,7 +140,7 @@ export interface ClusterSpecInput {
     /** DNS search domains (at most 6) */
     searchDomains?: string[] | undefined;
   };
-  /** The API server endpoint held by keepalived */
+  /** The API server endpoint held by keepalived, and how the cluster is bootstrapped */
   controlPlane: {
     /** Control-plane virtual IP with prefix, e.g. 10.118.12.100/24 */
     vip: string;
@@ -152,6 +152,10 @@ export interface ClusterSpecInput {
     vrid?: number | undefined;
     /** DNS name of the API endpoint: controlPlaneEndpoint, certSANs and every node's /etc/hosts (to the VIP) */
     dnsName?: string | undefined;
+    /** The control-plane node that runs `kubeadm init` while the cluster is not bootstrapped; default the first control-plane node in nodes */
+    initNode?: string | undefined;
+    /** Set true once `kubeadm init` has succeeded: from then on every node's kubeadm.yaml is a JoinConfiguration, so a rebuilt or re-added init node joins instead of starting a second cluster */
+    bootstrapped?: boolean | undefined;
   };
   /** keepalived/VRRP settings common to every VIP */
   vrrp?: {
@@ -589,7 +593,7 @@ export interface ClusterSpec {
     /** DNS search domains (at most 6) */
     searchDomains: string[];
   };
-  /** The API server endpoint held by keepalived */
+  /** The API server endpoint held by keepalived, and how the cluster is bootstrapped */
   controlPlane: {
     /** Control-plane virtual IP with prefix, e.g. 10.118.12.100/24 */
     vip: string;
@@ -601,6 +605,10 @@ export interface ClusterSpec {
     vrid?: number | undefined;
     /** DNS name of the API endpoint: controlPlaneEndpoint, certSANs and every node's /etc/hosts (to the VIP) */
     dnsName?: string | undefined;
+    /** The control-plane node that runs `kubeadm init` while the cluster is not bootstrapped; default the first control-plane node in nodes */
+    initNode?: string | undefined;
+    /** Set true once `kubeadm init` has succeeded: from then on every node's kubeadm.yaml is a JoinConfiguration, so a rebuilt or re-added init node joins instead of starting a second cluster */
+    bootstrapped: boolean;
   };
   /** keepalived/VRRP settings common to every VIP */
   vrrp: {

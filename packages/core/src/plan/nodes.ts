@@ -6,6 +6,7 @@ import { hostPart, ipEquals } from "../ip.js";
 import { InternalError } from "../issues.js";
 import type { ClusterSpec } from "../spec/schema.js";
 import type {
+  BootstrapPlan,
   KubernetesVersionPlan,
   NetworkPlan,
   PlannedFirewall,
@@ -99,7 +100,8 @@ function planFirewall(
 
 export interface NodesPlan {
   readonly nodes: readonly PlannedNode[];
-  readonly initNode: PlannedNode;
+  readonly initNode: PlannedNode | undefined;
+  readonly bootstrap: BootstrapPlan;
   /** The generated node that is the WireGuard hub (`cloud.wireguard.hub` is its internal address), if any. */
   readonly hubNode: string | undefined;
 }
@@ -126,6 +128,7 @@ export function planNodes(
   const hubNode =
     hub === undefined ? undefined : spec.nodes.find((_, i) => ipEquals(internalAddresses[i] ?? "", hub))?.name;
   const controlPlanes = new Set(parts.roles.controlPlanes);
+  const bootstrap = planBootstrap(spec, parts.roles);
   const vipsByInterface = new Map<string, string[]>();
   for (const v of parts.vips)
     vipsByInterface.set(v.interface, [...(vipsByInterface.get(v.interface) ?? []), v.address]);
@@ -146,7 +149,7 @@ export function planNodes(
       name: n.name,
       controlPlane: controlPlanes.has(n.name),
       worker: isWorker(n),
-      init: n.name === parts.roles.controlPlanes[0],
+      init: !bootstrap.bootstrapped && n.name === bootstrap.initNodeName,
       carriesExternalVips: n.carriesExternalVips,
       rootFilesystem: n.rootFilesystem,
       localStorageIsolationOff: isolationOff[index],
@@ -167,6 +170,16 @@ export function planNodes(
     };
   });
   const initNode = nodes.find((n) => n.init);
-  if (!initNode) throw new InternalError("no control-plane node");
-  return { nodes, initNode, hubNode };
+  if (!initNode && !bootstrap.bootstrapped)
+    throw new InternalError(`init node ${bootstrap.initNodeName} is not planned`);
+  return { nodes, initNode, bootstrap, hubNode };
+}
+
+/** The init node named in the spec, else the first control plane (a rule checks a named one is a control plane). */
+function planBootstrap(spec: ClusterSpec, roles: NodeRoles): BootstrapPlan {
+  const named = spec.controlPlane.initNode;
+  const initNodeName = named ?? roles.controlPlanes[0];
+  if (initNodeName === undefined || !roles.controlPlanes.includes(initNodeName))
+    throw new InternalError("resolvePlan needs a validated spec: the init node must be a control-plane node");
+  return { initNodeName, initNodeDefaulted: named === undefined, bootstrapped: spec.controlPlane.bootstrapped };
 }

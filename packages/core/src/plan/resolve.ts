@@ -60,7 +60,7 @@ function resolveClusterPlan(spec: ClusterSpec, options: ResolveOptions): Cluster
   const vipInterfaces = vipInterfacesOf(spec);
   const vips = planVips(spec, vipInterfaces, roles);
   const controlPlane = planControlPlane(spec, vips);
-  const { nodes, initNode, hubNode } = planNodes(spec, { version, network, roles, vips, vipInterfaces });
+  const { nodes, initNode, bootstrap, hubNode } = planNodes(spec, { version, network, roles, vips, vipInterfaces });
   const kubernetes = planKubernetes(spec, { version, controlPlane, nodes });
   const vrrp = planVrrp(spec, { network, vipInterfaces, roles });
   const secrets = resolveSecrets(spec, options.secrets ?? {});
@@ -76,6 +76,7 @@ function resolveClusterPlan(spec: ClusterSpec, options: ResolveOptions): Cluster
     vrrp,
     nodes,
     initNode,
+    bootstrap,
     host: planHost(spec),
     cilium,
     cloud,

@@ -1,4 +1,5 @@
 import { summarizeBootstrap } from "./bootstrap.js";
+import { summarizeNodeRunbooks } from "./runbooks.js";
 import type { CloudBurstPlan, ClusterPlan } from "./types.js";
 
 /** Escapes a value for a Markdown table cell. */
@@ -41,6 +42,8 @@ export function summarizeCore(plan: ClusterPlan): string {
     nodes,
     "",
     summarizeBootstrap(plan),
+    "",
+    summarizeNodeRunbooks(plan),
   ].join("\n");
 }
 

@@ -118,7 +118,10 @@ export interface PlannedNode {
   readonly name: string;
   readonly controlPlane: boolean;
   readonly worker: boolean;
-  /** The first control-plane node: runs `kubeadm init`; every other node joins. */
+  /**
+   * Runs `kubeadm init`: the init node (`controlPlane.initNode`, default the first control plane) of a cluster not yet
+   * marked `controlPlane.bootstrapped`. Every other node, and every node of a bootstrapped cluster, joins.
+   */
   readonly init: boolean;
   readonly carriesExternalVips: boolean;
   readonly rootFilesystem: "ext4" | "xfs" | "btrfs" | "zfs";
@@ -420,6 +423,16 @@ export interface CloudBurstPlan extends BurstPlan {
   readonly cloud: CloudPlan;
 }
 
+/** Who brings the cluster up, and whether that has happened (`controlPlane.initNode`, `controlPlane.bootstrapped`). */
+export interface BootstrapPlan {
+  /** The control-plane node named to run `kubeadm init`: `controlPlane.initNode`, default the first control plane. */
+  readonly initNodeName: string;
+  /** Whether `initNodeName` came from the default (the first control-plane node in `nodes`). */
+  readonly initNodeDefaulted: boolean;
+  /** `kubeadm init` ran once (`controlPlane.bootstrapped`): no node inits any more, every node joins. */
+  readonly bootstrapped: boolean;
+}
+
 export interface ClusterPlan {
   /** The spec file name used in generated headers (no directories, so goldens do not depend on the checkout). */
   readonly sourceName: string;
@@ -445,7 +458,9 @@ export interface ClusterPlan {
   readonly vips: readonly PlannedVip[];
   readonly vrrp: VrrpPlan;
   readonly nodes: readonly PlannedNode[];
-  readonly initNode: PlannedNode;
+  /** The node that runs `kubeadm init` (its kubeadm.yaml is an InitConfiguration); undefined once bootstrapped. */
+  readonly initNode: PlannedNode | undefined;
+  readonly bootstrap: BootstrapPlan;
   readonly host: HostPlan;
   readonly cilium: CiliumPlan;
   readonly cloud: CloudPlan | undefined;

@@ -20,6 +20,7 @@ import {
 } from "./sections/cloud/rules.js";
 import {
   healthCheckMovesVip,
+  initNodeIsControlPlane,
   vipInterfacesOnNodes,
   vipsPlacedSafely,
   vridsAllocatable,
@@ -75,6 +76,7 @@ export const rules: readonly Rule[] = [
   serviceSubnetSized,
   podSubnetFitsNodes,
   controlPlaneQuorum,
+  initNodeIsControlPlane,
   atMostTwoNameservers,
   routingTablesValid,
   vrrpOptionsConsistent,

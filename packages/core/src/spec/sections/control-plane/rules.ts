@@ -292,3 +292,26 @@ export const vrrpTrackingConsistent: Rule = (spec, report) => {
       "with nopreempt a failing readiness or uplink check does not move an external VIP (no backup takes a VIP from a live master); set vrrp.readinessCheck.weight to 0 so a failing master goes to FAULT and lets it go",
     );
 };
+
+/**
+ * `kubeadm init` creates the cluster's etcd and control plane, so only a control-plane node can run it. Once the
+ * cluster is bootstrapped no node inits, but the name must still be right: it names the node PLAN.md's runbooks
+ * treat as the first one, and the cluster goes back to it if `bootstrapped` is ever removed.
+ */
+export const initNodeIsControlPlane: Rule = (spec, report) => {
+  const initNode = spec.controlPlane.initNode;
+  if (initNode === undefined) return;
+  const controlPlanes = spec.nodes.filter(isControlPlane).map((n) => n.name);
+  if (controlPlanes.includes(initNode)) return;
+  const listed =
+    controlPlanes.length === 0
+      ? "no node has the control-plane role"
+      : `the control-plane nodes are ${controlPlanes.join(", ")}`;
+  const node = spec.nodes.find((n) => n.name === initNode);
+  report.error(
+    ["controlPlane", "initNode"],
+    node === undefined
+      ? `initNode ${initNode} is not a node in nodes: it must name the control-plane node that runs \`kubeadm init\`; ${listed}`
+      : `initNode ${initNode} does not have the control-plane role, and only a control-plane node can run \`kubeadm init\`; ${listed}`,
+  );
+};

@@ -2,7 +2,7 @@
 // common to every VIP, the health and readiness checks) and externalVips (the pool). Rules: ./rules.ts.
 import * as z from "zod";
 import { cidr, InterfaceNameSchema, ipAddress, SecretRefSchema } from "../../fields.js";
-import { dnsName } from "../../kubernetes-names.js";
+import { dnsName, rfc1123Label } from "../../kubernetes-names.js";
 
 const ABS_PATH = /^\/[A-Za-z0-9._/-]+$/;
 
@@ -150,8 +150,19 @@ export const ControlPlaneSchema = z
       .optional()
       .describe("VRRP router id; default the last 8 bits of the VIP's address (10.118.12.100/24: 100)"),
     dnsName: DnsNameSchema.optional(),
+    initNode: rfc1123Label("node name")
+      .optional()
+      .describe(
+        "The control-plane node that runs `kubeadm init` while the cluster is not bootstrapped; default the first control-plane node in nodes",
+      ),
+    bootstrapped: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Set true once `kubeadm init` has succeeded: from then on every node's kubeadm.yaml is a JoinConfiguration, so a rebuilt or re-added init node joins instead of starting a second cluster",
+      ),
   })
-  .describe("The API server endpoint held by keepalived");
+  .describe("The API server endpoint held by keepalived, and how the cluster is bootstrapped");
 
 const ExternalVipEntry = z.union([
   ipAddress(),

@@ -53,12 +53,21 @@ export const podSubnetFitsNodes: Rule = (spec, report) => {
     );
 };
 
-/** Joining nodes need the bootstrap token, certificate key and CA hash; only a lone node can run without them. */
+/**
+ * Joining nodes need the bootstrap token, certificate key and CA hash; only a lone node that runs `kubeadm init` can
+ * do without them (once the cluster is bootstrapped, every node joins).
+ */
 export const kubeadmSecretsForJoins: Rule = (spec, report) => {
-  if (spec.nodes.length > 1 && !spec.kubernetes.secrets)
+  if (spec.kubernetes.secrets) return;
+  if (spec.nodes.length > 1)
     report.error(
       ["kubernetes", "secrets"],
       `${spec.nodes.length} nodes join the cluster with kubeadm: reference bootstrapToken, certificateKey and caCertHash in kubernetes.secrets`,
+    );
+  else if (spec.controlPlane.bootstrapped)
+    report.error(
+      ["kubernetes", "secrets"],
+      "controlPlane.bootstrapped is true, so every node joins the cluster with kubeadm: reference bootstrapToken, certificateKey and caCertHash in kubernetes.secrets",
     );
 };
 
