@@ -186,6 +186,19 @@ export function locateIssues(text: string, issues: readonly SpecIssue[]): SpecIs
 }
 
 /**
+ * The 1-based line of what each path names in the spec text (the key of a mapping entry, the item of a list), from
+ * one parse: `clusterspec changes` asks it for every changed path of both specs.
+ */
+export function specLineLocator(text: string): (path: IssuePath) => number | undefined {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  return (path) => {
+    const offset = offsetOf(doc.contents, path);
+    return offset === undefined ? undefined : lineCounter.linePos(offset).line;
+  };
+}
+
+/**
  * Source offset of what `path` names: the key of the last mapping entry on it (so a wrong value points at its
  * key, and a missing key at its parent mapping's key), or the item for a list index.
  */
