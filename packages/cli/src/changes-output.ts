@@ -118,15 +118,15 @@ const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
 
 export function renderChangesMarkdown(plan: ChangePlan, names: ChangesNames): string {
   const link = (path: string, line: number | undefined) =>
-    `[${path}${line === undefined ? "" : `:${line}`}](${names.outDir}/${path}${line === undefined ? "" : `#L${line}`})`;
+    `[${path}](${names.outDir}/${path}${line === undefined ? "" : `#L${line}`})`;
   const out: string[] = [
-    "## clusterspec: change plan",
+    "### clusterspec: change plan",
     "",
     `${code(names.oldSpec)} → ${code(names.newSpec)}: ${summaryLine(plan)}.`,
     "",
   ];
   if (plan.refused.length > 0) {
-    out.push("### ❌ Refused", "", "No safe procedure exists for these changes, so no steps are given:", "");
+    out.push("#### ❌ Refused", "", "No safe procedure exists for these changes, so no steps are given:", "");
     for (const r of plan.refused)
       out.push(
         `- ${code(r.path)}${r.line === undefined ? "" : ` ([${names.newSpec}:${r.line}](${names.newSpec}#L${r.line}))`}: ${r.reason}`,
@@ -134,7 +134,7 @@ export function renderChangesMarkdown(plan: ChangePlan, names: ChangesNames): st
     out.push("");
   }
   if (plan.specChanges.length > 0) {
-    out.push("### Spec changes", "", "| path | old | new | files and lines |", "| --- | --- | --- | --- |");
+    out.push("#### Spec changes", "", "| path | old | new | files and lines |", "| --- | --- | --- | --- |");
     for (const c of plan.specChanges) {
       const line = c.newLine ?? c.oldLine;
       const spec = c.newLine === undefined ? names.oldSpec : names.newSpec;
@@ -150,7 +150,7 @@ export function renderChangesMarkdown(plan: ChangePlan, names: ChangesNames): st
     out.push("");
   }
   if (plan.steps.length > 0) {
-    out.push("### Steps", "", "In order; install each step's files on its node before its commands.", "");
+    out.push("#### Steps", "", "In order; install each step's files on its node before its commands.", "");
     for (const s of plan.steps) {
       out.push(`${s.index}. **${s.title}** (${s.kind}, ${s.node === null ? "admin host" : `on ${code(s.node)}`})`);
       if (s.files.length > 0) out.push(`   - install: ${s.files.map(code).join(", ")}`);
@@ -175,13 +175,13 @@ export function renderChangesMarkdown(plan: ChangePlan, names: ChangesNames): st
   }
   const moves = plan.steps.flatMap((s) => s.vipMoves.map((m) => ({ s, m })));
   if (moves.length > 0) {
-    out.push("### VIP moves", "", "| step | VIP | from | to | unavailable up to |", "| --- | --- | --- | --- | --- |");
+    out.push("#### VIP moves", "", "| step | VIP | from | to | unavailable up to |", "| --- | --- | --- | --- | --- |");
     for (const { s, m } of moves)
       out.push(`| ${s.index} | ${m.vip} | ${m.from ?? "-"} | ${m.to ?? "-"} | ${m.unavailableSeconds.toFixed(2)}s |`);
     out.push("");
   }
   if (plan.notInPlace.length > 0) {
-    out.push("### ⚠️ Not in place", "", "The steps above do not make these changes; each needs its own procedure:", "");
+    out.push("#### ⚠️ Not in place", "", "The steps above do not make these changes; each needs its own procedure:", "");
     for (const n of plan.notInPlace) {
       out.push(
         `- ${code(n.path)}${n.line === undefined ? "" : ` ([${names.newSpec}:${n.line}](${names.newSpec}#L${n.line}))`}: ${n.reason}`,
@@ -192,7 +192,7 @@ export function renderChangesMarkdown(plan: ChangePlan, names: ChangesNames): st
   }
   if (plan.unplanned && plan.unplanned.length > 0) {
     out.push(
-      "### ⚠️ Changed files no step installs",
+      "#### ⚠️ Changed files no step installs",
       "",
       "Their planner (keepalived, netifrc) is not part of this build: install them by hand, as PLAN.md says.",
       "",

@@ -37,6 +37,13 @@ export function rejoinProcedure(plan: ClusterPlan, node: PlannedNode): string[] 
   ];
 }
 
+/** Where a VIP's explicit VRID is written: beside its address, or controlPlane.vrid. */
+function vridPath(addressPath: Path): Path {
+  if (addressPath.at(-1) === "address") return [...addressPath.slice(0, -1), "vrid"];
+  if (addressPath.join(".") === "controlPlane.vip") return ["controlPlane", "vrid"];
+  return addressPath;
+}
+
 /** Reads a spec field that a newer spec version adds (controlPlane.bootstrapped) without depending on its type. */
 const field = (value: unknown, key: string): unknown =>
   value !== null && typeof value === "object" ? (value as Record<string, unknown>)[key] : undefined;
@@ -127,7 +134,7 @@ export function notInPlaceChanges(
     const other = holder && b.vips.find((x) => x.address === holder.address);
     if (!other || holder === was) continue;
     report(
-      v.specPath,
+      vridPath(v.specPath),
       `${v.address} takes VRID ${v.vrid} from ${other.address}, which stays (VRID ${holder.vrid} → ${other.vrid}): during a node-by-node rollout two configs would advertise VRID ${v.vrid} with different addresses, and each would elect its own master`,
       [
         `first change: give ${v.address} a VRID no VIP on ${v.interface} uses, and roll that out`,

@@ -68,6 +68,10 @@ export default defineCommand({
       return EXIT_INVALID;
     }
     const { plan } = outcome;
+    if (format !== "json" && outcome.warnings.length > 0) {
+      const { formatIssues } = await import("@clusterspec/core");
+      io.stderr(`${formatIssues(outcome.warnings, basename(newArg), { source: texts.new, color: errColor })}\n`);
+    }
     if (format === "json") io.stdout(changesJson(names, outcome));
     else if (format === "markdown") io.stdout(renderChangesMarkdown(plan, names));
     else io.stdout(renderChangesText(plan, names, paint(useColor(io.env, () => io.isTTY?.stdout === true))));
