@@ -1,7 +1,7 @@
 // The change plan between two spec texts (`clusterspec changes`, `generate --check --base`): both generated with
 // the same name in their headers, then @clusterspec/rollout's planChanges with a regenerate callback (the pipeline
 // without the upstream schema checks: only lines are compared) and each spec's line lookup.
-import { isCloudBurstPlan, loadSpec, resolvePlan, specLineLocator, validateSpec } from "@clusterspec/core";
+import { isCloudBurstPlan, loadSpecWithLines, resolvePlan, validateSpec } from "@clusterspec/core";
 import type { ClusterSpec, SpecIssue } from "@clusterspec/core/types";
 import { type ChangePlan, planChanges, type TreeSide } from "@clusterspec/rollout";
 import { generateChecked, renderArtifacts } from "./generate.js";
@@ -38,20 +38,27 @@ const notOnPrem = (side: "old" | "new"): ChangesOutcome => ({
 export async function computeChanges(oldText: string, newText: string, sourceName: string): Promise<ChangesOutcome> {
   // SEAM(identities): once generate takes `identities`, read <old spec's output folder>/identities.json (or
   // --identities <file>) and pass the same previous identities to both generations here.
-  const [oldResult, newResult] = [
-    await generateChecked(oldText, { sourceName }),
-    await generateChecked(newText, { sourceName }),
-  ];
+  // One parse of each text: the validated spec, its lines and the tree all come from it.
+  const oldLoaded = loadSpecWithLines(oldText);
+  const oldResult = await generateChecked(oldText, { sourceName }, oldLoaded.validated);
   if (!oldResult.ok) return { ok: false, side: "old", errors: oldResult.errors, warnings: oldResult.warnings };
+  const newLoaded = loadSpecWithLines(newText);
+  const newResult = await generateChecked(newText, { sourceName }, newLoaded.validated);
   if (!newResult.ok) return { ok: false, side: "new", errors: newResult.errors, warnings: newResult.warnings };
   if (isCloudBurstPlan(oldResult.plan)) return notOnPrem("old");
   if (isCloudBurstPlan(newResult.plan)) return notOnPrem("new");
-  const oldSpec = loadSpec(oldText);
-  const newSpec = loadSpec(newText);
-  if (!oldSpec.ok || !newSpec.ok) throw new Error("a spec that generated does not validate");
-  const old: TreeSide = { spec: oldSpec.value as ClusterSpec, plan: oldResult.plan, artifacts: oldResult.artifacts };
-  const next: TreeSide = { spec: newSpec.value as ClusterSpec, plan: newResult.plan, artifacts: newResult.artifacts };
-  const lines = { old: specLineLocator(oldText), new: specLineLocator(newText) };
+  if (!oldLoaded.validated.ok || !newLoaded.validated.ok) throw new Error("a spec that generated does not validate");
+  const old: TreeSide = {
+    spec: oldLoaded.validated.value as ClusterSpec,
+    plan: oldResult.plan,
+    artifacts: oldResult.artifacts,
+  };
+  const next: TreeSide = {
+    spec: newLoaded.validated.value as ClusterSpec,
+    plan: newResult.plan,
+    artifacts: newResult.artifacts,
+  };
+  const lines = { old: oldLoaded.lineOf, new: newLoaded.lineOf };
   const plan = planChanges(
     old,
     next,

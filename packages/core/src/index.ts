@@ -144,5 +144,5 @@ export {
   type SegmentSpec,
   WIREGUARD_KEY,
 } from "./spec/schema.js";
-export { loadSpec, locateIssues, specLineLocator, validateSpec } from "./spec/validate.js";
+export { loadSpec, loadSpecWithLines, locateIssues, specLineLocator, validateSpec } from "./spec/validate.js";
 export { parseSemver, type Semver } from "./spec/version.js";
