@@ -38,6 +38,20 @@ describe("golden-review workflow", () => {
     expect(checkouts.map((s) => s.with?.["persist-credentials"])).toEqual([false]);
   });
 
+  it("pins every action to a commit and expands no expression inside a script", () => {
+    const steps: { uses?: string; run?: string; env?: Record<string, string> }[] = workflow.jobs.check.steps;
+    const uses = steps.flatMap((s) => (s.uses ? [s.uses] : []));
+    expect(uses.length).toBeGreaterThan(0);
+    for (const u of uses) expect(u, u).toMatch(/^[\w.-]+\/[\w.-]+@[0-9a-f]{40}$/);
+    for (const s of steps) if (s.run) expect(s.run, s.run).not.toContain("${{");
+    // the base branch's name reaches the script as an environment variable, used quoted
+    const script = steps.find((s) => s.run?.includes("git show"));
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: GitHub's and the shell's syntax, not a template
+    expect(script?.env?.BASE).toBe("${{ github.base_ref }}");
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: GitHub's and the shell's syntax, not a template
+    expect(script?.run).toContain('git show "origin/${BASE}:${CLUSTER_SPEC}" > clusterspec-base.yaml');
+  });
+
   it("pins the clusterspec version of this repository", () => {
     const pkg = JSON.parse(readFileSync(join(repo, "packages", "cli", "package.json"), "utf8"));
     expect(workflow.env.CLUSTERSPEC_VERSION).toBe(pkg.version);
@@ -47,15 +61,28 @@ describe("golden-review workflow", () => {
     const steps: { run?: string }[] = workflow.jobs.check.steps;
     const script = steps.map((s) => s.run ?? "").find((r) => r.includes("--check")) ?? "";
     const line = /clusterspec@\$\{CLUSTERSPEC_VERSION\}" (.*?) \\\n/.exec(script)?.[1];
-    expect(line).toBe('generate "$CLUSTER_SPEC" --check --format markdown');
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: GitHub's and the shell's syntax, not a template
+    expect(line).toBe('generate "$CLUSTER_SPEC" --check --format markdown "${base[@]}"');
     for (const name of exampleNames()) {
-      const args = (line ?? "")
-        .split(" ")
-        .map((a) => (a === '"$CLUSTER_SPEC"' ? join(examplesDir, name, "cluster.yaml") : a));
-      const printed: string[] = [];
-      const io: CliIO = { cwd: repo, env: {}, stdout: (t) => printed.push(t), stderr: () => {}, version: "test" };
-      expect(await runCli(args, io), name).toBe(0);
-      expect(printed.join("")).toContain("### ✅ clusterspec: generated files are up to date");
+      const spec = join(examplesDir, name, "cluster.yaml");
+      // the base branch's spec: here the same one, so the change plan has no change
+      for (const base of [[], ["--base", spec]]) {
+        const args = (line ?? "")
+          .split(" ")
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: GitHub's and the shell's syntax, not a template
+          .flatMap((a) => (a === '"$CLUSTER_SPEC"' ? [spec] : a === '"${base[@]}"' ? base : [a]));
+        const printed: string[] = [];
+        const io: CliIO = { cwd: repo, env: {}, stdout: (t) => printed.push(t), stderr: () => {}, version: "test" };
+        expect(await runCli(args, io), `${name} ${base.join(" ")}`).toBe(0);
+        const out = printed.join("");
+        expect(out).toContain("### ✅ clusterspec: generated files are up to date");
+        if (base.length > 0)
+          expect(out).toMatch(
+            name === "cloud-burst-only"
+              ? /#### Change plan\n\nno change plan/
+              : /### clusterspec: change plan\n\n.*: 0 spec change\(s\), 0 step\(s\)\./,
+          );
+      }
     }
   });
 });

@@ -13,12 +13,15 @@ export type ChangesOutcome =
       readonly side: "old" | "new";
       readonly errors: readonly SpecIssue[];
       readonly warnings: readonly SpecIssue[];
+      /** A valid spec that has no change plan: the cloud burst of an existing cluster. */
+      readonly unsupported?: true;
     }
   | { readonly ok: true; readonly plan: ChangePlan; readonly warnings: readonly SpecIssue[] };
 
 const notOnPrem = (side: "old" | "new"): ChangesOutcome => ({
   ok: false,
   side,
+  unsupported: true,
   errors: [
     {
       path: ["existingCluster"],

@@ -41,7 +41,7 @@ export async function check(
       outDir,
       files: artifacts.length,
       drift: drift.map((d) => ({ path: d.path, kind: d.kind, secret: d.secret, patch: d.patch })),
-      ...(changes ? { changes: changes.json } : {}),
+      ...(changes?.json ? { changes: changes.json } : {}),
       warnings,
       ...omitted,
     });
@@ -94,6 +94,18 @@ async function changesSection(spec: SpecRun, baseArg: string, text: string, outp
   ]);
   const outcome = await computeChanges(baseText, text, spec.sourceName);
   const names = { oldSpec: baseArg, newSpec: specArg, outDir: output ?? join(dirname(specArg), "generated") };
+  // The cloud burst of an existing cluster has no nodes to plan for: its check stands alone.
+  if (!outcome.ok && outcome.unsupported) {
+    const note =
+      "no change plan: the cloud burst of an existing cluster has no nodes to roll out to; review the cloud/ diff";
+    return {
+      invalid: false,
+      refused: false,
+      json: undefined,
+      markdown: `#### Change plan\n\n${note}.\n`,
+      text: `${note}\n`,
+    } as const;
+  }
   if (!outcome.ok) {
     if (format === "json")
       await spec.json({
