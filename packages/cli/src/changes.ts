@@ -18,7 +18,7 @@ export type ChangesOutcome =
     }
   | { readonly ok: true; readonly plan: ChangePlan; readonly warnings: readonly SpecIssue[] };
 
-const notOnPrem = (side: "old" | "new"): ChangesOutcome => ({
+const notOnPrem = (side: "old" | "new", line: number | undefined): ChangesOutcome => ({
   ok: false,
   side,
   unsupported: true,
@@ -29,6 +29,7 @@ const notOnPrem = (side: "old" | "new"): ChangesOutcome => ({
       code: "invalid_value",
       message:
         "a change plan needs a cluster spec (nodes, control plane): the cloud burst of an existing cluster has none; review its cloud/ diff with generate --check",
+      ...(line === undefined ? {} : { line, column: 1 }),
     },
   ],
   warnings: [],
@@ -48,8 +49,8 @@ export async function computeChanges(oldText: string, newText: string, sourceNam
   const newLoaded = loadSpecWithLines(newText);
   const newResult = await generateChecked(newText, { sourceName }, newLoaded.validated);
   if (!newResult.ok) return { ok: false, side: "new", errors: newResult.errors, warnings: newResult.warnings };
-  if (isCloudBurstPlan(oldResult.plan)) return notOnPrem("old");
-  if (isCloudBurstPlan(newResult.plan)) return notOnPrem("new");
+  if (isCloudBurstPlan(oldResult.plan)) return notOnPrem("old", oldLoaded.lineOf(["existingCluster"]));
+  if (isCloudBurstPlan(newResult.plan)) return notOnPrem("new", newLoaded.lineOf(["existingCluster"]));
   if (!oldLoaded.validated.ok || !newLoaded.validated.ok) throw new Error("a spec that generated does not validate");
   const old: TreeSide = {
     spec: oldLoaded.validated.value as ClusterSpec,

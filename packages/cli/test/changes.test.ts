@@ -133,6 +133,28 @@ describe("clusterspec changes", () => {
     });
   });
 
+  it("the cloud burst of an existing cluster: no nodes to plan for, exit 2 at existingCluster", async () => {
+    writeFileSync(join(work, "repo", "burst.yaml"), exampleText("cloud-burst-only"));
+    const r = await run("changes", "burst.yaml", "burst.yaml", "--json");
+    expect(r.code).toBe(2);
+    const doc = JSON.parse(r.stdout);
+    expect(validateChanges(doc) ? [] : validateChanges.errors).toEqual([]);
+    expect(doc.errors).toEqual([
+      {
+        severity: "error",
+        code: "invalid_value",
+        message:
+          "a change plan needs a cluster spec (nodes, control plane): the cloud burst of an existing cluster has none; review its cloud/ diff with generate --check",
+        path: "existingCluster",
+        line:
+          exampleText("cloud-burst-only")
+            .split("\n")
+            .findIndex((l) => l.startsWith("existingCluster:")) + 1,
+        spec: "old",
+      },
+    ]);
+  });
+
   it("a spec that cannot be read: exit 2, in text and JSON", async () => {
     expect(await run("changes", "base.yaml", "missing.yaml")).toMatchObject({ code: 2, stdout: "" });
     const doc = JSON.parse((await run("changes", "base.yaml", "missing.yaml", "--json")).stdout);

@@ -451,6 +451,13 @@ describe("changes that are refused (change_refused: no steps)", () => {
     ]);
   });
 
+  it("a new control-plane port (the endpoint too)", () => {
+    const next = edit(bare, "port: 6443", "port: 8443");
+    expect(refused(next).map((r) => [r.path, r.line, r.reason.split(":")[0]])).toEqual([
+      ["controlPlane.port", lineOf(next, "port: 8443"), "the control-plane endpoint (10.118.12.100"],
+    ]);
+  });
+
   it("a Kubernetes downgrade", () => {
     const next = edit(bare, "version: v1.34.2", "version: v1.34.1");
     expect(refused(next).map((r) => [r.path, r.line, r.reason])).toEqual([
