@@ -205,6 +205,12 @@ describe("generate --check --base", () => {
     const invalid = await run("generate", "cluster.yaml", "--check", "--base", "broken.yaml");
     expect(invalid.code).toBe(2);
     expect(invalid.stderr).toContain("broken.yaml:10:3");
+    const json = await run("generate", "cluster.yaml", "--check", "--base", "broken.yaml", "--json");
+    expect(json.code).toBe(2);
+    const doc = JSON.parse(json.stdout);
+    expect(validateCliJson(doc) ? [] : validateCliJson.errors).toEqual([]);
+    expect(doc.errors[0]).toMatchObject({ code: "out_of_range", pathText: "kubernetes.nodeCidrMaskSize", line: 10 });
+    expect(doc.errors[0].message).toMatch(/^the base spec broken.yaml: /);
     mkdirSync(join(work, "vip"));
     writeFileSync(join(work, "vip", "cluster.yaml"), newVip);
     writeFileSync(join(work, "vip", "base.yaml"), bare);

@@ -122,9 +122,7 @@ describe("the steps", () => {
     );
     const plan = changes(bare, next);
     const [config, ...cps] = plan.steps.filter((s) => s.kind === "kubectl" || s.kind === "kubeadm").slice(0, 4);
-    expect(config?.commands).toEqual([
-      "KUBECONFIG=/etc/kubernetes/admin.conf kubectl edit cm -n kube-system kubeadm-config",
-    ]);
+    expect(config?.commands).toEqual(["kubectl edit cm -n kube-system kubeadm-config"]);
     expect(config?.patch).toContain(
       "  certSANs:\n    - 10.118.12.100\n    - 10.118.12.20\n    - 10.118.12.21\n    - 10.118.12.22\n    - api.example.com\n",
     );
@@ -192,9 +190,7 @@ describe("the steps", () => {
       edit(withWorker, "nodeCidrMaskSize: 24", "nodeCidrMaskSize: 24\n  kubelet:\n    maxPods: 150"),
     );
     const steps = plan.steps.filter((s) => s.kind === "kubectl" || s.kind === "kubelet");
-    expect(steps[0]?.commands).toEqual([
-      "KUBECONFIG=/etc/kubernetes/admin.conf kubectl edit cm -n kube-system kubelet-config",
-    ]);
+    expect(steps[0]?.commands).toEqual(["kubectl edit cm -n kube-system kubelet-config"]);
     expect(steps[0]?.patch).toBe("maxPods: 150\n");
     expect(steps.slice(1).map((s) => [s.node, s.commands, s.waitFor])).toEqual(
       ["k8s-4", "k8s-2", "k8s-3", "k8s-1"].map((n) => [
