@@ -30,9 +30,15 @@ export interface ChangeContext {
   readonly regenerate?: (spec: ClusterSpec) => readonly Artifact[] | undefined;
   /** Above this many spec changes, lines are shared rather than measured (two generations per change). */
   readonly maxExactChanges?: number;
+  /**
+   * Nor past this many bytes generated for the measure (two trees per change): on 300 nodes × 254 VIPs (34 MiB a
+   * tree) one generation is a second, so a large cluster's several changes share their lines.
+   */
+  readonly maxExactBytes?: number;
 }
 
 const DEFAULT_MAX_EXACT = 24;
+const DEFAULT_MAX_EXACT_BYTES = 48 * 2 ** 20;
 
 export function planChanges(
   old: TreeSide,
@@ -239,7 +245,13 @@ function describeChanges(
       ];
     });
   const max = context.maxExactChanges ?? DEFAULT_MAX_EXACT;
-  const measure = edits.length > 1 && edits.length <= max && context.regenerate !== undefined;
+  let treeBytes = 0;
+  for (const content of newFiles.values()) treeBytes += content.length;
+  const measure =
+    edits.length > 1 &&
+    edits.length <= max &&
+    2 * edits.length * treeBytes <= (context.maxExactBytes ?? DEFAULT_MAX_EXACT_BYTES) &&
+    context.regenerate !== undefined;
   return edits.map((edit): SpecChange => {
     const path = editPath(edit);
     const oldLine = edit.kind === "insert" ? undefined : lineOf(edit.oldPath, "old");

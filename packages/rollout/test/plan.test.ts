@@ -1,7 +1,7 @@
 // planChanges on the reference clusters: the spec changes with their files and lines, the steps that make each kind
 // of change live (exact commands), and every message of a change that cannot be made in place or is refused.
 import { describe, expect, it } from "vitest";
-import type { NodeStepPlanner } from "../src/index.js";
+import { type NodeStepPlanner, planChanges } from "../src/index.js";
 import { bare, changes, edit, hybrid, lineOf, side, WORKER_K8S_4 } from "./helpers.js";
 
 const withWorker = edit(bare, "host:", WORKER_K8S_4);
@@ -54,6 +54,27 @@ describe("the spec changes", () => {
     expect(plan.specChanges[0]?.files[0]?.lines).toEqual([lineOf(kubeadm, "maxPods: 150")]);
     const values = side(next).artifacts.find((a) => a.path === "cluster/cilium-values.yaml")?.content ?? "";
     expect(plan.specChanges[1]?.files[1]?.lines).toEqual([lineOf(values, "debug:"), lineOf(values, "enabled: true")]);
+  });
+
+  it("share the lines of several changes when measuring them would generate too much", () => {
+    const next = edit(
+      edit(bare, "nodeCidrMaskSize: 24", "nodeCidrMaskSize: 24\n  kubelet:\n    maxPods: 150"),
+      "routingMode: native",
+      "routingMode: native\n  values: { debug: { enabled: true } }",
+    );
+    let generated = 0;
+    const plan = planChanges(side(bare), side(next), [], {
+      regenerate: () => {
+        generated++;
+        return undefined;
+      },
+      maxExactBytes: 1000,
+    });
+    expect(generated).toBe(0);
+    expect(plan.specChanges.map((c) => [c.attribution, c.files.map((f) => f.path)])).toEqual([
+      ["shared", ["PLAN.md", "cluster/cilium-values.yaml", "nodes/k8s-1/kubeadm.yaml"]],
+      ["shared", ["PLAN.md", "cluster/cilium-values.yaml", "nodes/k8s-1/kubeadm.yaml"]],
+    ]);
   });
 
   it("give a removed node's files as removed, with the old file's lines", () => {
