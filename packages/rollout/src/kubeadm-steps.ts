@@ -132,7 +132,7 @@ export function controlPlaneSteps(old: TreeSide, next: TreeSide, existing: Reado
   const { plan } = next;
   const apiVersion = plan.kubernetes.kubeadmApiVersion;
   for (const node of controlPlanesInOrder(plan, existing)) {
-    const header = `apiVersion: ${apiVersion}\\nkind: InitConfiguration\\nlocalAPIEndpoint:\\n  advertiseAddress: ${node.internalAddress}\\n  bindPort: ${plan.controlPlane.port}\\nnodeRegistration:\\n  name: ${node.name}\\n---\\n`;
+    const header = `apiVersion: ${apiVersion}\\nkind: InitConfiguration\\nlocalAPIEndpoint:\\n  advertiseAddress: ${node.internalAddress}\\n  bindPort: ${plan.controlPlane.port}\\nnodeRegistration:\\n  name: ${node.name}\\n  criSocket: ${plan.kubernetes.criSocket}\\n---\\n`;
     const commands = [
       `cp -a /etc/kubernetes /root/etc-kubernetes.before-clusterspec-change`,
       `kubectl --kubeconfig ${KUBECONFIG} get cm -n kube-system kubeadm-config -o jsonpath='{.data.ClusterConfiguration}' > ${FROM_CONFIGMAP}`,

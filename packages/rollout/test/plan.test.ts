@@ -153,7 +153,7 @@ describe("the steps", () => {
     expect(cps[0]?.commands).toEqual([
       "cp -a /etc/kubernetes /root/etc-kubernetes.before-clusterspec-change",
       "kubectl --kubeconfig /etc/kubernetes/admin.conf get cm -n kube-system kubeadm-config -o jsonpath='{.data.ClusterConfiguration}' > /etc/kubernetes/clusterspec-cluster.yaml",
-      "printf 'apiVersion: kubeadm.k8s.io/v1beta4\\nkind: InitConfiguration\\nlocalAPIEndpoint:\\n  advertiseAddress: 10.118.12.21\\n  bindPort: 6443\\nnodeRegistration:\\n  name: k8s-2\\n---\\n' | cat - /etc/kubernetes/clusterspec-cluster.yaml > /etc/kubernetes/clusterspec-reconfigure.yaml",
+      "printf 'apiVersion: kubeadm.k8s.io/v1beta4\\nkind: InitConfiguration\\nlocalAPIEndpoint:\\n  advertiseAddress: 10.118.12.21\\n  bindPort: 6443\\nnodeRegistration:\\n  name: k8s-2\\n  criSocket: unix:///run/containerd/containerd.sock\\n---\\n' | cat - /etc/kubernetes/clusterspec-cluster.yaml > /etc/kubernetes/clusterspec-reconfigure.yaml",
       "mv /etc/kubernetes/pki/apiserver.crt /etc/kubernetes/pki/apiserver.crt.old",
       "mv /etc/kubernetes/pki/apiserver.key /etc/kubernetes/pki/apiserver.key.old",
       "kubeadm init phase certs apiserver --config /etc/kubernetes/clusterspec-reconfigure.yaml",
