@@ -33,7 +33,9 @@ export {
   AUTOSCALER_SCALE_FROM_ZERO_MINOR,
   CONTAINER_RUNTIME_ENDPOINT_SINCE_MINOR,
   fedoraPastEol,
+  type KubeadmUpgradePath,
   type KubernetesContract,
+  kubeadmUpgradePath,
   kubernetesContract,
 } from "./facts/contract.js";
 export { FEDORA_EOL_AS_OF, FEDORA_EOL_SOURCE, type FedoraEol, fedoraReleaseOf } from "./facts/fedora.js";

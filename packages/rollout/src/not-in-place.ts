@@ -1,7 +1,7 @@
 // Changes that cannot be made on the running cluster: reported with the procedure that does make them
 // (`notInPlace`, catalog code change_not_in_place), or refused when there is no safe one (`refused`,
 // change_refused: exit 2, no steps). Each names the spec path and, where the spec was text, its line.
-import { toDotPath as dot } from "@clusterspec/core";
+import { toDotPath as dot, kubeadmUpgradePath } from "@clusterspec/core";
 import type { ClusterPlan, PlannedNode } from "@clusterspec/core/types";
 import type { TreeSide } from "./node-steps.js";
 import type { ChangePlan } from "./types.js";
@@ -86,35 +86,34 @@ export function notInPlaceChanges(
     );
 
   const va = a.kubernetes.version;
-  const vb = b.kubernetes.version;
-  if (va.major !== vb.major || va.minor !== vb.minor || va.patch !== vb.patch) {
+  const upgrade = kubeadmUpgradePath(va, b.kubernetes.version);
+  if (upgrade !== "same") {
     const path = ["kubernetes", "version"];
-    if (vb.major !== va.major || vb.minor < va.minor || (vb.minor === va.minor && vb.patch < va.patch))
+    const change = `${a.kubernetes.versionText} → ${b.kubernetes.versionText}`;
+    if (upgrade === "downgrade" || upgrade === "other-major")
       refuse(
         path,
-        `${a.kubernetes.versionText} → ${b.kubernetes.versionText} is a downgrade: kubeadm does not downgrade a cluster`,
+        upgrade === "downgrade"
+          ? `${change} is a downgrade: kubeadm does not downgrade a cluster`
+          : `${change} changes the major version: kubeadm has no upgrade path across it`,
       );
-    else if (vb.minor > va.minor + 1)
+    else if (upgrade === "skips-minor")
       refuse(
         path,
-        `${a.kubernetes.versionText} → ${b.kubernetes.versionText} skips a minor version: kubeadm upgrades one minor at a time (and kubeadm API ${a.kubernetes.kubeadmApiVersion} → ${b.kubernetes.kubeadmApiVersion} has no upgrade path across more): go to v${va.major}.${va.minor + 1} first`,
+        `${change} skips a minor version: kubeadm upgrades one minor at a time (and kubeadm API ${a.kubernetes.kubeadmApiVersion} → ${b.kubernetes.kubeadmApiVersion} has no upgrade path across more): go to v${va.major}.${va.minor + 1} first`,
       );
     else
-      report(
-        path,
-        `${a.kubernetes.versionText} → ${b.kubernetes.versionText} is an upgrade: kubeadm upgrade, not a reconfiguration`,
-        [
-          `on every node: emerge the new sys-cluster/kubeadm (the tree's package.accept_keywords)`,
-          `on ${b.initNode.name}: kubeadm upgrade plan ${b.kubernetes.versionText}, then kubeadm upgrade apply ${b.kubernetes.versionText}`,
-          "on each other control plane, one at a time: kubeadm upgrade node, then wait for its /readyz",
-          "on each node, one at a time: kubectl drain <node> --ignore-daemonsets; emerge the new kubelet and kubectl; rc-service kubelet restart; kubectl uncordon <node>",
-          ...(a.kubernetes.kubeadmApiVersion === b.kubernetes.kubeadmApiVersion
-            ? []
-            : [
-                `kubeadm upgrade migrates the stored configuration from ${a.kubernetes.kubeadmApiVersion} to ${b.kubernetes.kubeadmApiVersion}`,
-              ]),
-        ],
-      );
+      report(path, `${change} is an upgrade: kubeadm upgrade, not a reconfiguration`, [
+        `on every node: emerge the new sys-cluster/kubeadm (the tree's package.accept_keywords)`,
+        `on ${b.initNode.name}: kubeadm upgrade plan ${b.kubernetes.versionText}, then kubeadm upgrade apply ${b.kubernetes.versionText}`,
+        "on each other control plane, one at a time: kubeadm upgrade node, then wait for its /readyz",
+        "on each node, one at a time: kubectl drain <node> --ignore-daemonsets; emerge the new kubelet and kubectl; rc-service kubelet restart; kubectl uncordon <node>",
+        ...(a.kubernetes.kubeadmApiVersion === b.kubernetes.kubeadmApiVersion
+          ? []
+          : [
+              `kubeadm upgrade migrates the stored configuration from ${a.kubernetes.kubeadmApiVersion} to ${b.kubernetes.kubeadmApiVersion}`,
+            ]),
+      ]);
   }
 
   if (a.controlPlane.endpoint !== b.controlPlane.endpoint)
