@@ -1,6 +1,7 @@
 // The golden-review workflow users copy: valid for GitHub (SchemaStore's workflow schema), the same
 // in docs and examples, pinned to this version, and its clusterspec command line works on our examples.
-import { readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ajv07, exampleNames, examplesDir, formatAjvErrors, readSchema } from "@clusterspec/testkit";
 import { type CliIO, runCli } from "clusterspec/cli";
@@ -83,6 +84,41 @@ describe("golden-review workflow", () => {
               : /### clusterspec: change plan\n\n.*: 0 spec change\(s\), 0 step\(s\)\./,
           );
       }
+    }
+  });
+
+  it("walks through a real change: the plan in docs/golden-review.md is what clusterspec changes prints for it", async () => {
+    const doc = readFileSync(join(repo, "docs", "golden-review.md"), "utf8");
+    const addition = /```diff\n([\s\S]*?)\n```/.exec(doc)?.[1] ?? "";
+    const added = addition
+      .split("\n")
+      .filter((l) => l.startsWith("+"))
+      .map((l) => l.slice(1))
+      .join("\n");
+    const base = readFileSync(join(examplesDir, "bare-metal-ha", "cluster.yaml"), "utf8");
+    const work = mkdtempSync(join(tmpdir(), "clusterspec-walkthrough-"));
+    try {
+      mkdirSync(join(work, "examples", "bare-metal-ha"), { recursive: true });
+      writeFileSync(join(work, "base.yaml"), base);
+      writeFileSync(
+        join(work, "examples", "bare-metal-ha", "cluster.yaml"),
+        base.replace("\nhost:", `\n${added}\nhost:`),
+      );
+      for (const [format, fence] of [
+        ["markdown", "````text"],
+        ["text", "```text"],
+      ] as const) {
+        const printed: string[] = [];
+        const io: CliIO = { cwd: work, env: {}, stdout: (t) => printed.push(t), stderr: () => {}, version: "test" };
+        const args = ["changes", "base.yaml", "examples/bare-metal-ha/cluster.yaml", "--format", format];
+        expect(await runCli(args, io)).toBe(0);
+        const start = doc.indexOf(`${fence}\n${format === "markdown" ? "### clusterspec" : "base.yaml"}`);
+        expect(start, fence).toBeGreaterThan(0);
+        const body = doc.slice(start + fence.length + 1, doc.indexOf(`\n${fence.replace("text", "")}\n`, start));
+        expect(`${body}\n`).toBe(printed.join(""));
+      }
+    } finally {
+      rmSync(work, { recursive: true, force: true });
     }
   });
 });
