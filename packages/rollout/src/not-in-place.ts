@@ -156,7 +156,16 @@ export function notInPlaceChanges(
         initPath,
         `${b.initNode.name} is new and its kubeadm.yaml is now the InitConfiguration (the init node was ${a.initNode.name}): kubeadm init there would start a second cluster; name an existing control plane as the init node and mark the cluster bootstrapped, so that ${b.initNode.name} joins`,
       );
-    else if (!bootstrapped)
+    else if (bootstrapped)
+      report(
+        initPath,
+        `the cluster is bootstrapped: kubeadm init ran once, on ${a.initNode.name}; naming ${b.initNode.name} as the init node changes no node (every kubeadm.yaml joins)`,
+        [
+          "nothing to run on the cluster",
+          `keep ${a.initNode.name} as the init node, so that the spec records where the cluster began`,
+        ],
+      );
+    else
       report(
         initPath,
         `the init node moves from ${a.initNode.name} to ${b.initNode.name}, whose kubeadm.yaml becomes an InitConfiguration although it is already a member`,

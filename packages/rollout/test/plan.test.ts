@@ -448,6 +448,27 @@ describe("changes that are not made in place (change_not_in_place), with path, l
   });
 });
 
+describe("the init node of a bootstrapped cluster (controlPlane.bootstrapped, read without its type)", () => {
+  it("moving is reported: it changes no node", () => {
+    const first = bare.slice(bare.indexOf("  - name: k8s-1\n"), bare.indexOf("  - name: k8s-2\n"));
+    const reordered = edit(bare.replace(first, ""), "  - name: k8s-3\n", `${first}  - name: k8s-3\n`);
+    const old = side(bare);
+    const next = side(reordered);
+    const bootstrapped = {
+      ...next,
+      spec: { ...next.spec, controlPlane: { ...next.spec.controlPlane, bootstrapped: true } },
+    };
+    const plan = planChanges(old, bootstrapped as typeof next);
+    expect(plan.refused).toEqual([]);
+    expect(plan.notInPlace.map((n) => [n.path, n.reason])).toEqual([
+      [
+        "nodes[0]",
+        "the cluster is bootstrapped: kubeadm init ran once, on k8s-1; naming k8s-2 as the init node changes no node (every kubeadm.yaml joins)",
+      ],
+    ]);
+  });
+});
+
 describe("changes that are refused (change_refused: no steps)", () => {
   const refused = (next: string) => {
     const plan = changes(bare, next);
