@@ -122,6 +122,24 @@ function syntheticSpec({ nodes, cps, carriers, pool, replicas }) {
   };
 }
 
+/** A worker after `last`, the spec's last node: its addresses and MACs one further, no VIPs. */
+function grownNode(last, index) {
+  const next = (address) => address.replace(/(\d+)(\/\d+)$/, (_, n, prefix) => `${Number(n) + 1}${prefix}`);
+  const mac = (m) =>
+    m.replace(/[0-9a-f]{2}$/, (x) => ((Number.parseInt(x, 16) + 1) & 255).toString(16).padStart(2, "0"));
+  return {
+    ...last,
+    name: last.name.replace(/\d+$/, () => String(index + 1)),
+    roles: ["worker"],
+    carriesExternalVips: false,
+    labels: undefined,
+    taints: undefined,
+    interfaces: Object.fromEntries(
+      Object.entries(last.interfaces).map(([k, v]) => [k, { ...v, mac: mac(v.mac), address: next(v.address) }]),
+    ),
+  };
+}
+
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
@@ -348,6 +366,23 @@ for (const c of cases) {
     target("300 × 254 regenerate unchanged vs validate", regenerate.cpu / validate.cpu, 1.2);
   }
   if (c.shape?.replicas === 3) target("300 × 254 (254 carriers, replicas 3) generate CPU", fresh.cpu, 1, " s");
+  // `clusterspec changes` from this spec to the same one with a worker appended: both trees generated, every
+  // changed file's lines, the steps (text output). The bare-metal example and the 300 × 254 (254 carriers) case.
+  if (c.file || (c.shape?.carriers === 254 && c.shape.replicas === undefined)) {
+    const grown = join(dir, "grown.yaml");
+    const parsed = parseDocument(text).toJS();
+    const last = parsed.nodes.at(-1);
+    parsed.nodes.push(grownNode(last, parsed.nodes.length));
+    writeFileSync(grown, stringify(parsed));
+    cli(["changes", spec, grown]); // warm-up: its code cache
+    const changes = compare(runs, () => cli(["changes", spec, grown]));
+    console.log(procLine("changes (add a worker)", changes));
+    if (c.file) target("bare-metal changes (add a worker) vs node -e 0 (pairs)", changes.pairs, 4);
+    else {
+      target("300 × 254 (254 carriers) changes CPU", changes.cpu, 1.5, " s");
+      target("300 × 254 (254 carriers) changes peak RSS", changes.rss / 2 ** 20, 300, " MiB");
+    }
+  }
   if (c.jinja2 && jinja2) {
     const json = join(dir, "cluster.json");
     writeFileSync(json, JSON.stringify(syntheticSpec(c.shape)));

@@ -25,6 +25,7 @@ import {
 } from "@clusterspec/core";
 import type {
   AnyPlan,
+  AnySpec,
   AppliedPatch,
   Artifact,
   ArtifactChecker,
@@ -41,6 +42,7 @@ import type {
   SecretValues,
   Shipped,
   SpecIssue,
+  Validated,
 } from "@clusterspec/core/types";
 import { generatorModules } from "./generators.js";
 
@@ -347,9 +349,12 @@ type Prepared =
 type SpecInput = ClusterSpecInput | CloudBurstSpecInput;
 
 /** Validation, secrets and the plan: everything before the generators run. */
-function prepare(spec: string | SpecInput, options: GenerateOptions): Prepared {
+function prepare(
+  spec: string | SpecInput,
+  options: GenerateOptions,
+  validated: Validated<AnySpec> = typeof spec === "string" ? loadSpec(spec) : validateSpec(spec),
+): Prepared {
   const text = typeof spec === "string" ? spec : undefined;
-  const validated = text === undefined ? validateSpec(spec) : loadSpec(text);
   if (!validated.ok) return { ok: false, result: validated };
   const { warnings } = validated;
   const value = validated.value;
@@ -453,8 +458,10 @@ export async function loadCheckerFor(rendered: Rendered): Promise<ArtifactChecke
 export async function generateChecked(
   spec: string | SpecInput,
   options: GenerateOptions = {},
+  /** The spec text already loaded (loadSpec of `spec`): `clusterspec changes` keeps the validated spec. */
+  validated?: Validated<AnySpec>,
 ): Promise<GenerateResult> {
-  const prepared = prepare(spec, options);
+  const prepared = prepare(spec, options, validated);
   if (!prepared.ok) return prepared.result;
   const modules = options.modules ?? generatorModules;
   const rendered = renderArtifacts(prepared.plan, modules);

@@ -1,14 +1,15 @@
 // Usage texts: one overview and one page per command (`clusterspec help <command>`, `<command> --help`).
 
-export const COMMANDS = ["generate", "validate", "plan", "simulate", "pin-vrids", "schema", "help"] as const;
+export const COMMANDS = ["generate", "validate", "plan", "changes", "simulate", "pin-vrids", "schema", "help"] as const;
 export type Command = (typeof COMMANDS)[number];
 
 export const USAGE = `clusterspec - one validated cluster spec in, every config file of the cluster out
 
 Usage:
-  clusterspec generate <spec> [-o <dir>] [--check [--format markdown]] [--with-secrets] [--force] [--json]
+  clusterspec generate <spec> [-o <dir>] [--check [--base <old-spec>] [--format markdown]] [--with-secrets] [--force] [--json]
   clusterspec validate <spec> [--json]
   clusterspec plan <spec> [--json]
+  clusterspec changes <old-spec> <new-spec> [--format text|markdown] [--json]
   clusterspec simulate <spec> [--down <nodes>] [--unhealthy <nodes>] [--json]
   clusterspec pin-vrids <spec> [--dry-run]
   clusterspec schema
@@ -21,6 +22,7 @@ Commands:
              written, all or nothing, and an unchanged folder is left untouched
   validate   check the spec and print its errors and warnings
   plan       print the human summary that generate also writes as PLAN.md
+  changes    what a spec change does to each generated file, and the ordered steps that make it live
   simulate   print who holds each VIP, and each node's load, with nodes down or failing their check
   pin-vrids  write each VIP's current VRID into the spec (for specs that set externalVips.firstVrid
              or rely on list positions), so the cluster keeps its numbering
@@ -43,7 +45,7 @@ export const COMMAND_HELP: Readonly<Record<Command, string>> = {
 
 Usage:
   clusterspec generate <spec> [-o <dir>] [--with-secrets] [--force] [--json]
-  clusterspec generate <spec> [-o <dir>] --check [--format text|markdown|json]
+  clusterspec generate <spec> [-o <dir>] --check [--base <old-spec>] [--format text|markdown|json]
 
 Writes PLAN.md, one root-filesystem overlay per node, cluster and cloud files into <dir>. Everything is
 rendered and checked in memory first; then only changed and new files are written and stale ones removed, all or
@@ -57,6 +59,7 @@ ${SPEC}
   --check             write nothing; exit 1 and print what differs if <dir> is not what generate would write
   --format <f>        with --check: text (unified diffs, default), markdown (a pull-request summary:
                       drifted files, PLAN.md changes first, then each file's diff folded) or json
+  --base <old-spec>   with --check: add the change plan from <old-spec> to <spec> (clusterspec changes)
   --with-secrets      resolve secret references ({ env } / { file }) into the files (written 0600);
                       without it secrets render as placeholders, as in committed golden trees
   --force             overwrite files at generated paths that clusterspec did not write
@@ -90,6 +93,26 @@ ${SPEC}
 ${JSON_OPTION}
 
 ${EXIT}
+`,
+  changes: `clusterspec changes - the change plan from one spec to another
+
+Usage:
+  clusterspec changes <old-spec> <new-spec> [--format text|markdown] [--json]
+
+Generates both specs in memory (nothing is written) and prints the spec changes (path, old and new value,
+the YAML line), each with the generated files and lines it changes; then the steps that make the change live
+on the running cluster, in order, with the files to install and the exact commands for Gentoo/OpenRC, kubeadm,
+kubectl, helm and terraform, the VIPs each step moves and the checks to pass between control planes; then the
+changes that cannot be made in place, with their procedure. A change with no safe procedure (a new
+control-plane endpoint, a Kubernetes downgrade) is refused: no steps, exit 2.
+
+Options:
+  <old-spec>          the spec the cluster runs today (e.g. git show origin/main:cluster.yaml > base.yaml)
+  <new-spec>          the spec to roll out
+  --format <f>        text (default), markdown (a pull-request review summary) or json
+  --json              print one JSON document on stdout (docs/changes.schema.json)
+
+Exit codes: 0 a plan, 2 a refused change, an invalid spec or usage.
 `,
   simulate: `clusterspec simulate - who holds each VIP when nodes fail
 
@@ -142,6 +165,6 @@ ${EXIT}
 Usage:
   clusterspec help [<command>]
 
-Commands: generate, validate, plan, simulate, pin-vrids, schema, help.
+Commands: generate, validate, plan, changes, simulate, pin-vrids, schema, help.
 `,
 };

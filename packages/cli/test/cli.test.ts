@@ -36,7 +36,9 @@ describe("clusterspec binary", () => {
   it("prints help and version", () => {
     const help = cli(["--help"]);
     expect(help.code).toBe(0);
-    expect(help.stdout).toContain("clusterspec generate <spec> [-o <dir>] [--check [--format markdown]]");
+    expect(help.stdout).toContain(
+      "clusterspec generate <spec> [-o <dir>] [--check [--base <old-spec>] [--format markdown]]",
+    );
     const version = cli(["--version"]);
     expect(version.code).toBe(0);
     expect(version.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);

@@ -61,6 +61,22 @@ async function cliJson(spec: string, argv: string[], opts: { env?: Record<string
 }
 
 const validate = (spec: string) => cliJson(spec, ["validate", "cluster.yaml"]);
+
+const validateChanges = ajv.compile(JSON.parse(readFileSync(join(repo, "docs", "changes.schema.json"), "utf8")));
+
+/** `changes old.yaml cluster.yaml --json` from the bare-metal example to `spec`, checked against docs/changes.schema.json. */
+async function changesJson(spec: string): Promise<Produced> {
+  const work = join(root, String(n++));
+  mkdirSync(work);
+  writeFileSync(join(work, "old.yaml"), bare);
+  writeFileSync(join(work, "cluster.yaml"), spec);
+  let stdout = "";
+  const io: CliIO = { cwd: work, env: {}, stdout: (t) => (stdout += t), stderr: () => {}, version: "0.0.0-test" };
+  const exit = await runCli(["changes", "old.yaml", "cluster.yaml", "--json"], io);
+  const doc = JSON.parse(stdout);
+  expect(validateChanges(doc) ? [] : validateChanges.errors, stdout.slice(0, 400)).toEqual([]);
+  return { exit, codes: [...doc.errors, ...doc.warnings].map((i: { code: string }) => i.code) };
+}
 const generateTo = (spec: string, ...more: string[]) =>
   cliJson(spec, ["generate", "cluster.yaml", "-o", "out", ...more]);
 
@@ -133,6 +149,16 @@ const EXAMPLES: Record<IssueCode, () => Promise<Produced>> = {
     }
   },
   usage: () => cliJson(bare, ["validate", "-"], { stdin: false }),
+  // a warning beside a refusal: the refused VIP makes the run exit 2, the new pod network is reported with it
+  change_not_in_place: () =>
+    changesJson(
+      edit(
+        edit(bare, "podSubnet: 10.244.0.0/16", "podSubnet: 10.245.0.0/16"),
+        "vip: 10.118.12.100/24",
+        "vip: 10.118.12.101/24",
+      ),
+    ),
+  change_refused: () => changesJson(edit(bare, "vip: 10.118.12.100/24", "vip: 10.118.12.101/24")),
   cli: async () => {
     // a review tree with placeholders, then resolved secrets into the same folder
     const first = await generateTo(bare);

@@ -71,6 +71,18 @@ export const ERROR_CATALOG = {
     exit: EXIT_INVALID,
     meaning: "a limit of a target that only shows once the output exists (EC2's 16 KiB of user data)",
   },
+  change_not_in_place: {
+    scope: "spec",
+    exit: EXIT_INVALID,
+    meaning:
+      "a spec change `clusterspec changes` cannot make on the running cluster (pod or service network, cluster name, a Kubernetes upgrade, a VRID swap, a node's address or role): reported with its procedure as a warning, the plan is still given",
+  },
+  change_refused: {
+    scope: "spec",
+    exit: EXIT_INVALID,
+    meaning:
+      "a spec change with no safe procedure (the control-plane endpoint, a Kubernetes downgrade or skipped minor, a new node as the init node): `changes` prints no steps",
+  },
   filesystem: {
     scope: "run",
     exit: EXIT_INVALID,

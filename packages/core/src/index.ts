@@ -33,7 +33,9 @@ export {
   AUTOSCALER_SCALE_FROM_ZERO_MINOR,
   CONTAINER_RUNTIME_ENDPOINT_SINCE_MINOR,
   fedoraPastEol,
+  type KubeadmUpgradePath,
   type KubernetesContract,
+  kubeadmUpgradePath,
   kubernetesContract,
 } from "./facts/contract.js";
 export { FEDORA_EOL_AS_OF, FEDORA_EOL_SOURCE, type FedoraEol, fedoraReleaseOf } from "./facts/fedora.js";
@@ -146,5 +148,5 @@ export {
   type SegmentSpec,
   WIREGUARD_KEY,
 } from "./spec/schema.js";
-export { loadSpec, locateIssues, validateSpec } from "./spec/validate.js";
+export { loadSpec, loadSpecWithLines, locateIssues, specLineLocator, validateSpec } from "./spec/validate.js";
 export { parseSemver, type Semver } from "./spec/version.js";

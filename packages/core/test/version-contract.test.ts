@@ -10,6 +10,7 @@ import {
   ciliumContract,
   fedoraContract,
   KUBELET_PATCHES_SINCE_MINOR,
+  kubeadmUpgradePath,
   kubernetesContract,
   MIN_KUBERNETES_MINOR,
 } from "../src/facts/contract.js";
@@ -27,6 +28,24 @@ const K8S_BOUNDARIES: readonly [string, number | undefined, number | undefined][
   ["kubeadmPreflightRequiresConntrack", undefined, 31],
   ["autoscalerScalesFromZeroWithExtendedResources", 26, undefined],
 ];
+
+describe("kubeadmUpgradePath", () => {
+  const v = (text: string) => {
+    const [major = 0, minor = 0, patch = 0] = text.split(".").map(Number);
+    return { major, minor, patch };
+  };
+  it.each([
+    ["1.34.2", "1.34.2", "same"],
+    ["1.34.2", "1.34.3", "upgrade"],
+    ["1.34.2", "1.35.0", "upgrade"],
+    ["1.34.2", "1.36.0", "skips-minor"],
+    ["1.34.2", "1.34.1", "downgrade"],
+    ["1.34.2", "1.33.9", "downgrade"],
+    ["1.34.2", "2.0.0", "other-major"],
+  ])("%s → %s: %s", (from, to, path) => {
+    expect(kubeadmUpgradePath(v(from), v(to))).toBe(path);
+  });
+});
 
 describe("kubernetesContract", () => {
   for (const [name, from, to] of K8S_BOUNDARIES) {

@@ -1,1 +1,3 @@
+export type { NodeStepPlanner, TreeSide } from "./node-steps.js";
+export { type ChangeContext, planChanges } from "./plan.js";
 export type { ChangePlan, RolloutStep, SpecChange, StepKind, VipMove } from "./types.js";

@@ -10,9 +10,24 @@ export interface ChangePlan {
     readonly path: string;
     readonly reason: string;
     readonly procedure: readonly string[];
+    /** The error catalog's code: `change_not_in_place`. */
+    readonly code?: "change_not_in_place";
+    /** The path's line in the new spec (in the old one when it was removed). */
+    readonly line?: number;
   }[];
   /** Changes with no safe procedure: non-empty means exit 2 and no steps. */
-  readonly refused: readonly { readonly path: string; readonly reason: string }[];
+  readonly refused: readonly {
+    readonly path: string;
+    readonly reason: string;
+    /** The error catalog's code: `change_refused`. */
+    readonly code?: "change_refused";
+    readonly line?: number;
+  }[];
+  /**
+   * Changed files that no step installs (their kind's planner was not given, e.g. keepalived or netifrc), so the
+   * reviewer knows the plan does not cover them. PLAN.md is never listed.
+   */
+  readonly unplanned?: readonly { readonly path: string; readonly node: string | null }[];
 }
 
 export interface SpecChange {
@@ -23,7 +38,19 @@ export interface SpecChange {
   readonly oldLine?: number;
   readonly newLine?: number;
   /** Lines are 1-based, in the new file (in the old one for a removed file). */
-  readonly files: readonly { readonly path: string; readonly lines: readonly number[] }[];
+  readonly files: readonly {
+    readonly path: string;
+    readonly lines: readonly number[];
+    /** added: the file is new; removed: it is gone (lines in the old file); changed otherwise. */
+    readonly status?: "added" | "removed" | "changed";
+    /** Lines of the old file this change removes or replaces (a file that only loses lines has no `lines`). */
+    readonly oldLines?: readonly number[];
+  }[];
+  /**
+   * exact: the lines were measured by regenerating with this change alone; shared: several changes could not be
+   * told apart (one alone gives an invalid spec), so each lists every changed line of the files.
+   */
+  readonly attribution?: "exact" | "shared";
 }
 
 export type StepKind =
@@ -63,4 +90,11 @@ export interface RolloutStep {
   /** A check to pass before the next step, e.g. the apiserver's /readyz between control planes. */
   readonly waitFor?: string;
   readonly warnings: readonly string[];
+  /**
+   * The exact edit of a `kubectl edit` command: YAML to set under the ConfigMap's data key (the keys named, with
+   * their new values; `null` removes a key).
+   */
+  readonly patch?: string;
+  /** Nodes whose control-plane components or kubelet this step restarts: out of service while it runs. */
+  readonly down?: readonly string[];
 }

@@ -18,6 +18,7 @@ const PLACEHOLDER_WARNING =
 const options = {
   output: { type: "string", short: "o" },
   check: { type: "boolean" },
+  base: { type: "string" },
   format: { type: "string" },
   ...JSON_OPTION,
   "with-secrets": { type: "boolean" },
@@ -34,6 +35,8 @@ export default defineCommand({
     const specArg = oneSpec(args);
     const format = formatOf(values, values.check === true);
     const fromStdin = specArg === "-";
+    if (values.base !== undefined && !values.check)
+      throw new UsageError("--base adds the change plan to --check: add --check (or run clusterspec changes)");
     if (values.check && values["with-secrets"])
       throw new UsageError("--check compares golden trees, which hold placeholders: drop --with-secrets");
     // The default output folder is the one committed for review: resolved secrets must go elsewhere, on purpose.

@@ -111,3 +111,19 @@ export function fedoraContract(release: number): FedoraContract {
 export function fedoraPastEol(release: number, asOf: string = FEDORA_EOL_AS_OF): FedoraEol | undefined {
   return fedoraContract(release).pastEndOfLife(asOf);
 }
+
+/**
+ * How kubeadm takes a running cluster from one Kubernetes version to another: `kubeadm upgrade` moves one minor at a
+ * time (or a patch within one) and never downgrades; another major has no upgrade path either.
+ */
+export type KubeadmUpgradePath = "same" | "upgrade" | "downgrade" | "skips-minor" | "other-major";
+
+export function kubeadmUpgradePath(
+  from: { readonly major: number; readonly minor: number; readonly patch: number },
+  to: { readonly major: number; readonly minor: number; readonly patch: number },
+): KubeadmUpgradePath {
+  if (from.major !== to.major) return "other-major";
+  if (from.minor === to.minor && from.patch === to.patch) return "same";
+  if (to.minor < from.minor || (to.minor === from.minor && to.patch < from.patch)) return "downgrade";
+  return to.minor > from.minor + 1 ? "skips-minor" : "upgrade";
+}

@@ -1,0 +1,74 @@
+// Which lines of a file a change touched: a line diff (Myers, from `diff`) between the common head and tail, with
+// a bounded edit length so that a file rewritten throughout (every priority of a 254-VIP keepalived.conf) costs
+// linear time: past the bound, a line counts as changed when its text is not matched by one of the other side
+// (a multiset), which finds every added and removed text, though not a pure reordering of identical lines.
+import { diffArrays } from "diff";
+
+export interface LineDelta {
+  /** 1-based lines of the new text that are not in the old one. */
+  readonly added: readonly number[];
+  /** 1-based lines of the old text that are not in the new one. */
+  readonly removed: readonly number[];
+}
+
+const NONE: LineDelta = { added: [], removed: [] };
+
+/** Edit lengths beyond this go to the multiset: Myers costs (lines × edits). */
+const MAX_EDITS = 64;
+
+const linesOf = (text: string | undefined): string[] => {
+  if (text === undefined || text === "") return [];
+  const lines = text.split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  return lines;
+};
+
+const range = (from: number, to: number): number[] =>
+  Array.from({ length: Math.max(0, to - from) }, (_, i) => from + i + 1);
+
+export function lineDelta(oldText: string | undefined, newText: string | undefined): LineDelta {
+  if (oldText === newText) return NONE;
+  const a = linesOf(oldText);
+  const b = linesOf(newText);
+  let head = 0;
+  while (head < a.length && head < b.length && a[head] === b[head]) head++;
+  let tail = 0;
+  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
+  const am = a.slice(head, a.length - tail);
+  const bm = b.slice(head, b.length - tail);
+  if (am.length === 0 || bm.length === 0)
+    return { added: range(head, head + bm.length), removed: range(head, head + am.length) };
+  const changes = diffArrays(am, bm, { maxEditLength: MAX_EDITS });
+  if (changes === undefined) return multiset(am, bm, head);
+  const added: number[] = [];
+  const removed: number[] = [];
+  let i = head;
+  let j = head;
+  for (const c of changes) {
+    const n = c.count ?? c.value.length;
+    if (c.added) {
+      for (let k = 0; k < n; k++) added.push(++j);
+    } else if (c.removed) {
+      for (let k = 0; k < n; k++) removed.push(++i);
+    } else {
+      i += n;
+      j += n;
+    }
+  }
+  return { added, removed };
+}
+
+function multiset(a: readonly string[], b: readonly string[], offset: number): LineDelta {
+  const unmatched = (from: readonly string[], against: readonly string[]): number[] => {
+    const count = new Map<string, number>();
+    for (const l of against) count.set(l, (count.get(l) ?? 0) + 1);
+    const out: number[] = [];
+    from.forEach((l, k) => {
+      const c = count.get(l) ?? 0;
+      if (c > 0) count.set(l, c - 1);
+      else out.push(offset + k + 1);
+    });
+    return out;
+  };
+  return { added: unmatched(b, a), removed: unmatched(a, b) };
+}

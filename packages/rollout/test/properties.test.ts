@@ -1,0 +1,190 @@
+// Properties of the change plan over random valid clusters and random changes: never two control planes down in
+// one step, a readiness check after each step that takes a control plane down, steps numbered in order; and the
+// structural diff's edits each apply alone and revert alone.
+
+import { resolvePlan } from "@clusterspec/core";
+import { arbClusterSpec, mustValidate } from "@clusterspec/core/testing";
+import type { ClusterSpec } from "@clusterspec/core/types";
+import { renderArtifacts } from "clusterspec";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { planChanges, type TreeSide } from "../src/index.js";
+import { lineDelta } from "../src/lines.js";
+import { applyEdit, deepEqual, diffSpecs, revertEdit } from "../src/spec-diff.js";
+
+type Mutable = Record<string, any>;
+
+function tree(spec: ClusterSpec): TreeSide | undefined {
+  const plan = resolvePlan(spec, { sourceName: "cluster.yaml" });
+  if (!("nodes" in plan)) return undefined;
+  const rendered = renderArtifacts(plan);
+  return rendered.errors.length > 0 ? undefined : { spec, plan, artifacts: rendered.artifacts };
+}
+
+/** One change an operator makes on day 2, applied to a copy of the spec input. */
+const CHANGES: Record<string, (s: Mutable, pick: number) => void> = {
+  certSAN: (s) => {
+    s.kubernetes.apiServer = { ...s.kubernetes.apiServer, certSANs: ["api.example.com"] };
+  },
+  apiserverFlag: (s) => {
+    s.kubernetes.apiServer = { ...s.kubernetes.apiServer, extraArgs: { "audit-log-maxage": "7" } };
+  },
+  schedulerFlag: (s) => {
+    s.kubernetes.scheduler = { extraArgs: { v: "2" } };
+  },
+  etcdFlag: (s) => {
+    s.kubernetes.etcd = { extraArgs: { "snapshot-count": "5000" } };
+  },
+  kubelet: (s) => {
+    s.kubernetes.kubelet = { maxPods: 150 };
+  },
+  label: (s, pick) => {
+    const n = s.nodes[pick % s.nodes.length];
+    n.labels = { ...n.labels, zone: "b" };
+  },
+  taint: (s, pick) => {
+    const n = s.nodes[pick % s.nodes.length];
+    n.taints = [{ key: "dedicated", value: "infra", effect: "NoSchedule" }];
+  },
+  removeWorker: (s) => {
+    const i = s.nodes.findLastIndex((n: Mutable) => !n.roles.includes("control-plane"));
+    if (i >= 0) s.nodes.splice(i, 1);
+  },
+  ciliumValues: (s) => {
+    s.cilium.values = { debug: { enabled: true } };
+  },
+};
+
+describe("the change plan", () => {
+  it("never takes two control planes down in one step, and checks readiness after each one it takes down", () => {
+    let tookControlPlanesDown = 0;
+    fc.assert(
+      fc.property(
+        arbClusterSpec({ maxWorkers: 3, maxPool: 6, cloud: false }),
+        fc.subarray(Object.keys(CHANGES), { minLength: 1, maxLength: 4 }),
+        fc.nat(),
+        (input, kinds, pick) => {
+          const changed = structuredClone(input) as Mutable;
+          for (const k of kinds) CHANGES[k]?.(changed, pick);
+          const old = tree(mustValidate(input));
+          let next: TreeSide | undefined;
+          try {
+            next = tree(mustValidate(changed));
+          } catch {
+            return; // the change made this random spec invalid (e.g. a removed worker carried the last VIPs)
+          }
+          if (!old || !next) return;
+          const plan = planChanges(old, next);
+          const controlPlanes = new Set(
+            [...old.plan.nodes, ...next.plan.nodes].filter((n) => n.controlPlane).map((n) => n.name),
+          );
+          expect(plan.steps.map((s) => s.index)).toEqual(plan.steps.map((_, i) => i + 1));
+          for (const step of plan.steps) {
+            const down = (step.down ?? []).filter((n) => controlPlanes.has(n));
+            expect(down.length, step.title).toBeLessThanOrEqual(1);
+            // a step that takes a node down runs on that node
+            for (const n of step.down ?? []) expect(step.node).toBe(n);
+            if (down.length > 0) expect(step.waitFor, step.title).toBeDefined();
+          }
+          if (plan.steps.some((s) => (s.down ?? []).some((n) => controlPlanes.has(n)))) tookControlPlanesDown++;
+          // the control-plane components are regenerated on every control plane that stays, each in its own step
+          if (kinds.includes("apiserverFlag")) {
+            const cpSteps = plan.steps.filter(
+              (s) => s.kind === "kubeadm" && s.commands.some((c) => c.includes("control-plane apiserver")),
+            );
+            expect(cpSteps.map((s) => s.node).sort()).toEqual(
+              next.plan.nodes
+                .filter((n) => n.controlPlane)
+                .map((n) => n.name)
+                .sort(),
+            );
+          }
+        },
+      ),
+      { numRuns: 30 },
+    );
+    // not vacuous: most runs restart control-plane components
+    expect(tookControlPlanesDown).toBeGreaterThan(10);
+  });
+});
+
+const arbJson: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: "small" },
+    fc.integer({ min: 0, max: 3 }),
+    fc.constantFrom("a", "b"),
+    fc.array(fc.integer({ min: 0, max: 3 }), { maxLength: 3 }),
+    fc.dictionary(fc.constantFrom("x", "y", "z"), tie("value"), { maxKeys: 3 }),
+    fc
+      .uniqueArray(fc.constantFrom("n1", "n2", "n3", "n4"), { maxLength: 4 })
+      .chain((names) =>
+        fc.tuple(...names.map((name) => fc.record({ name: fc.constant(name), v: fc.integer({ min: 0, max: 2 }) }))),
+      ),
+  ),
+})).value;
+
+describe("the structural diff", () => {
+  it("has no edit for equal values, and each edit of a single-change pair applies and reverts exactly", () => {
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.constantFrom("p", "q", "r"), arbJson, { maxKeys: 3 }),
+        fc.dictionary(fc.constantFrom("p", "q", "r"), arbJson, { maxKeys: 3 }),
+        (a, b) => {
+          expect(diffSpecs(a, a)).toEqual([]);
+          const edits = diffSpecs(a, b);
+          if (edits.length === 1 && edits[0]) {
+            expect(deepEqual(applyEdit(a, edits[0]), b)).toBe(true);
+            expect(deepEqual(revertEdit(b, edits[0]), a)).toBe(true);
+          }
+          if (edits.length === 0) expect(deepEqual(a, b)).toBe(true);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("matches named items by name: an appended node is one insertion, a new order one reorder", () => {
+    const a = { nodes: [{ name: "k1" }, { name: "k2" }] };
+    expect(diffSpecs(a, { nodes: [{ name: "k1" }, { name: "k2" }, { name: "k3" }] })).toEqual([
+      { kind: "insert", newPath: ["nodes", 2], new: { name: "k3" } },
+    ]);
+    expect(diffSpecs(a, { nodes: [{ name: "k2" }, { name: "k1" }] })).toEqual([
+      { kind: "reorder", oldPath: ["nodes"], newPath: ["nodes"], old: ["k1", "k2"], new: ["k2", "k1"] },
+    ]);
+    expect(diffSpecs(a, { nodes: [{ name: "k2" }] })).toEqual([
+      { kind: "remove", oldPath: ["nodes", 0], old: { name: "k1" } },
+    ]);
+  });
+});
+
+describe("the line delta", () => {
+  it("finds every added and removed line, in the new and old numbering", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom("a", "b", "c", "d"), { maxLength: 30 }),
+        fc.array(fc.constantFrom("a", "b", "c", "d"), { maxLength: 30 }),
+        (x, y) => {
+          const text = (l: string[]) => (l.length === 0 ? "" : `${l.join("\n")}\n`);
+          const d = lineDelta(text(x), text(y));
+          // what is neither removed nor added is a common subsequence, kept in order
+          const keptOld = x.filter((_, i) => !d.removed.includes(i + 1));
+          const keptNew = y.filter((_, i) => !d.added.includes(i + 1));
+          expect(keptOld).toEqual(keptNew);
+          if (x.join() === y.join()) expect(d).toEqual({ added: [], removed: [] });
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("stays linear on a file rewritten throughout (a multiset past the edit bound)", () => {
+    const old = Array.from({ length: 20000 }, (_, i) => `priority ${i % 250}`).join("\n");
+    // every line changes (0..249 → 1..250): far past Myers' bound; the texts that appear and vanish are found
+    const next = Array.from({ length: 20000 }, (_, i) => `priority ${(i % 250) + 1}`).join("\n");
+    const started = performance.now();
+    const d = lineDelta(`${old}\nend\n`, `${next}\nend\n`);
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(d.added).toEqual(Array.from({ length: 80 }, (_, k) => 250 * k + 250));
+    expect(d.removed).toEqual(Array.from({ length: 80 }, (_, k) => 250 * k + 1));
+  });
+});
