@@ -1,1 +1,3 @@
+export type { NodeStepPlanner, TreeSide } from "./node-steps.js";
 export type { ChangePlan, RolloutStep, SpecChange, StepKind, VipMove } from "./types.js";
+export { type KeepalivedRollout, type KeepalivedStep, planKeepalivedRollout, planKeepalivedSteps } from "./vrrp.js";

@@ -1,0 +1,14 @@
+// The interface between planChanges and the per-node planners (keepalived, netifrc): each planner reads both
+// trees and returns its steps in order, unnumbered (planChanges numbers the whole plan).
+import type { Artifact, ClusterPlan, ClusterSpec } from "@clusterspec/core/types";
+import type { ChangePlan, RolloutStep } from "./types.js";
+
+export interface TreeSide {
+  spec: ClusterSpec;
+  plan: ClusterPlan;
+  artifacts: readonly Artifact[];
+}
+export type NodeStepPlanner = (
+  old: TreeSide,
+  next: TreeSide,
+) => { steps: Omit<RolloutStep, "index">[]; notInPlace: ChangePlan["notInPlace"]; refused: ChangePlan["refused"] };

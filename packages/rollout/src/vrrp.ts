@@ -1,0 +1,353 @@
+// The keepalived part of a change plan: which nodes reload, stop or start keepalived, in what order, and which VIPs
+// each step moves. Safe by construction: no moment has two live configs that disagree on a VRRP group (one VRID on
+// one interface) about its VIP list, authentication or advert interval, nor one VIP in two groups. keepalived drops
+// the adverts of such a peer (v2.2.7 vrrp.c ~1092-1101), so both sides would become master of the same address.
+// Where a rolling order cannot avoid that, the nodes involved are drained: all but a set that cannot disagree stop,
+// that set takes the new config, and the others start again on it. Every move is predicted by core's failover
+// model (simulateFailover) over the configs that are live at that moment.
+import { AT_REST, type ClusterPlan, type PlannedVip, simulateFailover, takeoverBounds } from "@clusterspec/core";
+import type { NodeStepPlanner, TreeSide } from "./node-steps.js";
+import type { ChangePlan, RolloutStep, VipMove } from "./types.js";
+
+export const KEEPALIVED_RELOAD = "rc-service keepalived reload";
+export const KEEPALIVED_STOP = "rc-service keepalived stop";
+export const KEEPALIVED_START = "rc-service keepalived start";
+
+type Live = "old" | "new" | "down";
+type Action = "reload" | "stop" | "start";
+
+/** One VRRP instance of a node's config, as its peers see it in the adverts. */
+interface Instance {
+  /** The VRRP group: interface and VRID (adverts of one VRID on one link meet). */
+  readonly group: string;
+  readonly vip: string;
+  /** What a peer's advert must agree on, or keepalived drops it. */
+  readonly terms: string;
+  readonly specPath: string;
+}
+
+/** A planned step with what the lab and the timing estimates need beyond the contract's fields. */
+export interface KeepalivedStep extends Omit<RolloutStep, "index"> {
+  readonly action: Action;
+  readonly node: string;
+  /** Seconds after the commands by which the step's moves are predicted complete (the longest takeover bound). */
+  readonly settleSeconds: number;
+  /** VIP address → holder once the step has settled (undefined: nobody). */
+  readonly holdersAfter: ReadonlyMap<string, string | undefined>;
+}
+
+export interface KeepalivedRollout {
+  readonly steps: readonly KeepalivedStep[];
+  /** VIP address → holder with every node on the old tree (the state the rollout starts from). */
+  readonly holdersBefore: ReadonlyMap<string, string | undefined>;
+  /** Whether some nodes are drained (stop, then start on the new config) because a rolling order is unsafe. */
+  readonly drained: readonly string[];
+  readonly notInPlace: ChangePlan["notInPlace"];
+  readonly refused: ChangePlan["refused"];
+}
+
+const KEEPALIVED_DIR = /^nodes\/([^/]+)\/etc\/keepalived\/(.+)$/;
+
+/** node → (path → content) of its etc/keepalived files. */
+function keepalivedFiles(artifacts: TreeSide["artifacts"]): Map<string, Map<string, string>> {
+  const out = new Map<string, Map<string, string>>();
+  for (const a of artifacts) {
+    const m = KEEPALIVED_DIR.exec(a.path);
+    if (!m?.[1]) continue;
+    const files = out.get(m[1]) ?? new Map<string, string>();
+    files.set(a.path, a.content);
+    out.set(m[1], files);
+  }
+  return out;
+}
+
+const sameFiles = (a: ReadonlyMap<string, string> | undefined, b: ReadonlyMap<string, string> | undefined) =>
+  a !== undefined && b !== undefined && a.size === b.size && [...a].every(([p, c]) => b.get(p) === c);
+
+function instancesOf(plan: ClusterPlan, node: string): Instance[] {
+  const auth = plan.vrrp.auth?.type ?? "none";
+  return plan.vips
+    .filter((v) => v.order.includes(node))
+    .map((v) => ({
+      group: `${v.interface} VRID ${v.vrid}`,
+      vip: v.address,
+      terms: `${v.address}/${v.prefixLength}, authentication ${auth}, advert_int ${plan.vrrp.advertInterval}, ${plan.vrrp.unicast ? "unicast" : "multicast"}`,
+      specPath: v.specPath.join("."),
+    }));
+}
+
+/** Why two live configs would not hear each other's adverts for some VIP, or undefined when they agree. */
+function disagreement(a: readonly Instance[], b: readonly Instance[]): { reason: string; path: string } | undefined {
+  const byGroup = new Map(b.map((i) => [i.group, i]));
+  const byVip = new Map(b.map((i) => [i.vip, i]));
+  for (const i of a) {
+    const g = byGroup.get(i.group);
+    if (g && g.terms !== i.terms)
+      return { reason: `${i.group}: ${i.terms} on one side, ${g.terms} on the other`, path: g.specPath };
+    const v = byVip.get(i.vip);
+    if (v && v.group !== i.group)
+      return { reason: `${i.vip} in ${i.group} on one side, ${v.group} on the other`, path: v.specPath };
+  }
+  return undefined;
+}
+
+/** A plan of the configs live at one moment, for simulateFailover: VIPs keyed by address. */
+function livePlan(old: ClusterPlan, next: ClusterPlan, live: ReadonlyMap<string, Live>): ClusterPlan {
+  const planOf = (l: Live) => (l === "old" ? old : l === "new" ? next : undefined);
+  const addresses = [...new Set([...old.vips, ...next.vips].map((v) => v.address))];
+  const vips = addresses.map((address): PlannedVip => {
+    const base = (next.vips.find((v) => v.address === address) ??
+      old.vips.find((v) => v.address === address)) as PlannedVip;
+    const entries: { node: string; priority: number }[] = [];
+    for (const [node, l] of live) {
+      const vip = planOf(l)?.vips.find((v) => v.address === address);
+      const rank = vip?.order.indexOf(node) ?? -1;
+      const priority = rank < 0 ? undefined : vip?.priorities[rank];
+      if (priority !== undefined) entries.push({ node, priority });
+    }
+    entries.sort((x, y) => y.priority - x.priority);
+    return {
+      ...base,
+      key: address as PlannedVip["key"],
+      order: entries.map((e) => e.node),
+      priorities: entries.map((e) => e.priority),
+    };
+  });
+  const nodes = [...next.nodes, ...old.nodes.filter((n) => !next.nodes.some((m) => m.name === n.name))];
+  return { ...next, vips, nodes };
+}
+
+function holdersOf(
+  old: ClusterPlan,
+  next: ClusterPlan,
+  live: ReadonlyMap<string, Live>,
+  previous: ReadonlyMap<string, string | undefined> | undefined,
+): Map<string, string | undefined> {
+  const plan = livePlan(old, next, live);
+  return new Map(simulateFailover(plan, AT_REST, previous).holdings.map((h) => [h.vip.address, h.holder]));
+}
+
+/** The planner with the extra detail the lab needs; planKeepalivedSteps returns its contract part. */
+export function planKeepalivedRollout(old: TreeSide, next: TreeSide): KeepalivedRollout {
+  const oldFiles = keepalivedFiles(old.artifacts);
+  const newFiles = keepalivedFiles(next.artifacts);
+  const nodeOrder = [...next.plan.nodes.map((n) => n.name), ...old.plan.nodes.map((n) => n.name)];
+  const nodes = [...new Set(nodeOrder)].filter((n) => oldFiles.has(n) || newFiles.has(n));
+  const oldCfg = new Map(nodes.map((n) => [n, oldFiles.has(n) ? instancesOf(old.plan, n) : []]));
+  const newCfg = new Map(nodes.map((n) => [n, newFiles.has(n) ? instancesOf(next.plan, n) : []]));
+
+  // Nodes whose old config disagrees with another node's new one: they must never run while the other runs new.
+  const conflicts: { a: string; b: string; reason: string; path: string }[] = [];
+  for (const a of nodes)
+    for (const b of nodes) {
+      if (a === b || !oldFiles.has(a) || !newFiles.has(b)) continue;
+      const d = disagreement(oldCfg.get(a) ?? [], newCfg.get(b) ?? []);
+      if (d) conflicts.push({ a, b, ...d });
+    }
+  const drain = new Set(conflicts.flatMap((c) => [c.a, c.b]));
+  const clash = (x: string, y: string) => conflicts.some((c) => (c.a === x && c.b === y) || (c.a === y && c.b === x));
+
+  const live = new Map<string, Live>(nodes.map((n) => [n, oldFiles.has(n) ? "old" : "down"]));
+  const holdersBefore = holdersOf(old.plan, next.plan, live, undefined);
+  let holders = holdersBefore;
+  const steps: KeepalivedStep[] = [];
+
+  const changed = (n: string) => !sameFiles(oldFiles.get(n), newFiles.get(n));
+  const actionOf = (n: string): Action | undefined =>
+    !changed(n) ? undefined : !oldFiles.has(n) ? "start" : !newFiles.has(n) ? "stop" : "reload";
+
+  /** Applies an action to a copy of `live` and predicts its moves. */
+  const trial = (node: string, action: Action, state: ReadonlyMap<string, Live>) => {
+    const after = new Map(state);
+    after.set(node, action === "stop" ? "down" : "new");
+    const holdersAfter = holdersOf(old.plan, next.plan, after, holders);
+    const plan = livePlan(old.plan, next.plan, after);
+    const moves: VipMove[] = [];
+    let settle = 0;
+    for (const vip of plan.vips) {
+      const from = holders.get(vip.address);
+      const to = holdersAfter.get(vip.address);
+      if (from === to) continue;
+      const rank = to === undefined ? -1 : vip.order.indexOf(to);
+      const bounds = takeoverBounds(plan, vip.priorities[rank] ?? 1, vip.kind);
+      const down = bounds.death.max;
+      const a = plan.vrrp.advertInterval;
+      // The old holder still runs an instance for it: the new one preempts (after preempt_delay), no gap. It gave
+      // the VIP up (stopped, or reloaded without the instance): it said goodbye (priority 0), the best backup
+      // takes over after its skew. Nobody held it: one down timer from the start.
+      const stillThere = from !== undefined && vip.order.includes(from);
+      const delay = vip.kind === "control-plane" ? 0 : plan.vrrp.preemptDelay;
+      let unavailable = 0;
+      if (to === undefined) settle = Math.max(settle, a);
+      else if (from === undefined) settle = Math.max(settle, bounds.claim.max + a);
+      else if (stillThere)
+        // A node that (re)starts runs its checks from failed (init_fail): they rise before it may preempt.
+        settle = Math.max(settle, delay + down + 2 * a, to === node ? bounds.rejoin.max + a : 0);
+      else {
+        unavailable = down - 3 * a + a;
+        settle = Math.max(settle, unavailable + a);
+      }
+      moves.push({ vip: vip.address, from: from ?? null, to: to ?? null, unavailableSeconds: round(unavailable) });
+    }
+    // A step that moves nothing is still watched for as long as a wrong takeover would take to show.
+    if (moves.length === 0) {
+      const p = livePlan(old.plan, next.plan, after);
+      settle = Math.max(p.vrrp.preemptDelay, 0) + takeoverBounds(p, 1).death.max + p.vrrp.advertInterval;
+    }
+    return { after, holdersAfter, moves, settle };
+  };
+
+  /** A VIP the new tree no longer has: it goes for good, which is no outage of the plan's. */
+  const removed = (vip: string) => !next.plan.vips.some((v) => v.address === vip);
+  const holds = (n: string) => [...holders.values()].includes(n);
+  const push = (node: string, action: Action, purpose: string, state: Map<string, Live>) => {
+    const t = trial(node, action, state);
+    const files = action === "stop" ? [] : [...(newFiles.get(node)?.keys() ?? [])].sort();
+    const command = action === "reload" ? KEEPALIVED_RELOAD : action === "stop" ? KEEPALIVED_STOP : KEEPALIVED_START;
+    const movesText =
+      t.moves.length === 0
+        ? "no VIP moves"
+        : t.moves.map((m) => `${m.vip} ${m.from ?? "nobody"} → ${m.to ?? "nobody"}`).join(", ");
+    const warnings: string[] = [];
+    for (const m of t.moves)
+      if (m.to === null && !removed(m.vip))
+        warnings.push(`${m.vip} has no holder after this step, until a later step brings it back`);
+    if (action === "stop" && !newFiles.has(node))
+      warnings.push(
+        `${node} no longer runs keepalived: remove /etc/keepalived and \`rc-update del keepalived default\``,
+      );
+    if (action === "start" && !oldFiles.has(node))
+      warnings.push(
+        `${node} runs keepalived for the first time: \`rc-update add keepalived default\` to start it at boot`,
+      );
+    steps.push({
+      node,
+      kind: "keepalived",
+      action,
+      title: `${node}: ${action} keepalived${purpose ? ` (${purpose})` : ""}: ${movesText}`,
+      files,
+      commands: [command],
+      vipMoves: t.moves,
+      warnings,
+      settleSeconds: round(t.settle),
+      holdersAfter: t.holdersAfter,
+    });
+    for (const [n, l] of t.after) state.set(n, l);
+    holders = t.holdersAfter;
+  };
+
+  /** Greedy: the candidate whose step moves the fewest VIPs, then one that holds nothing, then node order. */
+  const runGreedy = (candidates: readonly string[], actionFor: (n: string) => Action, purpose: string) => {
+    const left = [...candidates];
+    while (left.length > 0) {
+      let best: { n: string; score: number[] } | undefined;
+      for (const n of left) {
+        const t = trial(n, actionFor(n), live);
+        const score = [t.moves.length, holds(n) ? 1 : 0, nodes.indexOf(n)];
+        if (!best || lexLess(score, best.score)) best = { n, score };
+      }
+      const n = (best as { n: string }).n;
+      push(n, actionFor(n), purpose, live);
+      left.splice(left.indexOf(n), 1);
+    }
+  };
+
+  // 1. Rolling: every changed node that disagrees with nobody, while the rest keep running.
+  runGreedy(
+    nodes.filter((n) => !drain.has(n) && actionOf(n) !== undefined),
+    (n) => actionOf(n) as Action,
+    "",
+  );
+
+  // 2. Drain: keep a set of nodes that cannot disagree with one another (old or new) and carry the most VIPs;
+  //    stop the others, switch the kept ones to the new config, start the others on it.
+  const keep: string[] = [];
+  if (drain.size > 0) {
+    const covered = new Set(
+      old.plan.vips.filter((v) => v.order.some((n) => !drain.has(n) && live.get(n) !== "down")).map((v) => v.address),
+    );
+    const candidates = nodes.filter((n) => drain.has(n) && oldFiles.has(n) && newFiles.has(n));
+    for (;;) {
+      const gain = (n: string) =>
+        old.plan.vips.filter((v) => v.order.includes(n) && !covered.has(v.address)).length * 1000 +
+        next.plan.vips.filter((v) => v.order.includes(n)).length;
+      const pick = candidates
+        .filter((n) => !keep.includes(n) && keep.every((k) => !clash(k, n)))
+        .sort((x, y) => gain(y) - gain(x) || nodes.indexOf(x) - nodes.indexOf(y))[0];
+      if (pick === undefined || (keep.length > 0 && gain(pick) < 1000)) break;
+      keep.push(pick);
+      for (const v of old.plan.vips) if (v.order.includes(pick)) covered.add(v.address);
+    }
+    const drained = nodes.filter((n) => drain.has(n) && !keep.includes(n));
+    runGreedy(
+      drained.filter((n) => oldFiles.has(n)),
+      () => "stop",
+      "drain",
+    );
+    runGreedy(
+      keep.filter((n) => changed(n)),
+      () => "reload",
+      "alone on its VRIDs",
+    );
+    runGreedy(
+      drained.filter((n) => newFiles.has(n)),
+      () => "start",
+      "after the drain",
+    );
+  }
+
+  // A VIP that lost its holder: its unavailability runs until the step that brings it back (at the least the
+  // predicted settle times of the steps between, as fast as an operator can go).
+  const finalSteps = steps.map((s, i) => ({
+    ...s,
+    vipMoves: s.vipMoves.map((m) => {
+      if (m.to !== null || removed(m.vip)) return m;
+      let seconds = 0;
+      for (let j = i; j < steps.length; j++) {
+        const back = steps[j]?.vipMoves.find((x) => x.vip === m.vip && x.from === null && j > i);
+        seconds += steps[j]?.settleSeconds ?? 0;
+        if (back) break;
+      }
+      return { ...m, unavailableSeconds: round(seconds) };
+    }),
+  }));
+
+  const notInPlace: ChangePlan["notInPlace"][number][] = [];
+  for (const path of [...new Set(conflicts.map((c) => c.path))]) {
+    const c = conflicts.find((x) => x.path === path);
+    if (!c) continue;
+    notInPlace.push({
+      path,
+      reason: `keepalived cannot roll this change node by node: while ${c.a} runs the old config and ${c.b} the new one they disagree (${c.reason}), keepalived drops the other side's adverts and both hold the VIP`,
+      procedure: [
+        `drain keepalived on ${nodes.filter((n) => drain.has(n) && !keep.includes(n)).join(", ")}: stop it there one node at a time (the VIPs gather on ${keep.join(", ") || "nobody"})`,
+        keep.length > 0 ? `install the new files on ${keep.join(", ")} and reload keepalived there` : "",
+        "install the new files on the drained nodes and start keepalived on them one at a time",
+      ].filter(Boolean),
+    });
+  }
+  return {
+    steps: finalSteps,
+    holdersBefore,
+    drained: nodes.filter((n) => drain.has(n) && !keep.includes(n)),
+    notInPlace,
+    refused: [],
+  };
+}
+
+const round = (x: number) => Math.round(x * 100) / 100;
+
+function lexLess(a: readonly number[], b: readonly number[]): boolean {
+  for (let i = 0; i < a.length; i++) if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) < (b[i] ?? 0);
+  return false;
+}
+
+/** The keepalived steps of a change plan (NodeStepPlanner): see planKeepalivedRollout. */
+export const planKeepalivedSteps: NodeStepPlanner = (old, next) => {
+  const r = planKeepalivedRollout(old, next);
+  return {
+    steps: r.steps.map(({ action: _a, settleSeconds: _s, holdersAfter: _h, ...step }) => step),
+    notInPlace: r.notInPlace,
+    refused: r.refused,
+  };
+};
