@@ -12,9 +12,16 @@ import type { ChangePlan, RolloutStep, VipMove } from "./types.js";
 export const KEEPALIVED_RELOAD = "rc-service keepalived reload";
 export const KEEPALIVED_STOP = "rc-service keepalived stop";
 export const KEEPALIVED_START = "rc-service keepalived start";
+export const KEEPALIVED_RESTART = "rc-service keepalived restart";
+const COMMAND: Record<Action, string> = {
+  reload: KEEPALIVED_RELOAD,
+  stop: KEEPALIVED_STOP,
+  start: KEEPALIVED_START,
+  restart: KEEPALIVED_RESTART,
+};
 
 type Live = "old" | "new" | "down";
-type Action = "reload" | "stop" | "start";
+type Action = "reload" | "stop" | "start" | "restart";
 
 /** One VRRP instance of a node's config, as its peers see it in the adverts. */
 interface Instance {
@@ -124,7 +131,17 @@ function holdersOf(
   previous: ReadonlyMap<string, string | undefined> | undefined,
 ): Map<string, string | undefined> {
   const plan = livePlan(old, next, live);
-  return new Map(simulateFailover(plan, AT_REST, previous).holdings.map((h) => [h.vip.address, h.holder]));
+  return new Map(
+    simulateFailover(plan, AT_REST, previous).holdings.map((h) => {
+      // The election's tie-break (higher address) decides only between masters. A backup whose priority merely
+      // equals the master's accepts its adverts (keepalived 2.2.7 preempts only from a strictly lower advert): a
+      // master keeps a VIP against a newcomer of equal priority (mixed configs make such ties).
+      const before = previous?.get(h.vip.address);
+      const rank = before === undefined ? -1 : h.vip.order.indexOf(before);
+      const keeps = rank >= 0 && h.vip.priorities[rank] === h.priority;
+      return [h.vip.address, keeps ? before : h.holder];
+    }),
+  );
 }
 
 /** The planner with the extra detail the lab needs; planKeepalivedSteps returns its contract part. */
@@ -189,6 +206,21 @@ export function planKeepalivedRollout(old: TreeSide, next: TreeSide): Keepalived
       }
       moves.push({ vip: vip.address, from: from ?? null, to: to ?? null, unavailableSeconds: round(unavailable) });
     }
+    // A restart gives up every VIP the node holds and claims it again after one down timer (or a backup holds it
+    // meanwhile, after the goodbye's skew): the holder is the same before and after, with a gap.
+    if (action === "restart")
+      for (const vip of plan.vips) {
+        const from = holders.get(vip.address);
+        if (from !== node || holdersAfter.get(vip.address) !== node) continue;
+        const stopped = new Map(state);
+        stopped.set(node, "down");
+        const meanwhile = holdersOf(old.plan, next.plan, stopped, holders).get(vip.address);
+        const bounds = takeoverBounds(plan, vip.priorities[vip.order.indexOf(node)] ?? 1, vip.kind);
+        const a = plan.vrrp.advertInterval;
+        const unavailable = meanwhile === undefined ? bounds.claim.max : bounds.death.max - 2 * a;
+        settle = Math.max(settle, bounds.rejoin.max + a, unavailable + a);
+        moves.push({ vip: vip.address, from: node, to: node, unavailableSeconds: round(unavailable) });
+      }
     // A step that moves nothing is still watched for as long as a wrong takeover would take to show.
     if (moves.length === 0) {
       const p = livePlan(old.plan, next.plan, after);
@@ -203,7 +235,7 @@ export function planKeepalivedRollout(old: TreeSide, next: TreeSide): Keepalived
   const push = (node: string, action: Action, purpose: string, state: Map<string, Live>) => {
     const t = trial(node, action, state);
     const files = action === "stop" ? [] : [...(newFiles.get(node)?.keys() ?? [])].sort();
-    const command = action === "reload" ? KEEPALIVED_RELOAD : action === "stop" ? KEEPALIVED_STOP : KEEPALIVED_START;
+    const command = COMMAND[action];
     const movesText =
       t.moves.length === 0
         ? "no VIP moves"
@@ -284,9 +316,14 @@ export function planKeepalivedRollout(old: TreeSide, next: TreeSide): Keepalived
       () => "stop",
       "drain",
     );
+    // keepalived 2.2.7 applies a reload instance by instance: an address that moves from one instance to another
+    // on the same node can be added by the one and then deleted by the other (seen in the lab: the VIP stayed
+    // gone). Such a node restarts instead.
+    const regrouped = (n: string) =>
+      (oldCfg.get(n) ?? []).some((i) => (newCfg.get(n) ?? []).some((j) => j.vip === i.vip && j.group !== i.group));
     runGreedy(
-      keep.filter((n) => changed(n)),
-      () => "reload",
+      keep.filter((n) => changed(n) || regrouped(n)),
+      (n) => (regrouped(n) ? "restart" : "reload"),
       "alone on its VRIDs",
     );
     runGreedy(

@@ -8,7 +8,13 @@ import { validateSpec } from "clusterspec";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { TreeSide } from "../src/node-steps.js";
-import { KEEPALIVED_RELOAD, KEEPALIVED_START, KEEPALIVED_STOP, planKeepalivedRollout } from "../src/vrrp.js";
+import {
+  KEEPALIVED_RELOAD,
+  KEEPALIVED_RESTART,
+  KEEPALIVED_START,
+  KEEPALIVED_STOP,
+  planKeepalivedRollout,
+} from "../src/vrrp.js";
 import { treeSide } from "./cases.js";
 
 type Spec = Record<string, unknown> & { nodes: Record<string, unknown>[] };
@@ -151,7 +157,7 @@ describe("keepalived steps, replayed", () => {
           expect(step.commands).toHaveLength(1);
           const command = step.commands[0];
           if (command === KEEPALIVED_STOP) live.delete(step.node);
-          else if (command === KEEPALIVED_RELOAD || command === KEEPALIVED_START)
+          else if (command === KEEPALIVED_RELOAD || command === KEEPALIVED_START || command === KEEPALIVED_RESTART)
             live.set(step.node, newConfigs.get(step.node) ?? []);
           else throw new Error(`unexpected command ${command}`);
           expect(disagreements(live), `after "${step.title}" (${change.kind})`).toEqual([]);

@@ -21,8 +21,10 @@ describe("keepalived steps", () => {
       expect(r.notInPlace[0]?.reason).toContain("keepalived drops the other side's adverts");
       // Stops first, then the kept node(s) reload, then the drained ones start.
       const actions = r.steps.map((s) => s.action);
-      expect(actions.lastIndexOf("stop")).toBeLessThan(actions.indexOf("reload"));
-      expect(actions.lastIndexOf("reload")).toBeLessThan(actions.indexOf("start"));
+      const pivot = actions.map((a, i) => (a === "reload" || a === "restart" ? i : -1)).filter((i) => i >= 0);
+      expect(pivot.length).toBeGreaterThan(0);
+      expect(actions.lastIndexOf("stop")).toBeLessThan(Math.min(...pivot));
+      expect(Math.max(...pivot)).toBeLessThan(actions.indexOf("start"));
     },
   );
 
@@ -53,6 +55,13 @@ describe("keepalived steps", () => {
     const stop = r.steps.find((s) => s.node === "node-4");
     expect(stop?.commands).toEqual(["rc-service keepalived stop"]);
     expect(stop?.warnings.join("\n")).toContain("remove /etc/keepalived");
+  });
+
+  it("a node that keeps a VIP in another VRRP group restarts (a reload can drop the address)", () => {
+    const r = rolloutOf("remove the first external VIP");
+    const pivot = r.steps.find((s) => s.action === "restart");
+    expect(pivot?.commands).toEqual(["rc-service keepalived restart"]);
+    expect(pivot?.vipMoves.filter((m) => m.from === m.to).every((m) => m.unavailableSeconds > 0)).toBe(true);
   });
 
   it("a removed VIP is no outage; a drained VIP's unavailability is predicted", () => {
