@@ -1,3 +1,4 @@
+export { planNetifrcSteps } from "./netifrc.js";
 export type { NodeStepPlanner, TreeSide } from "./node-steps.js";
 export type { ChangePlan, RolloutStep, SpecChange, StepKind, VipMove } from "./types.js";
 export { type KeepalivedRollout, type KeepalivedStep, planKeepalivedRollout, planKeepalivedSteps } from "./vrrp.js";

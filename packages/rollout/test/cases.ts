@@ -89,3 +89,35 @@ export function treeSide(input: unknown): TreeSide {
   if (!result.ok) throw new Error(`generate failed: ${JSON.stringify(result.errors)}`);
   return { spec: mustValidate(input), plan: result.plan as ClusterPlan, artifacts: result.artifacts };
 }
+
+type Segment = { onLink: string[]; uplink: { gateway: string } };
+const segmentOf = (s: Spec) => (s.network as unknown as { segments: Segment[] }).segments[0] as Segment;
+
+/** Changes of issue 27 item 4 for netifrc: routes and rules in a namespace, against the new tree from scratch. */
+export function netifrcCases(): ChangeCase[] {
+  const base = baseSpec();
+  const change = (name: string, edit: (s: Spec) => void): ChangeCase => {
+    const next = clone(base);
+    edit(next);
+    return { name, old: base, next };
+  };
+  const added = change("add a route (an on-link network)", (s) => {
+    segmentOf(s).onLink.push("192.168.12.0/24");
+  });
+  return [
+    added,
+    // The reverse: a rule only the old file has, which netifrc's stop (reading the new file) would leave behind.
+    { name: "remove a route (an on-link network)", old: added.next, next: base },
+    change("change the uplink gateway", (s) => {
+      segmentOf(s).uplink.gateway = "192.168.11.254";
+    }),
+    change("add a VLAN interface", (s) => {
+      nodesOf(s).forEach((n, i) => {
+        (n.interfaces as Record<string, unknown>)["wan0.4001"] = {
+          vlan: { parent: "wan0", id: 4001 },
+          address: `10.119.12.${10 + i}/24`,
+        };
+      });
+    }),
+  ];
+}

@@ -25,6 +25,7 @@ export {
   type ProvisionerScript,
   type SeenRequest,
 } from "./mock-provisioner.js";
+export { type NetifrcNode, withNetifrcNode } from "./netifrc-lab.js";
 export { type Netns, withNetns } from "./netns.js";
 export {
   ajv04,
