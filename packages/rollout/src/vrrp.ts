@@ -73,8 +73,9 @@ const sameFiles = (a: ReadonlyMap<string, string> | undefined, b: ReadonlyMap<st
 
 function instancesOf(plan: ClusterPlan, node: string): Instance[] {
   const auth = plan.vrrp.auth?.type ?? "none";
+  const priorities = prioritiesByAddress(plan);
   return plan.vips
-    .filter((v) => v.order.includes(node))
+    .filter((v) => priorities.get(v.address)?.has(node))
     .map((v) => ({
       group: `${v.interface} VRID ${v.vrid}`,
       vip: v.address,
@@ -84,9 +85,19 @@ function instancesOf(plan: ClusterPlan, node: string): Instance[] {
 }
 
 /** Why two live configs would not hear each other's adverts for some VIP, or undefined when they agree. */
-function disagreement(a: readonly Instance[], b: readonly Instance[]): { reason: string; path: string } | undefined {
-  const byGroup = new Map(b.map((i) => [i.group, i]));
-  const byVip = new Map(b.map((i) => [i.vip, i]));
+interface InstanceIndex {
+  readonly byGroup: ReadonlyMap<string, Instance>;
+  readonly byVip: ReadonlyMap<string, Instance>;
+}
+const indexInstances = (b: readonly Instance[]): InstanceIndex => ({
+  byGroup: new Map(b.map((i) => [i.group, i])),
+  byVip: new Map(b.map((i) => [i.vip, i])),
+});
+
+function disagreement(
+  a: readonly Instance[],
+  { byGroup, byVip }: InstanceIndex,
+): { reason: string; path: string } | undefined {
   for (const i of a) {
     const g = byGroup.get(i.group);
     if (g && g.terms !== i.terms)
@@ -99,17 +110,43 @@ function disagreement(a: readonly Instance[], b: readonly Instance[]): { reason:
 }
 
 /** A plan of the configs live at one moment, for simulateFailover: VIPs keyed by address. */
-function livePlan(old: ClusterPlan, next: ClusterPlan, live: ReadonlyMap<string, Live>): ClusterPlan {
+const priorityIndex = new WeakMap<ClusterPlan, Map<string, Map<string, number>>>();
+/** VIP address → node → priority in the plan, built once per plan (the simulation asks it for every step). */
+function prioritiesByAddress(plan: ClusterPlan): Map<string, Map<string, number>> {
+  let index = priorityIndex.get(plan);
+  if (!index) {
+    index = new Map(
+      plan.vips.map((v) => [v.address, new Map(v.order.map((node, rank) => [node, v.priorities[rank] ?? 0]))]),
+    );
+    priorityIndex.set(plan, index);
+  }
+  return index;
+}
+
+const vipIndex = new WeakMap<ClusterPlan, Map<string, PlannedVip>>();
+function vipByAddress(plan: ClusterPlan): Map<string, PlannedVip> {
+  let index = vipIndex.get(plan);
+  if (!index) {
+    index = new Map(plan.vips.map((v) => [v.address, v]));
+    vipIndex.set(plan, index);
+  }
+  return index;
+}
+
+function livePlan(
+  old: ClusterPlan,
+  next: ClusterPlan,
+  live: ReadonlyMap<string, Live>,
+  only?: readonly string[],
+): ClusterPlan {
   const planOf = (l: Live) => (l === "old" ? old : l === "new" ? next : undefined);
-  const addresses = [...new Set([...old.vips, ...next.vips].map((v) => v.address))];
+  const addresses = only ?? [...new Set([...old.vips, ...next.vips].map((v) => v.address))];
   const vips = addresses.map((address): PlannedVip => {
-    const base = (next.vips.find((v) => v.address === address) ??
-      old.vips.find((v) => v.address === address)) as PlannedVip;
+    const base = (vipByAddress(next).get(address) ?? vipByAddress(old).get(address)) as PlannedVip;
     const entries: { node: string; priority: number }[] = [];
     for (const [node, l] of live) {
-      const vip = planOf(l)?.vips.find((v) => v.address === address);
-      const rank = vip?.order.indexOf(node) ?? -1;
-      const priority = rank < 0 ? undefined : vip?.priorities[rank];
+      const p = planOf(l);
+      const priority = p && prioritiesByAddress(p).get(address)?.get(node);
       if (priority !== undefined) entries.push({ node, priority });
     }
     entries.sort((x, y) => y.priority - x.priority);
@@ -124,15 +161,20 @@ function livePlan(old: ClusterPlan, next: ClusterPlan, live: ReadonlyMap<string,
   return { ...next, vips, nodes };
 }
 
+/**
+ * Holders once the live configs settle. With `plan` (a livePlan over some VIPs only), only those are simulated and
+ * every other VIP keeps its previous holder: one node's step changes nothing else.
+ */
 function holdersOf(
   old: ClusterPlan,
   next: ClusterPlan,
   live: ReadonlyMap<string, Live>,
   previous: ReadonlyMap<string, string | undefined> | undefined,
+  plan: ClusterPlan = livePlan(old, next, live),
 ): Map<string, string | undefined> {
-  const plan = livePlan(old, next, live);
-  return new Map(
-    simulateFailover(plan, AT_REST, previous).holdings.map((h) => {
+  return new Map([
+    ...(previous ?? []),
+    ...simulateFailover(plan, AT_REST, previous).holdings.map((h): [string, string | undefined] => {
       // The election's tie-break (higher address) decides only between masters. A backup whose priority merely
       // equals the master's accepts its adverts (keepalived 2.2.7 preempts only from a strictly lower advert): a
       // master keeps a VIP against a newcomer of equal priority (mixed configs make such ties).
@@ -141,7 +183,7 @@ function holdersOf(
       const keeps = rank >= 0 && h.vip.priorities[rank] === h.priority;
       return [h.vip.address, keeps ? before : h.holder];
     }),
-  );
+  ]);
 }
 
 /** The planner with the extra detail the lab needs; planKeepalivedSteps returns its contract part. */
@@ -154,17 +196,28 @@ export function planKeepalivedRollout(old: TreeSide, next: TreeSide): Keepalived
   const newCfg = new Map(nodes.map((n) => [n, newFiles.has(n) ? instancesOf(next.plan, n) : []]));
 
   // Nodes whose old config disagrees with another node's new one: they must never run while the other runs new.
+  const newIndex = new Map([...newCfg].map(([n, cfg]) => [n, indexInstances(cfg)]));
   const conflicts: { a: string; b: string; reason: string; path: string }[] = [];
   for (const a of nodes)
     for (const b of nodes) {
       if (a === b || !oldFiles.has(a) || !newFiles.has(b)) continue;
-      const d = disagreement(oldCfg.get(a) ?? [], newCfg.get(b) ?? []);
+      const d = disagreement(oldCfg.get(a) ?? [], newIndex.get(b) ?? indexInstances([]));
       if (d) conflicts.push({ a, b, ...d });
     }
   const drain = new Set(conflicts.flatMap((c) => [c.a, c.b]));
-  const clash = (x: string, y: string) => conflicts.some((c) => (c.a === x && c.b === y) || (c.a === y && c.b === x));
+  const clashes = new Set(conflicts.flatMap((c) => [`${c.a}\n${c.b}`, `${c.b}\n${c.a}`]));
+  const clash = (x: string, y: string) => clashes.has(`${x}\n${y}`);
 
   const live = new Map<string, Live>(nodes.map((n) => [n, oldFiles.has(n) ? "old" : "down"]));
+  const affectedCache = new Map<string, string[]>();
+  const affected = (node: string): string[] => {
+    let list = affectedCache.get(node);
+    if (!list) {
+      list = [...new Set([...(oldCfg.get(node) ?? []), ...(newCfg.get(node) ?? [])].map((i) => i.vip))];
+      affectedCache.set(node, list);
+    }
+    return list;
+  };
   const holdersBefore = holdersOf(old.plan, next.plan, live, undefined);
   let holders = holdersBefore;
   const steps: KeepalivedStep[] = [];
@@ -177,8 +230,9 @@ export function planKeepalivedRollout(old: TreeSide, next: TreeSide): Keepalived
   const trial = (node: string, action: Action, state: ReadonlyMap<string, Live>) => {
     const after = new Map(state);
     after.set(node, action === "stop" ? "down" : "new");
-    const holdersAfter = holdersOf(old.plan, next.plan, after, holders);
-    const plan = livePlan(old.plan, next.plan, after);
+    // Only the VIPs this node has an instance for (in either config) can move in its step.
+    const plan = livePlan(old.plan, next.plan, after, affected(node));
+    const holdersAfter = holdersOf(old.plan, next.plan, after, holders, plan);
     const moves: VipMove[] = [];
     let settle = 0;
     for (const vip of plan.vips) {
@@ -214,16 +268,24 @@ export function planKeepalivedRollout(old: TreeSide, next: TreeSide): Keepalived
         if (from !== node || holdersAfter.get(vip.address) !== node) continue;
         const stopped = new Map(state);
         stopped.set(node, "down");
-        const meanwhile = holdersOf(old.plan, next.plan, stopped, holders).get(vip.address);
+        const meanwhile = holdersOf(
+          old.plan,
+          next.plan,
+          stopped,
+          holders,
+          livePlan(old.plan, next.plan, stopped, [vip.address]),
+        ).get(vip.address);
         const bounds = takeoverBounds(plan, vip.priorities[vip.order.indexOf(node)] ?? 1, vip.kind);
         const a = plan.vrrp.advertInterval;
-        const unavailable = meanwhile === undefined ? bounds.claim.max : bounds.death.max - 2 * a;
+        // keepalived's own shutdown and start come on top of the down timer: one advert interval is allowed for
+        // them (the lab measured the whole gap at 1.4 s above the down timer with advert_int 1, on 2 busy cores).
+        const unavailable = meanwhile === undefined ? bounds.claim.max + a : bounds.death.max - 2 * a;
         settle = Math.max(settle, bounds.rejoin.max + a, unavailable + a);
         moves.push({ vip: vip.address, from: node, to: node, unavailableSeconds: round(unavailable) });
       }
     // A step that moves nothing is still watched for as long as a wrong takeover would take to show.
     if (moves.length === 0) {
-      const p = livePlan(old.plan, next.plan, after);
+      const p = next.plan;
       settle = Math.max(p.vrrp.preemptDelay, 0) + takeoverBounds(p, 1).death.max + p.vrrp.advertInterval;
     }
     return { after, holdersAfter, moves, settle };
@@ -268,14 +330,18 @@ export function planKeepalivedRollout(old: TreeSide, next: TreeSide): Keepalived
     holders = t.holdersAfter;
   };
 
-  /** Greedy: the candidate whose step moves the fewest VIPs, then one that holds nothing, then node order. */
+  /**
+   * Greedy: the candidate whose step moves the fewest VIPs, then one that holds nothing, then node order. Each
+   * choice simulates every candidate; past GREEDY_LIMIT candidates (a big cluster) only holders and node order
+   * decide, so the plan stays O(nodes × VIPs × nodes).
+   */
   const runGreedy = (candidates: readonly string[], actionFor: (n: string) => Action, purpose: string) => {
     const left = [...candidates];
     while (left.length > 0) {
       let best: { n: string; score: number[] } | undefined;
       for (const n of left) {
-        const t = trial(n, actionFor(n), live);
-        const score = [t.moves.length, holds(n) ? 1 : 0, nodes.indexOf(n)];
+        const moved = left.length > GREEDY_LIMIT ? 0 : trial(n, actionFor(n), live).moves.length;
+        const score = [moved, holds(n) ? 1 : 0, nodes.indexOf(n)];
         if (!best || lexLess(score, best.score)) best = { n, score };
       }
       const n = (best as { n: string }).n;
@@ -371,6 +437,8 @@ export function planKeepalivedRollout(old: TreeSide, next: TreeSide): Keepalived
     refused: [],
   };
 }
+
+const GREEDY_LIMIT = 24;
 
 const round = (x: number) => Math.round(x * 100) / 100;
 
