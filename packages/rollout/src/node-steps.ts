@@ -1,8 +1,6 @@
-// The interface between planChanges and the per-node planners (keepalived, netifrc): each planner reads both
-// trees and returns its steps in order, unnumbered (planChanges numbers the whole plan).
+// packages/rollout/src/node-steps.ts
 import type { Artifact, ClusterPlan, ClusterSpec } from "@clusterspec/core/types";
 import type { ChangePlan, RolloutStep } from "./types.js";
-
 export interface TreeSide {
   spec: ClusterSpec;
   plan: ClusterPlan;
