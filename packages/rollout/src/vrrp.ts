@@ -30,8 +30,17 @@ interface Instance {
   readonly vip: string;
   /** What a peer's advert must agree on, or keepalived drops it. */
   readonly terms: string;
+  readonly address: string;
+  readonly auth: string;
+  readonly advert: string;
+  readonly cast: string;
+  /** The VIP's spec path, e.g. `externalVips.addresses[0]`. */
   readonly specPath: string;
 }
+
+/** `["externalVips", "addresses", 0]` → `externalVips.addresses[0]` (the change plan's path style). */
+const dotPath = (path: readonly (string | number)[]): string =>
+  path.reduce<string>((acc, p) => (typeof p === "number" ? `${acc}[${p}]` : acc ? `${acc}.${p}` : p), "");
 
 /** A planned step with what the lab and the timing estimates need beyond the contract's fields. */
 export interface KeepalivedStep extends Omit<RolloutStep, "index"> {
@@ -76,12 +85,21 @@ function instancesOf(plan: ClusterPlan, node: string): Instance[] {
   const priorities = prioritiesByAddress(plan);
   return plan.vips
     .filter((v) => priorities.get(v.address)?.has(node))
-    .map((v) => ({
-      group: `${v.interface} VRID ${v.vrid}`,
-      vip: v.address,
-      terms: `${v.address}/${v.prefixLength}, authentication ${auth}, advert_int ${plan.vrrp.advertInterval}, ${plan.vrrp.unicast ? "unicast" : "multicast"}`,
-      specPath: v.specPath.join("."),
-    }));
+    .map((v) => {
+      const address = `${v.address}/${v.prefixLength}`;
+      const advert = `advert_int ${plan.vrrp.advertInterval}`;
+      const cast = plan.vrrp.unicast ? "unicast" : "multicast";
+      return {
+        group: `${v.interface} VRID ${v.vrid}`,
+        vip: v.address,
+        terms: `${address}, authentication ${auth}, ${advert}, ${cast}`,
+        address,
+        auth,
+        advert,
+        cast,
+        specPath: dotPath(v.specPath),
+      };
+    });
 }
 
 /** Why two live configs would not hear each other's adverts for some VIP, or undefined when they agree. */
@@ -100,8 +118,18 @@ function disagreement(
 ): { reason: string; path: string } | undefined {
   for (const i of a) {
     const g = byGroup.get(i.group);
-    if (g && g.terms !== i.terms)
-      return { reason: `${i.group}: ${i.terms} on one side, ${g.terms} on the other`, path: g.specPath };
+    if (g && g.terms !== i.terms) {
+      // The spec field behind the difference: the VIP list (positional VRIDs), else the VRRP setting.
+      const path =
+        g.address !== i.address
+          ? g.specPath
+          : g.auth !== i.auth
+            ? "vrrp.auth"
+            : g.advert !== i.advert
+              ? "vrrp.advertInterval"
+              : "vrrp.unicast";
+      return { reason: `${i.group}: ${i.terms} on one side, ${g.terms} on the other`, path };
+    }
     const v = byVip.get(i.vip);
     if (v && v.group !== i.group)
       return { reason: `${i.vip} in ${i.group} on one side, ${v.group} on the other`, path: v.specPath };

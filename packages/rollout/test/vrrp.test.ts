@@ -42,6 +42,14 @@ describe("keepalived steps", () => {
     expect(r.steps.every((s) => s.action !== "stop" || !s.files.length)).toBe(true);
   });
 
+  it.each([
+    ["remove the first external VIP", "externalVips.addresses[0]"],
+    ["enable AH authentication", "vrrp.auth"],
+    ["change vrrp.advertInterval", "vrrp.advertInterval"],
+  ])("%s: reported as not in place at %s", (name, path) => {
+    expect(rolloutOf(name).notInPlace.map((n) => n.path)).toContain(path);
+  });
+
   it("reloads backups before masters when that moves nothing (append a carrier)", () => {
     const r = rolloutOf("append a carrier");
     const firstMaster = r.steps.findIndex((s) => [...r.holdersBefore.values()].includes(s.node));
