@@ -346,3 +346,232 @@ export function formatLabReport(report: LabReport): string {
   lines.push(`lab wall time ${report.seconds.toFixed(1)}s`);
   return lines.join("\n");
 }
+
+// ---- change plans (issue 27): a rollout's keepalived steps applied to the lab as printed ----
+
+/** A keepalived step of a change plan, as the lab needs it (structurally the rollout package's KeepalivedStep). */
+export interface LabRolloutStep {
+  readonly node: string;
+  readonly title: string;
+  readonly files: readonly string[];
+  readonly commands: readonly string[];
+  readonly vipMoves: readonly {
+    readonly vip: string;
+    readonly from: string | null;
+    readonly to: string | null;
+    readonly unavailableSeconds: number;
+  }[];
+  /** Seconds after the commands by which the planner predicts the step settled. */
+  readonly settleSeconds: number;
+  /** VIP address → predicted holder once the step settled. */
+  readonly holdersAfter: ReadonlyMap<string, string | undefined>;
+}
+
+export interface RolloutMove {
+  readonly vip: string;
+  readonly from: string | null;
+  readonly to: string | null;
+}
+
+export interface RolloutStepResult {
+  readonly title: string;
+  readonly ok: boolean;
+  readonly diff: readonly string[];
+  readonly predicted: readonly RolloutMove[];
+  /** Holder changes between the settled state before the step and after it. */
+  readonly observed: readonly RolloutMove[];
+  /** Seconds from the commands to the settled state (undefined: never settled). */
+  readonly settledAfter: number | undefined;
+}
+
+export interface RolloutReport {
+  readonly rest: { readonly ok: boolean; readonly diff: readonly string[] };
+  readonly steps: readonly RolloutStepResult[];
+  /** Every time two nodes held one VIP, with how long (ms), from the step it started in. */
+  readonly doubleHolds: readonly {
+    readonly vip: string;
+    readonly nodes: string;
+    readonly ms: number;
+    readonly step: number;
+  }[];
+  /** Every time a VIP (still in the new tree, or not yet removed) had no holder: how long (ms), and where it started. */
+  readonly gaps: readonly {
+    readonly vip: string;
+    readonly ms: number;
+    readonly step: number;
+    readonly allowed: boolean;
+  }[];
+  readonly seconds: number;
+}
+
+const canon = (a: string) => canonicalIp(a);
+
+/**
+ * Applies `steps` to a lab started on the old tree: waits for the predicted state at rest, then for each step
+ * installs its files from `newTree`, runs its commands (mapped to the lab: reload → SIGHUP, stop → SIGTERM, start,
+ * restart), and waits until the holders are the predicted ones and stay so. Throughout, every address change is
+ * checked: a VIP on two nodes is recorded with its duration, and so is a VIP with no holder, allowed only in the
+ * step whose predicted moves give it up (or leave it with nobody) until the step that brings it back.
+ */
+export async function runRolloutSteps(
+  lab: VrrpLab,
+  oldPlan: ClusterPlan,
+  newTree: string,
+  holdersBefore: ReadonlyMap<string, string | undefined>,
+  steps: readonly LabRolloutStep[],
+  options: { readonly onStep?: (r: RolloutStepResult) => void } = {},
+): Promise<RolloutReport> {
+  const started = Date.now();
+  const advertMs = oldPlan.vrrp.advertInterval * 1000;
+  const margin = 2 * advertMs + 2500;
+  const expectedDiff = (expected: ReadonlyMap<string, string | undefined>) => (observed: Observation) =>
+    [...expected].flatMap(([vip, want]) => {
+      const got = observed.get(canon(vip)) ?? [];
+      const ok = want === undefined ? got.length === 0 : got.length === 1 && got[0] === want;
+      return ok ? [] : [`${vip}: expected ${want ?? "nobody"}, observed ${got.join(" + ") || "nobody"}`];
+    });
+  const lowest = Math.max(1, Math.min(...oldPlan.vips.flatMap((v) => v.priorities)) - 10);
+  const restDeadline = (2 * takeoverBounds(oldPlan, lowest).rejoin.max + Math.ceil(lab.nodes.length / 4)) * 1000;
+  const rest = await lab.waitUntil(expectedDiff(holdersBefore), {
+    deadlineMs: restDeadline + margin,
+    holdMs: advertMs,
+  });
+  const results: RolloutStepResult[] = [];
+  const doubleHolds: { vip: string; nodes: string; ms: number; step: number }[] = [];
+  const gaps: { vip: string; ms: number; step: number; allowed: boolean }[] = [];
+  if (!rest.ok) return { rest, steps: results, doubleHolds, gaps, seconds: (Date.now() - started) / 1000 };
+
+  // Continuous watch: open double holds and gaps, closed (with their duration) when they end.
+  let stepIndex = 0;
+  /** VIPs allowed to have no holder now: given up in this step, or left with nobody until a later step. */
+  const mayBeUnheld = new Set<string>();
+  const openDouble = new Map<string, { since: number; nodes: string; step: number }>();
+  const openGap = new Map<string, { since: number; step: number; allowed: boolean }>();
+  const check = () => {
+    const now = Date.now();
+    for (const [vip, holders] of lab.observeAll()) {
+      const d = openDouble.get(vip);
+      if (holders.length > 1 && !d) openDouble.set(vip, { since: now, nodes: holders.join(" + "), step: stepIndex });
+      else if (holders.length <= 1 && d) {
+        doubleHolds.push({ vip, nodes: d.nodes, ms: now - d.since, step: d.step });
+        openDouble.delete(vip);
+      }
+      const g = openGap.get(vip);
+      if (holders.length === 0 && !g) openGap.set(vip, { since: now, step: stepIndex, allowed: mayBeUnheld.has(vip) });
+      else if (holders.length > 0 && g) {
+        gaps.push({ vip, ms: now - g.since, step: g.step, allowed: g.allowed });
+        openGap.delete(vip);
+      }
+    }
+  };
+  const removedForGood = new Set<string>();
+  const unsubscribe = lab.onChange(check);
+  try {
+    let holders = new Map(holdersBefore);
+    for (const step of steps) {
+      stepIndex++;
+      // Every VIP this step moves may be out while it moves (for as long as predicted: the test checks how long).
+      for (const m of step.vipMoves) mayBeUnheld.add(canon(m.vip));
+      for (const [vip, g] of openGap) if (mayBeUnheld.has(vip)) openGap.set(vip, { ...g, allowed: true });
+      lab.installFiles(step.node, newTree, step.files);
+      let at = Date.now();
+      for (const command of step.commands) {
+        const t = await runCommand(lab, step.node, command);
+        if (command === step.commands[0]) at = t;
+      }
+      const moving = step.vipMoves.length > 0;
+      const waited = await lab.waitUntil(expectedDiff(step.holdersAfter), {
+        deadlineMs: step.settleSeconds * 1000 + margin,
+        // Nothing should move: watch for as long as the planner says a move would take. Else hold one advert.
+        holdMs: moving ? advertMs : step.settleSeconds * 1000,
+      });
+      const after = new Map(step.holdersAfter);
+      const observed: RolloutMove[] = [];
+      const seen = lab.observeAll();
+      for (const vip of new Set([...holders.keys(), ...after.keys()])) {
+        const before = holders.get(vip);
+        const now = seen.get(canon(vip)) ?? [];
+        const to = now.length === 1 ? (now[0] as string) : now.length === 0 ? null : now.join(" + ");
+        if ((before ?? null) !== to) observed.push({ vip, from: before ?? null, to });
+      }
+      // A restart's VIP goes and comes back to the same node: predicted as a move from it to it, observed as none.
+      const predicted = step.vipMoves.filter((m) => m.from !== m.to).map(({ vip, from, to }) => ({ vip, from, to }));
+      const key = (m: RolloutMove) => `${m.vip} ${m.from} ${m.to}`;
+      const sameMoves =
+        predicted.length === observed.length && predicted.map(key).sort().join() === observed.map(key).sort().join();
+      const result: RolloutStepResult = {
+        title: step.title,
+        ok: waited.ok && sameMoves,
+        diff: [
+          ...waited.diff,
+          ...(sameMoves
+            ? []
+            : [
+                `moves: predicted ${predicted.map(key).join(", ") || "none"}; observed ${observed.map(key).join(", ") || "none"}`,
+              ]),
+        ],
+        predicted,
+        observed,
+        settledAfter: waited.reachedAt === undefined ? undefined : (waited.reachedAt - at) / 1000,
+      };
+      results.push(result);
+      options.onStep?.(result);
+      if (!result.ok) break;
+      holders = after;
+      // A VIP is allowed to stay unheld only until a step brings it back.
+      for (const [vip, holder] of after) {
+        if (holder !== undefined) mayBeUnheld.delete(canon(vip));
+        else removedForGood.add(canon(vip));
+      }
+      for (const vip of [...removedForGood]) if (after.get(vip) !== undefined) removedForGood.delete(vip);
+    }
+  } finally {
+    unsubscribe();
+    check();
+    const now = Date.now();
+    for (const [vip, d] of openDouble) doubleHolds.push({ vip, nodes: d.nodes, ms: now - d.since, step: d.step });
+    // A VIP the new tree removed stays unheld for good: no gap of the rollout's.
+    for (const [vip, g] of openGap)
+      if (!removedForGood.has(vip)) gaps.push({ vip, ms: now - g.since, step: g.step, allowed: g.allowed });
+  }
+  return { rest, steps: results, doubleHolds, gaps, seconds: (Date.now() - started) / 1000 };
+}
+
+/** The four keepalived commands a change plan prints, as the lab runs them. */
+async function runCommand(lab: VrrpLab, node: string, command: string): Promise<number> {
+  switch (command) {
+    case "rc-service keepalived reload":
+      return lab.reload(node);
+    case "rc-service keepalived stop":
+      return lab.stopKeepalived(node);
+    case "rc-service keepalived start":
+      return lab.startKeepalived(node);
+    case "rc-service keepalived restart": {
+      const at = await lab.stopKeepalived(node);
+      lab.startKeepalived(node);
+      return at;
+    }
+    default:
+      throw new Error(`the lab cannot run "${command}" (only the four keepalived commands of a change plan)`);
+  }
+}
+
+/** One line per step (predicted vs observed moves), then double holds and gaps: for annotations and reports. */
+export function formatRolloutReport(report: RolloutReport): string {
+  const moves = (ms: readonly RolloutMove[]) =>
+    ms.map((m) => `${m.vip} ${m.from ?? "-"}→${m.to ?? "-"}`).join(", ") || "none";
+  const lines = [`${report.rest.ok ? "✔" : "✖"} at rest on the old tree`, ...report.rest.diff.map((d) => `    ${d}`)];
+  report.steps.forEach((s, i) => {
+    lines.push(
+      `${s.ok ? "✔" : "✖"} ${i + 1}. ${s.title} — predicted ${moves(s.predicted)}; observed ${moves(s.observed)}; settled ${s.settledAfter === undefined ? "never" : `${s.settledAfter.toFixed(2)}s`}`,
+    );
+    for (const d of s.diff) lines.push(`    ${d}`);
+  });
+  for (const d of report.doubleHolds) lines.push(`double hold ${d.vip} (${d.nodes}) ${d.ms} ms in step ${d.step}`);
+  for (const g of report.gaps)
+    lines.push(
+      `gap ${g.vip} ${(g.ms / 1000).toFixed(2)}s from step ${g.step}${g.allowed ? " (predicted)" : " (NOT PREDICTED)"}`,
+    );
+  lines.push(`lab wall time ${report.seconds.toFixed(1)}s`);
+  return lines.join("\n");
+}

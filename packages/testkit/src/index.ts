@@ -2,11 +2,17 @@ export { clusterExampleNames, exampleInput, exampleNames, examplesDir, exampleTe
 export {
   failoverSteps,
   formatLabReport,
+  formatRolloutReport,
   type LabAction,
   type LabReport,
+  type LabRolloutStep,
   type LabStep,
+  type RolloutMove,
+  type RolloutReport,
+  type RolloutStepResult,
   type RunOptions,
   runFailoverScenarios,
+  runRolloutSteps,
   type StepOptions,
   type StepResult,
   type Takeover,
@@ -19,6 +25,7 @@ export {
   type ProvisionerScript,
   type SeenRequest,
 } from "./mock-provisioner.js";
+export { type NetifrcNode, withNetifrcNode } from "./netifrc-lab.js";
 export { type Netns, withNetns } from "./netns.js";
 export {
   ajv04,

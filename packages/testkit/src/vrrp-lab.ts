@@ -52,8 +52,8 @@ interface LabNode {
   readonly interfaces: readonly LabNodeInterface[];
   /** Bridge-side veth ends. */
   readonly ports: readonly string[];
-  readonly hasCheck: boolean;
-  readonly hasReadiness: boolean;
+  hasCheck: boolean;
+  hasReadiness: boolean;
   keepalived: ChildProcess | undefined;
   monitor: ChildProcess | undefined;
   up: boolean;
@@ -107,6 +107,24 @@ export interface VrrpLab {
   waitFor(expected: ReadonlyMap<string, string | undefined>, options: WaitOptions): Promise<WaitResult>;
   /** Waits until `differences` of the observation is empty, and stays so for `holdMs`. */
   waitUntil(differences: (observed: Observation) => readonly string[], options: WaitOptions): Promise<WaitResult>;
+  /**
+   * Installs a tree's files on a node as a rollout step does: each `nodes/<node>/etc/keepalived/<file>` path of
+   * `tree` goes to the node's /etc/keepalived (check scripts replaced by the lab's stubs). keepalived reads them
+   * only when it starts or reloads.
+   */
+  installFiles(node: string, tree: string, paths: readonly string[]): void;
+  /** `rc-service keepalived reload`: SIGHUP to the node's keepalived. Returns the epoch ms of the signal. */
+  reload(node: string): number;
+  /** `rc-service keepalived stop`: SIGTERM (keepalived says goodbye, priority 0, and removes its VIPs); waits for it. */
+  stopKeepalived(node: string): Promise<number>;
+  /** `rc-service keepalived start` on a node whose links are up (a node that never ran, or was stopped). */
+  startKeepalived(node: string): number;
+  /** Whether keepalived runs on the node. */
+  running(node: string): boolean;
+  /** Calls `listener` after every address change the monitors report; returns the unsubscribe function. */
+  onChange(listener: () => void): () => void;
+  /** Holders of every VIP the lab knows, over every node (running or not): for checks between events. */
+  observeAll(): Observation;
   /** Last lines of each node's keepalived log, for failure messages. */
   logs(lines?: number): string;
   stop(): Promise<void>;
@@ -237,6 +255,11 @@ export interface VrrpLabOptions {
   /** A tree written by `clusterspec generate --with-secrets -o <dir>`. */
   readonly tree: string;
   /**
+   * Other trees of the same cluster (a change's new tree): their keepalived nodes get a namespace too (addresses
+   * from their conf.d/net) without starting, and their VIPs are observed. Nodes start only on `tree`.
+   */
+  readonly others?: readonly { readonly plan: ClusterPlan; readonly tree: string }[];
+  /**
    * Start every node alone (bridge ports isolated) until `connect()`. Needed with nopreempt, where whoever
    * happens to start first would keep a VIP; default: only with nopreempt.
    */
@@ -258,39 +281,38 @@ export async function startVrrpLab(options: VrrpLabOptions): Promise<VrrpLab> {
   const bridgeNs = `${id}-br`;
   const root = mkdtempSync(join(tmpdir(), `${id}-`));
   chmodSync(root, 0o755);
-  const vipAddresses = plan.vips.map((v) => canonicalIp(v.address));
+  const sides = [{ plan, tree }, ...(options.others ?? [])];
+  const allVips = sides.flatMap((side) => side.plan.vips);
+  const vipAddresses = [...new Set(allVips.map((v) => canonicalIp(v.address)))];
   const vipSet = new Set(vipAddresses);
-  const nodeNames = plan.nodes
-    .map((n) => n.name)
-    .filter((n) => existsSync(join(tree, "nodes", n, "etc", "keepalived", "keepalived.conf")));
-  const ifaceNames = [...new Set(nodeNames.flatMap((n) => nodeInterfaces(plan, tree, n).map((f) => f.name)))];
+  const hasKeepalived = (t: string, n: string) =>
+    existsSync(join(t, "nodes", n, "etc", "keepalived", "keepalived.conf"));
+  /** Each node with the first tree that runs keepalived on it (its interfaces and addresses come from there). */
+  const sideOf = new Map<string, { plan: ClusterPlan; tree: string }>();
+  for (const side of sides)
+    for (const n of side.plan.nodes)
+      if (!sideOf.has(n.name) && hasKeepalived(side.tree, n.name)) sideOf.set(n.name, side);
+  const nodeNames = [...sideOf.keys()];
+  const interfacesOf = (n: string) => {
+    const side = sideOf.get(n) ?? { plan, tree };
+    return nodeInterfaces(side.plan, side.tree, n);
+  };
+  const ifaceNames = [...new Set(nodeNames.flatMap((n) => interfacesOf(n).map((f) => f.name)))];
   const bridgeOf = (iface: string) => `b${ifaceNames.indexOf(iface)}`;
   const created: string[] = [];
   let destroyed = false;
 
   const nodes: LabNode[] = nodeNames.map((name, i) => {
-    const interfaces = nodeInterfaces(plan, tree, name);
+    const interfaces = interfacesOf(name);
     const dir = join(root, `n${i}`);
     for (const sub of ["etc", "run"]) mkdirSync(join(dir, sub), { recursive: true, mode: 0o755 });
     chmodSync(dir, 0o755);
     const src = join(tree, "nodes", name, "etc", "keepalived");
-    let hasCheck = false;
-    let hasReadiness = false;
-    for (const file of ["keepalived.conf", "auth.conf", ...Object.keys(STUBS)]) {
-      const from = join(src, file);
-      if (!existsSync(from)) continue;
-      const to = join(dir, "etc", file);
-      const replacement = STUBS[file];
-      if (replacement) {
-        if (file === "check-apiserver.sh") hasCheck = true;
-        else hasReadiness = true;
-        writeFileSync(to, replacement.text);
-        chmodSync(to, 0o755);
-      } else {
-        writeFileSync(to, readFileSync(from));
-        chmodSync(to, statSync(from).mode & 0o777);
-      }
-    }
+    const { hasCheck, hasReadiness } = copyKeepalivedFiles(
+      src,
+      join(dir, "etc"),
+      ["keepalived.conf", "auth.conf", ...Object.keys(STUBS)].filter((f) => existsSync(join(src, f))),
+    );
     return {
       name,
       ns: `${id}-${i}`,
@@ -450,7 +472,7 @@ export async function startVrrpLab(options: VrrpLabOptions): Promise<VrrpLab> {
         return must("ip", ["-n", n.ns, "-batch", "-"], `${batch.join("\n")}\n`);
       }),
     );
-    for (const n of nodes) startKeepalived(n);
+    for (const n of nodes) if (hasKeepalived(tree, n.name)) startKeepalived(n);
   } catch (e) {
     destroy();
     throw e;
@@ -480,6 +502,19 @@ export async function startVrrpLab(options: VrrpLabOptions): Promise<VrrpLab> {
       for (const a of n.addresses.keys()) if (vipSet.has(a)) out.get(a)?.push(n.name);
     }
     return out;
+  };
+
+  const observeAll = (): Observation => {
+    const out = new Map<string, string[]>();
+    for (const a of vipAddresses) out.set(a, []);
+    for (const n of nodes) for (const a of n.addresses.keys()) if (vipSet.has(a)) out.get(a)?.push(n.name);
+    return out;
+  };
+
+  const keepalivedPid = (n: LabNode): number => {
+    const pid = Number(readFileSync(join(n.dir, "run", "keepalived.pid"), "utf8").trim());
+    if (!Number.isInteger(pid) || pid <= 0) throw new Error(`${n.name}: no keepalived pid`);
+    return pid;
   };
 
   const diffOf = (expected: ReadonlyMap<string, string | undefined>, observed: Observation): string[] => {
@@ -537,7 +572,7 @@ export async function startVrrpLab(options: VrrpLabOptions): Promise<VrrpLab> {
       await must("ip", ["-n", bridgeNs, "-batch", "-"], `${down.join("\n")}\n`);
       const leftovers = [...n.addresses.keys()].filter((a) => vipSet.has(a));
       if (leftovers.length > 0) {
-        const ifaceOf = new Map(plan.vips.map((v) => [canonicalIp(v.address), v]));
+        const ifaceOf = new Map(allVips.map((v) => [canonicalIp(v.address), v]));
         const del = leftovers.map((a) => {
           const v = ifaceOf.get(a);
           return `addr del ${v?.address}/${v?.prefixLength} dev ${v?.interface}`;
@@ -576,6 +611,54 @@ export async function startVrrpLab(options: VrrpLabOptions): Promise<VrrpLab> {
       return at;
     },
     appearances: (node, address) => byName(node).history.get(canonicalIp(address)) ?? [],
+    installFiles(node, from, paths) {
+      const n = byName(node);
+      const prefix = `nodes/${node}/etc/keepalived/`;
+      const files = paths.map((p) => {
+        if (!p.startsWith(prefix) || p.slice(prefix.length).includes("/"))
+          throw new Error(`${p} is not a file of ${node}'s /etc/keepalived`);
+        return p.slice(prefix.length);
+      });
+      const result = copyKeepalivedFiles(join(from, "nodes", node, "etc", "keepalived"), join(n.dir, "etc"), files);
+      Object.assign(n, result);
+    },
+    reload(node) {
+      const n = byName(node);
+      if (!n.up) throw new Error(`${node}: keepalived is not running`);
+      const at = Date.now();
+      process.kill(keepalivedPid(n), "SIGHUP");
+      return at;
+    },
+    async stopKeepalived(node) {
+      const n = byName(node);
+      const child = n.keepalived;
+      if (!n.up || child === undefined) throw new Error(`${node}: keepalived is not running`);
+      const exited = new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) resolve();
+        else child.once("exit", () => resolve());
+      });
+      const at = Date.now();
+      process.kill(keepalivedPid(n), "SIGTERM");
+      await exited;
+      n.up = false;
+      n.keepalived = undefined;
+      notify();
+      return at;
+    },
+    startKeepalived(node) {
+      const n = byName(node);
+      if (n.up) throw new Error(`${node}: keepalived already runs`);
+      const at = Date.now();
+      startKeepalived(n);
+      notify();
+      return at;
+    },
+    running: (node) => byName(node).up,
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    observeAll,
     waitFor(expected, options) {
       return lab.waitUntil((observed) => diffOf(expected, observed), options);
     },
@@ -624,6 +707,30 @@ export async function startVrrpLab(options: VrrpLabOptions): Promise<VrrpLab> {
     },
   };
   return lab;
+}
+
+/** Copies a node's keepalived files into its lab /etc/keepalived, the check scripts replaced by the stubs. */
+function copyKeepalivedFiles(
+  src: string,
+  dest: string,
+  files: readonly string[],
+): { hasCheck: boolean; hasReadiness: boolean } {
+  for (const file of files) {
+    const from = join(src, file);
+    const to = join(dest, file);
+    const replacement = STUBS[file];
+    if (replacement) {
+      writeFileSync(to, replacement.text);
+      chmodSync(to, 0o755);
+    } else {
+      writeFileSync(to, readFileSync(from));
+      chmodSync(to, statSync(from).mode & 0o777);
+    }
+  }
+  return {
+    hasCheck: existsSync(join(dest, "check-apiserver.sh")),
+    hasReadiness: existsSync(join(dest, "check-cilium.sh")) || existsSync(join(dest, "check-uplink.sh")),
+  };
 }
 
 /** `ip -ts` prints local time with microseconds and no zone: Date reads that as local time too. */
