@@ -3,7 +3,13 @@
 // without the upstream schema checks: only lines are compared) and each spec's line lookup.
 import { isCloudBurstPlan, loadSpecWithLines, resolvePlan, validateSpec } from "@clusterspec/core";
 import type { ClusterSpec, SpecIssue } from "@clusterspec/core/types";
-import { type ChangePlan, planChanges, type TreeSide } from "@clusterspec/rollout";
+import {
+  type ChangePlan,
+  planChanges,
+  planKeepalivedSteps,
+  planNetifrcSteps,
+  type TreeSide,
+} from "@clusterspec/rollout";
 import { generateChecked, renderArtifacts } from "./generate.js";
 
 export type ChangesOutcome =
@@ -66,8 +72,8 @@ export async function computeChanges(oldText: string, newText: string, sourceNam
   const plan = planChanges(
     old,
     next,
-    // SEAM(rollout-vrrp): the keepalived and netifrc planners (packages/rollout/src/vrrp.ts, netifrc.ts) go here.
-    [],
+    // The per-node planners: keepalived first (its steps move VIPs), then netifrc.
+    [planKeepalivedSteps, planNetifrcSteps],
     {
       lineOf: (path, side) => lines[side](path),
       regenerate: (spec) => {

@@ -44,10 +44,6 @@ function vridPath(addressPath: Path): Path {
   return addressPath;
 }
 
-/** Reads a spec field that a newer spec version adds (controlPlane.bootstrapped) without depending on its type. */
-const field = (value: unknown, key: string): unknown =>
-  value !== null && typeof value === "object" ? (value as Record<string, unknown>)[key] : undefined;
-
 export function notInPlaceChanges(
   old: TreeSide,
   next: TreeSide,
@@ -105,7 +101,7 @@ export function notInPlaceChanges(
     else
       report(path, `${change} is an upgrade: kubeadm upgrade, not a reconfiguration`, [
         `on every node: emerge the new sys-cluster/kubeadm (the tree's package.accept_keywords)`,
-        `on ${b.initNode.name}: kubeadm upgrade plan ${b.kubernetes.versionText}, then kubeadm upgrade apply ${b.kubernetes.versionText}`,
+        `on ${b.bootstrap.initNodeName} (or any one control plane): kubeadm upgrade plan ${b.kubernetes.versionText}, then kubeadm upgrade apply ${b.kubernetes.versionText}`,
         "on each other control plane, one at a time: kubeadm upgrade node, then wait for its /readyz",
         "on each node, one at a time: kubectl drain <node> --ignore-daemonsets; emerge the new kubelet and kubectl; rc-service kubelet restart; kubectl uncordon <node>",
         ...(a.kubernetes.kubeadmApiVersion === b.kubernetes.kubeadmApiVersion
@@ -145,32 +141,32 @@ export function notInPlaceChanges(
 
   // kubeadm init runs once: a tree that names a new node as the one to init would start a second cluster.
   const oldNames = new Set(a.nodes.map((n) => n.name));
-  if (a.initNode.name !== b.initNode.name) {
-    const bootstrapped = field(field(next.spec, "controlPlane"), "bootstrapped") === true;
-    const initPath: Path =
-      field(field(next.spec, "controlPlane"), "initNode") !== undefined
-        ? ["controlPlane", "initNode"]
-        : ["nodes", b.nodes.findIndex((n) => n.name === b.initNode.name)];
-    if (!oldNames.has(b.initNode.name) && !bootstrapped)
+  const was = a.bootstrap.initNodeName;
+  const now = b.bootstrap.initNodeName;
+  if (was !== now) {
+    const initPath: Path = b.bootstrap.initNodeDefaulted
+      ? ["nodes", b.nodes.findIndex((n) => n.name === now)]
+      : ["controlPlane", "initNode"];
+    if (!oldNames.has(now) && !b.bootstrap.bootstrapped)
       refuse(
         initPath,
-        `${b.initNode.name} is new and its kubeadm.yaml is now the InitConfiguration (the init node was ${a.initNode.name}): kubeadm init there would start a second cluster; name an existing control plane as the init node and mark the cluster bootstrapped, so that ${b.initNode.name} joins`,
+        `${now} is new and its kubeadm.yaml is now the InitConfiguration (the init node was ${was}): kubeadm init there would start a second cluster; name an existing control plane as the init node and mark the cluster bootstrapped, so that ${now} joins`,
       );
-    else if (bootstrapped)
+    else if (b.bootstrap.bootstrapped)
       report(
         initPath,
-        `the cluster is bootstrapped: kubeadm init ran once, on ${a.initNode.name}; naming ${b.initNode.name} as the init node changes no node (every kubeadm.yaml joins)`,
+        `the cluster is bootstrapped: kubeadm init ran once, on ${was}; naming ${now} as the init node changes no node (every kubeadm.yaml joins)`,
         [
           "nothing to run on the cluster",
-          `keep ${a.initNode.name} as the init node, so that the spec records where the cluster began`,
+          `keep ${was} as the init node, so that the spec records where the cluster began`,
         ],
       );
     else
       report(
         initPath,
-        `the init node moves from ${a.initNode.name} to ${b.initNode.name}, whose kubeadm.yaml becomes an InitConfiguration although it is already a member`,
+        `the init node moves from ${was} to ${now}, whose kubeadm.yaml becomes an InitConfiguration although it is already a member`,
         [
-          `never run kubeadm init on ${b.initNode.name}: it is installed for the record only`,
+          `never run kubeadm init on ${now}: it is installed for the record only`,
           "mark the cluster bootstrapped in the spec, so that every node's kubeadm.yaml is a JoinConfiguration",
         ],
       );

@@ -10,4 +10,13 @@ import schema from "./schema.js";
 import simulate from "./simulate.js";
 import validate from "./validate.js";
 
-export const COMMAND_LIST: readonly CommandDef[] = [generate, validate, plan, changes, simulate, pinVrids, schema, help];
+export const COMMAND_LIST: readonly CommandDef[] = [
+  generate,
+  validate,
+  plan,
+  changes,
+  simulate,
+  pinVrids,
+  schema,
+  help,
+];
