@@ -1,6 +1,6 @@
 // Usage texts: one overview and one page per command (`clusterspec help <command>`, `<command> --help`).
 
-export const COMMANDS = ["generate", "validate", "plan", "simulate", "schema", "help"] as const;
+export const COMMANDS = ["generate", "validate", "plan", "simulate", "explain", "schema", "help"] as const;
 export type Command = (typeof COMMANDS)[number];
 
 export const USAGE = `clusterspec - one validated cluster spec in, every config file of the cluster out
@@ -10,6 +10,7 @@ Usage:
   clusterspec validate <spec> [--json]
   clusterspec plan <spec> [--json]
   clusterspec simulate <spec> [--down <nodes>] [--unhealthy <nodes>] [--json]
+  clusterspec explain <spec> <file>[:<line>] [--json]
   clusterspec schema
   clusterspec help [<command>]
   clusterspec --help | --version
@@ -21,6 +22,7 @@ Commands:
   validate   check the spec and print its errors and warnings
   plan       print the human summary that generate also writes as PLAN.md
   simulate   print who holds each VIP, and each node's load, with nodes down or failing their check
+  explain    print the spec fields each line of a generated file depends on, with their lines
   schema     print the JSON Schema of the spec (for yaml-language-server)
   help       show the help of a command
 
@@ -107,6 +109,24 @@ ${SPEC}
 
 ${EXIT}
 `,
+  explain: `clusterspec explain - the spec fields behind each line of a generated file
+
+Usage:
+  clusterspec explain <spec> <file>[:<line>] [--json]
+
+<file> is a path in the output folder (nodes/k8s-1/etc/keepalived/keepalived.conf); with :<line>, that line
+alone. For each line, prints the spec fields it depends on with their place in <spec> (cluster.yaml:14), and
+defaults as vrrp.basePriority (default 100). Measured, not declared: every field of the validated spec, defaults
+and overlay patches included, is changed to other valid values and the file regenerated; a field is listed for
+each line that changed (docs/explain.md says how, and what it cannot see). Nothing is written.
+
+Options:
+${SPEC}
+  <file>[:<line>]     the generated file, relative to the output folder, and optionally one line of it
+${JSON_OPTION}
+
+${EXIT}
+`,
   schema: `clusterspec schema - print the JSON Schema of the spec
 
 Usage:
@@ -121,6 +141,6 @@ ${EXIT}
 Usage:
   clusterspec help [<command>]
 
-Commands: generate, validate, plan, simulate, schema, help.
+Commands: generate, validate, plan, simulate, explain, schema, help.
 `,
 };
