@@ -25,7 +25,7 @@ export interface ExplainOptions extends Omit<GenerateOptions, "checker"> {
   /** 1-based: explain this line alone (faster: only changes that reach it are followed). */
   readonly line?: number;
   /**
-   * Valid perturbations tried per spec field (default 2): each is another value the field could have; a line
+   * Valid perturbations tried per spec field (default 3): each is another value the field could have; a line
    * that depends on the field only past some threshold may need more than one.
    */
   readonly perturbations?: number;
@@ -87,6 +87,8 @@ interface Leaf {
   readonly candidates: readonly unknown[];
   /** The next candidate to try. */
   cursor: number;
+  /** More valid candidates to try than the default: a version's thresholds can be anywhere in its range. */
+  readonly extraRounds?: number;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
@@ -118,6 +120,14 @@ function nudgeDigits(s: string, run: number, by: number): string | undefined {
   return `${s.slice(0, at)}${String(n).padStart(m[0].startsWith("0") ? m[0].length : 0, "0")}${s.slice(at + m[0].length)}`;
 }
 
+const VERSION = /^v?\d+\.\d+(\.\d+)?$/;
+/**
+ * How far a version's minor moves, each way: every minor of a supported range, since which lines change depends on
+ * the version reached (1.22 → 1.24 adds a taint that 1.22 → 1.25 replaces). Only the versions take extra rounds, so
+ * each round costs a few regenerations.
+ */
+const VERSION_SPREAD = Array.from({ length: 16 }, (_, i) => i + 1);
+
 const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(\/\d{1,2})?$/;
 const MAC = /^([0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2}$/;
 
@@ -136,35 +146,78 @@ function otherIpv4(m: RegExpExecArray): string[] {
 
 /** Other values a primitive could take, nearest first: a validation decides which are valid. */
 function candidatesOf(value: unknown): unknown[] {
-  if (typeof value === "boolean") return [!value];
+  // Tried twice, each time in other groups: two fields whose changes cancel out in one group (two nodes swapping a
+  // role) are then apart in the other.
+  if (typeof value === "boolean") return [!value, !value];
   if (typeof value === "number") {
-    if (!Number.isInteger(value)) return [value + 0.5, value / 2, value * 2];
-    return [value + 1, value - 1, value + 16, value * 2, value - 16, Math.floor(value / 2)];
+    // near, then far (a threshold further off), then the other side
+    if (!Number.isInteger(value)) return [value + 0.5, value * 2, value / 2];
+    return [...new Set([value + 1, value * 2, value - 1, value + 16, value - 16, Math.floor(value / 2)])].filter(
+      (v) => v !== value,
+    );
   }
   if (typeof value !== "string") return [];
   enumCache ??= enumsOf(specJsonSchema());
   const members = enumCache.filter((e) => e.includes(value)).flatMap((e) => e.filter((m) => m !== value));
-  if (members.length > 0) return [...new Set(members)];
+  if (members.length > 0) {
+    const others = [...new Set(members)];
+    return others.length === 1 ? [...others, ...others] : others;
+  }
+  if (VERSION.test(value)) {
+    const run = value.split(".").length === 3 ? 1 : 0; // the minor
+    const minors = VERSION_SPREAD.flatMap((d) => [nudgeDigits(value, run, d), nudgeDigits(value, run, -d)]);
+    return [...new Set([nudgeDigits(value, 0, 1), ...minors].filter((v) => v !== undefined && v !== value))];
+  }
   const ip = IPV4.exec(value);
   if (ip) return otherIpv4(ip);
   if (MAC.test(value)) {
     const last = Number.parseInt(value.slice(-2), 16);
     return [last ^ 1, last ^ 0x80, last ^ 0x40].map((b) => `${value.slice(0, -2)}${b.toString(16).padStart(2, "0")}`);
   }
-  // a name stays unique with a letter added; a version or duration needs a number changed
+  // A name stays unique with a letter added; a version or duration needs a number changed, near (the patch) and
+  // far (the minor, where a version's thresholds are).
   const candidates = [
     nudgeDigits(value, 0, 1),
     `${value}x`,
-    nudgeDigits(value, 0, -1),
     nudgeDigits(value, 1, 1),
+    nudgeDigits(value, 1, -7),
+    nudgeDigits(value, 0, -1),
     value === "" ? "x" : `${value.slice(0, -1)}x`,
     nudgeDigits(value, 0, 7),
+    nudgeDigits(value, 1, -1),
   ];
   return [...new Set(candidates.filter((v) => v !== undefined && v !== value))];
 }
 
+/** The integers the lines show, the most frequent first (at most 8): values a number field may collide with. */
+function numbersIn(lines: readonly string[]): number[] {
+  const counts = new Map<number, number>();
+  for (const line of lines)
+    for (const m of line.matchAll(/(?<![\w.:/-])\d{1,6}(?![\w.:/-])/g)) {
+      const n = Number(m[0]);
+      counts.set(n, (counts.get(n) ?? 0) + 1);
+    }
+  return [...counts.entries()]
+    .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+    .slice(0, 8)
+    .map(([n]) => n);
+}
+
+/**
+ * The same fields in another order, neighbours far apart (a golden-ratio stride): a round's groups then hold other
+ * fields together than the last round's, so changes that cancel out in one group are apart in the next.
+ */
+function scattered<T>(items: readonly T[]): T[] {
+  const n = items.length;
+  if (n < 3) return [...items];
+  let stride = Math.max(1, Math.round(n * 0.618));
+  const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+  while (gcd(stride, n) !== 1) stride++;
+  return items.map((_, i) => items[(i * stride) % n] as T);
+}
+
 /** The fields of the validated spec, depth first: every primitive, every array element and every nested object. */
-function leavesOf(spec: unknown): Leaf[] {
+function leavesOf(spec: unknown, seen: readonly number[]): Leaf[] {
   const out: Leaf[] = [];
   const visit = (value: unknown, path: Path): void => {
     if (Array.isArray(value))
@@ -179,8 +232,13 @@ function leavesOf(spec: unknown): Leaf[] {
           out.push({ path: [...path, key], change: "presence", candidates: [REMOVED], cursor: 0 });
       }
     else {
-      const candidates = candidatesOf(value);
-      if (candidates.length > 0) out.push({ path, change: "value", candidates, cursor: 0 });
+      // A number also takes each number the explained lines show: a line may depend on a field only when the two
+      // meet (an external VIP's VRID moves past the control-plane VIP's when that takes it).
+      const own = candidatesOf(value);
+      const met = typeof value === "number" ? seen.filter((n) => n !== value && !own.includes(n)) : [];
+      const candidates = [...own, ...met];
+      const extraRounds = typeof value === "string" && VERSION.test(value) ? own.length : met.length;
+      if (candidates.length > 0) out.push({ path, change: "value", candidates, cursor: 0, extraRounds });
     }
   };
   visit(spec, []);
@@ -323,7 +381,7 @@ function focused(plan: AnyPlan, modules: readonly Module[], target: Module | und
  * single fields. Pure, never throws on bad input, like generate.
  */
 export function explain(spec: string | Record<string, unknown>, options: ExplainOptions): ExplainResult {
-  const { file, line, perturbations = 2, ...generateOptions } = options;
+  const { file, line, perturbations = 3, ...generateOptions } = options;
   const text = typeof spec === "string" ? spec : undefined;
   const validated = text === undefined ? validateSpec(spec) : loadSpec(text);
   if (!validated.ok) return validated;
@@ -374,7 +432,7 @@ export function explain(spec: string | Record<string, unknown>, options: Explain
     return changed.has(wanted) ? new Set([wanted]) : new Set();
   };
 
-  const leaves = leavesOf(validated.value);
+  const leaves = leavesOf(validated.value, numbersIn(wanted === undefined ? before : [before[wanted] ?? ""]));
   const sourcesOf = new Map<Leaf, Set<number>>();
   const measured = new Set<Leaf>();
   const attribute = (leaf: Leaf, changed: Set<number>) => {
@@ -419,10 +477,12 @@ export function explain(spec: string | Record<string, unknown>, options: Explain
     search(group.slice(0, half));
     search(group.slice(half));
   };
-  for (let round = 0; round < perturbations; round++) {
-    const pending = leaves.filter((l) => l.cursor < l.candidates.length);
+  for (let round = 0; ; round++) {
+    const pending = leaves.filter(
+      (l) => l.cursor < l.candidates.length && round < perturbations + (l.extraRounds ?? 0),
+    );
     if (pending.length === 0) break;
-    search(pending);
+    search(round % 2 === 0 ? pending : scattered(pending));
     for (const leaf of pending) leaf.cursor++; // the next round tries the next value
   }
 

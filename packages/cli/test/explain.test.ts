@@ -70,8 +70,11 @@ describe("explain (library) on bare-metal-ha's keepalived.conf of k8s-2", () => 
 
 describe("explain on overlays", () => {
   it("names the overlay patch's leaf for the line it puts in the file", () => {
-    const lines = mustExplain(customised, { file: "nodes/k8s-1/kubeadm.yaml" });
-    const image = lines.find((l) => l.text === "imageRepository: registry.example.com/k8s");
+    const file = "nodes/k8s-1/kubeadm.yaml";
+    const golden = linesOf(readFileSync(join(repo, "examples", "customised", "generated", file), "utf8"));
+    const line = golden.indexOf("imageRepository: registry.example.com/k8s") + 1;
+    expect(line).toBeGreaterThan(0);
+    const [image] = mustExplain(customised, { file, line });
     expect(image?.sources.map((s) => s.path)).toContain("overlays[0].patch.imageRepository");
     expect(image?.sources.find((s) => s.path === "overlays[0].patch.imageRepository")?.line).toBe(
       specLine(customised, "imageRepository:"),
