@@ -189,8 +189,8 @@ function candidatesOf(value: unknown): unknown[] {
   return [...new Set(candidates.filter((v) => v !== undefined && v !== value))];
 }
 
-/** The integers the lines show, the most frequent first (at most 8): values a number field may collide with. */
-function numbersIn(lines: readonly string[]): number[] {
+/** The integers the lines show, the most frequent first (at most `limit`): values a number field may meet. */
+function numbersIn(lines: readonly string[], limit: number): number[] {
   const counts = new Map<number, number>();
   for (const line of lines)
     for (const m of line.matchAll(/(?<![\w.:/-])\d{1,6}(?![\w.:/-])/g)) {
@@ -199,7 +199,7 @@ function numbersIn(lines: readonly string[]): number[] {
     }
   return [...counts.entries()]
     .sort((a, b) => b[1] - a[1] || a[0] - b[0])
-    .slice(0, 8)
+    .slice(0, limit)
     .map(([n]) => n);
 }
 
@@ -432,7 +432,15 @@ export function explain(spec: string | Record<string, unknown>, options: Explain
     return changed.has(wanted) ? new Set([wanted]) : new Set();
   };
 
-  const leaves = leavesOf(validated.value, numbersIn(wanted === undefined ? before : [before[wanted] ?? ""]));
+  // One line: its numbers and either side of each (a minimum over the nodes moves only below it); a whole file: its
+  // most frequent numbers alone, since each is a round of group testing over the number fields.
+  const met =
+    wanted === undefined
+      ? numbersIn(before, 8)
+      : numbersIn([before[wanted] ?? ""], 4)
+          .flatMap((n) => [n, n - 1, n + 1])
+          .filter((n) => n >= 0);
+  const leaves = leavesOf(validated.value, met);
   const sourcesOf = new Map<Leaf, Set<number>>();
   const measured = new Set<Leaf>();
   const attribute = (leaf: Leaf, changed: Set<number>) => {
