@@ -1,6 +1,16 @@
 // Usage texts: one overview and one page per command (`clusterspec help <command>`, `<command> --help`).
 
-export const COMMANDS = ["generate", "validate", "plan", "changes", "simulate", "pin-vrids", "schema", "help"] as const;
+export const COMMANDS = [
+  "generate",
+  "validate",
+  "plan",
+  "changes",
+  "simulate",
+  "pin-vrids",
+  "explain",
+  "schema",
+  "help",
+] as const;
 export type Command = (typeof COMMANDS)[number];
 
 export const USAGE = `clusterspec - one validated cluster spec in, every config file of the cluster out
@@ -12,6 +22,7 @@ Usage:
   clusterspec changes <old-spec> <new-spec> [--format text|markdown] [--json]
   clusterspec simulate <spec> [--down <nodes>] [--unhealthy <nodes>] [--json]
   clusterspec pin-vrids <spec> [--dry-run]
+  clusterspec explain <spec> <file>[:<line>] [--json]
   clusterspec schema
   clusterspec help [<command>]
   clusterspec --help | --version
@@ -26,6 +37,7 @@ Commands:
   simulate   print who holds each VIP, and each node's load, with nodes down or failing their check
   pin-vrids  write each VIP's current VRID into the spec (for specs that set externalVips.firstVrid
              or rely on list positions), so the cluster keeps its numbering
+  explain    print the spec fields each line of a generated file depends on, with their lines
   schema     print the JSON Schema of the spec (for yaml-language-server)
   help       show the help of a command
 
@@ -151,6 +163,24 @@ ${SPEC}
 
 ${EXIT}
 `,
+  explain: `clusterspec explain - the spec fields behind each line of a generated file
+
+Usage:
+  clusterspec explain <spec> <file>[:<line>] [--json]
+
+<file> is a path in the output folder (nodes/k8s-1/etc/keepalived/keepalived.conf); with :<line>, that line
+alone. For each line, prints the spec fields it depends on with their place in <spec> (cluster.yaml:14), and
+defaults as vrrp.basePriority (default 100). Measured, not declared: every field of the validated spec, defaults
+and overlay patches included, is changed to other valid values and the file regenerated; a field is listed for
+each line that changed (docs/explain.md says how, and what it cannot see). Nothing is written.
+
+Options:
+${SPEC}
+  <file>[:<line>]     the generated file, relative to the output folder, and optionally one line of it
+${JSON_OPTION}
+
+${EXIT}
+`,
   schema: `clusterspec schema - print the JSON Schema of the spec
 
 Usage:
@@ -165,6 +195,6 @@ ${EXIT}
 Usage:
   clusterspec help [<command>]
 
-Commands: generate, validate, plan, changes, simulate, pin-vrids, schema, help.
+Commands: generate, validate, plan, changes, simulate, pin-vrids, explain, schema, help.
 `,
 };

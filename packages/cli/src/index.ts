@@ -44,4 +44,11 @@ export {
   schemasToLoad,
 } from "./generate.js";
 export { generatorModules } from "./generators.js";
+export {
+  type ExplainedLine,
+  type ExplainOptions,
+  type ExplainResult,
+  type ExplainSource,
+  explain,
+} from "./provenance.js";
 export { formatIssues, loadSpec, validateSpec } from "./spec.js";

@@ -95,7 +95,7 @@ export function omittedText(omitted: readonly OmittedIssues[]): string {
     .join("");
 }
 
-export type JsonCommand = "validate" | "plan" | "generate" | "check";
+export type JsonCommand = "validate" | "plan" | "generate" | "check" | "explain";
 
 export function jsonDocument(command: JsonCommand, spec: string, body: Record<string, unknown>): string {
   return `${JSON.stringify({ version: JSON_OUTPUT_VERSION, command, spec, ...body }, null, 2)}\n`;

@@ -2,6 +2,7 @@
 // help pages are in ../help.ts; test/commands.test.ts checks that the three agree).
 import changes from "./changes.js";
 import type { CommandDef } from "./command.js";
+import explain from "./explain.js";
 import generate from "./generate.js";
 import help from "./help.js";
 import pinVrids from "./pin-vrids.js";
@@ -17,6 +18,7 @@ export const COMMAND_LIST: readonly CommandDef[] = [
   changes,
   simulate,
   pinVrids,
+  explain,
   schema,
   help,
 ];

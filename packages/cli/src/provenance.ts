@@ -1,0 +1,530 @@
+// Provenance, measured rather than threaded (DESIGN-27 decision 4): which spec fields a generated line depends on is
+// found by changing each field of the validated spec (defaults included) to another valid value, regenerating, and
+// diffing the file. Nothing in the generators knows about it, so a plain `generate` pays nothing: this module is
+// imported by `explain` alone (the library entry re-exports it; the CLI's generate never loads it).
+import {
+  isBurstModule,
+  isCloudBurstPlan,
+  loadSpec,
+  locateIssues,
+  parseYamlDocuments,
+  specJsonSchema,
+  toDotPath,
+  validateSpec,
+} from "@clusterspec/core";
+import type { AnyPlan, Artifact, ArtifactChecker, IssuePath, SpecIssue } from "@clusterspec/core/types";
+import { diffArrays } from "diff";
+import { type GenerateOptions, generate } from "./generate.js";
+import { generatorModules } from "./generators.js";
+
+type Module = NonNullable<GenerateOptions["modules"]>[number];
+
+export interface ExplainOptions extends Omit<GenerateOptions, "checker"> {
+  /** The generated file, relative to the output folder (`nodes/k8s-1/etc/keepalived/keepalived.conf`). */
+  readonly file: string;
+  /** 1-based: explain this line alone (faster: only changes that reach it are followed). */
+  readonly line?: number;
+  /**
+   * Valid perturbations tried per spec field (default 3): each is another value the field could have; a line
+   * that depends on the field only past some threshold may need more than one.
+   */
+  readonly perturbations?: number;
+}
+
+/** One spec field a line depends on. */
+export interface ExplainSource {
+  /** Its spec path, `vrrp.basePriority`, `nodes[1].interfaces.wan1.address`, `overlays[2].patch.spec.x`. */
+  readonly path: string;
+  /** How the line depends on it: its value, or whether it is there at all (an array element, an object). */
+  readonly change: "value" | "presence";
+  /** The spec did not set it: the schema's default filled it in. */
+  readonly defaulted: boolean;
+  /** The default it took (value sources only). */
+  readonly defaultValue?: unknown;
+  /** Where the spec text sets it (1-based), when the spec came as text and sets it. */
+  readonly line?: number;
+  readonly column?: number;
+}
+
+export interface ExplainedLine {
+  /** 1-based. */
+  readonly number: number;
+  readonly text: string;
+  /** In spec order; empty for a line no spec field changed (constant text). */
+  readonly sources: readonly ExplainSource[];
+}
+
+export type ExplainResult =
+  | {
+      readonly ok: true;
+      readonly file: string;
+      readonly lines: readonly ExplainedLine[];
+      /** Spec fields for which no valid other value was found: the lines may depend on them unseen. */
+      readonly unmeasured: readonly string[];
+      /** How many regenerations the measurement took. */
+      readonly regenerations: number;
+      readonly warnings: readonly SpecIssue[];
+    }
+  | {
+      readonly ok: false;
+      /** The spec's problems (empty when the spec is fine and `target` says what is wrong). */
+      readonly errors: readonly SpecIssue[];
+      readonly warnings: readonly SpecIssue[];
+      /** The file is not in the generated tree, or the line is not in the file. */
+      readonly target?: { readonly message: string; readonly closeMatches: readonly string[] };
+    };
+
+/** The schema checks are generate's job; explain only compares texts, so every patched file is taken as it is. */
+const ACCEPT_ALL: ArtifactChecker = { check: () => [], notes: [] };
+
+type Path = (string | number)[];
+
+/** A spec field to perturb: a primitive's value, or the presence of an array element or object. */
+interface Leaf {
+  readonly path: Path;
+  readonly change: "value" | "presence";
+  /** Other values to try, in order (presence: the one candidate, removal). */
+  readonly candidates: readonly unknown[];
+  /** The next candidate to try. */
+  cursor: number;
+  /** More valid candidates to try than the default: a version's thresholds can be anywhere in its range. */
+  readonly extraRounds?: number;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/** Every `enum` of the spec's JSON Schema: a string in one of them is tried as the others. */
+function enumsOf(schema: unknown): string[][] {
+  const out: string[][] = [];
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) for (const n of node) visit(n);
+    else if (isObject(node)) {
+      const values = node.enum;
+      if (Array.isArray(values) && values.every((v) => typeof v === "string")) out.push(values as string[]);
+      for (const v of Object.values(node)) visit(v);
+    }
+  };
+  visit(schema);
+  return out;
+}
+
+let enumCache: string[][] | undefined;
+
+/** `s` with its `run`-th run of digits from the end moved by `by` (undefined below 0), keeping leading zeros. */
+function nudgeDigits(s: string, run: number, by: number): string | undefined {
+  const m = [...s.matchAll(/\d+/g)].at(-1 - run);
+  if (!m) return undefined;
+  const at = m.index ?? 0;
+  const n = Number(m[0]) + by;
+  if (n < 0 || !Number.isSafeInteger(n)) return undefined;
+  return `${s.slice(0, at)}${String(n).padStart(m[0].startsWith("0") ? m[0].length : 0, "0")}${s.slice(at + m[0].length)}`;
+}
+
+const VERSION = /^v?\d+\.\d+(\.\d+)?$/;
+/**
+ * How far a version's minor moves, each way: every minor of a supported range, since which lines change depends on
+ * the version reached (1.22 → 1.24 adds a taint that 1.22 → 1.25 replaces). Only the versions take extra rounds, so
+ * each round costs a few regenerations.
+ */
+const VERSION_SPREAD = Array.from({ length: 16 }, (_, i) => i + 1);
+
+const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(\/\d{1,2})?$/;
+const MAC = /^([0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2}$/;
+
+/** Other IPv4 addresses (with the same prefix length): near ones, far ones in the same subnet, the next network. */
+function otherIpv4(m: RegExpExecArray): string[] {
+  const n = m.slice(1, 5).reduce((acc, o) => acc * 256 + Number(o), 0);
+  const prefix = m[5] ?? "";
+  const bits = prefix === "" ? 32 : Number(prefix.slice(1));
+  const size = 2 ** (32 - bits);
+  const host = n % size;
+  const text = (v: number) => `${[24, 16, 8, 0].map((s) => Math.floor(v / 2 ** s) % 256).join(".")}${prefix}`;
+  const hosts = [1, -1, size / 2, size / 4, -size / 4].map((d) => n - host + ((host + d + size) % size));
+  const nets = bits > 0 && bits < 32 ? [n + size, n - size] : [];
+  return [...new Set([...hosts, ...nets])].filter((v) => v !== n && v >= 0 && v < 2 ** 32).map(text);
+}
+
+/** Other values a primitive could take, nearest first: a validation decides which are valid. */
+function candidatesOf(value: unknown): unknown[] {
+  // Tried twice, each time in other groups: two fields whose changes cancel out in one group (two nodes swapping a
+  // role) are then apart in the other.
+  if (typeof value === "boolean") return [!value, !value];
+  if (typeof value === "number") {
+    // near, then far (a threshold further off), then the other side
+    if (!Number.isInteger(value)) return [value + 0.5, value * 2, value / 2];
+    return [...new Set([value + 1, value * 2, value - 1, value + 16, value - 16, Math.floor(value / 2)])].filter(
+      (v) => v !== value,
+    );
+  }
+  if (typeof value !== "string") return [];
+  enumCache ??= enumsOf(specJsonSchema());
+  const members = enumCache.filter((e) => e.includes(value)).flatMap((e) => e.filter((m) => m !== value));
+  if (members.length > 0) {
+    const others = [...new Set(members)];
+    return others.length === 1 ? [...others, ...others] : others;
+  }
+  if (VERSION.test(value)) {
+    const run = value.split(".").length === 3 ? 1 : 0; // the minor
+    const minors = VERSION_SPREAD.flatMap((d) => [nudgeDigits(value, run, d), nudgeDigits(value, run, -d)]);
+    return [...new Set([nudgeDigits(value, 0, 1), ...minors].filter((v) => v !== undefined && v !== value))];
+  }
+  const ip = IPV4.exec(value);
+  if (ip) return otherIpv4(ip);
+  if (MAC.test(value)) {
+    const last = Number.parseInt(value.slice(-2), 16);
+    return [last ^ 1, last ^ 0x80, last ^ 0x40].map((b) => `${value.slice(0, -2)}${b.toString(16).padStart(2, "0")}`);
+  }
+  // A name stays unique with a letter added; a version or duration needs a number changed, near (the patch) and
+  // far (the minor, where a version's thresholds are).
+  const candidates = [
+    nudgeDigits(value, 0, 1),
+    `${value}x`,
+    nudgeDigits(value, 1, 1),
+    nudgeDigits(value, 1, -7),
+    nudgeDigits(value, 0, -1),
+    value === "" ? "x" : `${value.slice(0, -1)}x`,
+    nudgeDigits(value, 0, 7),
+    nudgeDigits(value, 1, -1),
+  ];
+  return [...new Set(candidates.filter((v) => v !== undefined && v !== value))];
+}
+
+/** The integers the lines show, the most frequent first (at most `limit`): values a number field may meet. */
+function numbersIn(lines: readonly string[], limit: number): number[] {
+  const counts = new Map<number, number>();
+  for (const line of lines)
+    for (const m of line.matchAll(/(?<![\w.:/-])\d{1,6}(?![\w.:/-])/g)) {
+      const n = Number(m[0]);
+      counts.set(n, (counts.get(n) ?? 0) + 1);
+    }
+  return [...counts.entries()]
+    .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+    .slice(0, limit)
+    .map(([n]) => n);
+}
+
+/**
+ * The same fields in another order, neighbours far apart (a golden-ratio stride): a round's groups then hold other
+ * fields together than the last round's, so changes that cancel out in one group are apart in the next.
+ */
+function scattered<T>(items: readonly T[]): T[] {
+  const n = items.length;
+  if (n < 3) return [...items];
+  let stride = Math.max(1, Math.round(n * 0.618));
+  const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+  while (gcd(stride, n) !== 1) stride++;
+  return items.map((_, i) => items[(i * stride) % n] as T);
+}
+
+/** The fields of the validated spec, depth first: every primitive, every array element and every nested object. */
+function leavesOf(spec: unknown, seen: readonly number[]): Leaf[] {
+  const out: Leaf[] = [];
+  const visit = (value: unknown, path: Path): void => {
+    if (Array.isArray(value))
+      value.forEach((item, i) => {
+        visit(item, [...path, i]);
+        out.push({ path: [...path, i], change: "presence", candidates: [REMOVED], cursor: 0 });
+      });
+    else if (isObject(value))
+      for (const [key, item] of Object.entries(value)) {
+        visit(item, [...path, key]);
+        if (item !== null && typeof item === "object")
+          out.push({ path: [...path, key], change: "presence", candidates: [REMOVED], cursor: 0 });
+      }
+    else {
+      // A number also takes each number the explained lines show: a line may depend on a field only when the two
+      // meet (an external VIP's VRID moves past the control-plane VIP's when that takes it).
+      const own = candidatesOf(value);
+      const met = typeof value === "number" ? seen.filter((n) => n !== value && !own.includes(n)) : [];
+      const candidates = [...own, ...met];
+      const extraRounds = typeof value === "string" && VERSION.test(value) ? own.length : met.length;
+      if (candidates.length > 0) out.push({ path, change: "value", candidates, cursor: 0, extraRounds });
+    }
+  };
+  visit(spec, []);
+  return out;
+}
+
+const REMOVED = Symbol("removed");
+
+/** The spec with each leaf at its current candidate: removals leave a mark first, so indices stay put until the end. */
+function perturb(spec: unknown, group: readonly Leaf[]): unknown {
+  const copy = structuredClone(spec) as Record<string, unknown>;
+  for (const leaf of group) {
+    let node: unknown = copy;
+    for (const seg of leaf.path.slice(0, -1)) {
+      if (node === null || typeof node !== "object") break;
+      node = (node as Record<string | number, unknown>)[seg];
+    }
+    if (node === null || typeof node !== "object") continue; // inside something this group removes
+    (node as Record<string | number, unknown>)[leaf.path.at(-1) as string | number] = leaf.candidates[leaf.cursor];
+  }
+  const prune = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.filter((v) => v !== REMOVED).map(prune);
+    if (isObject(value))
+      return Object.fromEntries(
+        Object.entries(value)
+          .filter(([, v]) => v !== REMOVED)
+          .map(([k, v]) => [k, prune(v)]),
+      );
+    return value;
+  };
+  return prune(copy);
+}
+
+/** One path is the other or inside it. */
+function related(a: IssuePath, b: IssuePath): boolean {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** The value at `path`, or `missing`. */
+function at(value: unknown, path: IssuePath, missing: unknown): unknown {
+  let node = value;
+  for (const seg of path) {
+    if (Array.isArray(node) && typeof seg === "number" && seg < node.length) node = node[seg];
+    else if (isObject(node) && typeof seg === "string" && Object.hasOwn(node, seg)) node = node[seg];
+    else return missing;
+  }
+  return node;
+}
+
+/**
+ * The lines of `before` (0-based) that `after` changes: removed or replaced lines, and for lines that only appear,
+ * the line above the place they appear at (the first line when at the top). A file that is gone changes every line.
+ */
+export function changedLines(before: readonly string[], after: readonly string[] | undefined): Set<number> {
+  const changed = new Set<number>();
+  if (after === undefined) {
+    for (let i = 0; i < before.length; i++) changed.add(i);
+    return changed;
+  }
+  let index = 0;
+  let previousRemoved = false;
+  for (const part of diffArrays(before as string[], after as string[])) {
+    if (part.removed) {
+      for (let i = 0; i < part.count; i++) changed.add(index + i);
+      index += part.count;
+      previousRemoved = true;
+    } else if (part.added) {
+      if (!previousRemoved) changed.add(Math.max(0, index - 1));
+      previousRemoved = false;
+    } else {
+      index += part.count;
+      previousRemoved = false;
+    }
+  }
+  return changed;
+}
+
+/** A file's lines, without the empty string after its final newline. */
+export const linesOf = (content: string): string[] => {
+  const lines = content.split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  return lines;
+};
+
+function levenshtein(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++)
+      next[j] = Math.min(
+        (row[j] ?? 0) + 1,
+        (next[j - 1] ?? 0) + 1,
+        (row[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    row = next;
+  }
+  return row[b.length] ?? 0;
+}
+
+/** Up to five generated paths nearest to a file name that is not one: same ending first, then by edit distance. */
+export function closeMatches(file: string, paths: readonly string[]): string[] {
+  const base = file.split("/").at(-1) ?? file;
+  const score = (p: string) =>
+    (p.endsWith(`/${file}`) || p === file ? 0 : p.endsWith(`/${base}`) ? 1 : 2) * 10_000 + levenshtein(file, p);
+  return [...paths].sort((a, b) => score(a) - score(b) || (a < b ? -1 : 1)).slice(0, 5);
+}
+
+/** The module whose generate writes `file` for this plan (undefined for PLAN.md, which every module feeds). */
+function moduleOf(plan: AnyPlan, modules: readonly Module[], file: string): Module | undefined {
+  if (file === "PLAN.md") return undefined;
+  for (const m of isCloudBurstPlan(plan) ? modules.filter(isBurstModule) : modules)
+    if ((m.generate(plan as never) as Artifact[]).some((a) => a.path === file)) return m;
+  return undefined;
+}
+
+/**
+ * The modules for the re-generations: the one that writes the file runs; every other returns the files it wrote for
+ * the unchanged spec (overlays still find their targets) and adds nothing to PLAN.md.
+ */
+function focused(plan: AnyPlan, modules: readonly Module[], target: Module | undefined): readonly Module[] {
+  if (target === undefined) return modules;
+  return modules.map((m): Module => {
+    if (m === target) {
+      const { summarize: _unused, ...rest } = m;
+      return rest as Module;
+    }
+    const applies = !isCloudBurstPlan(plan) || isBurstModule(m);
+    const files = applies ? (m.generate(plan as never) as Artifact[]) : [];
+    return { name: m.name, ...(isBurstModule(m) ? { burst: true } : {}), generate: () => files } as Module;
+  });
+}
+
+/**
+ * Which spec fields each line of a generated file depends on, measured: every field of the validated spec (defaults
+ * included) is changed to other valid values (each perturbed spec passes the real validation, or the next value is
+ * tried), the file is regenerated and diffed, and the field is listed for every line that changed. Fields are tried
+ * in groups: a group that leaves the file unchanged is done; one that changes it, or is not valid, is split down to
+ * single fields. Pure, never throws on bad input, like generate.
+ */
+export function explain(spec: string | Record<string, unknown>, options: ExplainOptions): ExplainResult {
+  const { file, line, perturbations = 3, ...generateOptions } = options;
+  const text = typeof spec === "string" ? spec : undefined;
+  const validated = text === undefined ? validateSpec(spec) : loadSpec(text);
+  if (!validated.ok) return validated;
+  const modules = generateOptions.modules ?? generatorModules;
+  const run = (input: unknown, mods: readonly Module[]) =>
+    generate(input as Parameters<typeof generate>[0], { ...generateOptions, modules: mods, checker: ACCEPT_ALL });
+  const base = run(validated.value, modules);
+  if (!base.ok) return text === undefined ? base : { ...base, errors: locateIssues(text, base.errors) };
+  const warnings = validated.warnings;
+  const artifact = base.artifacts.find((a) => a.path === file);
+  if (!artifact)
+    return {
+      ok: false,
+      errors: [],
+      warnings,
+      target: {
+        message: `${file} is not a file this spec generates`,
+        closeMatches: closeMatches(
+          file,
+          base.artifacts.map((a) => a.path),
+        ),
+      },
+    };
+  const before = linesOf(artifact.content);
+  if (line !== undefined && (!Number.isInteger(line) || line < 1 || line > before.length))
+    return {
+      ok: false,
+      errors: [],
+      warnings,
+      target: {
+        message: `${file} has ${before.length} line${before.length === 1 ? "" : "s"}: there is no line ${line}`,
+        closeMatches: [],
+      },
+    };
+  const wanted = line === undefined ? undefined : line - 1;
+  const mods = focused(base.plan, modules, moduleOf(base.plan, modules, file));
+
+  let regenerations = 0;
+  /** The lines of interest this group's perturbation changes, or the problems of the perturbed spec. */
+  const measure = (group: readonly Leaf[]): Set<number> | readonly SpecIssue[] => {
+    regenerations++;
+    const result = run(perturb(validated.value, group), mods);
+    if (!result.ok) return result.errors;
+    const after = result.artifacts.find((a) => a.path === file);
+    if (after?.content === artifact.content) return new Set();
+    const changed = changedLines(before, after === undefined ? undefined : linesOf(after.content));
+    if (wanted === undefined) return changed;
+    return changed.has(wanted) ? new Set([wanted]) : new Set();
+  };
+
+  // One line: its numbers and either side of each (a minimum over the nodes moves only below it); a whole file: its
+  // most frequent numbers alone, since each is a round of group testing over the number fields.
+  const met =
+    wanted === undefined
+      ? numbersIn(before, 8)
+      : numbersIn([before[wanted] ?? ""], 4)
+          .flatMap((n) => [n, n - 1, n + 1])
+          .filter((n) => n >= 0);
+  const leaves = leavesOf(validated.value, met);
+  const sourcesOf = new Map<Leaf, Set<number>>();
+  const measured = new Set<Leaf>();
+  const attribute = (leaf: Leaf, changed: Set<number>) => {
+    measured.add(leaf);
+    if (changed.size === 0) return;
+    const set = sourcesOf.get(leaf) ?? new Set<number>();
+    for (const i of changed) set.add(i);
+    sourcesOf.set(leaf, set);
+  };
+  /**
+   * Group testing. A group that is not valid sets aside the fields its errors name (each then tried alone, which
+   * moves on to its next value while it is not valid), or is split when they name none of them.
+   */
+  const search = (group: Leaf[]): void => {
+    if (group.length === 0) return;
+    const changed = measure(group);
+    if (group.length === 1) {
+      const leaf = group[0] as Leaf;
+      if (changed instanceof Set) {
+        attribute(leaf, changed);
+        return;
+      }
+      leaf.cursor++;
+      if (leaf.cursor < leaf.candidates.length) search(group);
+      return;
+    }
+    if (changed instanceof Set) {
+      if (changed.size === 0) for (const leaf of group) measured.add(leaf);
+      else splitSearch(group);
+      return;
+    }
+    const named = group.filter((leaf) => changed.some((issue) => related(issue.path, leaf.path)));
+    if (named.length === 0 || named.length === group.length) {
+      splitSearch(group);
+      return;
+    }
+    search(group.filter((leaf) => !named.includes(leaf)));
+    search(named);
+  };
+  const splitSearch = (group: Leaf[]): void => {
+    const half = Math.ceil(group.length / 2);
+    search(group.slice(0, half));
+    search(group.slice(half));
+  };
+  for (let round = 0; ; round++) {
+    const pending = leaves.filter(
+      (l) => l.cursor < l.candidates.length && round < perturbations + (l.extraRounds ?? 0),
+    );
+    if (pending.length === 0) break;
+    search(round % 2 === 0 ? pending : scattered(pending));
+    for (const leaf of pending) leaf.cursor++; // the next round tries the next value
+  }
+
+  const raw = text === undefined ? spec : parseYamlDocuments(text)[0];
+  const MISSING = Symbol("missing");
+  const located =
+    text === undefined
+      ? []
+      : locateIssues(
+          text,
+          leaves.map((l) => ({ path: l.path, message: "", severity: "warning", code: "rule" })),
+        );
+  const sourceOf = (leaf: Leaf, i: number): ExplainSource => {
+    const defaulted = at(raw, leaf.path, MISSING) === MISSING;
+    const position = located[i];
+    return {
+      path: toDotPath(leaf.path),
+      change: leaf.change,
+      defaulted,
+      ...(defaulted && leaf.change === "value" ? { defaultValue: at(validated.value, leaf.path, undefined) } : {}),
+      ...(!defaulted && position?.line !== undefined ? { line: position.line, column: position.column ?? 1 } : {}),
+    };
+  };
+  const perLine = before.map((): ExplainSource[] => []);
+  leaves.forEach((leaf, i) => {
+    const changed = sourcesOf.get(leaf);
+    if (!changed) return;
+    const source = sourceOf(leaf, i);
+    for (const n of changed) perLine[n]?.push(source);
+  });
+  const lines = before.flatMap((t, i) =>
+    wanted === undefined || wanted === i ? [{ number: i + 1, text: t, sources: perLine[i] ?? [] }] : [],
+  );
+  // A removal that no spec survives (a required field, the last control plane) is not a missing measurement.
+  const unmeasured = leaves.filter((l) => l.change === "value" && !measured.has(l)).map((l) => toDotPath(l.path));
+  return { ok: true, file, lines, unmeasured, regenerations, warnings };
+}

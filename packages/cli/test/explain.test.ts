@@ -1,0 +1,170 @@
+// `explain` on the reference clusters: the fields it finds behind known lines (a default, an explicit field with its
+// YAML line, an overlay patch, a removed array element), its errors, and the command's text and --json output.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Ajv2020 from "ajv/dist/2020.js";
+import { type ExplainedLine, explain } from "clusterspec";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closeMatches, linesOf } from "../src/provenance.js";
+import { runCaptured } from "./capture.js";
+
+const repo = join(import.meta.dirname, "..", "..", "..");
+const bareMetal = readFileSync(join(repo, "examples", "bare-metal-ha", "cluster.yaml"), "utf8");
+const customised = readFileSync(join(repo, "examples", "customised", "cluster.yaml"), "utf8");
+const KEEPALIVED = "nodes/k8s-2/etc/keepalived/keepalived.conf";
+const ajv = new Ajv2020.default({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
+const validateJson = ajv.compile(JSON.parse(readFileSync(join(repo, "docs", "cli-json.schema.json"), "utf8")));
+
+/** The spec line (1-based) of the first line of `text` that contains `needle`. */
+const specLine = (text: string, needle: string) => text.split("\n").findIndex((l) => l.includes(needle)) + 1;
+
+function mustExplain(...args: Parameters<typeof explain>): readonly ExplainedLine[] {
+  const r = explain(...args);
+  if (!r.ok) throw new Error(JSON.stringify(r));
+  return r.lines;
+}
+
+describe("explain (library) on bare-metal-ha's keepalived.conf of k8s-2", () => {
+  const lines = mustExplain(bareMetal, { file: KEEPALIVED });
+  const golden = readFileSync(join(repo, "examples", "bare-metal-ha", "generated", KEEPALIVED), "utf8");
+  const line = (text: string) => {
+    const l = lines.find((x) => x.text === text);
+    if (!l) throw new Error(`no line ${text}`);
+    return l;
+  };
+  const paths = (l: ExplainedLine) => l.sources.map((s) => s.path);
+
+  it("explains every line of the file as generated", () => {
+    expect(lines.map((l) => l.text)).toEqual(linesOf(golden));
+    expect(lines.map((l) => l.number)).toEqual(lines.map((_, i) => i + 1));
+  });
+
+  it("gives a defaulted field with its default and no position", () => {
+    const basePriority = line("    priority 100").sources.find((s) => s.path === "vrrp.basePriority");
+    expect(basePriority).toEqual({ path: "vrrp.basePriority", change: "value", defaulted: true, defaultValue: 100 });
+  });
+
+  it("gives a field the spec sets with its line and column", () => {
+    const vrid = line("    virtual_router_id 11").sources.find((s) => s.path === "externalVips.firstVrid");
+    expect(vrid).toMatchObject({ defaulted: false, line: specLine(bareMetal, "firstVrid:"), column: 3 });
+    expect(paths(line("    advert_int 1"))[0]).toBe("vrrp.advertInterval");
+  });
+
+  it("ties the address line to its list element, and only its own", () => {
+    const address = line("        10.118.11.21/32 dev wan1");
+    expect(paths(address)).toContain("externalVips.addresses[1]");
+    expect(paths(address)).not.toContain("vrrp.advertInterval");
+    // removing the element is a change of presence
+    expect(address.sources).toContainEqual(
+      expect.objectContaining({ path: "externalVips.addresses[1]", change: "presence" }),
+    );
+  });
+
+  it("explains one line alone, with the same sources as the whole file", () => {
+    const whole = line("    priority 100");
+    const alone = mustExplain(bareMetal, { file: KEEPALIVED, line: whole.number });
+    expect(alone).toEqual([whole]);
+  });
+});
+
+describe("explain on overlays", () => {
+  it("names the overlay patch's leaf for the line it puts in the file", () => {
+    const file = "nodes/k8s-1/kubeadm.yaml";
+    const golden = linesOf(readFileSync(join(repo, "examples", "customised", "generated", file), "utf8"));
+    const line = golden.indexOf("imageRepository: registry.example.com/k8s") + 1;
+    expect(line).toBeGreaterThan(0);
+    const [image] = mustExplain(customised, { file, line });
+    expect(image?.sources.map((s) => s.path)).toContain("overlays[0].patch.imageRepository");
+    expect(image?.sources.find((s) => s.path === "overlays[0].patch.imageRepository")?.line).toBe(
+      specLine(customised, "imageRepository:"),
+    );
+  });
+});
+
+describe("explain's refusals", () => {
+  it("returns the spec's errors for an invalid spec", () => {
+    const r = explain(bareMetal.replace("advertInterval: 1", "advertInterval: -1"), { file: KEEPALIVED });
+    expect(r.ok).toBe(false);
+    expect(!r.ok && r.errors[0]?.path).toEqual(["vrrp", "advertInterval"]);
+  });
+
+  it("names close matches for a file that is not generated, and refuses a line past the end", () => {
+    const r = explain(bareMetal, { file: "nodes/k8s-2/keepalived.conf" });
+    expect(r.ok).toBe(false);
+    expect(!r.ok && r.target?.closeMatches[0]).toBe(KEEPALIVED);
+    const past = explain(bareMetal, { file: KEEPALIVED, line: 10_000 });
+    expect(!past.ok && past.target?.message).toMatch(
+      /^nodes\/k8s-2\/etc\/keepalived\/keepalived.conf has \d+ lines: there is no line 10000$/,
+    );
+  });
+
+  it("ranks a path with the same ending first", () => {
+    expect(closeMatches("kubeadm.yaml", ["PLAN.md", "nodes/a/kubeadm.yaml", "cluster/x.yaml"])[0]).toBe(
+      "nodes/a/kubeadm.yaml",
+    );
+  });
+});
+
+describe("clusterspec explain", () => {
+  let work: string;
+  beforeAll(() => {
+    work = mkdtempSync(join(tmpdir(), "clusterspec-explain-"));
+    writeFileSync(join(work, "cluster.yaml"), bareMetal);
+    writeFileSync(join(work, "bad.yaml"), bareMetal.replace("advertInterval: 1", "advertInterval: -1"));
+  });
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+  const cli = (argv: string[]) => runCaptured(["explain", ...argv], work);
+
+  it("prints a line with its fields, their spec lines and defaults", async () => {
+    const number = mustExplain(bareMetal, { file: KEEPALIVED }).find((l) => l.text === "    priority 100")?.number;
+    const r = await cli(["cluster.yaml", `${KEEPALIVED}:${number}`]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toContain(`${KEEPALIVED}, from cluster.yaml\n\n${number} |     priority 100\n`);
+    expect(r.stdout).toContain("← vrrp.basePriority (default 100)\n");
+    expect(r.stdout).toContain(`← nodes[1].name (cluster.yaml:${specLine(bareMetal, "name: k8s-2")})\n`);
+  });
+
+  it("prints the versioned JSON document", async () => {
+    const r = await cli(["cluster.yaml", `${KEEPALIVED}:1`, "--json"]);
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    expect(validateJson(doc), JSON.stringify(validateJson.errors)).toBe(true);
+    expect(doc).toMatchObject({ command: "explain", ok: true, file: KEEPALIVED });
+    expect(doc.lines).toHaveLength(1);
+  });
+
+  it("exits 2 naming close matches for a file that is not generated", async () => {
+    const r = await cli(["cluster.yaml", "nodes/k8s-2/keepalived.conf"]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain(
+      "✖ nodes/k8s-2/keepalived.conf is not a file this spec generates (paths are relative to the output folder); close matches: nodes/k8s-2/etc/keepalived/keepalived.conf,",
+    );
+    const json = await cli(["cluster.yaml", "nodes/k8s-2/keepalived.conf", "--json"]);
+    expect(json.code).toBe(2);
+    expect(validateJson(JSON.parse(json.stdout))).toBe(true);
+  });
+
+  it("exits 2 for a line past the end and for a line 0", async () => {
+    const r = await cli(["cluster.yaml", `${KEEPALIVED}:100000`]);
+    expect(r).toMatchObject({ code: 2, stdout: "" });
+    expect(r.stderr).toMatch(/there is no line 100000\n$/);
+    const zero = await cli(["cluster.yaml", `${KEEPALIVED}:0`]);
+    expect(zero.code).toBe(2);
+    expect(zero.stderr).toContain("line numbers start at 1, not 0");
+  });
+
+  it("exits 2 with the usual issues for an invalid spec", async () => {
+    const r = await cli(["bad.yaml", KEEPALIVED]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`→ at vrrp.advertInterval (bad.yaml:${specLine(bareMetal, "advertInterval")}:`);
+  });
+
+  it("takes exactly a spec and a file", async () => {
+    const r = await cli(["cluster.yaml"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("expected a spec file (or - for standard input) and <file>[:<line>]");
+  });
+});
