@@ -47,14 +47,14 @@ describe("clusterspec changes", () => {
     const r = await run("changes", "base.yaml", "cluster.yaml");
     expect(r.code).toBe(0);
     expect(r.stderr).toBe("");
-    expect(r.stdout).toContain("base.yaml → cluster.yaml: 1 spec change(s), 4 step(s)\n");
+    expect(r.stdout).toContain("base.yaml → cluster.yaml: 1 spec change(s), 5 step(s)\n");
     expect(r.stdout).toContain(`  nodes[3] (cluster.yaml:${k8s4}): (none) → {`);
     expect(r.stdout).toContain("      nodes/k8s-1/etc/hosts: line 7\n");
-    expect(r.stdout).toContain("  4. k8s-4: join the cluster as a worker (new node) [kubeadm, on k8s-4]\n");
+    expect(r.stdout).toContain("  5. k8s-4: join the cluster as a worker (new node) [kubeadm, on k8s-4]\n");
     expect(r.stdout).toContain("       $ kubeadm join --config /kubeadm.yaml\n");
-    expect(r.stdout).toContain(
-      "Changed files no step installs (their planner is not part of this build)\n  nodes/k8s-4/etc/conf.d/net\n",
-    );
+    // The new node's network comes up before its join (the netifrc planner's step), so no changed file is left over.
+    expect(r.stdout).toContain("  1. k8s-4: start net.wan0, start net.wan1 [netifrc, on k8s-4]\n");
+    expect(r.stdout).not.toContain("Changed files no step installs");
   });
 
   it("prints markdown for a pull request: the table of spec changes with file:line links, steps with code blocks", async () => {
@@ -62,12 +62,12 @@ describe("clusterspec changes", () => {
     expect(r.code).toBe(0);
     expect(
       r.stdout.startsWith(
-        "### clusterspec: change plan\n\n`base.yaml` → `cluster.yaml`: 1 spec change(s), 4 step(s).\n",
+        "### clusterspec: change plan\n\n`base.yaml` → `cluster.yaml`: 1 spec change(s), 5 step(s).\n",
       ),
     ).toBe(true);
     expect(r.stdout).toContain(`| [\`nodes[3]\`](cluster.yaml#L${k8s4}) | \`(none)\` |`);
     expect(r.stdout).toContain("[nodes/k8s-1/etc/hosts](generated/nodes/k8s-1/etc/hosts#L7) line 7");
-    expect(r.stdout).toContain("4. **k8s-4: join the cluster as a worker (new node)** (kubeadm, on `k8s-4`)\n");
+    expect(r.stdout).toContain("5. **k8s-4: join the cluster as a worker (new node)** (kubeadm, on `k8s-4`)\n");
     expect(r.stdout).toContain(
       "   ```sh\n   sysctl --system\n   rc-service modules restart\n   kubeadm join --config /kubeadm.yaml\n   ```\n",
     );
@@ -86,7 +86,7 @@ describe("clusterspec changes", () => {
         new: "cluster.yaml",
         ok: true,
       });
-      expect(doc.steps.map((s: { index: number }) => s.index)).toEqual([1, 2, 3, 4]);
+      expect(doc.steps.map((s: { index: number }) => s.index)).toEqual([1, 2, 3, 4, 5]);
     }
   });
 
@@ -185,7 +185,7 @@ describe("generate --check --base", () => {
     const text = await run("generate", "cluster.yaml", "--check", "--base", "base.yaml");
     expect(text.code).toBe(0);
     expect(text.stdout).toContain("is up to date");
-    expect(text.stdout).toContain("base.yaml → cluster.yaml: 1 spec change(s), 4 step(s)");
+    expect(text.stdout).toContain("base.yaml → cluster.yaml: 1 spec change(s), 5 step(s)");
     const md = await run("generate", "cluster.yaml", "--check", "--base", "base.yaml", "--format", "markdown");
     expect(md.code).toBe(0);
     expect(md.stdout).toContain("### ✅ clusterspec: generated files are up to date");

@@ -56,6 +56,13 @@ export function changeCases(): ChangeCase[] {
     change("remove the first external VIP", (s) => {
       poolOf(s).addresses.shift();
     }),
+    // With VRIDs following addresses, only an explicit VRID can hand one address's VRID to another: the old and
+    // the new configs then disagree on that VRID's VIP, which no rolling order avoids.
+    change("give a VIP the VRID of a removed one", (s) => {
+      const pool = poolOf(s) as unknown as { addresses: unknown[] };
+      const [removed, moved, ...rest] = pool.addresses as string[];
+      pool.addresses = [{ address: moved, vrid: Number(removed?.split(".").at(-1)) }, ...rest];
+    }),
     change("insert a carrier first in nodes", (s) => {
       nodesOf(s).unshift(extraNode("node-0", 0));
     }),

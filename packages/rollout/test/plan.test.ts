@@ -381,7 +381,9 @@ describe("changes that are not made in place (change_not_in_place), with path, l
     expect(n?.path).toBe("kubernetes.version");
     expect(n?.line).toBe(lineOf(next, "version: v1.35.0"));
     expect(n?.reason).toBe("v1.34.2 → v1.35.0 is an upgrade: kubeadm upgrade, not a reconfiguration");
-    expect(n?.procedure).toContain("on k8s-1: kubeadm upgrade plan v1.35.0, then kubeadm upgrade apply v1.35.0");
+    expect(n?.procedure).toContain(
+      "on k8s-1 (or any one control plane): kubeadm upgrade plan v1.35.0, then kubeadm upgrade apply v1.35.0",
+    );
   });
 
   it("a node's Kubernetes address: drain, reset, delete and join again", () => {
@@ -411,20 +413,17 @@ describe("changes that are not made in place (change_not_in_place), with path, l
   });
 
   it("an explicit VRID swap: three rollouts through a free VRID", () => {
-    const pinned = edit(
-      bare,
-      "addresses: [10.118.11.20, 10.118.11.21, 10.118.11.22]\n  firstVrid: 10",
-      "addresses: [{ address: 10.118.11.20, vrid: 10 }, { address: 10.118.11.21, vrid: 11 }, 10.118.11.22]\n  firstVrid: 12",
-    );
+    // The example pins VRIDs 10, 11, 12 (pin-vrids kept its positional numbering).
+    const pinned = bare;
     const swapped = edit(
-      pinned,
-      "{ address: 10.118.11.20, vrid: 10 }, { address: 10.118.11.21, vrid: 11 }",
-      "{ address: 10.118.11.20, vrid: 11 }, { address: 10.118.11.21, vrid: 10 }",
+      edit(pinned, "{ address: 10.118.11.20, vrid: 10 }", "{ address: 10.118.11.20, vrid: 11 }"),
+      "{ address: 10.118.11.21, vrid: 11 }",
+      "{ address: 10.118.11.21, vrid: 10 }",
     );
     const found = notInPlace(swapped, pinned).filter((n) => n.reason.includes("takes VRID"));
     expect(found.map((n) => [n.path, n.line])).toEqual([
-      ["externalVips.addresses[0].vrid", lineOf(swapped, "addresses:")],
-      ["externalVips.addresses[1].vrid", lineOf(swapped, "addresses:")],
+      ["externalVips.addresses[0].vrid", lineOf(swapped, "10.118.11.20, vrid: 11")],
+      ["externalVips.addresses[1].vrid", lineOf(swapped, "10.118.11.21, vrid: 10")],
     ]);
     expect(found[0]?.reason).toBe(
       "10.118.11.20 takes VRID 11 from 10.118.11.21, which stays (VRID 11 → 10): during a node-by-node rollout two configs would advertise VRID 11 with different addresses, and each would elect its own master",
@@ -448,17 +447,12 @@ describe("changes that are not made in place (change_not_in_place), with path, l
   });
 });
 
-describe("the init node of a bootstrapped cluster (controlPlane.bootstrapped, read without its type)", () => {
+describe("the init node of a bootstrapped cluster (controlPlane.bootstrapped)", () => {
   it("moving is reported: it changes no node", () => {
     const first = bare.slice(bare.indexOf("  - name: k8s-1\n"), bare.indexOf("  - name: k8s-2\n"));
     const reordered = edit(bare.replace(first, ""), "  - name: k8s-3\n", `${first}  - name: k8s-3\n`);
-    const old = side(bare);
-    const next = side(reordered);
-    const bootstrapped = {
-      ...next,
-      spec: { ...next.spec, controlPlane: { ...next.spec.controlPlane, bootstrapped: true } },
-    };
-    const plan = planChanges(old, bootstrapped as typeof next);
+    const mark = (text: string) => edit(text, "  vrid: 5\n", "  vrid: 5\n  bootstrapped: true\n");
+    const plan = planChanges(side(mark(bare)), side(mark(reordered)));
     expect(plan.refused).toEqual([]);
     expect(plan.notInPlace.map((n) => [n.path, n.reason])).toEqual([
       [

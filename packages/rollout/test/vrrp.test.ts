@@ -12,7 +12,7 @@ const rolloutOf = (name: string) => {
 };
 
 describe("keepalived steps", () => {
-  it.each(["remove the first external VIP", "enable AH authentication", "change vrrp.advertInterval"])(
+  it.each(["give a VIP the VRID of a removed one", "enable AH authentication", "change vrrp.advertInterval"])(
     "%s: drains (a rolling order would leave two live configs disagreeing)",
     (name) => {
       const r = rolloutOf(name);
@@ -29,6 +29,7 @@ describe("keepalived steps", () => {
   );
 
   it.each([
+    "remove the first external VIP",
     "insert a carrier first in nodes",
     "append a carrier",
     "remove a carrier",
@@ -43,7 +44,7 @@ describe("keepalived steps", () => {
   });
 
   it.each([
-    ["remove the first external VIP", "externalVips.addresses[0]"],
+    ["give a VIP the VRID of a removed one", "externalVips.addresses[0].address"],
     ["enable AH authentication", "vrrp.auth"],
     ["change vrrp.advertInterval", "vrrp.advertInterval"],
   ])("%s: reported as not in place at %s", (name, path) => {
@@ -66,7 +67,7 @@ describe("keepalived steps", () => {
   });
 
   it("a node that keeps a VIP in another VRRP group restarts (a reload can drop the address)", () => {
-    const r = rolloutOf("remove the first external VIP");
+    const r = rolloutOf("give a VIP the VRID of a removed one");
     const pivot = r.steps.find((s) => s.action === "restart");
     expect(pivot?.commands).toEqual(["rc-service keepalived restart"]);
     expect(pivot?.vipMoves.filter((m) => m.from === m.to).every((m) => m.unavailableSeconds > 0)).toBe(true);
