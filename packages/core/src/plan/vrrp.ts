@@ -1,16 +1,17 @@
 // The VRRP planner: the interfaces that carry VIPs, every VIP with its VRID and each node's priority for it,
 // the control-plane endpoint on its VIP, and the keepalived settings common to every instance.
 
+import type { Identities } from "../facts/identities.js";
 import { controlPlaneInterface, externalVipEntries, externalVipInterface } from "../facts/spec.js";
 import {
   allocateVrids,
+  carriedOrders,
   carriersPerExternalVip,
   defaultHealthCheckWeight,
   defaultReadinessCheckWeight,
+  type PreviousOrders,
   preemptDelayOf,
   prioritiesFrom,
-  priorityOrders,
-  replicaOrders,
   type VipId,
   type VipKey,
   vipKey,
@@ -30,10 +31,16 @@ export function vipInterfacesOf(spec: ClusterSpec): VipInterfaces {
   };
 }
 
+/**
+ * Every VIP with its VRID and priority order. `previous` is the orders the last generated tree carries
+ * (identities.json's `vips`): without it the orders are positional, with it they are carried forward
+ * (`carriedOrders`), so a node's place does not depend on its position in `nodes`.
+ */
 export function planVips(
   spec: ClusterSpec,
   interfaces: VipInterfaces = vipInterfacesOf(spec),
   roles: NodeRoles = rolesOf(spec),
+  previous?: PreviousOrders,
 ): PlannedVip[] {
   const { vrids } = allocateVrids(spec, interfaces);
   const base = spec.vrrp.basePriority;
@@ -44,13 +51,14 @@ export function planVips(
   };
   const cpNodes = roles.controlPlanes;
   const cp = parseCidr(spec.controlPlane.vip);
-  const cpOrder = (priorityOrders(cpNodes.length, 1)[0] ?? []).map((i) => cpNodes[i] ?? "");
+  const cpAddress = hostPart(spec.controlPlane.vip);
+  const cpOrder = carriedOrders(cpNodes, [cpAddress], cpNodes.length, previous)[0] ?? [];
   const vips: PlannedVip[] = [
     {
       id: { kind: "control-plane" },
       key: "control-plane",
       kind: "control-plane",
-      address: hostPart(spec.controlPlane.vip),
+      address: cpAddress,
       prefixLength: cp.prefixLength,
       interface: interfaces.controlPlane ?? "",
       vrid: vrid({ kind: "control-plane" }),
@@ -62,15 +70,17 @@ export function planVips(
   const { carriers } = roles;
   const entries = externalVipEntries(spec);
   if (carriers.length === 0) return vips;
-  const orders = replicaOrders(carriers.length, entries.length, spec.externalVips?.replicas ?? carriers.length);
+  const addresses = entries.map((e) => hostPart(e.address));
+  const replicas = spec.externalVips?.replicas ?? carriers.length;
+  const orders = carriedOrders(carriers, addresses, replicas, previous);
   entries.forEach((e, i) => {
-    const order = (orders[i] ?? []).map((j) => carriers[j] ?? "");
+    const order = orders[i] ?? [];
     const id: VipId = { kind: "external", index: i };
     vips.push({
       id,
       key: vipKey(id),
       kind: "external",
-      address: hostPart(e.address),
+      address: addresses[i] ?? "",
       prefixLength: e.address.includes(":") ? 128 : 32,
       interface: interfaces.external ?? "",
       vrid: vrid(id),
@@ -151,6 +161,11 @@ export function planVrrp(
       return script === undefined ? [] : [{ on, script }];
     }),
   };
+}
+
+/** The identities.json a tree carries: every VIP's order after this run, by address (control-plane VIP included). */
+export function identitiesOf(vips: readonly PlannedVip[]): Identities {
+  return { schemaVersion: 1, vips: Object.fromEntries(vips.map((v) => [v.address, [...v.order]])) };
 }
 
 /** Node that holds each VIP when `down` nodes are down (undefined: nobody can). */
