@@ -1,4 +1,6 @@
 // `clusterspec`: the library. Spec in, artifacts out; no file system (that is `clusterspec/cli`).
+
+export { IDENTITIES_FILE, identitiesPath, parseIdentities } from "@clusterspec/core";
 export type {
   Artifact,
   ArtifactChecker,
@@ -11,6 +13,8 @@ export type {
   FormatOptions,
   GeneratorModule,
   HostPlan,
+  Identities,
+  IdentitiesIssue,
   InterfaceSpec,
   IssuePath,
   NodeSpec,
@@ -35,6 +39,7 @@ export {
   generate,
   generateChecked,
   generateFromPlan,
+  IdentitiesError,
   loadCheckerFor,
   type Rendered,
   renderArtifacts,

@@ -238,12 +238,22 @@ describe("the unchanged-tree shortcut", () => {
       flags: fc.array(str, { maxLength: 3 }),
       env: fc.array(fc.tuple(str, opt), { maxLength: 3 }),
       files: fc.array(fc.tuple(str, opt), { maxLength: 3 }),
+      identities: opt,
     });
     fc.assert(
       fc.property(
         inputs,
         inputs,
-        fc.constantFrom<keyof Inputs>("code", "version", "specText", "sourceName", "flags", "env", "files"),
+        fc.constantFrom<keyof Inputs>(
+          "code",
+          "version",
+          "specText",
+          "sourceName",
+          "flags",
+          "env",
+          "files",
+          "identities",
+        ),
         (a, b, key) => {
           const changed = { ...a, [key]: b[key] };
           fc.pre(JSON.stringify(a[key]) !== JSON.stringify(b[key]));
@@ -261,6 +271,7 @@ describe("the unchanged-tree shortcut", () => {
       flags: [],
       env: [["A", ""]],
       files: [],
+      identities: undefined,
     };
     expect(inputDigest({ ...base, env: [["A", undefined]] })).not.toBe(inputDigest(base));
   });

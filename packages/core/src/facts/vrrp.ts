@@ -205,22 +205,19 @@ export function prioritiesFrom(basePriority: number, nodeCount: number): number[
 }
 
 /**
- * The default vrrp_script weight: just enough to move the control-plane VIP. Its priorities over the
- * control-plane nodes are consecutive, so a failed master must drop by their count to go below every other.
+ * The default weight of every vrrp_script (the apiserver health check, the readiness and uplink checks): the most
+ * keepalived accepts (-253..253). keepalived clamps an effective priority to 1..254, so a failing node runs at 1
+ * whatever its place, below every healthy node for any node count (the rules keep the lowest healthy priority at 2
+ * or more: basePriority above the nodes per VIP). It does not depend on the node count, so adding or removing a node
+ * rewrites no keepalived.conf through it. Two failing nodes tie at 1; VRRP gives the tie to the higher address.
  */
-export const defaultHealthCheckWeight = (controlPlaneCount: number): number => -controlPlaneCount;
+export const DEFAULT_CHECK_WEIGHT = -253;
 
 /** How many carriers hold each external VIP (its priorities span that many nodes). */
 export function carriersPerExternalVip(spec: ClusterSpec): number {
   const carriers = spec.nodes.filter((n) => n.carriesExternalVips).length;
   return Math.min(carriers, spec.externalVips?.replicas ?? carriers);
 }
-
-/**
- * The default readiness-check weight: just enough to move every external VIP. Each VIP's priorities over its
- * carriers are consecutive, so a failed master must drop by their count to go below every other carrier.
- */
-export const defaultReadinessCheckWeight = (carriersPerVip: number): number => -carriersPerVip;
 
 /** preempt_delay when the spec gives none: keepalived honours it only in state BACKUP and without nopreempt. */
 export const DEFAULT_PREEMPT_DELAY = 120;

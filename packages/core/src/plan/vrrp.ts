@@ -6,9 +6,7 @@ import { controlPlaneInterface, externalVipEntries, externalVipInterface } from 
 import {
   allocateVrids,
   carriedOrders,
-  carriersPerExternalVip,
-  defaultHealthCheckWeight,
-  defaultReadinessCheckWeight,
+  DEFAULT_CHECK_WEIGHT,
   type PreviousOrders,
   preemptDelayOf,
   prioritiesFrom,
@@ -135,7 +133,7 @@ export function planVrrp(
     timeout: rc.timeout,
     fall: rc.fall,
     rise: rc.rise,
-    weight: rc.weight ?? defaultReadinessCheckWeight(carriersPerExternalVip(spec)),
+    weight: rc.weight ?? DEFAULT_CHECK_WEIGHT,
   };
   const uplink = v.uplinkCheck ? externalUplink(parts.network, parts.vipInterfaces) : undefined;
   return {
@@ -152,7 +150,7 @@ export function planVrrp(
       timeout: hc.timeout,
       fall: hc.fall,
       rise: hc.rise,
-      weight: hc.weight ?? defaultHealthCheckWeight(parts.roles.controlPlanes.length),
+      weight: hc.weight ?? DEFAULT_CHECK_WEIGHT,
     },
     readinessCheck: spec.externalVips && rc.enabled ? readiness : undefined,
     uplinkCheck: uplink && { ...readiness, ...uplink },
