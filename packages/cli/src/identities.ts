@@ -26,7 +26,15 @@ const NONE: PreviousIdentities = { identities: undefined, text: undefined };
 export async function readIdentities(fs: FileSystem, outDir: string): Promise<PreviousIdentities> {
   const { identitiesPath, parseIdentities } = await import("@clusterspec/core");
   const path = join(outDir, IDENTITIES_FILE);
-  if (fs.kind(path) === undefined) return NONE;
+  let kind: ReturnType<FileSystem["kind"]>;
+  try {
+    kind = fs.kind(path);
+  } catch (e) {
+    // A folder that cannot hold one (a file on the way, no permission): the write names that problem itself.
+    if (isFsError(e)) return NONE;
+    throw e;
+  }
+  if (kind === undefined) return NONE;
   let text: string;
   try {
     text = fs.readRegular(path, IDENTITIES_MAX_BYTES, { noFollow: true });

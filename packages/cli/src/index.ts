@@ -1,6 +1,5 @@
 // `clusterspec`: the library. Spec in, artifacts out; no file system (that is `clusterspec/cli`).
 
-export { IDENTITIES_FILE, identitiesPath, parseIdentities } from "@clusterspec/core";
 export type {
   Artifact,
   ArtifactChecker,
@@ -49,4 +48,11 @@ export {
   schemasToLoad,
 } from "./generate.js";
 export { generatorModules } from "./generators.js";
-export { formatIssues, loadSpec, validateSpec } from "./spec.js";
+export {
+  formatIssues,
+  IDENTITIES_FILE,
+  identitiesPath,
+  loadSpec,
+  parseIdentities,
+  validateSpec,
+} from "./spec.js";

@@ -104,7 +104,7 @@ async function settled(run: Run = {}) {
   const full = fullRuns;
   const second = await generate(run);
   expect(second.exit).toBe(0);
-  expect(second.stdout).toMatch(/is up to date \(53 files, none touched\)/);
+  expect(second.stdout).toMatch(/is up to date \(54 files, none touched\)/);
   expect(fullRuns).toBe(full);
   expect(recordText(run)).toBe(before);
   expect(mtimes(outDir(run))).toEqual(tree);
@@ -124,7 +124,7 @@ describe("the unchanged-tree shortcut", () => {
     await settled();
     const short = await generate();
     expect(short.stdout).toBe(
-      `✔ ${join(work, "generated")} is up to date (53 files, none touched) (secrets as placeholders)\n`,
+      `✔ ${join(work, "generated")} is up to date (54 files, none touched) (secrets as placeholders)\n`,
     );
     // the full run's placeholder warning is repeated
     expect(short.stderr).toBe(full.stderr);
@@ -287,10 +287,10 @@ describe("the built binary", () => {
         env: { PATH: process.env.PATH ?? "", CLUSTERSPEC_CACHE_DIR: cache },
       });
     expect(run().stdout).toContain("wrote");
-    expect(run().stdout).toContain("is up to date (53 files, none touched)");
+    expect(run().stdout).toContain("is up to date (54 files, none touched)");
     const plan = readFileSync(join(work, "b", "PLAN.md"), "utf8");
     writeFileSync(join(work, "b", "PLAN.md"), "edited\n");
-    expect(run().stdout).toContain(": 1 changed, 52 unchanged, 0 removed");
+    expect(run().stdout).toContain(": 1 changed, 53 unchanged, 0 removed");
     expect(readFileSync(join(work, "b", "PLAN.md"), "utf8")).toBe(plan);
   });
 });

@@ -92,6 +92,9 @@ describe("simulateFailover", () => {
     // higher primary address, k8s-3's 10.118.12.13 here.
     const unhealthy = simulateFailover(plan, { down: [], unhealthy: all }).holdings[0];
     expect([unhealthy?.holder, unhealthy?.priority]).toEqual(["k8s-3", 1]);
+    // From a holder that is still live, the tie stays where it is: a backup preempts only with a higher priority.
+    const rest = holderMap(simulateFailover(plan, { down: [], unhealthy: [] }));
+    expect(holderMap(simulateFailover(plan, { down: [], unhealthy: all }, rest)).get("control-plane")).toBe(all[0]);
     const fault = mustResolve({ ...referenceSpec(), vrrp: { ...referenceSpec().vrrp, healthCheck: { weight: 0 } } });
     expect(simulateFailover(fault, { down: [], unhealthy: all }).holdings[0]?.holder).toBeUndefined();
     expect(simulateFailover(fault, { down: [], unhealthy: [all[0] ?? ""] }).holdings[0]?.holder).toBe(all[1]);
