@@ -7,6 +7,7 @@ import {
   blameOverlay,
   checkSecretValues,
   InternalError,
+  identitiesPath,
   isBurstModule,
   isCloudBurstPlan,
   isJsonMap,
@@ -14,6 +15,7 @@ import {
   locateIssues,
   mdTable,
   OutputLimitError,
+  parseIdentities,
   parseYamlDocuments,
   resolvePlan,
   secretReferences,
@@ -35,6 +37,8 @@ import type {
   ClusterPlan,
   ClusterSpecInput,
   GeneratorModule,
+  Identities,
+  IdentitiesIssue,
   IssuePath,
   Overlay,
   SchemaParameters,
@@ -72,6 +76,22 @@ export interface GenerateOptions {
    * overlays or sets a free-form part a module declares; `generateChecked` loads it by itself.
    */
   readonly checker?: ArtifactChecker;
+  /**
+   * The previous tree's identities.json, parsed (`parseIdentities`): each VIP's priority order is carried forward
+   * from it, so masters move only as much as balance needs. Without it (day 1) the orders are positional. The tree
+   * written from this result carries the new identities.json. A malformed value throws IdentitiesError.
+   */
+  readonly identities?: Identities;
+}
+
+/** `options.identities` is not an identities.json value; `issues` name each field. */
+export class IdentitiesError extends Error {
+  override readonly name = "IdentitiesError";
+  constructor(readonly issues: readonly IdentitiesIssue[]) {
+    super(
+      `identities is not a valid identities.json: ${issues.map((i) => `${identitiesPath(i.path) || "(top)"}: ${i.message}`).join("; ")}`,
+    );
+  }
 }
 
 export type GenerateResult =
@@ -348,6 +368,13 @@ type Prepared =
 
 type SpecInput = ClusterSpecInput | CloudBurstSpecInput;
 
+/** A caller's identities, checked: a library caller may hand over any JSON it read. */
+function checkedIdentities(identities: unknown): Identities {
+  const parsed = parseIdentities(identities);
+  if (!parsed.ok) throw new IdentitiesError(parsed.issues);
+  return parsed.value;
+}
+
 /** Validation, secrets and the plan: everything before the generators run. */
 function prepare(
   spec: string | SpecInput,
@@ -383,6 +410,7 @@ function prepare(
   const plan = resolvePlan(value, {
     ...(options.sourceName === undefined ? {} : { sourceName: options.sourceName }),
     ...(options.secrets === undefined ? {} : { secrets }),
+    ...(options.identities === undefined ? {} : { identities: checkedIdentities(options.identities) }),
   });
   return { ok: true, plan, warnings };
 }

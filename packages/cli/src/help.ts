@@ -64,6 +64,9 @@ rendered and checked in memory first; then only changed and new files are writte
 nothing (an interrupted write is finished on the next run), and an unchanged folder is left untouched.
 One run writes a folder at a time: a second run on the same <dir> exits 2 naming the first (a lock beside
 <dir> whose process is gone is taken over). -o at a symbolic link writes into its target.
+<dir>/identities.json, when there, holds each VIP's priority order from the last run: generate and --check carry
+the orders forward (a VIP keeps its master unless balance needs a move), and write the new ones there; a
+malformed one, or a link there, is exit 2 with nothing written.
 
 Options:
 ${SPEC}

@@ -1,4 +1,5 @@
 // `clusterspec`: the library. Spec in, artifacts out; no file system (that is `clusterspec/cli`).
+
 export type {
   Artifact,
   ArtifactChecker,
@@ -11,6 +12,8 @@ export type {
   FormatOptions,
   GeneratorModule,
   HostPlan,
+  Identities,
+  IdentitiesIssue,
   InterfaceSpec,
   IssuePath,
   NodeSpec,
@@ -35,6 +38,7 @@ export {
   generate,
   generateChecked,
   generateFromPlan,
+  IdentitiesError,
   loadCheckerFor,
   type Rendered,
   renderArtifacts,
@@ -51,4 +55,11 @@ export {
   type ExplainSource,
   explain,
 } from "./provenance.js";
-export { formatIssues, loadSpec, validateSpec } from "./spec.js";
+export {
+  formatIssues,
+  IDENTITIES_FILE,
+  identitiesPath,
+  loadSpec,
+  parseIdentities,
+  validateSpec,
+} from "./spec.js";

@@ -1,6 +1,6 @@
 // The unchanged-tree shortcut of `generate`: when a digest of every input of the last successful write to a
 // folder (spec bytes, spec name, the flags that shape the tree, every environment variable and file a secret
-// reference read, the clusterspec version and the identity of its code) matches a digest of the same inputs now,
+// reference read, the folder's identities.json, the clusterspec version and the identity of its code) matches a digest of the same inputs now,
 // and the folder still holds byte for byte (and mode for mode) what that write left, nothing is generated: the
 // folder is up to date. Anything else, or any doubt, takes the whole path (validate, plan, generate, write).
 //
@@ -29,6 +29,8 @@ export interface Inputs {
   readonly env: readonly (readonly [string, string | undefined])[];
   /** Files read for secret references (absolute paths), with the content read (undefined: unreadable). */
   readonly files: readonly (readonly [string, string | undefined])[];
+  /** The output folder's identities.json as read (undefined: none): the VIP priority orders carried forward. */
+  readonly identities: string | undefined;
 }
 
 /** What a run reads besides the spec: collected by the secret resolver, replayed by the next run. */
@@ -66,6 +68,7 @@ export function inputDigest(inputs: Inputs): string {
       inputs.specText,
       inputs.env.map(([k, v]) => [k, v ?? null]),
       inputs.files.map(([k, v]) => [k, v ?? null]),
+      inputs.identities ?? null,
     ]),
   );
 }

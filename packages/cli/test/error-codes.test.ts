@@ -148,6 +148,12 @@ const EXAMPLES: Record<IssueCode, () => Promise<Produced>> = {
       release();
     }
   },
+  identities: async () => {
+    const first = await generateTo(bare);
+    expect(first.exit).toBe(0);
+    writeFileSync(join(first.work, "out", "identities.json"), '{"schemaVersion":1,"vips":{"10.118.11.20":"k8s-1"}}\n');
+    return cliJson(bare, ["generate", join(first.work, "cluster.yaml"), "-o", join(first.work, "out")]);
+  },
   usage: () => cliJson(bare, ["validate", "-"], { stdin: false }),
   // a warning beside a refusal: the refused VIP makes the run exit 2, the new pod network is reported with it
   change_not_in_place: () =>

@@ -104,7 +104,7 @@ async function settled(run: Run = {}) {
   const full = fullRuns;
   const second = await generate(run);
   expect(second.exit).toBe(0);
-  expect(second.stdout).toMatch(/is up to date \(53 files, none touched\)/);
+  expect(second.stdout).toMatch(/is up to date \(54 files, none touched\)/);
   expect(fullRuns).toBe(full);
   expect(recordText(run)).toBe(before);
   expect(mtimes(outDir(run))).toEqual(tree);
@@ -124,7 +124,7 @@ describe("the unchanged-tree shortcut", () => {
     await settled();
     const short = await generate();
     expect(short.stdout).toBe(
-      `✔ ${join(work, "generated")} is up to date (53 files, none touched) (secrets as placeholders)\n`,
+      `✔ ${join(work, "generated")} is up to date (54 files, none touched) (secrets as placeholders)\n`,
     );
     // the full run's placeholder warning is repeated
     expect(short.stderr).toBe(full.stderr);
@@ -238,12 +238,22 @@ describe("the unchanged-tree shortcut", () => {
       flags: fc.array(str, { maxLength: 3 }),
       env: fc.array(fc.tuple(str, opt), { maxLength: 3 }),
       files: fc.array(fc.tuple(str, opt), { maxLength: 3 }),
+      identities: opt,
     });
     fc.assert(
       fc.property(
         inputs,
         inputs,
-        fc.constantFrom<keyof Inputs>("code", "version", "specText", "sourceName", "flags", "env", "files"),
+        fc.constantFrom<keyof Inputs>(
+          "code",
+          "version",
+          "specText",
+          "sourceName",
+          "flags",
+          "env",
+          "files",
+          "identities",
+        ),
         (a, b, key) => {
           const changed = { ...a, [key]: b[key] };
           fc.pre(JSON.stringify(a[key]) !== JSON.stringify(b[key]));
@@ -261,6 +271,7 @@ describe("the unchanged-tree shortcut", () => {
       flags: [],
       env: [["A", ""]],
       files: [],
+      identities: undefined,
     };
     expect(inputDigest({ ...base, env: [["A", undefined]] })).not.toBe(inputDigest(base));
   });
@@ -276,10 +287,10 @@ describe("the built binary", () => {
         env: { PATH: process.env.PATH ?? "", CLUSTERSPEC_CACHE_DIR: cache },
       });
     expect(run().stdout).toContain("wrote");
-    expect(run().stdout).toContain("is up to date (53 files, none touched)");
+    expect(run().stdout).toContain("is up to date (54 files, none touched)");
     const plan = readFileSync(join(work, "b", "PLAN.md"), "utf8");
     writeFileSync(join(work, "b", "PLAN.md"), "edited\n");
-    expect(run().stdout).toContain(": 1 changed, 52 unchanged, 0 removed");
+    expect(run().stdout).toContain(": 1 changed, 53 unchanged, 0 removed");
     expect(readFileSync(join(work, "b", "PLAN.md"), "utf8")).toBe(plan);
   });
 });

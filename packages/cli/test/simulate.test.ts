@@ -51,7 +51,7 @@ describe("simulate", () => {
 
       | VIP | kind | holder (priority) | at rest |
       | --- | --- | --- | --- |
-      | 10.118.12.100/24 | control-plane | k8s-2 (95) | moved from k8s-1 |
+      | 10.118.12.100/24 | control-plane | k8s-2 (1) | moved from k8s-1 |
       | 10.118.11.20/32 | external | k8s-2 (98) | moved from k8s-1 |
       | 10.118.11.21/32 | external | k8s-2 (100) | same |
       | 10.118.11.22/32 | external | k8s-2 (99) | moved from k8s-3 |

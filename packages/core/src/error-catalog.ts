@@ -96,6 +96,12 @@ export const ERROR_CATALOG = {
       "an entry clusterspec did not write stands where a generated file goes, or a file it reads back beside the output (journal, stage, lock, manifest, record) cannot be proven its own",
   },
   locked: { scope: "run", exit: EXIT_INVALID, meaning: "another run is writing the folder" },
+  identities: {
+    scope: "run",
+    exit: EXIT_INVALID,
+    meaning:
+      "the output folder's identities.json (the VIP priority orders carried forward) is not what clusterspec writes: the message names the file and the field",
+  },
   usage: { scope: "run", exit: EXIT_INVALID, meaning: "the command line cannot be run as given (no standard input)" },
   cli: { scope: "run", exit: EXIT_INVALID, meaning: "any other failure of the command (an unknown node name)" },
 } as const satisfies Readonly<Record<string, CatalogEntry>>;

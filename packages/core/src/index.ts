@@ -39,6 +39,14 @@ export {
   kubernetesContract,
 } from "./facts/contract.js";
 export { FEDORA_EOL_AS_OF, FEDORA_EOL_SOURCE, type FedoraEol, fedoraReleaseOf } from "./facts/fedora.js";
+export {
+  IDENTITIES_FILE,
+  type Identities,
+  type IdentitiesIssue,
+  identitiesPath,
+  type ParsedIdentities,
+  parseIdentities,
+} from "./facts/identities.js";
 export { type KubeadmApiVersion, type StorageIsolationOff, storageIsolationOff } from "./facts/kubernetes.js";
 export { shellVar } from "./facts/spec.js";
 export type { VipId, VipKey } from "./facts/vrrp.js";
@@ -116,7 +124,7 @@ export type {
   VrrpPlan,
 } from "./plan/types.js";
 export { isCloudBurstPlan } from "./plan/types.js";
-export { mastersWith, type PlannedVip, type VipKind } from "./plan/vrrp.js";
+export { identitiesOf, mastersWith, type PlannedVip, type VipKind } from "./plan/vrrp.js";
 export {
   checkSecretValues,
   peerKeyLines,

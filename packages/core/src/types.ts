@@ -9,6 +9,7 @@ export type {
 } from "./artifact.js";
 export type { ExitCode, FailureCode, IssueCode, SpecIssueCode } from "./error-catalog.js";
 export type { AsgTag } from "./facts/cloud.js";
+export type { Identities, IdentitiesIssue, ParsedIdentities } from "./facts/identities.js";
 export type { StorageIsolationOff } from "./facts/kubernetes.js";
 export type { VipId, VipKey } from "./facts/vrrp.js";
 export type {

@@ -85,10 +85,16 @@ describe("simulateFailover", () => {
     );
   });
 
-  it("when every control plane is unhealthy: the usual master with a weight, nobody with weight 0 (FAULT)", () => {
+  it("when every control plane is unhealthy: the highest address with the default weight, nobody with weight 0 (FAULT)", () => {
     const plan = reference();
     const all = plan.controlPlane.vip.order;
-    expect(simulateFailover(plan, { down: [], unhealthy: all }).holdings[0]?.holder).toBe(all[0]);
+    // The default weight (-253) puts every failing node at keepalived's floor, 1: VRRP gives the tie to the
+    // higher primary address, k8s-3's 10.118.12.13 here.
+    const unhealthy = simulateFailover(plan, { down: [], unhealthy: all }).holdings[0];
+    expect([unhealthy?.holder, unhealthy?.priority]).toEqual(["k8s-3", 1]);
+    // From a holder that is still live, the tie stays where it is: a backup preempts only with a higher priority.
+    const rest = holderMap(simulateFailover(plan, { down: [], unhealthy: [] }));
+    expect(holderMap(simulateFailover(plan, { down: [], unhealthy: all }, rest)).get("control-plane")).toBe(all[0]);
     const fault = mustResolve({ ...referenceSpec(), vrrp: { ...referenceSpec().vrrp, healthCheck: { weight: 0 } } });
     expect(simulateFailover(fault, { down: [], unhealthy: all }).holdings[0]?.holder).toBeUndefined();
     expect(simulateFailover(fault, { down: [], unhealthy: [all[0] ?? ""] }).holdings[0]?.holder).toBe(all[1]);

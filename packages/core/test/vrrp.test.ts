@@ -627,9 +627,38 @@ describe("planVips", () => {
     );
   });
 
-  it("defaults the health-check weight to minus the number of control-plane nodes", () => {
-    const plan = mustResolve(buildSpec({ controlPlanes: 5, workers: 0, poolSize: 0, cloud: false }));
-    expect(plan.vrrp.healthCheck.weight).toBe(-5);
+  it("defaults every check's weight to -253, whatever the node count, so adding a node changes no weight", () => {
+    for (const [controlPlanes, workers] of [
+      [1, 0],
+      [3, 2],
+      [5, 11],
+    ] as const) {
+      const plan = mustResolve(buildSpec({ controlPlanes, workers, poolSize: 4, cloud: false }));
+      expect([plan.vrrp.healthCheck.weight, plan.vrrp.readinessCheck?.weight]).toEqual([-253, -253]);
+    }
+  });
+
+  it("puts a failing carrier below every healthy one for any node count (keepalived's clamp to 1..254)", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 29 }),
+        fc.integer({ min: 2, max: 254 }),
+        fc.integer({ min: 2, max: 32 }),
+        (workers, basePriority, replicas) => {
+          const input: any = buildSpec({ controlPlanes: 3, workers, poolSize: 8, cloud: false });
+          input.vrrp = { ...input.vrrp, basePriority };
+          input.externalVips.replicas = Math.min(replicas, 3 + workers);
+          if (!validateSpec(input).ok) return; // a base priority too low for the nodes is an error of its own
+          const plan = mustResolve(input);
+          const w = plan.vrrp.readinessCheck?.weight ?? 0;
+          for (const v of plan.vips.filter((x) => x.kind === "external"))
+            for (let i = 0; i < v.priorities.length; i++)
+              for (let j = 0; j < v.priorities.length; j++)
+                if (i !== j) expect(Math.max(1, (v.priorities[i] ?? 0) + w)).toBeLessThan(v.priorities[j] ?? 0);
+        },
+      ),
+      { numRuns: 100 },
+    );
   });
 });
 

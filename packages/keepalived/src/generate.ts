@@ -1,4 +1,5 @@
 import type { Artifact, ClusterPlan } from "@clusterspec/core";
+import { IDENTITIES_FILE, identitiesOf, stableJson } from "@clusterspec/core";
 import {
   renderAuthConf,
   renderCheckScript,
@@ -24,9 +25,14 @@ import {
 
 /**
  * keepalived.conf, the auth include (0600), the check scripts (0755) and the OpenRC start precondition
- * (`/etc/conf.d/keepalived`) for every node that holds a VIP.
+ * (`/etc/conf.d/keepalived`) for every node that holds a VIP; and `identities.json` at the top of the tree, every
+ * VIP's priority order after this run, which the next run carries forward (the previous assignment is an input).
  */
 export function generateKeepalived(plan: ClusterPlan): Artifact[] {
+  return [{ path: IDENTITIES_FILE, content: stableJson(identitiesOf(plan.vips)) }, ...nodeArtifacts(plan)];
+}
+
+function nodeArtifacts(plan: ClusterPlan): Artifact[] {
   const auth = toAuthView(plan);
   const authContent = auth && renderAuthConf(auth);
   const openrcView = toOpenrcView(plan);

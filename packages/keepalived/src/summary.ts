@@ -345,7 +345,7 @@ export function summarizeKeepalived(plan: ClusterPlan): string {
     `Health check: \`${CHECK_SCRIPT}\` asks the kube-apiserver on the node's own address for \`/readyz\` (curl, ${hc.timeout}s timeout; **curl is a host dependency** of every control-plane node) every ${hc.interval}s. It starts failed (\`init_fail\`), so a node that boots or restarts while its apiserver is down never takes the control-plane VIP from a healthy node; after ${hc.fall} failures ${
       w === 0
         ? "the control-plane instance goes to FAULT and releases the VIP"
-        : `the control-plane instance's priority drops by ${-w}, below every other control-plane node (${describeMargin(plan.controlPlane.vip, w)})`
+        : `the control-plane instance's priority drops by ${-w}, below every healthy control-plane node (${describeMargin(plan.controlPlane.vip, w)})`
     }; after ${hc.rise} successes it recovers. ${
       w === 0
         ? plan.bootstrap.bootstrapped
@@ -416,7 +416,9 @@ export function summarizeKeepalived(plan: ClusterPlan): string {
 function describeMargin(vip: PlannedVip, w: number): string {
   const top = vip.priorities[0] ?? 0;
   const low = vip.priorities[vip.priorities.length - 1] ?? 0;
-  return vip.priorities.length < 2 ? "no other node" : `${top} - ${-w} = ${Math.max(1, top + w)} < ${low}`;
+  if (vip.priorities.length < 2) return "no other node";
+  // keepalived clamps an effective priority to 1..254
+  return top + w < 1 ? `${top} - ${-w} → 1, keepalived's floor, < ${low}` : `${top} - ${-w} = ${top + w} < ${low}`;
 }
 
 /** The external VIPs' tracking: the Cilium readiness check and the optional uplink check. */
@@ -427,7 +429,7 @@ function externalTracking(plan: ClusterPlan, hasPool: boolean): string[] {
   const effect = (weight: number): string =>
     weight === 0
       ? "the node's external VIP instances go to FAULT and release their VIPs"
-      : `their priority drops by ${-weight}, below every other carrier of each VIP`;
+      : `their priority drops by ${-weight} (keepalived stops at 1), below every healthy carrier of each VIP`;
   if (v.readinessCheck) {
     const c = v.readinessCheck;
     out.push(

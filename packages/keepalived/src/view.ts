@@ -229,7 +229,7 @@ export function toKeepalivedView(plan: ClusterPlan, node: PlannedNode): Keepaliv
 const onFailure = (weight: number, what: string): string =>
   weight === 0
     ? `on failure the ${what} go to FAULT`
-    : `on failure the priority drops by ${-weight}, below every other node`;
+    : `on failure the priority drops by ${-weight} (keepalived stops at 1), below every healthy node`;
 
 function checkView(
   name: string,

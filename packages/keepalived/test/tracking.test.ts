@@ -149,7 +149,9 @@ describe("checks and preemption in keepalived.conf", () => {
             const moved = holderMap(simulateFailover(plan, { down: [], unhealthy: [], notReady: [master] }, rest));
             // the failing master's priority is below every other carrier's: the first backup takes over
             expect(moved.get(vip.key)).toBe(vip.order[1]);
-            // and with every carrier failing, the order is kept (a uniform drop, so nobody flaps)
+            // and with every carrier failing the holder keeps it (nobody flaps): a uniform drop keeps the order, and
+            // where keepalived's floor makes priorities tie (the default weight, -253, puts all at 1) no backup
+            // outranks the live holder
             const all = holderMap(simulateFailover(plan, { down: [], unhealthy: [], notReady: vip.order }, rest));
             expect(all.get(vip.key)).toBe(vip.order[0]);
           }

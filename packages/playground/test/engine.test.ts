@@ -53,7 +53,7 @@ describe("fileTree", () => {
   it("nests the artifact paths, folders first, every file once", () => {
     const tree = fileTree(result.artifacts);
     expect(tree.folders.map((f) => f.name)).toEqual(["cluster", "nodes"]);
-    expect(tree.files.map((f) => f.path)).toEqual(["PLAN.md"]);
+    expect(tree.files.map((f) => f.path)).toEqual(["PLAN.md", "identities.json"]);
     const count = (f: typeof tree): number => f.files.length + f.folders.reduce((n, s) => n + count(s), 0);
     expect(count(tree)).toBe(result.artifacts.length);
   });

@@ -13,7 +13,11 @@ export async function check(
   const { io, fs, format, specArg, err, out } = spec;
   const text = spec.readSpec();
   const outDir = spec.outDir(values.output);
-  const [generated, { diffTree }] = await Promise.all([checkSpec(spec, text), import("../drift.js")]);
+  // The folder's identities.json is an input, as for generate (a folder behind a link is refused below).
+  const { readIdentities } = await import("../identities.js");
+  const previous = fs.kind(outDir) === "dir" ? await readIdentities(fs, outDir) : undefined;
+  const identities = previous?.identities ? { identities: previous.identities } : {};
+  const [generated, { diffTree }] = await Promise.all([checkSpec(spec, text, identities), import("../drift.js")]);
   if (!generated.ok) return generated.code;
   const { result, warnings, omitted, output } = generated;
   const { artifacts } = result;

@@ -6,6 +6,7 @@ import { EXIT_OK, UsageError } from "../errors.js";
 import { describeFsError, type FileSystem, isFsError, SECRET_FILE_MAX_BYTES, UnreadableFileError } from "../fs.js";
 import type { SecretReference, SecretResolution } from "../generate.js";
 import { COMMAND_HELP } from "../help.js";
+import { IDENTITIES_FILE } from "../identities.js";
 import type { Reads } from "../input-digest.js";
 import type { CliIO } from "../io.js";
 import { check } from "./check.js";
@@ -57,8 +58,12 @@ async function write(spec: SpecRun, values: Values): Promise<number> {
   const resolved = values["with-secrets"] === true;
   const outDir = spec.outDir(values.output);
   const secretsNote = resolved ? " (secrets resolved, secret files 0600)" : " (secrets as placeholders)";
+  // The VIP priority orders the last run left in the folder are an input: they are carried forward.
+  const { readIdentities } = await import("../identities.js");
+  const previous = await readIdentities(fs, outDir);
   // The unchanged-tree shortcut (input-digest.ts): plain `generate` only, with text output.
-  const digest = format === "text" && io.codeId ? await shortcut(io.codeId, spec, values, outDir, text) : undefined;
+  const digest =
+    format === "text" && io.codeId ? await shortcut(io.codeId, spec, values, outDir, text, previous.text) : undefined;
   if (digest?.upToDate) {
     const r = digest.upToDate;
     io.stdout(`${out.green("✔")} ${outDir} is up to date (${r.artifacts} files, none touched)${secretsNote}\n`);
@@ -66,11 +71,10 @@ async function write(spec: SpecRun, values: Values): Promise<number> {
     return EXIT_OK;
   }
   const reads: Reads = { env: [], files: [] };
-  const checked = await checkSpec(
-    spec,
-    text,
-    resolved ? { secrets: (refs: readonly SecretReference[]) => readSecrets(refs, specPath, io, fs, reads) } : {},
-  );
+  const checked = await checkSpec(spec, text, {
+    ...(resolved ? { secrets: (refs: readonly SecretReference[]) => readSecrets(refs, specPath, io, fs, reads) } : {}),
+    ...(previous.identities ? { identities: previous.identities } : {}),
+  });
   if (!checked.ok) return checked.code;
   const { result, warnings, omitted, output } = checked;
   const { artifacts } = result;
@@ -84,7 +88,9 @@ async function write(spec: SpecRun, values: Values): Promise<number> {
   const placeholders = !resolved && Object.keys(result.plan.secrets).length > 0;
   // Only a run without warnings is recorded: the shortcut would not repeat them.
   if (digest && result.warnings.length === 0)
-    digest.remember(reads, {
+    // Recorded with the identities.json this write left, which the next run reads: carrying the orders forward
+    // again gives the same orders (carriedOrders is idempotent), so that run's tree is this one.
+    digest.remember(reads, artifacts.find((a) => a.path === IDENTITIES_FILE)?.content, {
       artifacts: artifacts.map((a) => ({ path: a.path, content: a.content, mode: modeOf(a) })),
       manifest: MANIFEST,
       placeholders,
@@ -128,6 +134,7 @@ async function shortcut(
   values: Values,
   outDir: string,
   specText: string,
+  identities: string | undefined,
 ) {
   const { io, fs, sourceName } = spec;
   const code = codeId();
@@ -135,14 +142,14 @@ async function shortcut(
   const recordAt = code === undefined ? undefined : recordPath(io.env, outDir);
   if (code === undefined || recordAt === undefined) return undefined;
   const flags = [values["with-secrets"] ? "--with-secrets" : "", values.force ? "--force" : ""];
-  const inputs = { code, version: io.version, specText, sourceName, flags };
+  const inputs = { code, version: io.version, specText, sourceName, flags, identities };
   const hit = upToDate(fs, recordAt, outDir, inputs, io.env);
   if (hit) return { upToDate: hit };
   forget(fs, recordAt, outDir);
   return {
     upToDate: undefined,
-    remember: (reads: Reads, tree: Parameters<typeof remember>[4]) =>
-      remember(fs, recordAt, outDir, { ...inputs, ...reads }, tree),
+    remember: (reads: Reads, written: string | undefined, tree: Parameters<typeof remember>[4]) =>
+      remember(fs, recordAt, outDir, { ...inputs, ...reads, identities: written }, tree),
   };
 }
 

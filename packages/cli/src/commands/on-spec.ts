@@ -123,7 +123,11 @@ export async function runOnSpec(
  * go to stderr in text, or come back for the command's JSON document. Repeated issues are capped per kind, in text
  * and JSON alike.
  */
-export async function checkSpec(spec: SpecRun, text: string, options: Pick<GenerateOptions, "secrets"> = {}) {
+export async function checkSpec(
+  spec: SpecRun,
+  text: string,
+  options: Pick<GenerateOptions, "secrets" | "identities"> = {},
+) {
   const { io, display, format, errColor } = spec;
   const [{ formatIssues }, { generateChecked }, output] = await Promise.all([
     import("@clusterspec/core"),

@@ -271,22 +271,19 @@ export function prioritiesFrom(basePriority: number, nodeCount: number): number[
 }
 
 /**
- * The default vrrp_script weight: just enough to move the control-plane VIP. Its priorities over the
- * control-plane nodes are consecutive, so a failed master must drop by their count to go below every other.
+ * The default weight of every vrrp_script (the apiserver health check, the readiness and uplink checks): the most
+ * keepalived accepts (-253..253). keepalived clamps an effective priority to 1..254, so a failing node runs at 1
+ * whatever its place, below every healthy node for any node count (the rules keep the lowest healthy priority at 2
+ * or more: basePriority above the nodes per VIP). It does not depend on the node count, so adding or removing a node
+ * rewrites no keepalived.conf through it. Two failing nodes tie at 1; VRRP gives the tie to the higher address.
  */
-export const defaultHealthCheckWeight = (controlPlaneCount: number): number => -controlPlaneCount;
+export const DEFAULT_CHECK_WEIGHT = -253;
 
 /** How many carriers hold each external VIP (its priorities span that many nodes). */
 export function carriersPerExternalVip(spec: ClusterSpec): number {
   const carriers = spec.nodes.filter((n) => n.carriesExternalVips).length;
   return Math.min(carriers, spec.externalVips?.replicas ?? carriers);
 }
-
-/**
- * The default readiness-check weight: just enough to move every external VIP. Each VIP's priorities over its
- * carriers are consecutive, so a failed master must drop by their count to go below every other carrier.
- */
-export const defaultReadinessCheckWeight = (carriersPerVip: number): number => -carriersPerVip;
 
 /** preempt_delay when the spec gives none: keepalived honours it only in state BACKUP and without nopreempt. */
 export const DEFAULT_PREEMPT_DELAY = 120;
@@ -302,4 +299,188 @@ export function externalUplink(spec: ClusterSpec): { gateway: string; interface:
   const iface = externalVipInterface(spec);
   const seg = spec.network.segments.find((s) => s.interface === iface);
   return seg?.uplink && iface !== undefined ? { gateway: seg.uplink.gateway, interface: iface } : undefined;
+}
+
+/** The priority orders a previous run left, by VIP address: node names, best first (identities.json's `vips`). */
+export type PreviousOrders = Readonly<Record<string, readonly string[]>>;
+
+const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Every VIP's priority order (node names, best first; aligned with `vips`, which are addresses) over `carriers`,
+ * each VIP on `replicas` of them (all at or above the carrier count).
+ *
+ * Without `previous` (day 1, or a tree from an older version) this is the positional `replicaOrders`. With it, the
+ * previous assignment is carried forward; no function of the spec alone can keep masters balanced while adding a node
+ * moves only the minimum and removing one moves only its VIPs (DESIGN-27, fixed decision 2). Then:
+ * - masters: a VIP keeps a master that is still a carrier unless balance (⌊V/N⌋..⌈V/N⌉) forces a move; a node above
+ *   ⌈V/N⌉ gives up its excess, and only when that and the VIPs without a master cannot fill every node below ⌊V/N⌋
+ *   does a node above ⌊V/N⌋ give one more, so the moves are max(excess, deficit), the minimum. A VIP without a
+ *   master (its master left, or it is new) goes to its first surviving backup when that keeps the band, else to the
+ *   least loaded node;
+ * - first backups: each master's VIPs fall back within one over the other carriers, so any single failure still
+ *   spreads evenly; with every carrier in every order the least loaded take the extra ones first (as in
+ *   `priorityOrders`), so the survivors stay within one (within two below that, as `replicaOrders`). Only the
+ *   first backups over that share change: the node that must back up more moves to second place;
+ * - the rest of each order is kept; a missing place is filled: with every carrier in every order, a missing carrier
+ *   is appended (cyclically after the first backup in name order); below that, with the carrier that holds the
+ *   fewest instances.
+ * Ties go by node name and VIP address, never by position: reordering `nodes` or the addresses changes nothing.
+ * Carrying the result forward again gives the same orders.
+ */
+export function carriedOrders(
+  carriers: readonly string[],
+  vips: readonly string[],
+  replicas: number,
+  previous: PreviousOrders | undefined,
+): string[][] {
+  const n = carriers.length;
+  if (n === 0) return vips.map(() => []);
+  if (previous === undefined)
+    return replicaOrders(n, vips.length, Math.min(replicas, n)).map((o) => o.map((j) => carriers[j] ?? ""));
+  const names = [...new Set(carriers)].sort(byText);
+  const isCarrier = new Set(names);
+  const r = Math.min(replicas, names.length);
+  const vipCount = vips.length;
+  const byAddress = vips.map((_, i) => i).sort((x, y) => byText(vips[x] ?? "", vips[y] ?? ""));
+  const rank = new Map(byAddress.map((vip, k) => [vip, k]));
+  const inAddressOrder = (list: number[]) => list.sort((x, y) => (rank.get(x) ?? 0) - (rank.get(y) ?? 0));
+  const previousMaster = (i: number): string | undefined => previous[vips[i] ?? ""]?.[0];
+  // The previous order of each VIP, on today's carriers only.
+  const surviving = vips.map((a) => [...new Set((previous[a] ?? []).filter((x) => isCarrier.has(x)))]);
+
+  // Masters.
+  const master: (string | undefined)[] = vips.map(() => undefined);
+  const mastered = new Map<string, number[]>(names.map((x) => [x, []]));
+  const count = (x: string): number => mastered.get(x)?.length ?? 0;
+  for (const i of byAddress) {
+    const m = previousMaster(i);
+    if (m !== undefined && isCarrier.has(m)) {
+      master[i] = m;
+      mastered.get(m)?.push(i);
+    }
+  }
+  const lo = Math.floor(vipCount / names.length);
+  const hi = Math.ceil(vipCount / names.length);
+  const pool = byAddress.filter((i) => master[i] === undefined);
+  const giveUp = (x: string): void => {
+    const i = mastered.get(x)?.pop(); // the highest address it masters
+    if (i === undefined) return;
+    master[i] = undefined;
+    pool.push(i);
+  };
+  for (const x of names) while (count(x) > hi) giveUp(x);
+  const deficit = (): number => names.reduce((d, x) => d + Math.max(0, lo - count(x)), 0);
+  for (let missing = deficit() - pool.length; missing > 0; missing--) {
+    let donor: string | undefined;
+    for (const x of names) if (count(x) > lo && (donor === undefined || count(x) > count(donor))) donor = x;
+    if (donor === undefined) break;
+    giveUp(donor);
+  }
+  const leastLoaded = (among: readonly string[], load: (x: string) => number): string | undefined => {
+    let best: string | undefined;
+    for (const x of among) if (best === undefined || load(x) < load(best)) best = x;
+    return best;
+  };
+  let open = deficit();
+  inAddressOrder(pool).forEach((i, k) => {
+    const left = pool.length - k;
+    const backup = surviving[i]?.find((x) => x !== previousMaster(i));
+    const c = backup === undefined ? hi : count(backup);
+    const keepsBand = c < hi && (c < lo || left - 1 >= open);
+    const to = keepsBand && backup !== undefined ? backup : (leastLoaded(names, count) ?? "");
+    if (count(to) < lo) open--;
+    master[i] = to;
+    mastered.get(to)?.push(i);
+  });
+
+  const orders = vips.map((_, i) => {
+    const m = master[i] ?? "";
+    return [m, ...(surviving[i] ?? []).filter((x) => x !== m)].slice(0, r);
+  });
+  if (names.length === 1) return orders;
+
+  // First backups: within one per master, the light (⌊V/N⌋) nodes first.
+  const light = (x: string): boolean => lo === hi || count(x) === lo;
+  for (const a of names) {
+    const own = inAddressOrder([...(mastered.get(a) ?? [])]);
+    const others = names.filter((x) => x !== a);
+    const first = new Map<string, number[]>(others.map((x) => [x, []]));
+    const unbacked: number[] = [];
+    for (const i of own) {
+      const f = orders[i]?.[1];
+      const list = f === undefined ? undefined : first.get(f);
+      if (list) list.push(i);
+      else unbacked.push(i);
+    }
+    const q = Math.floor(own.length / others.length);
+    const extra = own.length % others.length;
+    // Who backs up one more: those that already do, so that orders within the bounds stay as they are
+    // (positional ones too). With every carrier in every order the survivors of a failure also stay within one
+    // (priorityOrders' bound), which needs the light nodes to take the extra ones first.
+    const held = (x: string): number => first.get(x)?.length ?? 0;
+    const pick = (lightFirst: boolean): string[] =>
+      [...others]
+        .sort((x, y) => (lightFirst ? Number(light(y)) - Number(light(x)) : 0) || held(y) - held(x) || byText(x, y))
+        .slice(0, extra);
+    let chosen = pick(false);
+    const lightLeft = others.some((x) => light(x) && !chosen.includes(x));
+    if (r >= names.length && lightLeft && chosen.some((x) => !light(x))) chosen = pick(true);
+    const receivers = new Set(chosen);
+    const want = new Map(others.map((x) => [x, q + (receivers.has(x) ? 1 : 0)]));
+    const moving = [...unbacked];
+    for (const x of others) {
+      const list = first.get(x) ?? [];
+      while (list.length > (want.get(x) ?? 0)) moving.push(list.pop() ?? 0);
+    }
+    const short = new Map(
+      others.flatMap((x) => {
+        const gap = (want.get(x) ?? 0) - (first.get(x)?.length ?? 0);
+        return gap > 0 ? [[x, gap] as const] : [];
+      }),
+    );
+    for (const i of inAddressOrder(moving)) {
+      const order = orders[i] ?? [];
+      // A node already in the order moves up (the fewest places change); else the first short one by name.
+      const to = order.find((x) => short.has(x)) ?? [...short.keys()][0];
+      if (to === undefined) break;
+      const gap = (short.get(to) ?? 1) - 1;
+      if (gap === 0) short.delete(to);
+      else short.set(to, gap);
+      const at = order.indexOf(to);
+      if (at >= 0) order.splice(at, 1);
+      order.splice(1, 0, to);
+      if (order.length > r) order.pop();
+    }
+  }
+
+  // The rest of each order.
+  if (r >= names.length) {
+    for (const order of orders) {
+      if (order.length === names.length) continue;
+      const present = new Set(order);
+      const from = names.indexOf(order[1] ?? order[0] ?? "");
+      for (let d = 1; d < names.length; d++) {
+        const x = names[(from + d) % names.length] ?? "";
+        if (!present.has(x)) order.push(x);
+      }
+    }
+    return orders;
+  }
+  const held = new Map<string, number>(names.map((x) => [x, 0]));
+  for (const order of orders) for (const x of order) held.set(x, (held.get(x) ?? 0) + 1);
+  for (const i of byAddress) {
+    const order = orders[i] ?? [];
+    while (order.length < r) {
+      const present = new Set(order);
+      const x = leastLoaded(
+        names.filter((y) => !present.has(y)),
+        (y) => held.get(y) ?? 0,
+      );
+      if (x === undefined) break;
+      order.push(x);
+      held.set(x, (held.get(x) ?? 0) + 1);
+    }
+  }
+  return orders;
 }

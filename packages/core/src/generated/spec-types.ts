@@ -200,7 +200,7 @@ export interface ClusterSpecInput {
       fall?: number | undefined;
       /** Good checks before the node may take the VIP again */
       rise?: number | undefined;
-      /** Priority change on failure; 0 puts the instance in FAULT; default: just enough to move the VIP */
+      /** Priority change on failure; 0 puts the instance in FAULT; default -253: a failing node runs at priority 1 (keepalived's floor), below every healthy one whatever the node count */
       weight?: number | undefined;
     } | undefined;
     /** vrrp_script on the external VIP instances: the node serves external traffic only once Cilium answers http://127.0.0.1:<healthPort>/healthz (it starts failed: init_fail) */
@@ -215,7 +215,7 @@ export interface ClusterSpecInput {
       fall?: number | undefined;
       /** Good checks before the node may take external VIPs again */
       rise?: number | undefined;
-      /** Priority change on failure; 0 puts the instance in FAULT; default: just enough to move every external VIP */
+      /** Priority change on failure; 0 puts the instance in FAULT; default -253: a failing carrier runs at priority 1 (keepalived's floor), below every healthy one whatever the node count */
       weight?: number | undefined;
     } | undefined;
     /** Scripts keepalived runs on state changes */
@@ -653,7 +653,7 @@ export interface ClusterSpec {
       fall: number;
       /** Good checks before the node may take the VIP again */
       rise: number;
-      /** Priority change on failure; 0 puts the instance in FAULT; default: just enough to move the VIP */
+      /** Priority change on failure; 0 puts the instance in FAULT; default -253: a failing node runs at priority 1 (keepalived's floor), below every healthy one whatever the node count */
       weight?: number | undefined;
     };
     /** vrrp_script on the external VIP instances: the node serves external traffic only once Cilium answers http://127.0.0.1:<healthPort>/healthz (it starts failed: init_fail) */
@@ -668,7 +668,7 @@ export interface ClusterSpec {
       fall: number;
       /** Good checks before the node may take external VIPs again */
       rise: number;
-      /** Priority change on failure; 0 puts the instance in FAULT; default: just enough to move every external VIP */
+      /** Priority change on failure; 0 puts the instance in FAULT; default -253: a failing carrier runs at priority 1 (keepalived's floor), below every healthy one whatever the node count */
       weight?: number | undefined;
     };
     /** Scripts keepalived runs on state changes */

@@ -1,5 +1,6 @@
 // resolvePlan composes one planner per section, in dependency order: each fact is derived once, in its
 // section's planner, and later planners take the plan parts they need rather than working them out again.
+import type { Identities } from "../facts/identities.js";
 import { resolveSecrets, type SecretValues } from "../secrets.js";
 import { type AnySpec, type CloudBurstSpec, type ClusterSpec, isCloudBurstSpec } from "../spec/schema.js";
 import { planCloud, planClusterCloud, planExistingKubernetes } from "./burst.js";
@@ -16,6 +17,11 @@ export interface ResolveOptions {
   readonly sourceName?: string;
   /** Resolved secret values; absent ones become placeholders. */
   readonly secrets?: SecretValues;
+  /**
+   * The previous tree's identities.json (checked with parseIdentities): VIP priority orders are carried forward from
+   * it. Without it they are positional (day 1).
+   */
+  readonly identities?: Identities;
 }
 
 /**
@@ -58,7 +64,7 @@ function resolveClusterPlan(spec: ClusterSpec, options: ResolveOptions): Cluster
   const network = planNetwork(spec);
   const roles = rolesOf(spec);
   const vipInterfaces = vipInterfacesOf(spec);
-  const vips = planVips(spec, vipInterfaces, roles);
+  const vips = planVips(spec, vipInterfaces, roles, options.identities?.vips);
   const controlPlane = planControlPlane(spec, vips);
   const { nodes, initNode, bootstrap, hubNode } = planNodes(spec, { version, network, roles, vips, vipInterfaces });
   const kubernetes = planKubernetes(spec, { version, controlPlane, nodes });

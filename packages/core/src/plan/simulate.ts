@@ -131,12 +131,16 @@ const stateSets = (state: FailureState): StateSets => ({
 });
 
 function settle(plan: ClusterPlan, vip: PlannedVip, sets: StateSets, before: string | undefined): VipHolding {
-  if (plan.vrrp.nopreempt && before !== undefined) {
-    const rank = vip.order.indexOf(before);
-    const p = rank < 0 ? undefined : priorityAt(plan, vip, rank, before, sets);
-    if (p !== undefined) return { vip, holder: before, priority: p };
-  }
-  return elect(plan, vip, sets);
+  const rank = before === undefined ? -1 : vip.order.indexOf(before);
+  const kept = rank < 0 || before === undefined ? undefined : priorityAt(plan, vip, rank, before, sets);
+  if (kept === undefined || before === undefined) return elect(plan, vip, sets);
+  const holding: VipHolding = { vip, holder: before, priority: kept };
+  if (plan.vrrp.nopreempt) return holding;
+  // A backup takes a VIP only with a strictly higher priority (RFC 3768 6.4.2: keepalived's backup resets its down
+  // timer on an advert of equal priority), so a live holder keeps a tie: several failing nodes all run at
+  // keepalived's floor, 1, with the default check weight.
+  const best = elect(plan, vip, sets);
+  return best.priority !== undefined && best.priority > kept ? best : holding;
 }
 
 /** simulateFailover for one VIP, which held by `before` until `state` (the whole cluster is V times the work). */
@@ -145,8 +149,9 @@ export function holdingOf(plan: ClusterPlan, vip: PlannedVip, state: FailureStat
 }
 
 /**
- * Who holds every VIP once keepalived has settled in `state`. Without `previous` (or without nopreempt) the
- * election decides. With nopreempt a backup never takes a VIP from a live master, whatever its priority:
+ * Who holds every VIP once keepalived has settled in `state`. Without `previous` the election decides; with it a
+ * live holder keeps a VIP that no node outranks (a tie stays where it is). With nopreempt a backup never takes a VIP
+ * from a live master, whatever its priority:
  * so a holder that is still up and not in FAULT keeps the VIP (even while its apiserver check fails, unless
  * the check's weight is 0), and a node that comes back takes nothing back.
  */

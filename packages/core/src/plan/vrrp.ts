@@ -1,16 +1,15 @@
 // The VRRP planner: the interfaces that carry VIPs, every VIP with its VRID and each node's priority for it,
 // the control-plane endpoint on its VIP, and the keepalived settings common to every instance.
 
+import type { Identities } from "../facts/identities.js";
 import { controlPlaneInterface, externalVipEntries, externalVipInterface } from "../facts/spec.js";
 import {
   allocateVrids,
-  carriersPerExternalVip,
-  defaultHealthCheckWeight,
-  defaultReadinessCheckWeight,
+  carriedOrders,
+  DEFAULT_CHECK_WEIGHT,
+  type PreviousOrders,
   preemptDelayOf,
   prioritiesFrom,
-  priorityOrders,
-  replicaOrders,
   type VipId,
   type VipKey,
   vipKey,
@@ -30,10 +29,16 @@ export function vipInterfacesOf(spec: ClusterSpec): VipInterfaces {
   };
 }
 
+/**
+ * Every VIP with its VRID and priority order. `previous` is the orders the last generated tree carries
+ * (identities.json's `vips`): without it the orders are positional, with it they are carried forward
+ * (`carriedOrders`), so a node's place does not depend on its position in `nodes`.
+ */
 export function planVips(
   spec: ClusterSpec,
   interfaces: VipInterfaces = vipInterfacesOf(spec),
   roles: NodeRoles = rolesOf(spec),
+  previous?: PreviousOrders,
 ): PlannedVip[] {
   const { vrids } = allocateVrids(spec, interfaces);
   const base = spec.vrrp.basePriority;
@@ -44,13 +49,14 @@ export function planVips(
   };
   const cpNodes = roles.controlPlanes;
   const cp = parseCidr(spec.controlPlane.vip);
-  const cpOrder = (priorityOrders(cpNodes.length, 1)[0] ?? []).map((i) => cpNodes[i] ?? "");
+  const cpAddress = hostPart(spec.controlPlane.vip);
+  const cpOrder = carriedOrders(cpNodes, [cpAddress], cpNodes.length, previous)[0] ?? [];
   const vips: PlannedVip[] = [
     {
       id: { kind: "control-plane" },
       key: "control-plane",
       kind: "control-plane",
-      address: hostPart(spec.controlPlane.vip),
+      address: cpAddress,
       prefixLength: cp.prefixLength,
       interface: interfaces.controlPlane ?? "",
       vrid: vrid({ kind: "control-plane" }),
@@ -62,15 +68,17 @@ export function planVips(
   const { carriers } = roles;
   const entries = externalVipEntries(spec);
   if (carriers.length === 0) return vips;
-  const orders = replicaOrders(carriers.length, entries.length, spec.externalVips?.replicas ?? carriers.length);
+  const addresses = entries.map((e) => hostPart(e.address));
+  const replicas = spec.externalVips?.replicas ?? carriers.length;
+  const orders = carriedOrders(carriers, addresses, replicas, previous);
   entries.forEach((e, i) => {
-    const order = (orders[i] ?? []).map((j) => carriers[j] ?? "");
+    const order = orders[i] ?? [];
     const id: VipId = { kind: "external", address: e.address };
     vips.push({
       id,
       key: vipKey(id),
       kind: "external",
-      address: hostPart(e.address),
+      address: addresses[i] ?? "",
       prefixLength: e.address.includes(":") ? 128 : 32,
       interface: interfaces.external ?? "",
       vrid: vrid(id),
@@ -125,7 +133,7 @@ export function planVrrp(
     timeout: rc.timeout,
     fall: rc.fall,
     rise: rc.rise,
-    weight: rc.weight ?? defaultReadinessCheckWeight(carriersPerExternalVip(spec)),
+    weight: rc.weight ?? DEFAULT_CHECK_WEIGHT,
   };
   const uplink = v.uplinkCheck ? externalUplink(parts.network, parts.vipInterfaces) : undefined;
   return {
@@ -142,7 +150,7 @@ export function planVrrp(
       timeout: hc.timeout,
       fall: hc.fall,
       rise: hc.rise,
-      weight: hc.weight ?? defaultHealthCheckWeight(parts.roles.controlPlanes.length),
+      weight: hc.weight ?? DEFAULT_CHECK_WEIGHT,
     },
     readinessCheck: spec.externalVips && rc.enabled ? readiness : undefined,
     uplinkCheck: uplink && { ...readiness, ...uplink },
@@ -151,6 +159,11 @@ export function planVrrp(
       return script === undefined ? [] : [{ on, script }];
     }),
   };
+}
+
+/** The identities.json a tree carries: every VIP's order after this run, by address (control-plane VIP included). */
+export function identitiesOf(vips: readonly PlannedVip[]): Identities {
+  return { schemaVersion: 1, vips: Object.fromEntries(vips.map((v) => [v.address, [...v.order]])) };
 }
 
 /** Node that holds each VIP when `down` nodes are down (undefined: nobody can). */

@@ -40,7 +40,9 @@ const HealthCheckSchema = z
       .min(-253)
       .max(0)
       .optional()
-      .describe("Priority change on failure; 0 puts the instance in FAULT; default: just enough to move the VIP"),
+      .describe(
+        "Priority change on failure; 0 puts the instance in FAULT; default -253: a failing node runs at priority 1 (keepalived's floor), below every healthy one whatever the node count",
+      ),
   })
   .describe("vrrp_script checking the local kube-apiserver /readyz (it starts failed: init_fail)");
 
@@ -73,7 +75,7 @@ const ReadinessCheckSchema = z
       .max(0)
       .optional()
       .describe(
-        "Priority change on failure; 0 puts the instance in FAULT; default: just enough to move every external VIP",
+        "Priority change on failure; 0 puts the instance in FAULT; default -253: a failing carrier runs at priority 1 (keepalived's floor), below every healthy one whatever the node count",
       ),
   })
   .describe(
