@@ -2,7 +2,7 @@
 // the same name in their headers, then @clusterspec/rollout's planChanges with a regenerate callback (the pipeline
 // without the upstream schema checks: only lines are compared) and each spec's line lookup.
 import { isCloudBurstPlan, loadSpecWithLines, resolvePlan, validateSpec } from "@clusterspec/core";
-import type { ClusterSpec, SpecIssue } from "@clusterspec/core/types";
+import type { ClusterSpec, Identities, SpecIssue } from "@clusterspec/core/types";
 import {
   type ChangePlan,
   planChanges,
@@ -43,17 +43,23 @@ const notOnPrem = (side: "old" | "new", line: number | undefined): ChangesOutcom
 
 /**
  * The change plan from `oldText` to `newText`. `sourceName` is the name both trees' headers carry: the new spec's,
- * so that a base spec saved under another name does not change every file.
+ * so that a base spec saved under another name does not change every file. `identities` are the VIP priority
+ * orders of the deployed (old) tree: both trees are generated from them, so the new one carries them forward
+ * exactly as `generate` will (DESIGN: identities.json).
  */
-export async function computeChanges(oldText: string, newText: string, sourceName: string): Promise<ChangesOutcome> {
-  // SEAM(identities): once generate takes `identities`, read <old spec's output folder>/identities.json (or
-  // --identities <file>) and pass the same previous identities to both generations here.
+export async function computeChanges(
+  oldText: string,
+  newText: string,
+  sourceName: string,
+  identities?: Identities,
+): Promise<ChangesOutcome> {
+  const options = identities === undefined ? { sourceName } : { sourceName, identities };
   // One parse of each text: the validated spec, its lines and the tree all come from it.
   const oldLoaded = loadSpecWithLines(oldText);
-  const oldResult = await generateChecked(oldText, { sourceName }, oldLoaded.validated);
+  const oldResult = await generateChecked(oldText, options, oldLoaded.validated);
   if (!oldResult.ok) return { ok: false, side: "old", errors: oldResult.errors, warnings: oldResult.warnings };
   const newLoaded = loadSpecWithLines(newText);
-  const newResult = await generateChecked(newText, { sourceName }, newLoaded.validated);
+  const newResult = await generateChecked(newText, options, newLoaded.validated);
   if (!newResult.ok) return { ok: false, side: "new", errors: newResult.errors, warnings: newResult.warnings };
   if (isCloudBurstPlan(oldResult.plan)) return notOnPrem("old", oldLoaded.lineOf(["existingCluster"]));
   if (isCloudBurstPlan(newResult.plan)) return notOnPrem("new", newLoaded.lineOf(["existingCluster"]));
@@ -79,7 +85,7 @@ export async function computeChanges(oldText: string, newText: string, sourceNam
       regenerate: (spec) => {
         const validated = validateSpec(spec);
         if (!validated.ok) return undefined;
-        const plan = resolvePlan(validated.value, { sourceName });
+        const plan = resolvePlan(validated.value, options);
         if (isCloudBurstPlan(plan)) return undefined;
         const rendered = renderArtifacts(plan);
         return rendered.errors.length > 0 ? undefined : rendered.artifacts;

@@ -19,7 +19,7 @@ Usage:
   clusterspec generate <spec> [-o <dir>] [--check [--base <old-spec>] [--format markdown]] [--with-secrets] [--force] [--json]
   clusterspec validate <spec> [--json]
   clusterspec plan <spec> [--json]
-  clusterspec changes <old-spec> <new-spec> [--format text|markdown] [--json]
+  clusterspec changes <old-spec> <new-spec> [--identities <file>] [--format text|markdown] [--json]
   clusterspec simulate <spec> [--down <nodes>] [--unhealthy <nodes>] [--json]
   clusterspec pin-vrids <spec> [--dry-run]
   clusterspec explain <spec> <file>[:<line>] [--json]
@@ -112,7 +112,7 @@ ${EXIT}
   changes: `clusterspec changes - the change plan from one spec to another
 
 Usage:
-  clusterspec changes <old-spec> <new-spec> [--format text|markdown] [--json]
+  clusterspec changes <old-spec> <new-spec> [--identities <file>] [--format text|markdown] [--json]
 
 Generates both specs in memory (nothing is written) and prints the spec changes (path, old and new value,
 the YAML line), each with the generated files and lines it changes; then the steps that make the change live
@@ -124,6 +124,9 @@ control-plane endpoint, a Kubernetes downgrade) is refused: no steps, exit 2.
 Options:
   <old-spec>          the spec the cluster runs today (e.g. git show origin/main:cluster.yaml > base.yaml)
   <new-spec>          the spec to roll out
+  --identities <file> the VIP priority orders of the tree the cluster runs (its identities.json); default: the
+                      generated/identities.json beside <old-spec>, if there is one. Both trees are generated from
+                      them, so the new one carries them forward exactly as generate will.
   --format <f>        text (default), markdown (a pull-request review summary) or json
   --json              print one JSON document on stdout (docs/changes.schema.json)
 

@@ -23,9 +23,13 @@ export interface PreviousIdentities {
 const NONE: PreviousIdentities = { identities: undefined, text: undefined };
 
 /** Reads and checks `<outDir>/identities.json` when it exists. */
-export async function readIdentities(fs: FileSystem, outDir: string): Promise<PreviousIdentities> {
+export function readIdentities(fs: FileSystem, outDir: string): Promise<PreviousIdentities> {
+  return readIdentitiesFile(fs, join(outDir, IDENTITIES_FILE));
+}
+
+/** Reads and checks an identities file at `path` when it exists (`changes --identities <file>`). */
+export async function readIdentitiesFile(fs: FileSystem, path: string): Promise<PreviousIdentities> {
   const { identitiesPath, parseIdentities } = await import("@clusterspec/core");
-  const path = join(outDir, IDENTITIES_FILE);
   let kind: ReturnType<FileSystem["kind"]>;
   try {
     kind = fs.kind(path);

@@ -2,13 +2,14 @@
 // generated file and the ordered steps that make it live (@clusterspec/rollout). Writes nothing; exit 2 when a
 // spec is not valid or a change is refused.
 import { basename, dirname, join, relative, resolve } from "node:path";
+import type { Identities } from "@clusterspec/core/types";
 import { paint, useColor } from "../color.js";
 import { CliError, EXIT_INVALID, EXIT_OK, UsageError } from "../errors.js";
 import { describeFsError, isFsError, SPEC_MAX_BYTES, UnreadableFileError } from "../fs.js";
 import { COMMAND_HELP } from "../help.js";
 import { defineCommand, JSON_OPTION } from "./command.js";
 
-const options = { format: { type: "string" }, ...JSON_OPTION } as const;
+const options = { format: { type: "string" }, identities: { type: "string" }, ...JSON_OPTION } as const;
 
 export default defineCommand({
   name: "changes",
@@ -43,8 +44,18 @@ export default defineCommand({
       }
     };
     let texts: { old: string; new: string };
+    let identities: Identities | undefined;
     try {
       texts = { old: read(oldArg), new: read(newArg) };
+      // The deployed tree's VIP orders: --identities, else the old spec's committed tree (generated/ beside it).
+      const { readIdentitiesFile, IDENTITIES_FILE } = await import("../identities.js");
+      const identitiesFile =
+        values.identities === undefined
+          ? join(dirname(resolve(io.cwd, oldArg)), "generated", IDENTITIES_FILE)
+          : resolve(io.cwd, values.identities);
+      identities = (await readIdentitiesFile(fs, identitiesFile)).identities;
+      if (values.identities !== undefined && identities === undefined)
+        throw new CliError(`cannot read ${values.identities}: there is no such file`, "filesystem");
     } catch (e) {
       if (!(e instanceof CliError)) throw e;
       if (format === "json")
@@ -54,7 +65,7 @@ export default defineCommand({
       else io.stderr(`✖ ${e.message}\n`);
       return e.code;
     }
-    const outcome = await computeChanges(texts.old, texts.new, basename(newArg));
+    const outcome = await computeChanges(texts.old, texts.new, basename(newArg), identities);
     const errColor = useColor(io.env, () => io.isTTY?.stderr === true);
     if (!outcome.ok) {
       if (format === "json") io.stdout(changesJson(names, outcome));

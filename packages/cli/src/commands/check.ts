@@ -1,6 +1,8 @@
 // `clusterspec generate <spec> [-o <dir>] --check [--format text|markdown|json]`: writes nothing; exit 1 when <dir>
 // is not what generate would write. The only command that loads `diff` (drift.ts).
+
 import { basename, dirname, join, resolve } from "node:path";
+import type { Identities } from "@clusterspec/core/types";
 import { paintPatch } from "../color.js";
 import { CliError, EXIT_DRIFT, EXIT_INVALID, EXIT_OK } from "../errors.js";
 import { SPEC_MAX_BYTES, UnreadableFileError } from "../fs.js";
@@ -37,7 +39,10 @@ export async function check(
   const { resolveOutputDir } = await import("../write.js");
   const checked = resolveOutputDir(fs, outDir, "check");
   const drift = fileSystem(fs, "read", outDir, () => diffTree(fs, checked, artifacts));
-  const changes = values.base === undefined ? undefined : await changesSection(spec, values.base, text, values.output);
+  const changes =
+    values.base === undefined
+      ? undefined
+      : await changesSection(spec, values.base, text, values.output, previous?.identities);
   if (changes?.invalid) return EXIT_INVALID;
   if (format === "json")
     await spec.json({
@@ -79,7 +84,13 @@ export async function check(
  * The change plan from --base to the checked spec, in the three formats; `invalid` when the base spec is not
  * valid (its issues are printed here, at its paths and lines).
  */
-async function changesSection(spec: SpecRun, baseArg: string, text: string, output: string | undefined) {
+async function changesSection(
+  spec: SpecRun,
+  baseArg: string,
+  text: string,
+  output: string | undefined,
+  identities: Identities | undefined,
+) {
   const { io, fs, format, specArg, errColor, out } = spec;
   const basePath = resolve(io.cwd, baseArg);
   const baseText = fileSystem(fs, "read", basePath, () => {
@@ -96,7 +107,8 @@ async function changesSection(spec: SpecRun, baseArg: string, text: string, outp
     import("@clusterspec/core"),
     import("../output.js"),
   ]);
-  const outcome = await computeChanges(baseText, text, spec.sourceName);
+  // The committed tree's orders for both sides: the new tree is then exactly the one checked above.
+  const outcome = await computeChanges(baseText, text, spec.sourceName, identities);
   const names = { oldSpec: baseArg, newSpec: specArg, outDir: output ?? join(dirname(specArg), "generated") };
   // The cloud burst of an existing cluster has no nodes to plan for: its check stands alone.
   if (!outcome.ok && outcome.unsupported) {

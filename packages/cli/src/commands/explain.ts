@@ -73,10 +73,15 @@ export default defineCommand({
     return runOnSpec("explain", specArg, format, io, fs, async (spec) => {
       const text = spec.readSpec();
       // The spec through the whole pipeline first: its errors and warnings as every command prints them.
-      const checked = await checkSpec(spec, text);
+      // The output folder's identities.json: the VIP orders generate would carry forward, so lines match its tree.
+      const { readIdentities } = await import("../identities.js");
+      const outDir = spec.outDir(undefined);
+      const { identities } = fs.kind(outDir) === "dir" ? await readIdentities(fs, outDir) : { identities: undefined };
+      const carried = identities === undefined ? {} : { identities };
+      const checked = await checkSpec(spec, text, carried);
       if (!checked.ok) return checked.code;
       const { explain } = await import("../provenance.js");
-      const result = explain(text, { ...target, sourceName: spec.sourceName });
+      const result = explain(text, { ...target, sourceName: spec.sourceName, ...carried });
       if (!result.ok) {
         if (result.target === undefined) throw new Error("explain failed on a spec that generate accepts");
         const near = result.target.closeMatches;
