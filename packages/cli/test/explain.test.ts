@@ -46,8 +46,9 @@ describe("explain (library) on bare-metal-ha's keepalived.conf of k8s-2", () => 
   });
 
   it("gives a field the spec sets with its line and column", () => {
-    const vrid = line("    virtual_router_id 11").sources.find((s) => s.path === "externalVips.firstVrid");
-    expect(vrid).toMatchObject({ defaulted: false, line: specLine(bareMetal, "firstVrid:"), column: 3 });
+    // The example pins each VIP's VRID (pin-vrids): the line is the list element's `vrid`.
+    const vrid = line("    virtual_router_id 11").sources.find((s) => s.path === "externalVips.addresses[1].vrid");
+    expect(vrid).toMatchObject({ defaulted: false, line: specLine(bareMetal, "vrid: 11"), column: 32 });
     expect(paths(line("    advert_int 1"))[0]).toBe("vrrp.advertInterval");
   });
 

@@ -301,6 +301,7 @@ describe("keepalived's 1,023-byte lines", () => {
     spec.nodes.forEach((node: any, i: number) => {
       node.name = `${long(61, "n")}-${i}`;
     });
+    spec.controlPlane.initNode = spec.nodes[0].name;
     const rename = (o: Json, from: string, to: string) => {
       const entries = Object.entries(o).map(([k, v]) => [k === from ? to : k, v] as const);
       for (const k of Object.keys(o)) delete o[k];
@@ -481,7 +482,7 @@ done`;
       return spawnSync("id", ["-u", user]).status !== 0;
     };
     const userNoise =
-      /Error setting global script uid\/gid|Unable to set default user for vrrp script|track script chk_apiserver not found/;
+      /Error setting global script uid\/gid|Unable to set default user for vrrp script|track script chk_(apiserver|cilium|uplink) not found/;
     for (const [i, r] of results.entries())
       if (noSuchUser(sets[i]?.a.content ?? ""))
         results[i] = {

@@ -20,7 +20,7 @@ describe("hoverAt", () => {
     expect(hoverAt(schema, text, offsetOf("vrid: 5") + 2)).toEqual({
       title: "controlPlane.vrid",
       type: "integer",
-      description: "VRRP router id; allocated when absent",
+      description: "VRRP router id; default the last 8 bits of the VIP's address (10.118.12.100/24: 100)",
       default: undefined,
     });
     expect(hoverAt(schema, text, offsetOf("advertInterval"))?.default).toBe("1");
