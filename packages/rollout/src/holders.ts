@@ -23,8 +23,14 @@ export function prioritiesByAddress(plan: ClusterPlan): Map<string, Map<string, 
 }
 
 export class HolderModel {
-  /** VIP address → the nodes that have a priority for it in either plan, in node order (the live map's order). */
-  private readonly carriers = new Map<string, string[]>();
+  /**
+   * VIP address → the nodes that have a priority for it in either plan, in node order (the live map's order), with
+   * their old and new priorities alongside (the full recomputation scans these, not maps).
+   */
+  private readonly carriers = new Map<
+    string,
+    { nodes: string[]; old: (number | undefined)[]; new: (number | undefined)[] }
+  >();
   /** VIP address → the VIP as planned (the new plan's, else the old one's): kind and interface. */
   readonly vips = new Map<string, PlannedVip>();
   private readonly oldPriorities: Map<string, Map<string, number>>;
@@ -45,10 +51,12 @@ export class HolderModel {
     for (const address of this.vips.keys()) {
       const o = this.oldPriorities.get(address);
       const n = this.newPriorities.get(address);
-      this.carriers.set(
-        address,
-        nodes.filter((node) => o?.has(node) || n?.has(node)),
-      );
+      const carrying = nodes.filter((node) => o?.has(node) || n?.has(node));
+      this.carriers.set(address, {
+        nodes: carrying,
+        old: carrying.map((node) => o?.get(node)),
+        new: carrying.map((node) => n?.get(node)),
+      });
     }
   }
 
@@ -70,18 +78,21 @@ export class HolderModel {
    * the higher address).
    */
   holder(address: string, liveOf: (node: string) => Live | undefined, before: string | undefined): string | undefined {
-    const carriers = this.carriers.get(address) ?? [];
+    const carriers = this.carriers.get(address);
+    if (!carriers) return undefined;
+    const live = carriers.nodes.map(liveOf);
+    const priorities = live.map((l, i) => (l === "old" ? carriers.old[i] : l === "new" ? carriers.new[i] : undefined));
     let max: number | undefined;
     let beforePriority: number | undefined;
-    for (const node of carriers) {
-      const p = this.priority(address, node, liveOf(node));
+    for (let i = 0; i < priorities.length; i++) {
+      const p = priorities[i];
       if (p === undefined) continue;
       if (max === undefined || p > max) max = p;
-      if (node === before) beforePriority = p;
+      if (carriers.nodes[i] === before) beforePriority = p;
     }
     if (max === undefined) return undefined;
     if (beforePriority !== undefined && (this.nopreempt || beforePriority === max)) return before;
-    const tied = carriers.filter((node) => this.priority(address, node, liveOf(node)) === max);
+    const tied = carriers.nodes.filter((_, i) => priorities[i] === max);
     if (tied.length === 1) return tied[0];
     // Core's election over the tied masters in node order: the same tie-break simulateFailover applies.
     const vip = this.vips.get(address) as PlannedVip;

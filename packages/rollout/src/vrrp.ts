@@ -80,26 +80,41 @@ function keepalivedFiles(artifacts: TreeSide["artifacts"]): Map<string, Map<stri
 const sameFiles = (a: ReadonlyMap<string, string> | undefined, b: ReadonlyMap<string, string> | undefined) =>
   a !== undefined && b !== undefined && a.size === b.size && [...a].every(([p, c]) => b.get(p) === c);
 
+/** The plan's instances by VIP address, built once per plan: every node carrying a VIP runs the same instance. */
+const instanceIndex = new WeakMap<ClusterPlan, Map<string, Instance>>();
+function planInstances(plan: ClusterPlan): Map<string, Instance> {
+  let index = instanceIndex.get(plan);
+  if (!index) {
+    const auth = plan.vrrp.auth?.type ?? "none";
+    const advert = `advert_int ${plan.vrrp.advertInterval}`;
+    const cast = plan.vrrp.unicast ? "unicast" : "multicast";
+    index = new Map(
+      plan.vips.map((v): [string, Instance] => {
+        const address = `${v.address}/${v.prefixLength}`;
+        return [
+          v.address,
+          {
+            group: `${v.interface} VRID ${v.vrid}`,
+            vip: v.address,
+            terms: `${address}, authentication ${auth}, ${advert}, ${cast}`,
+            address,
+            auth,
+            advert,
+            cast,
+            specPath: dotPath(v.specPath),
+          },
+        ];
+      }),
+    );
+    instanceIndex.set(plan, index);
+  }
+  return index;
+}
+
 function instancesOf(plan: ClusterPlan, node: string): Instance[] {
-  const auth = plan.vrrp.auth?.type ?? "none";
   const priorities = prioritiesByAddress(plan);
-  return plan.vips
-    .filter((v) => priorities.get(v.address)?.has(node))
-    .map((v) => {
-      const address = `${v.address}/${v.prefixLength}`;
-      const advert = `advert_int ${plan.vrrp.advertInterval}`;
-      const cast = plan.vrrp.unicast ? "unicast" : "multicast";
-      return {
-        group: `${v.interface} VRID ${v.vrid}`,
-        vip: v.address,
-        terms: `${address}, authentication ${auth}, ${advert}, ${cast}`,
-        address,
-        auth,
-        advert,
-        cast,
-        specPath: dotPath(v.specPath),
-      };
-    });
+  const instances = planInstances(plan);
+  return plan.vips.filter((v) => priorities.get(v.address)?.has(node)).map((v) => instances.get(v.address) as Instance);
 }
 
 /** Why two live configs would not hear each other's adverts for some VIP, or undefined when they agree. */
