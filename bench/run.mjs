@@ -383,6 +383,37 @@ for (const c of cases) {
       target("300 × 254 (254 carriers) changes peak RSS", changes.rss / 2 ** 20, 300, " MiB");
     }
   }
+  // Two changes that rewrite keepalived.conf on every carrier, so the keepalived planner rolls 254 nodes: one
+  // external VIP removed (the middle one: every carrier loses an instance), and a carrier appended (every VIP's
+  // order gains a node, one loses one). The same targets as adding a worker.
+  if (c.shape?.carriers === 254 && c.shape.replicas === undefined) {
+    const variants = [
+      {
+        name: "remove one VIP",
+        edit: (parsed) => parsed.externalVips.addresses.splice(Math.floor(parsed.externalVips.addresses.length / 2), 1),
+      },
+      {
+        // basePriority 254 gives at most 254 carriers distinct priorities: the last carrier (node-254) stops carrying
+        // so the appended node can.
+        name: "append a carrier",
+        edit: (parsed) => {
+          parsed.nodes.push({ ...grownNode(parsed.nodes.at(-1), parsed.nodes.length), carriesExternalVips: true });
+          parsed.nodes.findLast((n) => n.carriesExternalVips && n !== parsed.nodes.at(-1)).carriesExternalVips = false;
+        },
+      },
+    ];
+    for (const v of variants) {
+      const changed = join(dir, `${v.name.replace(/[^a-z0-9]+/gi, "-")}.yaml`);
+      const parsed = parseDocument(text).toJS();
+      v.edit(parsed);
+      writeFileSync(changed, stringify(parsed));
+      cli(["changes", spec, changed]); // warm-up: its code cache
+      const changes = compare(runs, () => cli(["changes", spec, changed]));
+      console.log(procLine(`changes (${v.name})`, changes));
+      target(`300 × 254 (254 carriers) changes (${v.name}) CPU`, changes.cpu, 1.5, " s");
+      target(`300 × 254 (254 carriers) changes (${v.name}) peak RSS`, changes.rss / 2 ** 20, 300, " MiB");
+    }
+  }
   if (c.jinja2 && jinja2) {
     const json = join(dir, "cluster.json");
     writeFileSync(json, JSON.stringify(syntheticSpec(c.shape)));

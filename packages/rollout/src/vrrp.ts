@@ -4,8 +4,9 @@
 // the adverts of such a peer (v2.2.7 vrrp.c ~1092-1101), so both sides would become master of the same address.
 // Where a rolling order cannot avoid that, the nodes involved are drained: all but a set that cannot disagree stop,
 // that set takes the new config, and the others start again on it. Every move is predicted by core's failover
-// model (simulateFailover) over the configs that are live at that moment.
-import { AT_REST, type ClusterPlan, type PlannedVip, simulateFailover, takeoverBounds } from "@clusterspec/core";
+// model (simulateFailover's rules) over the configs that are live at that moment, kept incrementally (holders.ts).
+import { type ClusterPlan, takeoverBounds } from "@clusterspec/core";
+import { HolderModel, type Live, prioritiesByAddress } from "./holders.js";
 import type { NodeStepPlanner, TreeSide } from "./node-steps.js";
 import type { ChangePlan, RolloutStep, VipMove } from "./types.js";
 
@@ -20,7 +21,6 @@ const COMMAND: Record<Action, string> = {
   restart: KEEPALIVED_RESTART,
 };
 
-type Live = "old" | "new" | "down";
 type Action = "reload" | "stop" | "start" | "restart";
 
 /** One VRRP instance of a node's config, as its peers see it in the adverts. */
@@ -80,26 +80,41 @@ function keepalivedFiles(artifacts: TreeSide["artifacts"]): Map<string, Map<stri
 const sameFiles = (a: ReadonlyMap<string, string> | undefined, b: ReadonlyMap<string, string> | undefined) =>
   a !== undefined && b !== undefined && a.size === b.size && [...a].every(([p, c]) => b.get(p) === c);
 
+/** The plan's instances by VIP address, built once per plan: every node carrying a VIP runs the same instance. */
+const instanceIndex = new WeakMap<ClusterPlan, Map<string, Instance>>();
+function planInstances(plan: ClusterPlan): Map<string, Instance> {
+  let index = instanceIndex.get(plan);
+  if (!index) {
+    const auth = plan.vrrp.auth?.type ?? "none";
+    const advert = `advert_int ${plan.vrrp.advertInterval}`;
+    const cast = plan.vrrp.unicast ? "unicast" : "multicast";
+    index = new Map(
+      plan.vips.map((v): [string, Instance] => {
+        const address = `${v.address}/${v.prefixLength}`;
+        return [
+          v.address,
+          {
+            group: `${v.interface} VRID ${v.vrid}`,
+            vip: v.address,
+            terms: `${address}, authentication ${auth}, ${advert}, ${cast}`,
+            address,
+            auth,
+            advert,
+            cast,
+            specPath: dotPath(v.specPath),
+          },
+        ];
+      }),
+    );
+    instanceIndex.set(plan, index);
+  }
+  return index;
+}
+
 function instancesOf(plan: ClusterPlan, node: string): Instance[] {
-  const auth = plan.vrrp.auth?.type ?? "none";
   const priorities = prioritiesByAddress(plan);
-  return plan.vips
-    .filter((v) => priorities.get(v.address)?.has(node))
-    .map((v) => {
-      const address = `${v.address}/${v.prefixLength}`;
-      const advert = `advert_int ${plan.vrrp.advertInterval}`;
-      const cast = plan.vrrp.unicast ? "unicast" : "multicast";
-      return {
-        group: `${v.interface} VRID ${v.vrid}`,
-        vip: v.address,
-        terms: `${address}, authentication ${auth}, ${advert}, ${cast}`,
-        address,
-        auth,
-        advert,
-        cast,
-        specPath: dotPath(v.specPath),
-      };
-    });
+  const instances = planInstances(plan);
+  return plan.vips.filter((v) => priorities.get(v.address)?.has(node)).map((v) => instances.get(v.address) as Instance);
 }
 
 /** Why two live configs would not hear each other's adverts for some VIP, or undefined when they agree. */
@@ -137,81 +152,35 @@ function disagreement(
   return undefined;
 }
 
-/** A plan of the configs live at one moment, for simulateFailover: VIPs keyed by address. */
-const priorityIndex = new WeakMap<ClusterPlan, Map<string, Map<string, number>>>();
-/** VIP address → node → priority in the plan, built once per plan (the simulation asks it for every step). */
-function prioritiesByAddress(plan: ClusterPlan): Map<string, Map<string, number>> {
-  let index = priorityIndex.get(plan);
-  if (!index) {
-    index = new Map(
-      plan.vips.map((v) => [v.address, new Map(v.order.map((node, rank) => [node, v.priorities[rank] ?? 0]))]),
-    );
-    priorityIndex.set(plan, index);
-  }
-  return index;
-}
-
-const vipIndex = new WeakMap<ClusterPlan, Map<string, PlannedVip>>();
-function vipByAddress(plan: ClusterPlan): Map<string, PlannedVip> {
-  let index = vipIndex.get(plan);
-  if (!index) {
-    index = new Map(plan.vips.map((v) => [v.address, v]));
-    vipIndex.set(plan, index);
-  }
-  return index;
-}
-
-function livePlan(
-  old: ClusterPlan,
-  next: ClusterPlan,
-  live: ReadonlyMap<string, Live>,
-  only?: readonly string[],
-): ClusterPlan {
-  const planOf = (l: Live) => (l === "old" ? old : l === "new" ? next : undefined);
-  const addresses = only ?? [...new Set([...old.vips, ...next.vips].map((v) => v.address))];
-  const vips = addresses.map((address): PlannedVip => {
-    const base = (vipByAddress(next).get(address) ?? vipByAddress(old).get(address)) as PlannedVip;
-    const entries: { node: string; priority: number }[] = [];
-    for (const [node, l] of live) {
-      const p = planOf(l);
-      const priority = p && prioritiesByAddress(p).get(address)?.get(node);
-      if (priority !== undefined) entries.push({ node, priority });
-    }
-    entries.sort((x, y) => y.priority - x.priority);
-    return {
-      ...base,
-      key: address as PlannedVip["key"],
-      order: entries.map((e) => e.node),
-      priorities: entries.map((e) => e.priority),
-    };
-  });
-  const nodes = [...next.nodes, ...old.nodes.filter((n) => !next.nodes.some((m) => m.name === n.name))];
-  return { ...next, vips, nodes };
-}
-
 /**
- * Holders once the live configs settle. With `plan` (a livePlan over some VIPs only), only those are simulated and
- * every other VIP keeps its previous holder: one node's step changes nothing else.
+ * Numbers the distinct configs of one side: node → kind (undefined: no config on that side). Within one plan an
+ * instance depends only on its VIP, so the VIP list identifies the config.
  */
-function holdersOf(
-  old: ClusterPlan,
-  next: ClusterPlan,
-  live: ReadonlyMap<string, Live>,
-  previous: ReadonlyMap<string, string | undefined> | undefined,
-  plan: ClusterPlan = livePlan(old, next, live),
-): Map<string, string | undefined> {
-  return new Map([
-    ...(previous ?? []),
-    ...simulateFailover(plan, AT_REST, previous).holdings.map((h): [string, string | undefined] => {
-      // The election's tie-break (higher address) decides only between masters. A backup whose priority merely
-      // equals the master's accepts its adverts (keepalived 2.2.7 preempts only from a strictly lower advert): a
-      // master keeps a VIP against a newcomer of equal priority (mixed configs make such ties).
-      const before = previous?.get(h.vip.address);
-      const rank = before === undefined ? -1 : h.vip.order.indexOf(before);
-      const keeps = rank >= 0 && h.vip.priorities[rank] === h.priority;
-      return [h.vip.address, keeps ? before : h.holder];
-    }),
-  ]);
+function configKinds(
+  nodes: readonly string[],
+  configOf: (node: string) => readonly Instance[] | undefined,
+): { kind: Map<string, number>; count: number } {
+  const ids = new Map<string, number>();
+  const kind = new Map<string, number>();
+  for (const n of nodes) {
+    const cfg = configOf(n);
+    if (cfg === undefined) continue;
+    const signature = cfg.map((i) => i.vip).join(" ");
+    let id = ids.get(signature);
+    if (id === undefined) {
+      id = ids.size;
+      ids.set(signature, id);
+    }
+    kind.set(n, id);
+  }
+  return { kind, count: Math.max(1, ids.size) };
+}
+
+/** node → how many VIPs it holds. */
+function countHolders(holders: ReadonlyMap<string, string | undefined>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const h of holders.values()) if (h !== undefined) out.set(h, (out.get(h) ?? 0) + 1);
+  return out;
 }
 
 /** The planner with the extra detail the lab needs; planKeepalivedSteps returns its contract part. */
@@ -224,12 +193,29 @@ export function planKeepalivedRollout(old: TreeSide, next: TreeSide): Keepalived
   const newCfg = new Map(nodes.map((n) => [n, newFiles.has(n) ? instancesOf(next.plan, n) : []]));
 
   // Nodes whose old config disagrees with another node's new one: they must never run while the other runs new.
-  const newIndex = new Map([...newCfg].map(([n, cfg]) => [n, indexInstances(cfg)]));
+  // Nodes that carry the same VIPs have the same instances (the plan's VIP settings are shared): each pair of
+  // distinct configs is compared once, not each pair of nodes (300 nodes × 254 VIPs: 23 million comparisons).
+  const oldKind = configKinds(nodes, (n) => (oldFiles.has(n) ? (oldCfg.get(n) ?? []) : undefined));
+  const newKind = configKinds(nodes, (n) => (newFiles.has(n) ? (newCfg.get(n) ?? []) : undefined));
+  const newIndex = new Map<number, InstanceIndex>();
+  const compared = new Map<number, ReturnType<typeof disagreement>>();
   const conflicts: { a: string; b: string; reason: string; path: string }[] = [];
   for (const a of nodes)
     for (const b of nodes) {
-      if (a === b || !oldFiles.has(a) || !newFiles.has(b)) continue;
-      const d = disagreement(oldCfg.get(a) ?? [], newIndex.get(b) ?? indexInstances([]));
+      const ka = oldKind.kind.get(a);
+      const kb = newKind.kind.get(b);
+      if (a === b || ka === undefined || kb === undefined) continue;
+      const key = ka * newKind.count + kb;
+      let d = compared.get(key);
+      if (!compared.has(key)) {
+        let index = newIndex.get(kb);
+        if (!index) {
+          index = indexInstances(newCfg.get(b) ?? []);
+          newIndex.set(kb, index);
+        }
+        d = disagreement(oldCfg.get(a) ?? [], index);
+        compared.set(key, d);
+      }
       if (d) conflicts.push({ a, b, ...d });
     }
   const drain = new Set(conflicts.flatMap((c) => [c.a, c.b]));
@@ -246,35 +232,45 @@ export function planKeepalivedRollout(old: TreeSide, next: TreeSide): Keepalived
     }
     return list;
   };
-  const holdersBefore = holdersOf(old.plan, next.plan, live, undefined);
-  let holders = holdersBefore;
+  const model = new HolderModel(old.plan, next.plan, nodes);
+  const holdersBefore = new Map<string, string | undefined>(
+    model.addresses().map((address) => [address, model.holder(address, (n) => live.get(n), undefined)]),
+  );
+  let holders: ReadonlyMap<string, string | undefined> = holdersBefore;
+  /** How many VIPs each node holds (the greedy prefers a node that holds none). */
+  let held = countHolders(holders);
+  const position = new Map(nodes.map((n, i) => [n, i]));
   const steps: KeepalivedStep[] = [];
 
   const changed = (n: string) => !sameFiles(oldFiles.get(n), newFiles.get(n));
   const actionOf = (n: string): Action | undefined =>
     !changed(n) ? undefined : !oldFiles.has(n) ? "start" : !newFiles.has(n) ? "stop" : "reload";
 
-  /** Applies an action to a copy of `live` and predicts its moves. */
+  /** Predicts the moves of `node` taking `action` in `state` (state itself is left alone). */
   const trial = (node: string, action: Action, state: ReadonlyMap<string, Live>) => {
-    const after = new Map(state);
-    after.set(node, action === "stop" ? "down" : "new");
+    const nodeAfter: Live = action === "stop" ? "down" : "new";
+    const liveAfter = (n: string) => (n === node ? nodeAfter : state.get(n));
     // Only the VIPs this node has an instance for (in either config) can move in its step.
-    const plan = livePlan(old.plan, next.plan, after, affected(node));
-    const holdersAfter = holdersOf(old.plan, next.plan, after, holders, plan);
+    const vips = affected(node);
+    const holdersAfter = new Map(holders);
+    for (const address of vips)
+      holdersAfter.set(address, model.holderAfter(address, node, liveAfter, holders.get(address)));
+    const plan = next.plan; // the timings read only the VRRP settings, the new tree's
     const moves: VipMove[] = [];
     let settle = 0;
-    for (const vip of plan.vips) {
-      const from = holders.get(vip.address);
-      const to = holdersAfter.get(vip.address);
+    for (const address of vips) {
+      const vip = { address, kind: model.vips.get(address)?.kind };
+      const from = holders.get(address);
+      const to = holdersAfter.get(address);
       if (from === to) continue;
-      const rank = to === undefined ? -1 : vip.order.indexOf(to);
-      const bounds = takeoverBounds(plan, vip.priorities[rank] ?? 1, vip.kind);
+      const toPriority = to === undefined ? undefined : model.priority(address, to, liveAfter(to));
+      const bounds = takeoverBounds(plan, toPriority ?? 1, vip.kind);
       const down = bounds.death.max;
       const a = plan.vrrp.advertInterval;
       // The old holder still runs an instance for it: the new one preempts (after preempt_delay), no gap. It gave
       // the VIP up (stopped, or reloaded without the instance): it said goodbye (priority 0), the best backup
       // takes over after its skew. Nobody held it: one down timer from the start.
-      const stillThere = from !== undefined && vip.order.includes(from);
+      const stillThere = from !== undefined && model.priority(address, from, liveAfter(from)) !== undefined;
       const delay = vip.kind === "control-plane" ? 0 : plan.vrrp.preemptDelay;
       let unavailable = 0;
       if (to === undefined) settle = Math.max(settle, a);
@@ -291,19 +287,13 @@ export function planKeepalivedRollout(old: TreeSide, next: TreeSide): Keepalived
     // A restart gives up every VIP the node holds and claims it again after one down timer (or a backup holds it
     // meanwhile, after the goodbye's skew): the holder is the same before and after, with a gap.
     if (action === "restart")
-      for (const vip of plan.vips) {
-        const from = holders.get(vip.address);
-        if (from !== node || holdersAfter.get(vip.address) !== node) continue;
-        const stopped = new Map(state);
-        stopped.set(node, "down");
-        const meanwhile = holdersOf(
-          old.plan,
-          next.plan,
-          stopped,
-          holders,
-          livePlan(old.plan, next.plan, stopped, [vip.address]),
-        ).get(vip.address);
-        const bounds = takeoverBounds(plan, vip.priorities[vip.order.indexOf(node)] ?? 1, vip.kind);
+      for (const address of vips) {
+        const vip = { address, kind: model.vips.get(address)?.kind };
+        const from = holders.get(address);
+        if (from !== node || holdersAfter.get(address) !== node) continue;
+        const stopped = (n: string) => (n === node ? "down" : state.get(n));
+        const meanwhile = model.holderAfter(address, node, stopped, holders.get(address));
+        const bounds = takeoverBounds(plan, model.priority(address, node, nodeAfter) ?? 1, vip.kind);
         const a = plan.vrrp.advertInterval;
         // keepalived's own shutdown and start come on top of the down timer: one advert interval is allowed for
         // them (the lab measured the whole gap at 1.4 s above the down timer with advert_int 1, on 2 busy cores).
@@ -316,12 +306,13 @@ export function planKeepalivedRollout(old: TreeSide, next: TreeSide): Keepalived
       const p = next.plan;
       settle = Math.max(p.vrrp.preemptDelay, 0) + takeoverBounds(p, 1).death.max + p.vrrp.advertInterval;
     }
-    return { after, holdersAfter, moves, settle };
+    return { nodeAfter, holdersAfter, moves, settle };
   };
 
   /** A VIP the new tree no longer has: it goes for good, which is no outage of the plan's. */
-  const removed = (vip: string) => !next.plan.vips.some((v) => v.address === vip);
-  const holds = (n: string) => [...holders.values()].includes(n);
+  const nextAddresses = new Set(next.plan.vips.map((v) => v.address));
+  const removed = (vip: string) => !nextAddresses.has(vip);
+  const holds = (n: string) => (held.get(n) ?? 0) > 0;
   const push = (node: string, action: Action, purpose: string, state: Map<string, Live>) => {
     const t = trial(node, action, state);
     const files = action === "stop" ? [] : [...(newFiles.get(node)?.keys() ?? [])].sort();
@@ -354,8 +345,9 @@ export function planKeepalivedRollout(old: TreeSide, next: TreeSide): Keepalived
       settleSeconds: round(t.settle),
       holdersAfter: t.holdersAfter,
     });
-    for (const [n, l] of t.after) state.set(n, l);
+    state.set(node, t.nodeAfter);
     holders = t.holdersAfter;
+    held = countHolders(holders);
   };
 
   /**
@@ -369,7 +361,7 @@ export function planKeepalivedRollout(old: TreeSide, next: TreeSide): Keepalived
       let best: { n: string; score: number[] } | undefined;
       for (const n of left) {
         const moved = left.length > GREEDY_LIMIT ? 0 : trial(n, actionFor(n), live).moves.length;
-        const score = [moved, holds(n) ? 1 : 0, nodes.indexOf(n)];
+        const score = [moved, holds(n) ? 1 : 0, position.get(n) ?? -1];
         if (!best || lexLess(score, best.score)) best = { n, score };
       }
       const n = (best as { n: string }).n;
@@ -393,16 +385,23 @@ export function planKeepalivedRollout(old: TreeSide, next: TreeSide): Keepalived
       old.plan.vips.filter((v) => v.order.some((n) => !drain.has(n) && live.get(n) !== "down")).map((v) => v.address),
     );
     const candidates = nodes.filter((n) => drain.has(n) && oldFiles.has(n) && newFiles.has(n));
+    const oldVipsOf = (n: string) => old.plan.vips.filter((v) => v.order.includes(n)).map((v) => v.address);
+    const newCount = new Map(candidates.map((n) => [n, next.plan.vips.filter((v) => v.order.includes(n)).length]));
+    const oldVips = new Map(candidates.map((n) => [n, oldVipsOf(n)]));
     for (;;) {
-      const gain = (n: string) =>
-        old.plan.vips.filter((v) => v.order.includes(n) && !covered.has(v.address)).length * 1000 +
-        next.plan.vips.filter((v) => v.order.includes(n)).length;
+      const gains = new Map(
+        candidates.map((n) => [
+          n,
+          (oldVips.get(n) ?? []).filter((a) => !covered.has(a)).length * 1000 + (newCount.get(n) ?? 0),
+        ]),
+      );
+      const gain = (n: string) => gains.get(n) ?? 0;
       const pick = candidates
         .filter((n) => !keep.includes(n) && keep.every((k) => !clash(k, n)))
-        .sort((x, y) => gain(y) - gain(x) || nodes.indexOf(x) - nodes.indexOf(y))[0];
+        .sort((x, y) => gain(y) - gain(x) || (position.get(x) ?? 0) - (position.get(y) ?? 0))[0];
       if (pick === undefined || (keep.length > 0 && gain(pick) < 1000)) break;
       keep.push(pick);
-      for (const v of old.plan.vips) if (v.order.includes(pick)) covered.add(v.address);
+      for (const a of oldVipsOf(pick)) covered.add(a);
     }
     const drained = nodes.filter((n) => drain.has(n) && !keep.includes(n));
     runGreedy(
@@ -413,8 +412,10 @@ export function planKeepalivedRollout(old: TreeSide, next: TreeSide): Keepalived
     // keepalived 2.2.7 applies a reload instance by instance: an address that moves from one instance to another
     // on the same node can be added by the one and then deleted by the other (seen in the lab: the VIP stayed
     // gone). Such a node restarts instead.
-    const regrouped = (n: string) =>
-      (oldCfg.get(n) ?? []).some((i) => (newCfg.get(n) ?? []).some((j) => j.vip === i.vip && j.group !== i.group));
+    const regrouped = (n: string) => {
+      const newGroups = new Map((newCfg.get(n) ?? []).map((j) => [j.vip, j.group]));
+      return (oldCfg.get(n) ?? []).some((i) => newGroups.has(i.vip) && newGroups.get(i.vip) !== i.group);
+    };
     runGreedy(
       keep.filter((n) => changed(n) || regrouped(n)),
       (n) => (regrouped(n) ? "restart" : "reload"),

@@ -16,8 +16,7 @@ import {
   planKeepalivedRollout,
 } from "../src/vrrp.js";
 import { treeSide } from "./cases.js";
-
-type Spec = Record<string, unknown> & { nodes: Record<string, unknown>[] };
+import { applyChange, arbChange, type Spec } from "./change-arb.js";
 
 /** A VRRP instance as its adverts show it: group (interface + VRID) and what a peer must agree on. */
 interface Advertised {
@@ -68,71 +67,6 @@ function disagreements(live: ReadonlyMap<string, Advertised[]>): string[] {
       }
     }
   return out;
-}
-
-const clone = <T>(x: T): T => structuredClone(x);
-
-/** One random change of the kinds issue 27 names (and a few more); undefined when it makes no valid spec. */
-const arbChange = fc.oneof(
-  fc.record({ kind: fc.constant("remove-vip" as const), i: fc.nat(8) }),
-  fc.record({ kind: fc.constant("add-vip" as const), i: fc.nat(8) }),
-  fc.record({ kind: fc.constant("remove-node" as const), i: fc.nat(8) }),
-  fc.record({ kind: fc.constant("toggle-carrier" as const), i: fc.nat(8) }),
-  fc.record({ kind: fc.constant("swap-nodes" as const), i: fc.nat(8) }),
-  fc.record({ kind: fc.constant("base-priority" as const), i: fc.integer({ min: 50, max: 250 }) }),
-  fc.record({ kind: fc.constant("auth" as const), i: fc.nat(2) }),
-  fc.record({ kind: fc.constant("advert" as const), i: fc.integer({ min: 1, max: 3 }) }),
-  fc.record({ kind: fc.constant("replicas" as const), i: fc.integer({ min: 1, max: 6 }) }),
-);
-
-function applyChange(input: Spec, change: { kind: string; i: number }): Spec {
-  const s = clone(input);
-  const pool = s.externalVips as { addresses: string[]; replicas?: number } | undefined;
-  const vrrp = s.vrrp as Record<string, unknown>;
-  const n = s.nodes.length;
-  switch (change.kind) {
-    case "remove-vip":
-      pool?.addresses.splice(change.i % Math.max(1, pool.addresses.length), 1);
-      break;
-    case "add-vip": {
-      const last = pool?.addresses.at(-1);
-      if (pool && last)
-        pool.addresses.splice(
-          change.i % (pool.addresses.length + 1),
-          0,
-          last.replace(/\.(\d+)$/, (_, x) => `.${Number(x) + 1}`),
-        );
-      break;
-    }
-    case "remove-node":
-      s.nodes.splice(change.i % n, 1);
-      break;
-    case "toggle-carrier": {
-      const node = s.nodes[change.i % n] as Record<string, unknown>;
-      node.carriesExternalVips = !node.carriesExternalVips;
-      break;
-    }
-    case "swap-nodes": {
-      const a = change.i % n;
-      const b = (a + 1) % n;
-      [s.nodes[a], s.nodes[b]] = [s.nodes[b] as Record<string, unknown>, s.nodes[a] as Record<string, unknown>];
-      break;
-    }
-    case "base-priority":
-      vrrp.basePriority = change.i;
-      break;
-    case "auth":
-      if (change.i === 0) delete vrrp.auth;
-      else vrrp.auth = { type: change.i === 1 ? "AH" : "PASS", password: { env: "VRRP_AUTH_PASS" } };
-      break;
-    case "advert":
-      vrrp.advertInterval = change.i;
-      break;
-    case "replicas":
-      if (pool) pool.replicas = change.i;
-      break;
-  }
-  return s;
 }
 
 describe("keepalived steps, replayed", () => {
