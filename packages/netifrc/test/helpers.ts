@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ClusterPlan, PlannedNode } from "@clusterspec/core";
-import { type Netns, run, withNetns } from "@clusterspec/testkit";
+import { ipWithTables, type Netns, run, withNetns } from "@clusterspec/testkit";
 import { variableLines } from "../src/template.js";
 import type { NetifrcView } from "../src/view.js";
 
@@ -117,24 +117,7 @@ export async function withAppliedNode<T>(
     for (const [name, content] of Object.entries(files.rtTablesD))
       writeFileSync(join(etc, "rt_tables.d", name), content);
     return withNetns(physical, async (ns) => {
-      const ipIn = (args: readonly string[]) => {
-        const r = run("unshare", [
-          "--mount",
-          "--propagation",
-          "private",
-          "--",
-          "sh",
-          "-c",
-          // iproute2 reads /etc/iproute2/rt_tables.d/*.conf (and, from 6.5, /usr/share/iproute2's stock files, which
-          // name no table of ours); ours replace /etc/iproute2 entirely here.
-          'etc="$1"; ns="$2"; shift 2; mount --bind "$etc" /etc/iproute2 && exec ip -n "$ns" "$@"',
-          "sh",
-          etc,
-          ns.name,
-          ...args,
-        ]);
-        return r;
-      };
+      const ipIn = (args: readonly string[]) => ipWithTables(etc, ns.name, args);
       for (const f of node.interfaces) {
         if (!f.vlan) continue;
         const vlan = ns.exec("ip", [

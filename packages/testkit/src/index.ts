@@ -26,7 +26,7 @@ export {
   type SeenRequest,
 } from "./mock-provisioner.js";
 export { type NetifrcNode, withNetifrcNode } from "./netifrc-lab.js";
-export { type Netns, withNetns } from "./netns.js";
+export { ipWithTables, type Netns, withNetns } from "./netns.js";
 export {
   ajv04,
   ajv07,

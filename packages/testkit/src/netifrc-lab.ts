@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { shellVar } from "@clusterspec/core";
-import { type Netns, withNetns } from "./netns.js";
+import { ipWithTables, type Netns, withNetns } from "./netns.js";
 import { run } from "./tools.js";
 
 export interface NetifrcNode {
@@ -44,22 +44,7 @@ export async function withNetifrcNode<T>(
     return await withNetns(physical, async (ns) => {
       const started = new Set<string>();
       // iproute2 resolves table names from the node's rt_tables.d only: /etc/iproute2 is ours in a private mount.
-      const ip = (args: readonly string[]) => {
-        const r = run("unshare", [
-          "--mount",
-          "--propagation",
-          "private",
-          "--",
-          "sh",
-          "-c",
-          'etc="$1"; ns="$2"; shift 2; mount --bind "$etc" /etc/iproute2 && exec ip -n "$ns" "$@"',
-          "sh",
-          etc,
-          ns.name,
-          ...args,
-        ]);
-        return r;
-      };
+      const ip = (args: readonly string[]) => ipWithTables(etc, ns.name, args);
       const must = (args: readonly string[]) => {
         const r = ip(args);
         if (r.status !== 0) throw new Error(`ip ${args.join(" ")} failed: ${r.stderr}`);

@@ -45,3 +45,28 @@ export async function withNetns<T>(interfaces: readonly string[], fn: (ns: Netns
     run("ip", ["netns", "del", name]);
   }
 }
+
+/**
+ * Runs `ip -n <ns> …` with `etc` bind-mounted over /etc/iproute2 in a private mount namespace, so iproute2 resolves
+ * table names from a node's generated rt_tables.d only (iproute2 6.5+ also reads /usr/share/iproute2's stock
+ * files, which name no table of ours).
+ */
+export function ipWithTables(
+  etc: string,
+  ns: string,
+  args: readonly string[],
+): { status: number; stdout: string; stderr: string } {
+  return run("unshare", [
+    "--mount",
+    "--propagation",
+    "private",
+    "--",
+    "sh",
+    "-c",
+    'etc="$1"; ns="$2"; shift 2; mount --bind "$etc" /etc/iproute2 && exec ip -n "$ns" "$@"',
+    "sh",
+    etc,
+    ns,
+    ...args,
+  ]);
+}

@@ -139,18 +139,15 @@ export const VrrpSchema = z
   })
   .describe("keepalived/VRRP settings common to every VIP");
 
+/** An explicit VRRP router id (1..255); without one, a VIP's VRID is the last 8 bits of its address. */
+const vridField = (description: string) => z.number().int().min(1).max(255).optional().describe(description);
+
 export const ControlPlaneSchema = z
   .strictObject({
     vip: cidr().describe("Control-plane virtual IP with prefix, e.g. 10.118.12.100/24"),
     port: z.number().int().min(1).max(65535).default(6443).describe("API server port"),
     interface: InterfaceNameSchema.optional().describe("Interface carrying the VIP; default the Kubernetes segment's"),
-    vrid: z
-      .number()
-      .int()
-      .min(1)
-      .max(255)
-      .optional()
-      .describe("VRRP router id; default the last 8 bits of the VIP's address (10.118.12.100/24: 100)"),
+    vrid: vridField("VRRP router id; default the last 8 bits of the VIP's address (10.118.12.100/24: 100)"),
     dnsName: DnsNameSchema.optional(),
     initNode: rfc1123Label("node name")
       .optional()
@@ -170,13 +167,7 @@ const ExternalVipEntry = z.union([
   ipAddress(),
   z.strictObject({
     address: ipAddress().describe("External address (a /32 or /128 VIP)"),
-    vrid: z
-      .number()
-      .int()
-      .min(1)
-      .max(255)
-      .optional()
-      .describe("VRRP router id; default the last 8 bits of the address (10.118.11.20: 20)"),
+    vrid: vridField("VRRP router id; default the last 8 bits of the address (10.118.11.20: 20)"),
   }),
 ]);
 
