@@ -38,8 +38,12 @@ export function lineDelta(oldText: string | undefined, newText: string | undefin
   const bm = b.slice(head, b.length - tail);
   if (am.length === 0 || bm.length === 0)
     return { added: range(head, head + bm.length), removed: range(head, head + am.length) };
+  // Myers' edit count is at least the multiset's (every unmatched text is an insertion or a deletion), so past the
+  // bound the linear multiset answers alone: the same result as a diff that gives up, without its lines × bound.
+  const unmatched = multiset(am, bm, head);
+  if (unmatched.added.length + unmatched.removed.length > MAX_EDITS) return unmatched;
   const changes = diffArrays(am, bm, { maxEditLength: MAX_EDITS });
-  if (changes === undefined) return multiset(am, bm, head);
+  if (changes === undefined) return unmatched;
   const added: number[] = [];
   const removed: number[] = [];
   let i = head;

@@ -6,6 +6,7 @@ import { resolvePlan } from "@clusterspec/core";
 import { arbClusterSpec, mustValidate } from "@clusterspec/core/testing";
 import type { ClusterSpec } from "@clusterspec/core/types";
 import { renderArtifacts } from "clusterspec";
+import { diffArrays } from "diff";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { planChanges, type TreeSide } from "../src/index.js";
@@ -171,6 +172,50 @@ describe("the line delta", () => {
           const keptNew = y.filter((_, i) => !d.added.includes(i + 1));
           expect(keptOld).toEqual(keptNew);
           if (x.join() === y.join()) expect(d).toEqual({ added: [], removed: [] });
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("answers as the bounded Myers diff would, with the multiset when that diff gives up", () => {
+    // The reference: lineDelta as it was before the shortcut (trim the common head and tail, Myers within 64
+    // edits, else the multiset). Skipping Myers when the multiset alone already shows more than 64 edits must never
+    // change the answer.
+    const reference = (oldText: string, newText: string) => {
+      const lines = (t: string) => (t === "" ? [] : t.slice(0, -1).split("\n"));
+      const a = lines(oldText);
+      const b = lines(newText);
+      let head = 0;
+      while (head < a.length && head < b.length && a[head] === b[head]) head++;
+      let tail = 0;
+      while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail])
+        tail++;
+      const am = a.slice(head, a.length - tail);
+      const bm = b.slice(head, b.length - tail);
+      const changes = am.length && bm.length ? diffArrays(am, bm, { maxEditLength: 64 }) : undefined;
+      if (changes === undefined) return lineDelta(oldText, newText); // the multiset path (or nothing in the middle)
+      const added: number[] = [];
+      const removed: number[] = [];
+      let i = head;
+      let j = head;
+      for (const c of changes) {
+        const n = c.count ?? c.value.length;
+        for (let k = 0; k < n; k++) {
+          if (c.added) added.push(++j);
+          else if (c.removed) removed.push(++i);
+          else i++, j++;
+        }
+      }
+      return { added, removed };
+    };
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom("a", "b", "c", "d", "e", "f"), { maxLength: 120 }),
+        fc.array(fc.constantFrom("a", "b", "c", "d", "e", "f"), { maxLength: 120 }),
+        (x, y) => {
+          const text = (l: string[]) => (l.length === 0 ? "" : `${l.join("\n")}\n`);
+          expect(lineDelta(text(x), text(y))).toEqual(reference(text(x), text(y)));
         },
       ),
       { numRuns: 300 },
