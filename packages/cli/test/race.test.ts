@@ -42,7 +42,12 @@ describe("concurrent generate on one folder", () => {
     // Specs of a few hundred files each, all different (node count and names), so writes overlap.
     const specs = Array.from({ length: RUNS }, (_, i) => {
       const path = join(dir, `spec-${i}.yaml`);
-      const spec = buildSpec({ controlPlanes: 3, workers: 12 + 3 * i, poolSize: 3, cloud: false });
+      // The same three carriers in every spec: each run carries the folder's identities.json (the VIP orders the
+      // last winner left) forward, which then gives every spec the same orders as on a fresh folder.
+      const spec = buildSpec(
+        { controlPlanes: 3, workers: 12 + 3 * i, poolSize: 3, cloud: false },
+        { carriers: [true, true, true] },
+      );
       writeFileSync(path, JSON.stringify(spec));
       return path;
     });

@@ -351,8 +351,15 @@ export const arbVrrpLabSpec = (shape: VrrpLabShape): fc.Arbitrary<ClusterSpecInp
       a: fc.integer({ min: 1, max: 90 }),
       b: fc.integer({ min: 0, max: 255 }),
       up: fc.integer({ min: 0, max: 255 }),
-      carriers: fc.array(fc.boolean(), { minLength: 16, maxLength: 16 }),
-      names: fc.uniqueArray(arbNodeName(), { minLength: 16, maxLength: 16 }),
+      // 16 names as before for shapes up to 16 nodes (so their seeds draw the same specs), more for bigger ones.
+      carriers: fc.array(fc.boolean(), {
+        minLength: Math.max(16, shape.nodes[1]),
+        maxLength: Math.max(16, shape.nodes[1]),
+      }),
+      names: fc.uniqueArray(arbNodeName(), {
+        minLength: Math.max(16, shape.nodes[1]),
+        maxLength: Math.max(16, shape.nodes[1]),
+      }),
       vlan: fc.integer({ min: 2, max: 4094 }),
       interval: fc.integer({ min: 1, max: 2 }),
       fall: fc.integer({ min: 1, max: 3 }),
