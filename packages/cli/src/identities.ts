@@ -27,6 +27,14 @@ export function readIdentities(fs: FileSystem, outDir: string): Promise<Previous
   return readIdentitiesFile(fs, join(outDir, IDENTITIES_FILE));
 }
 
+/**
+ * `readIdentities` for a folder that is only read (`--check`, `explain`): nothing when `outDir` is not a real folder,
+ * so a folder replaced by a link is never read through (the command refuses or ignores it itself).
+ */
+export async function readFolderIdentities(fs: FileSystem, outDir: string): Promise<PreviousIdentities> {
+  return fs.kind(outDir) === "dir" ? readIdentities(fs, outDir) : NONE;
+}
+
 /** Reads and checks an identities file at `path` when it exists (`changes --identities <file>`). */
 export async function readIdentitiesFile(fs: FileSystem, path: string): Promise<PreviousIdentities> {
   const { identitiesPath, parseIdentities } = await import("@clusterspec/core");

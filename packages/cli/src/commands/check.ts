@@ -16,9 +16,9 @@ export async function check(
   const text = spec.readSpec();
   const outDir = spec.outDir(values.output);
   // The folder's identities.json is an input, as for generate (a folder behind a link is refused below).
-  const { readIdentities } = await import("../identities.js");
-  const previous = fs.kind(outDir) === "dir" ? await readIdentities(fs, outDir) : undefined;
-  const identities = previous?.identities ? { identities: previous.identities } : {};
+  const { readFolderIdentities } = await import("../identities.js");
+  const previous = await readFolderIdentities(fs, outDir);
+  const identities = previous.identities ? { identities: previous.identities } : {};
   const [generated, { diffTree }] = await Promise.all([checkSpec(spec, text, identities), import("../drift.js")]);
   if (!generated.ok) return generated.code;
   const { result, warnings, omitted, output } = generated;
@@ -42,7 +42,7 @@ export async function check(
   const changes =
     values.base === undefined
       ? undefined
-      : await changesSection(spec, values.base, text, values.output, previous?.identities);
+      : await changesSection(spec, values.base, text, values.output, previous.identities);
   if (changes?.invalid) return EXIT_INVALID;
   if (format === "json")
     await spec.json({

@@ -74,9 +74,8 @@ export default defineCommand({
       const text = spec.readSpec();
       // The spec through the whole pipeline first: its errors and warnings as every command prints them.
       // The output folder's identities.json: the VIP orders generate would carry forward, so lines match its tree.
-      const { readIdentities } = await import("../identities.js");
-      const outDir = spec.outDir(undefined);
-      const { identities } = fs.kind(outDir) === "dir" ? await readIdentities(fs, outDir) : { identities: undefined };
+      const { readFolderIdentities } = await import("../identities.js");
+      const { identities } = await readFolderIdentities(fs, spec.outDir(undefined));
       const carried = identities === undefined ? {} : { identities };
       const checked = await checkSpec(spec, text, carried);
       if (!checked.ok) return checked.code;
