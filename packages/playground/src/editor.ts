@@ -17,11 +17,15 @@ export interface SpecEditor {
   goToLine(line: number): void;
 }
 
-/** `check` validates and generates; its issues become the editor's diagnostics. */
+/**
+ * `check` validates and generates; its issues become the editor's diagnostics. `dropFile` gets a file dropped onto
+ * the editor: it replaces the text (CodeMirror's own drop would insert the file at the drop point).
+ */
 export function createEditor(
   parent: HTMLElement,
   schema: JsonSchema,
   check: (text: string) => Promise<readonly LineIssue[]>,
+  dropFile: (file: File) => void,
 ): SpecEditor {
   const lint = linter(
     async (view) => {
@@ -49,6 +53,21 @@ export function createEditor(
         hoverTooltip((v, pos) => schemaHover(schema, v, pos)),
         autocompletion({ override: [(ctx) => completeKey(schema, ctx)] }),
         EditorView.lineWrapping,
+        EditorView.domEventHandlers({
+          dragover: (event) => {
+            if (!event.dataTransfer?.types.includes("Files")) return false;
+            event.preventDefault();
+            event.dataTransfer.dropEffect = "copy";
+            return true;
+          },
+          drop: (event) => {
+            const file = event.dataTransfer?.files[0];
+            if (!file) return false;
+            event.preventDefault();
+            dropFile(file);
+            return true;
+          },
+        }),
         EditorView.theme({
           "&": { height: "100%" },
           ".cm-scroller": { fontFamily: "var(--mono)" },

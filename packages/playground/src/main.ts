@@ -8,6 +8,7 @@ import {
   type LineIssue,
   lineIssues,
   runSpec,
+  SPEC_NAME,
   type TreeFolder,
   vipHolders,
   vipNodes,
@@ -15,6 +16,7 @@ import {
 } from "./engine.js";
 import { renderMarkdown, renderMermaid, renderMermaidBlocks } from "./markdown.js";
 import type { JsonSchema } from "./schema-help.js";
+import { shareFragment, specFromFragment } from "./share.js";
 import "./style.css";
 
 type Generated = Extract<GenerateResult, { ok: true }>;
@@ -36,7 +38,29 @@ const app = byId<HTMLElement>("app");
 const status = byId<HTMLElement>("status");
 const issuesList = byId<HTMLUListElement>("issues");
 const exampleSelect = byId<HTMLSelectElement>("example");
+const yourSpec = byId<HTMLOptionElement>("your-spec");
+const resetButton = byId<HTMLButtonElement>("reset");
 const downloadButton = byId<HTMLButtonElement>("download");
+const exampleNames = Object.keys(examples).sort();
+const defaultExample = exampleNames.includes("bare-metal-ha") ? "bare-metal-ha" : (exampleNames[0] ?? "");
+
+/** Where the page keeps the user's text and base between visits (this browser only; nothing leaves it). */
+const STORAGE_KEY = "clusterspec-playground";
+interface Saved {
+  readonly text: string;
+  /** The example "Reset to example" loads: the last one chosen. */
+  readonly example: string;
+  readonly base: Base;
+}
+/** What the Changes tab compares the text with. */
+interface Base {
+  readonly text: string;
+  readonly label: string;
+}
+
+/** The example "Reset to example" loads. */
+let resetExample = defaultExample;
+let base: Base = { text: examples[defaultExample] ?? "", label: `example ${defaultExample}` };
 
 let lastText: string | undefined;
 let lastIssues: Promise<readonly LineIssue[]> = Promise.resolve([]);
@@ -53,6 +77,8 @@ let renderQueue: Promise<void> = Promise.resolve();
 function check(text: string): Promise<readonly LineIssue[]> {
   if (text === lastText) return lastIssues;
   lastText = text;
+  claimExample(text);
+  save(text);
   const issues = runSpec(text).then((result) => {
     const found = lineIssues(result, text);
     if (text !== lastText) return found;
@@ -78,7 +104,44 @@ function check(text: string): Promise<readonly LineIssue[]> {
     await issues;
     await renderOutputs();
   });
+  if (currentTab === "changes") enqueue(renderChanges);
   return issues;
+}
+
+/** The select names an example only while the text is that example's, word for word; else it says "your spec". */
+function claimExample(text: string): void {
+  const claimed = exampleNames.find((name) => examples[name] === text);
+  if (claimed !== undefined) resetExample = claimed;
+  yourSpec.hidden = claimed !== undefined;
+  exampleSelect.value = claimed ?? "";
+  app.dataset.example = claimed ?? "";
+  resetButton.disabled = claimed === resetExample;
+  resetButton.title = `Replace the text with the example ${resetExample}`;
+}
+
+function save(text: string): void {
+  const saved: Saved = { text, example: resetExample, base };
+  try {
+    localStorage.setItem(STORAGE_KEY, JSON.stringify(saved));
+  } catch {
+    // Storage off or full: the page works, it just forgets on reload.
+  }
+}
+
+function restore(): Saved | undefined {
+  try {
+    const saved = JSON.parse(localStorage.getItem(STORAGE_KEY) ?? "null") as Partial<Saved> | null;
+    if (typeof saved?.text !== "string") return undefined;
+    const example = typeof saved.example === "string" && saved.example in examples ? saved.example : defaultExample;
+    const stored = saved.base;
+    const savedBase =
+      typeof stored?.text === "string" && typeof stored.label === "string"
+        ? stored
+        : { text: examples[example] ?? "", label: `example ${example}` };
+    return { text: saved.text, example, base: savedBase };
+  } catch {
+    return undefined;
+  }
 }
 
 function renderIssues(issues: readonly LineIssue[]): void {
@@ -91,7 +154,11 @@ function renderIssues(issues: readonly LineIssue[]): void {
       button.type = "button";
       button.textContent = `line ${issue.line}`;
       button.addEventListener("click", () => editor.goToLine(issue.line));
-      li.appendChild(document.createElement("pre")).textContent = issue.text;
+      // One line per issue (its message); the rest of the CLI's text (where, the code frame) on demand.
+      const [first = "", ...rest] = issue.text.split("\n");
+      const details = li.appendChild(document.createElement("details"));
+      details.appendChild(document.createElement("summary")).textContent = first;
+      details.appendChild(document.createElement("pre")).textContent = rest.join("\n");
       return li;
     }),
   );
@@ -125,7 +192,9 @@ function renderTree(result: Generated): void {
     for (const sub of folder.folders) {
       const details = document.createElement("details");
       details.open = true;
-      details.appendChild(document.createElement("summary")).textContent = `${sub.name}/`;
+      const summary = details.appendChild(document.createElement("summary"));
+      summary.textContent = `${sub.name}/`;
+      summary.title = `${sub.name}/`;
       details.appendChild(folderList(sub));
       ul.appendChild(document.createElement("li")).appendChild(details);
     }
@@ -135,6 +204,7 @@ function renderTree(result: Generated): void {
       button.className = "file";
       button.dataset.path = file.path;
       button.textContent = file.name;
+      button.title = file.path;
       button.setAttribute("aria-pressed", String(file.path === selectedPath));
       button.addEventListener("click", () => showFile(file.path));
       ul.appendChild(document.createElement("li")).appendChild(button);
@@ -231,7 +301,11 @@ async function renderFailover(result: Generated): Promise<void> {
 /** What the table says when no node can hold a VIP. */
 const NOBODY = "nobody (every node of it is down or in FAULT)";
 
+let currentTab = "files";
+
 function selectTab(tab: string): void {
+  currentTab = tab;
+  if (tab === "changes") enqueue(renderChanges);
   for (const b of document.querySelectorAll<HTMLButtonElement>("[role=tab]"))
     b.setAttribute("aria-selected", String(b.dataset.tab === tab));
   for (const panel of document.querySelectorAll<HTMLElement>(".tab")) panel.hidden = panel.id !== `tab-${tab}`;
@@ -240,10 +314,133 @@ function selectTab(tab: string): void {
 function loadExample(name: string): void {
   const text = examples[name];
   if (text === undefined) return;
-  exampleSelect.value = name;
-  app.dataset.example = name;
+  resetExample = name;
+  loadText(text, `example ${name}`);
+}
+
+/** Replaces the whole text (an example, a file, a shared link); the text as loaded becomes the base. */
+function loadText(text: string, baseLabel: string): void {
+  base = { text, label: baseLabel };
+  showBase();
   editor.setText(text);
   void check(text);
+}
+
+const MAX_FILE_BYTES = 1024 * 1024;
+
+async function openFile(file: File): Promise<void> {
+  if (file.size > MAX_FILE_BYTES) {
+    notice(`✖ ${file.name} is ${file.size} bytes: a cluster spec is at most ${MAX_FILE_BYTES} bytes`);
+    return;
+  }
+  loadText(await file.text(), `file ${file.name}`);
+}
+
+function notice(text: string): void {
+  byId("share-bar").hidden = false;
+  byId("share-url").parentElement?.setAttribute("hidden", "");
+  byId("share-note").textContent = text;
+}
+
+async function share(): Promise<void> {
+  const url = new URL(location.href);
+  url.hash = shareFragment(editor.view.state.doc.toString());
+  const input = byId<HTMLInputElement>("share-url");
+  input.value = url.href;
+  input.parentElement?.removeAttribute("hidden");
+  byId("share-bar").hidden = false;
+  input.select();
+  let copied = false;
+  try {
+    await navigator.clipboard.writeText(url.href);
+    copied = true;
+  } catch {
+    // No clipboard permission: the link is selected in the box.
+  }
+  byId("share-note").textContent =
+    `${copied ? "Copied. " : ""}The spec is in the link's #fragment (${url.hash.length} characters, deflated): browsers never send a fragment to a server.`;
+}
+
+function showBase(): void {
+  byId("base-label").textContent = base.label;
+}
+
+function setBase(): void {
+  base = { text: editor.view.state.doc.toString(), label: "your snapshot (Set as base)" };
+  showBase();
+  save(editor.view.state.doc.toString());
+  enqueue(renderChanges);
+}
+
+/** The Changes tab: the change plan from the base to the text, then each generated file's diff. */
+async function renderChanges(): Promise<void> {
+  if (currentTab !== "changes") return;
+  const text = editor.view.state.doc.toString();
+  const { compare } = await import("./compare.js");
+  const { files, plan } = await compare(base.text, text);
+  const planBox = byId("change-plan");
+  const markdown = byId("change-plan-markdown");
+  const plain = byId("change-plan-text");
+  planBox.dataset.ok = String(plan.ok);
+  if (plan.ok) {
+    markdown.dataset.source = plan.markdown;
+    markdown.innerHTML = renderMarkdown(plan.markdown);
+    plain.textContent = plan.text;
+  } else {
+    markdown.dataset.source = "";
+    markdown.replaceChildren();
+    plain.textContent = plan.message;
+  }
+  showPlanFormat();
+  byId("changes-summary").textContent =
+    files === undefined
+      ? "No file diff: a spec does not generate."
+      : files.length === 0
+        ? "The generated files are the same."
+        : `${files.length} generated file(s) differ from the base's.`;
+  byId("file-diffs").replaceChildren(
+    ...(files ?? []).map((f) => {
+      const details = document.createElement("details");
+      details.open = true;
+      details.dataset.path = f.path;
+      details.dataset.status = f.status;
+      const summary = details.appendChild(document.createElement("summary"));
+      summary.textContent = `${f.path}${f.status === "changed" ? "" : ` (${f.status === "added" ? "new file" : "removed"})`}`;
+      const pre = details.appendChild(document.createElement("pre"));
+      pre.className = "patch";
+      pre.dataset.patch = f.patch;
+      for (const line of f.patch.replace(/\n$/, "").split("\n")) {
+        const span = pre.appendChild(document.createElement("span"));
+        span.textContent = `${line}\n`;
+        if (line.startsWith("@@")) span.className = "hunk";
+        else if (line.startsWith("+") && !line.startsWith("+++")) span.className = "add";
+        else if (line.startsWith("-") && !line.startsWith("---")) span.className = "del";
+      }
+      return details;
+    }),
+  );
+  app.dataset.compared = text === base.text ? "same" : "differs";
+}
+
+function showPlanFormat(): void {
+  const ok = byId("change-plan").dataset.ok === "true";
+  const text = byId<HTMLSelectElement>("plan-format").value === "text";
+  byId("change-plan-markdown").hidden = !ok || text;
+  byId("change-plan-text").hidden = ok && !text;
+}
+
+/** The change plan's links point into the spec and the generated folder: follow them inside the page. */
+function followPlanLink(event: MouseEvent): void {
+  const a = (event.target as HTMLElement).closest("a");
+  if (!a) return;
+  event.preventDefault();
+  const [target = "", fragment = ""] = (a.getAttribute("href") ?? "").split("#");
+  const line = /^L(\d+)$/.exec(fragment)?.[1];
+  if (target === SPEC_NAME && line) editor.goToLine(Number(line));
+  else if (target.startsWith("generated/")) {
+    selectTab("files");
+    showFile(target.slice("generated/".length));
+  }
 }
 
 function download(): void {
@@ -256,11 +453,43 @@ function download(): void {
   setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
 }
 
-const editor = createEditor(byId("editor"), specJsonSchema() as JsonSchema, check);
-for (const name of Object.keys(examples).sort()) exampleSelect.add(new Option(name, name));
+const editor = createEditor(byId("editor"), specJsonSchema() as JsonSchema, check, (file) => void openFile(file));
+for (const name of exampleNames) exampleSelect.add(new Option(name, name));
 exampleSelect.addEventListener("change", () => loadExample(exampleSelect.value));
+resetButton.addEventListener("click", () => loadExample(resetExample));
+const fileInput = byId<HTMLInputElement>("open-file");
+byId("open").addEventListener("click", () => fileInput.click());
+fileInput.addEventListener("change", () => {
+  const file = fileInput.files?.[0];
+  fileInput.value = "";
+  if (file) void openFile(file);
+});
+byId("share").addEventListener("click", () => void share());
+byId("set-base").addEventListener("click", setBase);
+byId("plan-format").addEventListener("change", showPlanFormat);
+byId("change-plan-markdown").addEventListener("click", followPlanLink);
 downloadButton.addEventListener("click", download);
 for (const b of document.querySelectorAll<HTMLButtonElement>("[role=tab]"))
   b.addEventListener("click", () => selectTab(b.dataset.tab ?? "files"));
+
+// What to show first: a shared link's spec, else an example the link names, else the text of the last visit,
+// else the default example.
+const shared = specFromFragment(location.hash);
 const fromHash = new URLSearchParams(location.hash.slice(1)).get("example");
-loadExample(fromHash && fromHash in examples ? fromHash : (Object.keys(examples).sort()[0] ?? ""));
+const saved = restore();
+if (shared !== undefined) {
+  // Off the address bar at once: a reload then shows the user's later edits (kept in storage), not the link's.
+  history.replaceState(null, "", `${location.pathname}${location.search}`);
+  if (shared instanceof Error) notice(`✖ ${shared.message}`);
+}
+if (typeof shared === "string") {
+  if (saved) resetExample = saved.example;
+  loadText(shared, "the shared link's spec");
+} else if (fromHash && fromHash in examples) loadExample(fromHash);
+else if (saved) {
+  resetExample = saved.example;
+  base = saved.base;
+  showBase();
+  editor.setText(saved.text);
+  void check(saved.text);
+} else loadExample(defaultExample);
