@@ -152,6 +152,7 @@ function renderIssues(issues: readonly LineIssue[]): void {
       li.dataset.severity = issue.severity;
       const button = li.appendChild(document.createElement("button"));
       button.type = "button";
+      button.className = "go-to-line";
       button.textContent = `line ${issue.line}`;
       button.addEventListener("click", () => editor.goToLine(issue.line));
       // One line per issue (its message); the rest of the CLI's text (where, the code frame) on demand.

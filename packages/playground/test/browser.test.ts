@@ -5,11 +5,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AT_REST, holderMap, isCloudBurstPlan, resolvePlan, simulateFailover, validateSpec } from "@clusterspec/core";
 import { exampleInput, exampleNames, examplesDir, exampleText, readTree, toolAvailable } from "@clusterspec/testkit";
+import { generateChecked } from "clusterspec";
 import { MANIFEST, runCli } from "clusterspec/cli";
+import { applyPatch } from "diff";
 import { unzipSync } from "fflate";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mermaidBlocks } from "../src/engine.js";
+import { specFromFragment } from "../src/share.js";
 import { buildPlayground, type StaticServer, serveStatic } from "./static-server.js";
 import { artifactsDir } from "./support.js";
 
@@ -83,10 +86,13 @@ const skipUnlessBrowser = (ctx: { skip: (note: string) => void }) => {
   if (!context) ctx.skip("needs Debian's chromium (installed by .ci/run)");
 };
 
+/** For a change that waits on the editor's lint delay and a render on a loaded machine. */
+const POLL = { timeout: 20_000 };
+
 /** Waits until every render the page queued has finished. */
-async function settled(): Promise<void> {
+async function settled(p: Page = page): Promise<void> {
   try {
-    await page.waitForFunction(
+    await p.waitForFunction(
       () => {
         const app = document.getElementById("app");
         return app !== null && app.dataset.requested !== "0" && app.dataset.requested === app.dataset.rendered;
@@ -95,9 +101,19 @@ async function settled(): Promise<void> {
       { timeout: 20_000 },
     );
   } catch (e) {
-    const status = await page.locator("#status").textContent();
+    const status = await p.locator("#status").textContent();
     throw new Error(`the page did not settle (status: ${status}; errors: ${pageErrors.join(" | ")})`, { cause: e });
   }
+}
+
+/** A second tab on the same origin (same local storage), as a user opens a link or comes back later. */
+async function openPage(url: string): Promise<Page> {
+  if (!context) throw new Error("no browser");
+  const other = await context.newPage();
+  other.on("pageerror", (e) => pageErrors.push(e.message));
+  await other.goto(url);
+  await settled(other);
+  return other;
 }
 
 async function loadExample(name: string): Promise<void> {
@@ -191,7 +207,24 @@ describe("the playground in Chromium", () => {
     expect(cli.code).toBe(2);
     expect(await issue.count()).toBe(1);
     expect(await issue.getAttribute("data-line")).toBe(String(lineNo));
-    expect(`${await issue.locator("pre").textContent()}\n`).toBe(cli.stderr);
+    // One line: the message; the CLI's other lines (where, the code frame) open on demand.
+    const full = async () =>
+      `${await issue.locator("summary").textContent()}\n${await issue.locator("pre").textContent()}\n`;
+    expect(await full()).toBe(cli.stderr);
+    expect(await issue.locator("summary").textContent()).toBe(cli.stderr.split("\n")[0]);
+    const lineHeight = await issue
+      .locator("summary")
+      .evaluate((el) => Number.parseFloat(getComputedStyle(el).lineHeight) || el.getBoundingClientRect().height);
+    const closedHeight = (await issue.boundingBox())?.height ?? 0;
+    expect(closedHeight).toBeGreaterThan(0);
+    expect(closedHeight).toBeLessThan(2 * lineHeight);
+    expect(await issue.locator("pre").isVisible()).toBe(false);
+    await issue.locator("summary").click();
+    expect(await issue.locator("pre").isVisible()).toBe(true);
+    expect((await issue.boundingBox())?.height ?? 0).toBeGreaterThan(3 * lineHeight);
+    await issue.locator("summary").click();
+    await page.locator(".cm-line", { hasText: /^ {2}vrid: 500$/ }).click();
+    await page.keyboard.press("End");
     // The editor marks that very line, and its tooltip carries the same text.
     const marked = page.locator(".cm-lintRange-error");
     expect(await marked.count()).toBe(1);
@@ -306,6 +339,305 @@ describe("the playground in Chromium", () => {
     expect((await holders()).map((r) => r[3])).toEqual(plan.vips.map((v) => atRest.get(v.key) ?? ""));
   });
 
+  it("keeps edits across a reload, says 'your spec' for them, and Reset to example brings the example back", async (ctx) => {
+    skipUnlessBrowser(ctx);
+    await loadExample("bare-metal-ha");
+    expect(await selectedExample()).toBe("bare-metal-ha");
+    expect(await page.locator("#reset").isDisabled()).toBe(true);
+    await page.locator(".cm-line", { hasText: /^ {2}vrid: 5$/ }).click();
+    await page.keyboard.press("End");
+    await page.keyboard.type(" # mine");
+    await expect.poll(selectedExample, POLL).toBe("your spec");
+    await settled();
+    expect(await page.getAttribute("#app", "data-example")).toBe("");
+    expect(await page.locator("#reset").isEnabled()).toBe(true);
+    await screenshot("your-spec");
+
+    // Undoing back to the example's very text claims the example again.
+    await page.keyboard.press("Control+z");
+    await expect.poll(selectedExample, POLL).toBe("bare-metal-ha");
+    await page.keyboard.type(" # mine");
+    await expect.poll(selectedExample, POLL).toBe("your spec");
+    await settled();
+
+    // Another visit (a new tab; the test's own page keeps the chunks it loaded for the offline test).
+    const later = await openPage(`${server?.origin}/index.html`);
+    try {
+      const shows = (p: Page) =>
+        p.$eval("#example", (el) => (el as HTMLSelectElement).selectedOptions[0]?.textContent ?? undefined);
+      expect(await later.locator(".cm-line", { hasText: /^ {2}vrid: 5 # mine$/ }).count()).toBe(1);
+      expect(await shows(later)).toBe("your spec");
+      expect(await later.locator("#status").getAttribute("data-ok")).toBe("true");
+      expect(await later.locator("#base-label").textContent()).toBe("example bare-metal-ha");
+
+      await later.click("#reset");
+      await settled(later);
+      expect(await shows(later)).toBe("bare-metal-ha");
+      expect(await later.locator(".cm-line", { hasText: /^ {2}vrid: 5$/ }).count()).toBe(1);
+      expect(await later.locator("#reset").isDisabled()).toBe(true);
+      await later.reload();
+      await settled(later);
+      expect(await shows(later)).toBe("bare-metal-ha");
+      expect(await later.locator(".cm-line", { hasText: "# mine" }).count()).toBe(0);
+    } finally {
+      await later.close();
+    }
+  });
+
+  it("opens a local file, and takes a file dropped onto the editor in place of the text", async (ctx) => {
+    skipUnlessBrowser(ctx);
+    await loadExample("bare-metal-ha");
+    const opened = renamed("hybrid-cloud-burst", "opened-cluster");
+    await page.setInputFiles("#open-file", { name: "mine.yaml", mimeType: "text/yaml", buffer: Buffer.from(opened) });
+    await expect.poll(() => page.locator(".cm-line", { hasText: /^name: opened-cluster$/ }).count(), POLL).toBe(1);
+    await settled();
+    expect(await page.locator("#status").getAttribute("data-ok")).toBe("true");
+    expect(await selectedExample()).toBe("your spec");
+    expect(await page.locator("#base-label").textContent()).toBe("file mine.yaml");
+    expect(await page.locator('#tree button.file[data-path="PLAN.md"]').count()).toBe(1);
+
+    const dropped = renamed("bare-metal-ha", "dropped-cluster");
+    await page.evaluate(
+      ({ text }) => {
+        const target = document.querySelector(".cm-content");
+        if (!target) throw new Error("no editor");
+        const data = new DataTransfer();
+        data.items.add(new File([text], "dropped.yaml", { type: "text/yaml" }));
+        for (const type of ["dragenter", "dragover", "drop"])
+          target.dispatchEvent(new DragEvent(type, { dataTransfer: data, bubbles: true, cancelable: true }));
+      },
+      { text: dropped },
+    );
+    await expect.poll(() => page.locator(".cm-line", { hasText: /^name: dropped-cluster$/ }).count(), POLL).toBe(1);
+    await settled();
+    // The file replaced the text: one spec, not one inserted into the other.
+    expect(await page.locator(".cm-line", { hasText: /^apiVersion: / }).count()).toBe(1);
+    expect(await page.locator(".cm-line", { hasText: "opened-cluster" }).count()).toBe(0);
+    expect(await page.locator("#base-label").textContent()).toBe("file dropped.yaml");
+    expect(await page.locator("#status").getAttribute("data-ok")).toBe("true");
+  });
+
+  it("wraps long lines in the editor and in the file view instead of cutting them off", async (ctx) => {
+    skipUnlessBrowser(ctx);
+    const name = "hybrid-cloud-burst";
+    await loadExample(name);
+    await page.click('[data-tab="files"]');
+    const golden = goldenTree(name);
+    const longest = Object.keys(golden).sort(
+      (a, b) => longestLine(golden[b] ?? "") - longestLine(golden[a] ?? "") || (a < b ? -1 : 1),
+    )[0];
+    expect(longestLine(golden[longest ?? ""] ?? "")).toBeGreaterThan(1000);
+    await page.locator(`#tree button.file[data-path="${longest}"]`).scrollIntoViewIfNeeded();
+    await page.click(`#tree button.file[data-path="${longest}"]`);
+    const file = await page.locator("#file").evaluate((el) => {
+      const pre = el.querySelector("pre");
+      const style = getComputedStyle(pre ?? el);
+      // "normal" is about 1.2 em for a monospace font.
+      const lineHeight = Number.parseFloat(style.lineHeight) || 1.2 * Number.parseFloat(style.fontSize);
+      return {
+        overflow: el.scrollWidth - el.clientWidth,
+        lines: (pre?.textContent ?? "").split("\n").length,
+        height: pre?.getBoundingClientRect().height ?? 0,
+        lineHeight,
+      };
+    });
+    expect(file.overflow).toBeLessThanOrEqual(0);
+    // More rows than lines: the long ones wrapped.
+    expect(file.height).toBeGreaterThan((file.lines + 10) * file.lineHeight);
+    await screenshot("long-lines-file");
+
+    const long = `# ${"a long comment that goes on ".repeat(30).trim()}`;
+    await page.locator(".cm-line", { hasText: /^apiVersion: / }).click();
+    await page.keyboard.press("Home");
+    await page.keyboard.insertText(`${long}\n`);
+    await settled();
+    const editor = await page.locator(".cm-scroller").evaluate((el) => {
+      const line = [...el.querySelectorAll(".cm-line")].find((l) => l.textContent?.startsWith("# a long comment"));
+      return {
+        overflow: el.scrollWidth - el.clientWidth,
+        height: line?.getBoundingClientRect().height ?? 0,
+        lineHeight: Number.parseFloat(getComputedStyle(line ?? el).lineHeight),
+      };
+    });
+    expect(editor.overflow).toBeLessThanOrEqual(0);
+    expect(editor.height).toBeGreaterThan(3 * editor.lineHeight);
+    await screenshot("long-lines-editor");
+  });
+
+  it("shows every file's full name in the tree, however narrow", async (ctx) => {
+    skipUnlessBrowser(ctx);
+    await page.setViewportSize({ width: 900, height: 900 });
+    try {
+      await loadExample("hybrid-cloud-burst");
+      await page.click('[data-tab="files"]');
+      const names = await page.locator("#tree").evaluate((tree) => {
+        const right = tree.getBoundingClientRect().right;
+        return {
+          overflow: tree.scrollWidth - tree.clientWidth,
+          files: [...tree.querySelectorAll<HTMLButtonElement>("button.file")].map((b) => ({
+            path: b.dataset.path,
+            title: b.title,
+            text: b.textContent,
+            cut: b.scrollWidth > b.clientWidth || b.getBoundingClientRect().right > right + 0.5,
+          })),
+        };
+      });
+      expect(names.overflow).toBeLessThanOrEqual(0);
+      expect(names.files.map((f) => f.path).sort()).toEqual(Object.keys(goldenTree("hybrid-cloud-burst")).sort());
+      for (const f of names.files) {
+        expect(f.title).toBe(f.path);
+        expect(f.text).toBe(f.path?.split("/").at(-1));
+        expect(f.cut, f.path).toBe(false);
+      }
+      await screenshot("narrow-tree");
+    } finally {
+      await page.setViewportSize({ width: 1440, height: 900 });
+    }
+  });
+
+  it("diffs the generated files against a base and shows the change plan in the words of `clusterspec changes`", async (ctx) => {
+    skipUnlessBrowser(ctx);
+    await loadExample("bare-metal-ha");
+    await page.click('[data-tab="changes"]');
+    await settled();
+    expect(await page.locator("#base-label").textContent()).toBe("example bare-metal-ha");
+    expect(await page.locator("#changes-summary").textContent()).toBe("The generated files are the same.");
+    expect(await page.locator("#file-diffs details").count()).toBe(0);
+
+    await page.locator(".cm-line", { hasText: /^ {2}advertInterval: 1$/ }).click();
+    await page.keyboard.press("End");
+    await page.keyboard.press("Backspace");
+    await page.keyboard.type("2");
+    await page.locator(".cm-line", { hasText: /^ {2}nameservers: \[1\.1\.1\.1, 8\.8\.8\.8\]$/ }).click();
+    await page.keyboard.press("End");
+    for (let i = 0; i < "8.8.8.8]".length; i++) await page.keyboard.press("Backspace");
+    await page.keyboard.type("9.9.9.9]");
+    await expect.poll(() => page.getAttribute("#app", "data-compared"), POLL).toBe("differs");
+    await page.waitForTimeout(400);
+    await settled();
+
+    const base = exampleText("bare-metal-ha");
+    const edited = base
+      .replace("advertInterval: 1", "advertInterval: 2")
+      .replace("nameservers: [1.1.1.1, 8.8.8.8]", "nameservers: [1.1.1.1, 9.9.9.9]");
+    const markdown = await cliChanges(base, edited, "markdown");
+    expect(markdown.code).toBe(0);
+    expect(await page.locator("#change-plan-markdown").getAttribute("data-source")).toBe(markdown.stdout);
+    expect(await page.locator("#change-plan-markdown h3").textContent()).toBe("clusterspec: change plan");
+    expect(await page.locator("#change-plan-markdown").isVisible()).toBe(true);
+    await screenshot("changes-markdown");
+    await page.selectOption("#plan-format", "text");
+    expect(await page.locator("#change-plan-text").isVisible()).toBe(true);
+    expect(await page.locator("#change-plan-text").textContent()).toBe((await cliChanges(base, edited, "text")).stdout);
+
+    // Each file the trees differ in, with a patch that turns the base's file into the current one.
+    const [before, after] = await Promise.all([
+      generateChecked(base, { sourceName: "cluster.yaml" }),
+      generateChecked(edited, { sourceName: "cluster.yaml" }),
+    ]);
+    if (!before.ok || !after.ok) throw new Error("the specs do not generate");
+    const old = new Map(before.artifacts.map((a) => [a.path, a.content]));
+    const changed = after.artifacts.filter((a) => old.get(a.path) !== a.content);
+    const shownDiffs = await page.$$eval("#file-diffs details", (all) =>
+      all.map((d) => ({ path: d.dataset.path ?? "", patch: d.querySelector("pre")?.dataset.patch ?? "" })),
+    );
+    expect(shownDiffs.map((d) => d.path)).toEqual(changed.map((a) => a.path).sort());
+    for (const d of shownDiffs)
+      expect(applyPatch(old.get(d.path) ?? "", d.patch), d.path).toBe(changed.find((a) => a.path === d.path)?.content);
+    expect(await page.locator("#file-diffs .add").count()).toBeGreaterThan(0);
+    expect(await page.locator("#file-diffs .del").count()).toBeGreaterThan(0);
+    expect(await page.locator("#changes-summary").textContent()).toBe(
+      `${changed.length} generated file(s) differ from the base's.`,
+    );
+    await screenshot("changes-diffs");
+
+    // A link of the plan opens the generated file in the page.
+    await page.selectOption("#plan-format", "markdown");
+    const link = page.locator('#change-plan-markdown a[href^="generated/nodes/"]').first();
+    const target = ((await link.getAttribute("href")) ?? "").split("#")[0]?.slice("generated/".length);
+    await link.click();
+    expect(await page.locator('[data-tab="files"]').getAttribute("aria-selected")).toBe("true");
+    expect(await page.locator("#file-path").textContent()).toMatch(new RegExp(`^${target}( |$)`));
+
+    // Set as base: nothing differs any more.
+    await page.click('[data-tab="changes"]');
+    await page.click("#set-base");
+    await settled();
+    expect(await page.locator("#base-label").textContent()).toBe("your snapshot (Set as base)");
+    expect(await page.locator("#changes-summary").textContent()).toBe("The generated files are the same.");
+    await page.selectOption("#plan-format", "text");
+    expect(await page.locator("#change-plan-text").textContent()).toBe(
+      (await cliChanges(edited, edited, "text")).stdout,
+    );
+    expect(await page.locator("#change-plan-text").textContent()).toContain("The specs are the same: nothing to do.");
+    await page.selectOption("#plan-format", "markdown");
+  });
+
+  it("shows the CLI's message when the current spec has no change plan", async (ctx) => {
+    skipUnlessBrowser(ctx);
+    await loadExample("bare-metal-ha");
+    await page.click('[data-tab="changes"]');
+    await page.locator(".cm-line", { hasText: /^ {2}vrid: 5$/ }).click();
+    await page.keyboard.press("End");
+    await page.keyboard.type("00");
+    await expect.poll(() => page.getAttribute("#change-plan", "data-ok"), POLL).toBe("false");
+    await page.waitForTimeout(400);
+    await settled();
+    const base = exampleText("bare-metal-ha");
+    const cli = await cliChanges(base, base.replace("vrid: 5", "vrid: 500"), "text");
+    expect(cli.code).toBe(2);
+    expect(`${await page.locator("#change-plan-text").textContent()}\n`).toBe(cli.stderr);
+    expect(await page.locator("#change-plan-text").isVisible()).toBe(true);
+    expect(await page.locator("#changes-summary").textContent()).toBe("No file diff: a spec does not generate.");
+    await page.click('[data-tab="files"]');
+  });
+
+  it("shares the spec in the URL fragment: the link round-trips, and the server never sees it", async (ctx) => {
+    skipUnlessBrowser(ctx);
+    if (!server || !context) return;
+    // Not an example, with characters beyond ASCII.
+    const text = renamed("bare-metal-ha", "shared-cluster").replace(
+      "# Reference cluster 1",
+      "# Geteilt: Grüße ✓ — Reference cluster 1",
+    );
+    await page.setInputFiles("#open-file", { name: "shared.yaml", mimeType: "text/yaml", buffer: Buffer.from(text) });
+    await expect.poll(() => page.locator(".cm-line", { hasText: /^name: shared-cluster$/ }).count(), POLL).toBe(1);
+    await settled();
+    await page.click("#share");
+    await expect.poll(() => page.locator("#share-url").inputValue(), POLL).not.toBe("");
+    const link = new URL(await page.locator("#share-url").inputValue());
+    expect(link.origin).toBe(server.origin);
+    expect(link.pathname).toBe("/index.html");
+    expect(link.hash.startsWith("#spec=")).toBe(true);
+    expect(specFromFragment(link.hash)).toBe(text);
+    const payload = link.hash.slice("#spec=".length);
+    await screenshot("share-link");
+
+    const before = server.requests.length;
+    const other = await openPage(link.href);
+    try {
+      expect(await other.locator(".cm-line", { hasText: /^name: shared-cluster$/ }).count()).toBe(1);
+      expect(await other.locator(".cm-line", { hasText: "Grüße ✓" }).count()).toBe(1);
+      expect(await other.locator("#status").getAttribute("data-ok")).toBe("true");
+      expect(await other.locator("#base-label").textContent()).toBe("the shared link's spec");
+      expect(await other.$eval("#example", (s) => (s as HTMLSelectElement).selectedOptions[0]?.textContent)).toBe(
+        "your spec",
+      );
+      // Off the address bar once loaded; sharing again gives the same link.
+      expect(await other.evaluate(() => location.hash)).toBe("");
+      await other.click("#share");
+      await expect.poll(() => other.locator("#share-url").inputValue(), POLL).toBe(link.href);
+    } finally {
+      await other.close();
+    }
+    // The server saw the page load, and never the fragment.
+    const seen = server.requests.slice(before);
+    expect(seen).toContain("GET /index.html");
+    expect(seen.filter((r) => !r.startsWith("GET "))).toEqual([]);
+    expect(server.requests.filter((r) => r.includes(payload.slice(0, 16)) || r.includes("spec="))).toEqual([]);
+    expect(ownRequests.filter((p) => p.includes(payload.slice(0, 16)))).toEqual([]);
+  });
+
   it("keeps working offline once loaded, and never asked any host but its own", async (ctx) => {
     skipUnlessBrowser(ctx);
     await context?.setOffline(true);
@@ -336,11 +668,66 @@ describe("the playground in Chromium", () => {
     expect(ownRequests.filter((p) => schemaChunk.test(p))).not.toEqual([]);
   });
 
+  it("loads the change planner and the diff library only once the Changes tab opens", (ctx) => {
+    skipUnlessBrowser(ctx);
+    // Vite names the chunk after its module, src/compare.ts.
+    const compareChunk = /\/assets\/compare-[\w-]+\.js$/;
+    expect(firstLoad.requests.filter((p) => compareChunk.test(p))).toEqual([]);
+    // The Changes tests above opened it.
+    expect(ownRequests.filter((p) => compareChunk.test(p))).not.toEqual([]);
+  });
+
   it("logged no error and threw nothing", (ctx) => {
     skipUnlessBrowser(ctx);
     expect(pageErrors).toEqual([]);
   });
 });
+
+/** What the Example select shows. */
+function selectedExample(): Promise<string | undefined> {
+  return page.$eval("#example", (s) => (s as HTMLSelectElement).selectedOptions[0]?.textContent ?? undefined);
+}
+
+/** An example's spec under another cluster name: the user's own text, no example's. */
+function renamed(example: string, name: string): string {
+  const text = exampleText(example);
+  const out = text.replace(/^name: .*$/m, `name: ${name}`);
+  if (out === text) throw new Error(`${example} has no top-level name`);
+  return out;
+}
+
+function longestLine(text: string): number {
+  return Math.max(0, ...text.split("\n").map((l) => l.length));
+}
+
+/** `clusterspec changes base.yaml cluster.yaml --format <format>` in a fresh folder. */
+async function cliChanges(
+  oldText: string,
+  newText: string,
+  format: "text" | "markdown",
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const dir = mkdtempSync(join(tmpdir(), "clusterspec-web-"));
+  try {
+    writeFileSync(join(dir, "base.yaml"), oldText);
+    writeFileSync(join(dir, "cluster.yaml"), newText);
+    let stdout = "";
+    let stderr = "";
+    const code = await runCli(["changes", "base.yaml", "cluster.yaml", "--format", format], {
+      cwd: dir,
+      env: {},
+      stdout: (t) => {
+        stdout += t;
+      },
+      stderr: (t) => {
+        stderr += t;
+      },
+      version: "test",
+    });
+    return { code, stdout, stderr };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 async function validateWithCli(text: string): Promise<{ code: number; stderr: string }> {
   const dir = mkdtempSync(join(tmpdir(), "clusterspec-web-"));

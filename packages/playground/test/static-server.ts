@@ -43,13 +43,17 @@ const TYPES: Record<string, string> = {
 
 export interface StaticServer {
   readonly origin: string;
+  /** Every request as the server received it: method and request target (path and query, as sent). */
+  readonly requests: readonly string[];
   close(): Promise<void>;
 }
 
 /** Serves `dir` on 127.0.0.1 (a free port), GET only, nothing outside the folder. */
 export function serveStatic(dir: string): Promise<StaticServer> {
   const root = resolve(dir);
+  const requests: string[] = [];
   const server = createServer((req, res) => {
+    requests.push(`${req.method} ${req.url}`);
     const path = decodeURIComponent(new URL(req.url ?? "/", "http://127.0.0.1").pathname);
     const file = normalize(join(root, path.endsWith("/") ? `${path}index.html` : path));
     if (req.method !== "GET" || !file.startsWith(root + sep) || !statSync(file, { throwIfNoEntry: false })?.isFile()) {
@@ -64,6 +68,7 @@ export function serveStatic(dir: string): Promise<StaticServer> {
       const { port } = server.address() as AddressInfo;
       done({
         origin: `http://127.0.0.1:${port}`,
+        requests,
         close: () => new Promise((closed) => server.close(() => closed())),
       });
     });
