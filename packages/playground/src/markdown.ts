@@ -4,11 +4,12 @@ import { Marked } from "marked";
 const escapeHtml = (s: string): string =>
   s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
-// Raw HTML in the markdown is shown as text: spec values reach PLAN.md.
+// Raw HTML in the markdown is shown as text: spec values reach PLAN.md. Only a bare `<br>` is a line break, as
+// GitHub renders it: the change plan's tables list a change's files one per line with it.
 const marked = new Marked({
   gfm: true,
   renderer: {
-    html: ({ text }) => escapeHtml(text),
+    html: ({ text }) => (/^<br\s*\/?>$/i.test(text) ? "<br>" : escapeHtml(text)),
     code: ({ text, lang }) =>
       lang === "mermaid" ? `<div class="mermaid-block" data-source="${escapeHtml(text)}"></div>` : false,
   },

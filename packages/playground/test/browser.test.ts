@@ -524,6 +524,9 @@ describe("the playground in Chromium", () => {
     expect(markdown.code).toBe(0);
     expect(await page.locator("#change-plan-markdown").getAttribute("data-source")).toBe(markdown.stdout);
     expect(await page.locator("#change-plan-markdown h3").textContent()).toBe("clusterspec: change plan");
+    // A change's files, one per line in their cell, as GitHub shows the CLI's `<br>`.
+    expect(await page.locator("#change-plan-markdown td br").count()).toBeGreaterThan(0);
+    expect(await page.locator("#change-plan-markdown").textContent()).not.toContain("<br>");
     expect(await page.locator("#change-plan-markdown").isVisible()).toBe(true);
     await screenshot("changes-markdown");
     await page.selectOption("#plan-format", "text");
@@ -549,6 +552,7 @@ describe("the playground in Chromium", () => {
     expect(await page.locator("#changes-summary").textContent()).toBe(
       `${changed.length} generated file(s) differ from the base's.`,
     );
+    await page.locator("#file-diffs").scrollIntoViewIfNeeded();
     await screenshot("changes-diffs");
 
     // A link of the plan opens the generated file in the page.
