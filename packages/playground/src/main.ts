@@ -465,6 +465,16 @@ fileInput.addEventListener("change", () => {
   fileInput.value = "";
   if (file) void openFile(file);
 });
+// A file dropped anywhere else on the page opens too (instead of the browser leaving the page for it).
+document.addEventListener("dragover", (event) => {
+  if (event.dataTransfer?.types.includes("Files")) event.preventDefault();
+});
+document.addEventListener("drop", (event) => {
+  const file = event.dataTransfer?.files[0];
+  if (!file || event.defaultPrevented) return;
+  event.preventDefault();
+  void openFile(file);
+});
 byId("share").addEventListener("click", () => void share());
 byId("set-base").addEventListener("click", setBase);
 byId("plan-format").addEventListener("change", showPlanFormat);

@@ -415,6 +415,22 @@ describe("the playground in Chromium", () => {
     expect(await page.locator(".cm-line", { hasText: "opened-cluster" }).count()).toBe(0);
     expect(await page.locator("#base-label").textContent()).toBe("file dropped.yaml");
     expect(await page.locator("#status").getAttribute("data-ok")).toBe("true");
+
+    // Dropped elsewhere on the page (the file tree), it opens as well.
+    await page.evaluate(
+      ({ text }) => {
+        const target = document.getElementById("tree");
+        if (!target) throw new Error("no file tree");
+        const data = new DataTransfer();
+        data.items.add(new File([text], "elsewhere.yaml", { type: "text/yaml" }));
+        for (const type of ["dragenter", "dragover", "drop"])
+          target.dispatchEvent(new DragEvent(type, { dataTransfer: data, bubbles: true, cancelable: true }));
+      },
+      { text: opened },
+    );
+    await expect.poll(() => page.locator(".cm-line", { hasText: /^name: opened-cluster$/ }).count(), POLL).toBe(1);
+    expect(await page.locator(".cm-line", { hasText: /^apiVersion: / }).count()).toBe(1);
+    expect(await page.locator("#base-label").textContent()).toBe("file elsewhere.yaml");
   });
 
   it("wraps long lines in the editor and in the file view instead of cutting them off", async (ctx) => {
