@@ -659,6 +659,32 @@ describe("the playground in Chromium", () => {
     expect(seen.filter((r) => !r.startsWith("GET "))).toEqual([]);
     expect(server.requests.filter((r) => r.includes(payload.slice(0, 16)) || r.includes("spec="))).toEqual([]);
     expect(ownRequests.filter((p) => p.includes(payload.slice(0, 16)))).toEqual([]);
+
+    // A link cut short when it was copied: the page says so and shows the text it had.
+    const cut = await openPage(`${server.origin}/index.html#${link.hash.slice(1, link.hash.length / 2)}`);
+    try {
+      expect(await cut.locator("#share-note").textContent()).toBe(
+        "✖ the share link's spec does not decode: was the link cut short when it was copied?",
+      );
+      expect(await cut.locator("#share-bar").isVisible()).toBe(true);
+      expect(await cut.locator(".cm-line", { hasText: /^name: shared-cluster$/ }).count()).toBe(1);
+      expect(await cut.evaluate(() => location.hash)).toBe("");
+    } finally {
+      await cut.close();
+    }
+  });
+
+  it("refuses a file over 1 MiB with a message, and keeps the text", async (ctx) => {
+    skipUnlessBrowser(ctx);
+    await loadExample("bare-metal-ha");
+    const big = Buffer.alloc(1024 * 1024 + 1, "#");
+    await page.setInputFiles("#open-file", { name: "big.yaml", mimeType: "text/yaml", buffer: big });
+    await expect
+      .poll(() => page.locator("#share-note").textContent(), POLL)
+      .toBe("✖ big.yaml is 1048577 bytes: a cluster spec is at most 1048576 bytes");
+    expect(await page.locator("#share-url").isVisible()).toBe(false);
+    expect(await selectedExample()).toBe("bare-metal-ha");
+    expect(await page.locator("#base-label").textContent()).toBe("example bare-metal-ha");
   });
 
   it("keeps working offline once loaded, and never asked any host but its own", async (ctx) => {
