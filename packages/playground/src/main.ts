@@ -132,7 +132,8 @@ function restore(): Saved | undefined {
   try {
     const saved = JSON.parse(localStorage.getItem(STORAGE_KEY) ?? "null") as Partial<Saved> | null;
     if (typeof saved?.text !== "string") return undefined;
-    const example = typeof saved.example === "string" && saved.example in examples ? saved.example : defaultExample;
+    const example =
+      typeof saved.example === "string" && Object.hasOwn(examples, saved.example) ? saved.example : defaultExample;
     const stored = saved.base;
     const savedBase =
       typeof stored?.text === "string" && typeof stored.label === "string"
@@ -496,7 +497,7 @@ if (shared !== undefined) {
 if (typeof shared === "string") {
   if (saved) resetExample = saved.example;
   loadText(shared, "the shared link's spec");
-} else if (fromHash && fromHash in examples) loadExample(fromHash);
+} else if (fromHash && Object.hasOwn(examples, fromHash)) loadExample(fromHash);
 else if (saved) {
   resetExample = saved.example;
   base = saved.base;
