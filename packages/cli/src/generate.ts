@@ -459,9 +459,10 @@ function located(spec: string | unknown, result: GenerateResult): GenerateResult
 }
 
 /**
- * Validates (text is parsed as YAML), resolves secrets and the plan, runs every generator, applies the overlays and
- * checks free-form content against the upstream schemas (`options.checker`). Never throws on bad input: every
- * problem comes back as an error with its path (and line/column for text).
+ * generateChecked's synchronous form: validates (text is parsed as YAML), resolves secrets and the plan, runs every
+ * generator, applies the overlays and checks free-form content against the upstream schemas with `options.checker`;
+ * a spec with free-form parts and no checker comes back `ok: false` (one `upstream_schema` error saying so). Never
+ * throws on bad input: every problem comes back as an error with its path (and line/column for text).
  */
 export function generate(text: string, options?: GenerateOptions): GenerateResult;
 export function generate(spec: SpecInput, options?: GenerateOptions): GenerateResult;
@@ -482,7 +483,10 @@ export async function loadCheckerFor(rendered: Rendered): Promise<ArtifactChecke
   return loadArtifactChecker({ schemas, ...rendered.schemaParameters });
 }
 
-/** Like generate, and loads the upstream schemas by itself when the spec needs them. */
+/**
+ * The library's entry point, for every valid spec: generate, loading the upstream schemas by itself (a dynamic
+ * import, hence async) only when the spec has free-form parts or overlays.
+ */
 export async function generateChecked(
   spec: string | SpecInput,
   options: GenerateOptions = {},

@@ -340,25 +340,24 @@ describe("outputs that are not a place for files", () => {
     expect(performance.now() - t0).toBeLessThan(30_000); // each run is a start-up and a validation, not a scan
   });
 
-  it.skipIf(!toolAvailable("unshare", { root: true }))(
-    "says a read-only file system is read-only, not that a folder does not exist",
-    () => {
-      const ro = join(dir, "ro");
-      mkdirSync(ro);
-      const r = spawnSync(
-        "unshare",
-        [
-          "-m",
-          "sh",
-          "-c",
-          `mount -t tmpfs -o ro,size=1m tmpfs "${ro}" && exec "${process.execPath}" "${bin}" generate cluster.yaml -o "${ro}/a/b"`,
-        ],
-        { cwd: dir, encoding: "utf8", timeout: 30_000 },
-      );
-      expect(r.status, r.stderr).toBe(2);
-      expect(r.stderr).toBe(`✖ cannot write ${ro}/a/b: ${ro}/a is on a read-only file system\n`);
-    },
-  );
+  it("says a read-only file system is read-only, not that a folder does not exist", (ctx) => {
+    if (!toolAvailable("unshare", { root: true }))
+      return ctx.skip("needs unshare (util-linux) and root, as .ci/run has");
+    const ro = join(dir, "ro");
+    mkdirSync(ro);
+    const r = spawnSync(
+      "unshare",
+      [
+        "-m",
+        "sh",
+        "-c",
+        `mount -t tmpfs -o ro,size=1m tmpfs "${ro}" && exec "${process.execPath}" "${bin}" generate cluster.yaml -o "${ro}/a/b"`,
+      ],
+      { cwd: dir, encoding: "utf8", timeout: 30_000 },
+    );
+    expect(r.status, r.stderr).toBe(2);
+    expect(r.stderr).toBe(`✖ cannot write ${ro}/a/b: ${ro}/a is on a read-only file system\n`);
+  });
 
   it("says in words what each file-system error means, with the path", () => {
     const err = (code: string) => Object.assign(new Error(code), { code, path: "/x/y", syscall: "open" });

@@ -124,7 +124,7 @@ export function provisionerContract(plan: BurstPlan): Record<string, unknown> | 
       "/wireguard/config/{instanceId}": getOperation(
         "getWireguardConfig",
         "The wg-quick config of the instance's peer slot",
-        `${clientConfigText(cloud)} ${retryText("The node writes it 0600 to /etc/wireguard/" + cloud.wireguard.interface + ".conf.")}`,
+        `${clientConfigText(cloud)} ${retryText(`The node writes it 0600 to /etc/wireguard/${cloud.wireguard.interface}.conf.`)}`,
         { description: "The client config", content: { "text/plain": { schema: { type: "string" } } } },
         notYet,
       ),

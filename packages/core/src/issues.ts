@@ -9,6 +9,8 @@ export interface SpecIssue {
   readonly severity: "error" | "warning";
   /** What kind of problem, for tooling: a code of the catalog (error-catalog.ts) with what it means. */
   readonly code: SpecIssueCode;
+  /** The value at `path` is a secret written out: a code frame masks it, so it never reaches a log. */
+  readonly secretValue?: true;
   /** 1-based position in the YAML source, when the spec was loaded from text. */
   readonly line?: number;
   readonly column?: number;
@@ -22,8 +24,8 @@ export type Validated<T> =
 export class Reporter {
   readonly errors: SpecIssue[] = [];
   readonly warnings: SpecIssue[] = [];
-  error(path: IssuePath, message: string): void {
-    this.errors.push({ path, message, severity: "error", code: "rule" });
+  error(path: IssuePath, message: string, options: { readonly secretValue?: true } = {}): void {
+    this.errors.push({ path, message, severity: "error", code: "rule", ...options });
   }
   warning(path: IssuePath, message: string): void {
     this.warnings.push({ path, message, severity: "warning", code: "rule" });
@@ -71,9 +73,10 @@ export function formatIssues(issues: readonly SpecIssue[], fileName?: string, op
     const where =
       issue.line === undefined ? "" : ` (${cyan(`${fileName ?? "<input>"}:${issue.line}:${issue.column ?? 1}`)})`;
     lines.push(`  ${dim("→ at")} ${toDotPath(issue.path)}${where}`);
-    const text = issue.line === undefined ? undefined : sourceLines?.[issue.line - 1];
+    const line = issue.line === undefined ? undefined : sourceLines?.[issue.line - 1];
+    const col = Math.max(1, issue.column ?? 1);
+    const text = line !== undefined && issue.secretValue ? maskValue(line, col) : line;
     if (text !== undefined && text.trim() !== "" && issue.line !== undefined) {
-      const col = Math.max(1, issue.column ?? 1);
       const gutter = String(issue.line);
       const token = /^("[^"]*"|'[^']*'|[^\s:,{}[\]#]+)/.exec(text.slice(col - 1))?.[0] ?? "";
       const caret = "^".repeat(Math.max(1, Math.min(token.length, 60)));
@@ -84,6 +87,14 @@ export function formatIssues(issues: readonly SpecIssue[], fileName?: string, op
     }
   }
   return lines.join("\n");
+}
+
+/** The line with the value of the entry at `col` (its key, or the value itself) replaced by `****`. */
+function maskValue(line: string, col: number): string {
+  const key = /^("[^"]*"|'[^']*'|[^\s:,{}[\]#]+)[ \t]*:(?:[ \t]+|$)/.exec(line.slice(col - 1));
+  const start = col - 1 + (key?.[0].length ?? 0);
+  const value = /^(?:"(?:[^"\\]|\\.)*"?|'(?:[^']|'')*'?|[^,}\]#]*[^\s,}\]#])/.exec(line.slice(start))?.[0] ?? "";
+  return value === "" ? line : `${line.slice(0, start)}****${line.slice(start + value.length)}`;
 }
 
 /**

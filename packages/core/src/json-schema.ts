@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { mdCell } from "./plan/summary.js";
+import { CONDITIONALLY_REQUIRED, SPEC_SHAPES } from "./spec/reference-examples.js";
 import { AnySpecSchema } from "./spec/schema.js";
 
 /** JSON Schema of the spec as users write it, for yaml-language-server (`# yaml-language-server: $schema=…`). */
@@ -41,19 +42,19 @@ function typeOf(s: JsonSchema): string {
   return Array.isArray(s.type) ? s.type.join(" | ") : (s.type ?? "any");
 }
 
-/** Markdown reference of every spec field: path, type, default, required, description — from the zod `.describe()` texts. */
-export function renderSpecReference(): string {
+const isRequired = (s: JsonSchema, key: string) => s.required?.includes(key) ?? false;
+
+/** The table rows of one section (a top-level key and everything under it). */
+function sectionRows(schema: JsonSchema, key: string, required: boolean): string[] {
   const rows: string[] = [];
-  const walk = (s: JsonSchema, path: string, required: boolean) => {
-    if (path !== "") {
-      const def = s.default === undefined ? "" : `\`${JSON.stringify(s.default)}\``;
-      rows.push(
-        `| \`${path}\` | ${mdCell(typeOf(s))} | ${required ? "yes" : ""} | ${mdCell(def)} | ${mdCell(s.description ?? "")} |`,
-      );
-    }
-    if (s.properties)
-      for (const [k, v] of Object.entries(s.properties))
-        walk(v, path === "" ? k : `${path}.${k}`, s.required?.includes(k) ?? false);
+  const walk = (s: JsonSchema, path: string, req: boolean) => {
+    const def = s.default === undefined ? "" : `\`${JSON.stringify(s.default)}\``;
+    const when = CONDITIONALLY_REQUIRED.find((c) => c.path === path)?.when;
+    const need = req ? "yes" : when ? `when ${when}` : "";
+    rows.push(
+      `| \`${path}\` | ${mdCell(typeOf(s))} | ${mdCell(need)} | ${mdCell(def)} | ${mdCell(s.description ?? "")} |`,
+    );
+    if (s.properties) for (const [k, v] of Object.entries(s.properties)) walk(v, `${path}.${k}`, isRequired(s, k));
     if (s.type === "array" && s.items?.properties)
       walk({ ...s.items, description: undefined as never, default: undefined }, `${path}[]`, false);
     if (typeof s.additionalProperties === "object" && s.additionalProperties.properties)
@@ -61,18 +62,48 @@ export function renderSpecReference(): string {
     for (const alt of s.anyOf ?? [])
       if (alt.properties) walk({ ...alt, description: undefined as never, default: undefined }, path, false);
   };
-  const schema = specJsonSchema() as JsonSchema;
-  walk(schema, "", true);
-  // Sub-walks of list items and alternatives repeat their own header row; drop rows without content duplicates.
-  const unique = rows.filter((r, i) => rows.indexOf(r) === i && !/^\| `[^`]*` \| [^|]* \| {2}\| {2}\| {2}\|$/.test(r));
-  return [
+  walk(schema, key, required);
+  // Sub-walks of list items and alternatives repeat their own header row; drop rows without content and duplicates.
+  return rows.filter((r, i) => rows.indexOf(r) === i && !/^\| `[^`]*` \| [^|]* \| {2}\| {2}\| {2}\|$/.test(r));
+}
+
+const TABLE_HEAD = ["| field | type | required | default | description |", "| --- | --- | --- | --- | --- |"];
+const TOP_LEVEL = ["apiVersion", "kind", "name"];
+
+/**
+ * Markdown reference of every spec field, one part per spec shape and one table per section, each with a short
+ * example: path, type, required (or when a rule requires it), default, description from the zod `.describe()` texts.
+ */
+export function renderSpecReference(): string {
+  const branches = ((specJsonSchema() as JsonSchema).anyOf ?? []) as JsonSchema[];
+  const shapeOf = (marker: string | undefined) =>
+    branches.find((b) => (marker === undefined ? !b.properties?.existingCluster : !!b.properties?.[marker]));
+  const out = [
     "# Spec reference",
     "",
-    "Generated from the zod schema (`clusterspec schema` prints the JSON Schema). Unknown keys are errors.",
+    "Generated from the zod schema (`clusterspec schema` prints the JSON Schema; `pnpm test:update` rewrites this page).",
+    "Unknown keys are errors. A spec has one of two shapes:",
     "",
-    "| field | type | required | default | description |",
-    "| --- | --- | --- | --- | --- |",
-    ...unique,
+    ...SPEC_SHAPES.map((shape) => `- ${shape.title}`),
     "",
-  ].join("\n");
+    "In the tables, `yes` marks a field the schema requires whenever its parent is there, and `when …` a field that a",
+    "rule requires in the specs it names. Every example on this page validates (`examples/spec-reference.test.ts`).",
+  ];
+  for (const shape of SPEC_SHAPES) {
+    const schema = shapeOf(shape.marker);
+    if (!schema?.properties) continue;
+    out.push("", `## ${shape.title}`, "", shape.intro, "", "```yaml", shape.example.trimEnd(), "```");
+    out.push("", "### Top level", "", ...TABLE_HEAD);
+    for (const key of TOP_LEVEL)
+      if (schema.properties[key]) out.push(...sectionRows(schema.properties[key], key, isRequired(schema, key)));
+    for (const [key, section] of Object.entries(schema.properties)) {
+      if (TOP_LEVEL.includes(key)) continue;
+      out.push("", `### \`${key}\``, "");
+      if (section.description) out.push(`${section.description}.`, "");
+      const snippet = shape.sections[key];
+      if (snippet) out.push("```yaml", snippet.trimEnd(), "```", "");
+      out.push(...TABLE_HEAD, ...sectionRows(section, key, isRequired(schema, key)));
+    }
+  }
+  return `${out.join("\n")}\n`;
 }

@@ -60,17 +60,17 @@ describe("messages for the spec file", () => {
 
   it("a YAML syntax error is one message", () => {
     expect(report("name: [unclosed\nkind: Cluster\nnodes: [\n")).toMatchInlineSnapshot(`
-      "✖ invalid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]
-        → at (root) (cluster.yaml:2:1)
-        2 | kind: Cluster
-          | ^^^^"
+      "✖ this list opened with [ is never closed: end it with ] (a list that goes on over several lines indents them deeper than its key)
+        → at name (cluster.yaml:1:7)
+        1 | name: [unclosed
+          |       ^"
     `);
   });
 
   it("a duplicate key is named", () => {
     expect(report(bare, "  port: 6443\n", "  port: 6443\n  port: 6444\n")).toMatchInlineSnapshot(`
       "✖ duplicate key "port": a key appears once per mapping
-        → at (root) (cluster.yaml:34:3)
+        → at controlPlane.port (cluster.yaml:34:3)
         34 |   port: 6444
            |   ^^^^"
     `);

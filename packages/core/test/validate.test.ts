@@ -672,8 +672,8 @@ kubernetes:
     expect(r.ok).toBe(false);
     if (!r.ok)
       expect(formatIssues(r.errors, "cluster.yaml")).toMatchInlineSnapshot(`
-        "✖ invalid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]
-          → at (root) (cluster.yaml:2:1)"
+        "✖ this list opened with [ is never closed: end it with ] (a list that goes on over several lines indents them deeper than its key)
+          → at name (cluster.yaml:1:7)"
       `);
   });
 
@@ -683,7 +683,7 @@ kubernetes:
     if (!r.ok)
       expect(formatIssues(r.errors, "cluster.yaml")).toMatchInlineSnapshot(`
         "✖ duplicate key "name": a key appears once per mapping
-          → at (root) (cluster.yaml:2:1)"
+          → at name (cluster.yaml:2:1)"
       `);
   });
 

@@ -267,9 +267,10 @@ describe("conf.d/net applied with iproute2 in a network namespace", () => {
   const examples = clusterExampleNames();
 
   // ipAvailable throws under CI when ip/unshare are missing, so CI can never skip this.
-  it.skipIf(!ipAvailable()).each(examples)(
+  it.for(examples)(
     "accepts every route and rule of example %s, and routes replies from external VIPs through the uplink",
-    async (name) => {
+    async (name, ctx) => {
+      if (!ipAvailable()) return ctx.skip("needs the real tool (installed by .ci/run)");
       await check(mustResolve(exampleInput(name)));
     },
   );

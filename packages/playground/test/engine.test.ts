@@ -42,10 +42,10 @@ describe("lineIssues", () => {
       ]
     `);
   });
-  it("puts a YAML syntax error where the parser found it", async () => {
+  it("puts a YAML syntax error at what to fix, in the CLI's words", async () => {
     const [issue] = lineIssues(await runSpec("apiVersion: [\n"), "apiVersion: [\n");
-    expect(issue?.line).toBe(2);
-    expect(issue?.text).toMatch(/^✖ invalid YAML: /);
+    expect(issue?.line).toBe(1);
+    expect(issue?.text).toMatch(/^✖ this list opened with \[ is never closed: end it with \]/);
   });
 });
 

@@ -79,11 +79,14 @@ const FileRef = z
   })
   .describe("Secret read from a file when the CLI runs");
 
+/** The start of every message that refuses a secret written in the spec (its value is then masked in code frames). */
+export const SECRET_LITERAL = "secrets are never written in the spec";
+
 export const SecretRefSchema = z
   .union([EnvRef, FileRef], {
     error: (issue) =>
       typeof issue.input === "string" || typeof issue.input === "number"
-        ? "secrets are never written in the spec: reference one with { env: NAME } or { file: path }"
+        ? `${SECRET_LITERAL}: reference one with { env: NAME } or { file: path }`
         : "expected a secret reference { env: NAME } or { file: path }",
   })
   .describe("A secret is referenced, never written inline: { env: NAME } or { file: path }");

@@ -4,6 +4,7 @@
 import type * as z from "zod";
 import type { SpecIssueCode } from "../error-catalog.js";
 import type { IssuePath, SpecIssue } from "../issues.js";
+import { SECRET_LITERAL } from "./fields.js";
 
 type ZodIssue = z.core.$ZodIssue;
 type Schema = z.core.$ZodType;
@@ -231,6 +232,10 @@ export function humaneIssues(issues: readonly ZodIssue[], ctx: MessageContext): 
         const branch = closestBranch(issue.errors);
         if (branch) {
           for (const i of branch) visit(i, path);
+          return;
+        }
+        if (issue.message.startsWith(SECRET_LITERAL)) {
+          out.push({ path, message: issue.message, severity: "error", code: "invalid_value", secretValue: true });
           return;
         }
         if (!isDefaultMessage(issue.message)) return error(path, "invalid_value", issue.message);

@@ -12,6 +12,7 @@ import {
   OnPremSpecSchema,
 } from "./schema.js";
 import { conflictingSections, isCloudBurstInput } from "./sections/cloud-burst/rules.js";
+import { yamlSyntaxIssue } from "./yaml-errors.js";
 
 /** Validates any JSON-like value. Never throws on user input: every problem comes back with its path. */
 // jitless: zod would otherwise generate and compile a parser per object shape on first use, which a process that
@@ -99,24 +100,15 @@ export function loadSpecWithLines(text: string): {
   // One syntax error often makes the parser report several more after it: the first is the one to fix.
   const first = doc.errors[0];
   if (first) {
-    const pos = lineCounter.linePos(first.pos[0]);
     const duplicate = first.code === "DUPLICATE_KEY";
     const key = duplicate ? /^\s*("[^"]*"|'[^']*'|[^:#]+?)\s*:/.exec(text.slice(first.pos[0]))?.[1] : undefined;
     const message = key
       ? `duplicate key ${key.startsWith('"') ? key : JSON.stringify(key.replace(/^'|'$/g, ""))}: a key appears once per mapping`
-      : `invalid YAML: ${first.message.split("\n")[0]?.replace(/ at line \d+, column \d+:?$/, "")}`;
+      : undefined;
+    const code = duplicate ? "yaml_duplicate_key" : "yaml_syntax";
     return done({
       ok: false,
-      errors: [
-        {
-          path: [],
-          message,
-          severity: "error",
-          code: duplicate ? "yaml_duplicate_key" : "yaml_syntax",
-          line: pos.line,
-          column: pos.col,
-        },
-      ],
+      errors: [yamlSyntaxIssue(first, text, doc.contents, lineCounter, code, message)],
       warnings: [],
     });
   }
@@ -127,11 +119,7 @@ export function loadSpecWithLines(text: string): {
   try {
     value = doc.toJS({ maxAliasCount: 100 });
   } catch (e) {
-    return done({
-      ok: false,
-      errors: [{ path: [], message: `invalid YAML: ${(e as Error).message}`, severity: "error", code: "yaml_syntax" }],
-      warnings: [],
-    });
+    return done({ ok: false, errors: [aliasIssue(text, (e as Error).message, lineCounter)], warnings: [] });
   }
   const result = validateSpec(value);
   const locate = locator(doc.contents, lineCounter);
@@ -140,6 +128,26 @@ export function loadSpecWithLines(text: string): {
       ? { ok: true, value: result.value, warnings: result.warnings.map(locate) }
       : { ok: false, errors: result.errors.map(locate), warnings: result.warnings.map(locate) },
   );
+}
+
+/** An alias toJS could not resolve, at the alias, in plain words; any other failure with the reader's words. */
+function aliasIssue(text: string, reason: string, lineCounter: LineCounter): SpecIssue {
+  const name = /^Unresolved alias \(the anchor must be set before the alias\): (.+)$/.exec(reason)?.[1];
+  const at =
+    name === undefined
+      ? -1
+      : text.search(new RegExp(`\\*${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![^\\s,\\]}])`));
+  const pos = at < 0 ? undefined : lineCounter.linePos(at);
+  return {
+    path: [],
+    message:
+      name === undefined
+        ? `invalid YAML: ${reason}`
+        : `the alias *${name} refers to no anchor &${name} set before it: mark the value to repeat with &${name} first, or write it out`,
+    severity: "error",
+    code: "yaml_syntax",
+    ...(pos ? { line: pos.line, column: pos.col } : {}),
+  };
 }
 
 /** Every mapping key that is not a plain or quoted string in the YAML, at its path and line; at most 20. */

@@ -25,6 +25,7 @@ function literalSecrets(value: unknown, path: IssuePath, report: Reporter): void
       report.error(
         path,
         `this looks like ${what}: secrets are never written in the spec; kubeadm secrets come from kubernetes.secrets references ({ env } or { file })`,
+        { secretValue: true },
       );
   } else if (Array.isArray(value))
     value.forEach((v, i) => {
