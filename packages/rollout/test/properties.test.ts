@@ -220,6 +220,32 @@ describe("the line delta", () => {
       ),
       { numRuns: 300 },
     );
+    // A long file with a few edits (the common case: a priority or a name changed in a keepalived.conf): the answer
+    // of the cheap first search (8 edits) must be the 64-edit search's, past it and at its boundary.
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom("a", "b", "c", "d", "e", "f"), { minLength: 1, maxLength: 200 }),
+        fc.array(
+          fc.record({
+            at: fc.nat(),
+            kind: fc.constantFrom("insert", "delete", "replace"),
+            text: fc.constantFrom("a", "g"),
+          }),
+          { maxLength: 14 },
+        ),
+        (x, edits) => {
+          const y = [...x];
+          for (const e of edits) {
+            const at = e.at % (y.length + 1);
+            if (e.kind === "insert") y.splice(at, 0, e.text);
+            else if (at < y.length) y.splice(at, 1, ...(e.kind === "replace" ? [e.text] : []));
+          }
+          const text = (l: string[]) => (l.length === 0 ? "" : `${l.join("\n")}\n`);
+          expect(lineDelta(text(x), text(y))).toEqual(reference(text(x), text(y)));
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   it("stays linear on a file rewritten throughout (a multiset past the edit bound)", () => {
