@@ -234,7 +234,7 @@ describe("the line delta", () => {
           { maxLength: 14 },
         ),
         (x, edits) => {
-          const y = [...x];
+          const y: string[] = [...x];
           for (const e of edits) {
             const at = e.at % (y.length + 1);
             if (e.kind === "insert") y.splice(at, 0, e.text);
