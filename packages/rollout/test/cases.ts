@@ -10,7 +10,7 @@ type Spec = ClusterSpecInput & Record<string, unknown>;
 type NodeInput = Record<string, unknown> & { name: string };
 
 /** The lab's base: preemptDelay short so a lab stays within its time (the default is 120 s). */
-export function baseSpec(auth: "AH" | "none" = "none", advertInterval = 1): Spec {
+export function baseSpec(auth: "AH" | "PASS" | "none" = "none", advertInterval = 1): Spec {
   const spec = buildSpec({ controlPlanes: 3, workers: 1, poolSize: 3, cloud: false }, { vlan: 4000, auth }) as Spec;
   const vrrp = spec.vrrp as Record<string, unknown>;
   return { ...spec, vrrp: { ...vrrp, advertInterval, preemptDelay: 2 } } as Spec;
