@@ -79,16 +79,25 @@ function positions(
 }
 
 function multiset(a: readonly string[], b: readonly string[], offset: number): LineDelta {
-  const unmatched = (from: readonly string[], against: readonly string[]): number[] => {
-    const count = new Map<string, number>();
-    for (const l of against) count.set(l, (count.get(l) ?? 0) + 1);
-    const out: number[] = [];
-    from.forEach((l, k) => {
-      const c = count.get(l) ?? 0;
-      if (c > 0) count.set(l, c - 1);
-      else out.push(offset + k + 1);
-    });
-    return out;
-  };
-  return { added: unmatched(b, a), removed: unmatched(a, b) };
+  // One table, not one per side: a line of b is matched while a's count of its text lasts (the first occurrences),
+  // and what is left of a's counts are its unmatched occurrences, the last ones of each text (a walked backwards).
+  const count = new Map<string, number>();
+  for (const l of a) count.set(l, (count.get(l) ?? 0) + 1);
+  const added: number[] = [];
+  for (let k = 0; k < b.length; k++) {
+    const l = b[k] as string;
+    const c = count.get(l) ?? 0;
+    if (c > 0) count.set(l, c - 1);
+    else added.push(offset + k + 1);
+  }
+  const removed: number[] = [];
+  for (let k = a.length - 1; k >= 0; k--) {
+    const l = a[k] as string;
+    const c = count.get(l) ?? 0;
+    if (c > 0) {
+      count.set(l, c - 1);
+      removed.push(offset + k + 1);
+    }
+  }
+  return { added, removed: removed.reverse() };
 }
