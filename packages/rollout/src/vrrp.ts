@@ -475,14 +475,25 @@ export function planKeepalivedRollout(old: TreeSide, next: TreeSide): Keepalived
   }));
 
   const notInPlace: ChangePlan["notInPlace"][number][] = [];
+  const drainedNodes = nodes.filter((n) => drain.has(n) && !keep.includes(n));
+  const running = drainedNodes.filter((n) => oldFiles.has(n));
+  const notYet = drainedNodes.filter((n) => !oldFiles.has(n));
   for (const path of [...new Set(conflicts.map((c) => c.path))]) {
     const c = conflicts.find((x) => x.path === path);
     if (!c) continue;
+    // Unicast: the adverts are not dropped, they are never sent to the other side.
+    const consequence =
+      path === "vrrp.unicast"
+        ? "one side never hears the other's adverts and both can hold the VIP"
+        : "keepalived drops the other side's adverts and both hold the VIP";
     notInPlace.push({
       path,
-      reason: `keepalived cannot roll this change node by node: while ${c.a} runs the old config and ${c.b} the new one they disagree (${c.reason}), keepalived drops the other side's adverts and both hold the VIP`,
+      reason: `keepalived cannot roll this change node by node: while ${c.a} runs the old config and ${c.b} the new one they disagree (${c.reason}), ${consequence}`,
       procedure: [
-        `drain keepalived on ${nodes.filter((n) => drain.has(n) && !keep.includes(n)).join(", ")}: stop it there one node at a time (the VIPs gather on ${keep.join(", ") || "nobody"})`,
+        running.length > 0
+          ? `drain keepalived on ${running.join(", ")}: stop it there one node at a time (the VIPs gather on ${keep.join(", ") || "nobody"})`
+          : "",
+        notYet.length > 0 ? `keep keepalived stopped on ${notYet.join(", ")} (it does not run yet)` : "",
         keep.length > 0 ? `install the new files on ${keep.join(", ")} and reload keepalived there` : "",
         "install the new files on the drained nodes and start keepalived on them one at a time",
       ].filter(Boolean),
@@ -491,7 +502,7 @@ export function planKeepalivedRollout(old: TreeSide, next: TreeSide): Keepalived
   return {
     steps: finalSteps,
     holdersBefore,
-    drained: nodes.filter((n) => drain.has(n) && !keep.includes(n)),
+    drained: drainedNodes,
     notInPlace,
     refused: [],
   };

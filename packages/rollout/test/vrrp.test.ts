@@ -153,7 +153,19 @@ describe("keepalived steps: unicast peer lists", () => {
     const r = planKeepalivedRollout(treeSide(c.old), treeSide(c.next));
     expect(r.drained).toContain("node-5");
     expect(r.notInPlace.map((n) => n.path)).toEqual(["vrrp.unicast"]);
-    expect(r.notInPlace[0]?.reason).toContain("old config does not send its adverts to node-5 10.118.12.25");
+    expect(r.notInPlace).toEqual([
+      {
+        path: "vrrp.unicast",
+        reason:
+          "keepalived cannot roll this change node by node: while node-1 runs the old config and node-5 the new one they disagree (VRID 2 on wan0.4000 (192.168.11.2), unicast: node-1's old config does not send its adverts to node-5 10.118.12.25), one side never hears the other's adverts and both can hold the VIP",
+        procedure: [
+          "drain keepalived on node-2, node-3, node-4: stop it there one node at a time (the VIPs gather on node-1)",
+          "keep keepalived stopped on node-5 (it does not run yet)",
+          "install the new files on node-1 and reload keepalived there",
+          "install the new files on the drained nodes and start keepalived on them one at a time",
+        ],
+      },
+    ]);
     expect(r.steps.at(-1)?.node).toBe("node-5");
     expect(r.steps.at(-1)?.action).toBe("start");
     expect(r.steps.filter((s) => s.node === "node-5")).toHaveLength(1);
@@ -171,7 +183,9 @@ describe("keepalived steps: the VRRP password alone", () => {
     expect(paths(next)).toEqual(paths(old));
     const r = planKeepalivedRollout(old, next);
     expect(r.notInPlace.map((n) => n.path)).toEqual(["vrrp.auth.password"]);
-    expect(r.notInPlace[0]?.reason).toContain("authentication PASS with another password on each side");
+    expect(r.notInPlace[0]?.reason).toBe(
+      "keepalived cannot roll this change node by node: while node-1 runs the old config and node-2 the new one they disagree (wan0.4000 VRID 1: authentication PASS with another password on each side (another secret reference or value; the password is not shown)), keepalived drops the other side's adverts and both hold the VIP",
+    );
     expect(r.drained.length).toBeGreaterThan(0);
     expect(new Set(r.steps.map((s) => s.node))).toEqual(new Set(["node-1", "node-2", "node-3", "node-4"]));
     expect(r.steps.find((s) => s.action === "reload")?.files).toContain("nodes/node-1/etc/keepalived/auth.conf");
