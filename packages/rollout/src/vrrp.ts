@@ -355,6 +355,16 @@ export function planKeepalivedRollout(old: TreeSide, next: TreeSide): Keepalived
     for (const m of t.moves)
       if (m.to === null && !removed(m.vip))
         warnings.push(`${m.vip} has no holder after this step, until a later step brings it back`);
+    if (
+      passwordChanged &&
+      old.plan.vrrp.auth &&
+      next.plan.vrrp.auth &&
+      action !== "stop" &&
+      (newCfg.get(node)?.length ?? 0) > 0
+    )
+      warnings.push(
+        "the VRRP password changed: install auth.conf from a tree written with --with-secrets (a review tree holds a placeholder)",
+      );
     if (action === "stop" && !newFiles.has(node))
       warnings.push(
         `${node} no longer runs keepalived: remove /etc/keepalived and \`rc-update del keepalived default\``,
