@@ -90,6 +90,26 @@ describe("clusterspec changes", () => {
     }
   });
 
+  it("a new VRRP password reference alone: every carrier reloads after a drain, the password itself never shown", async () => {
+    const renamed = bare.replace("password: { env: VRRP_AUTH_PASS }", "password: { env: VRRP_AUTH_PASS_2026 }");
+    expect(renamed).not.toBe(bare);
+    writeFileSync(join(work, "repo", "password.yaml"), renamed);
+    const env = { VRRP_AUTH_PASS: "0ldPw", VRRP_AUTH_PASS_2026: "n3wPw" };
+    const r = await runCaptured(["changes", "base.yaml", "password.yaml"], join(work, "repo"), { env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(
+      `  vrrp.auth.password.env (password.yaml:${lineOf(renamed, "VRRP_AUTH_PASS_2026")}): VRRP_AUTH_PASS → VRRP_AUTH_PASS_2026\n`,
+    );
+    // the files are the same placeholders, yet each carrier gets its keepalived step
+    for (const node of ["k8s-1", "k8s-2", "k8s-3"])
+      expect(r.stdout).toMatch(new RegExp(`\\d+\\. ${node}: \\w+ keepalived`));
+    expect(r.stdout).toContain("authentication AH with another password on each side");
+    expect(r.stdout).toContain(
+      "       ⚠ the VRRP password changed: install auth.conf from a tree written with --with-secrets (a review tree holds a placeholder)\n",
+    );
+    for (const secret of Object.values(env)) expect(`${r.stdout}${r.stderr}`).not.toContain(secret);
+  });
+
   it("the schema rejects a document that breaks it", async () => {
     const doc = JSON.parse((await run("changes", "base.yaml", "cluster.yaml", "--json")).stdout);
     expect(validateChanges({ ...doc, schemaVersion: 2 })).toBe(false);

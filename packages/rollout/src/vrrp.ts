@@ -34,6 +34,11 @@ interface Instance {
   readonly auth: string;
   readonly advert: string;
   readonly cast: string;
+  /**
+   * Which password the adverts carry, compared and never printed (nor put in `terms`): the resolved value when the
+   * tree has it, else the secret reference (a review tree's placeholder is the same whatever the password).
+   */
+  readonly password: string;
   /** The VIP's spec path, e.g. `externalVips.addresses[0]`. */
   readonly specPath: string;
 }
@@ -88,6 +93,7 @@ function planInstances(plan: ClusterPlan): Map<string, Instance> {
     const auth = plan.vrrp.auth?.type ?? "none";
     const advert = `advert_int ${plan.vrrp.advertInterval}`;
     const cast = plan.vrrp.unicast ? "unicast" : "multicast";
+    const password = passwordKey(plan);
     index = new Map(
       plan.vips.map((v): [string, Instance] => {
         const address = `${v.address}/${v.prefixLength}`;
@@ -101,6 +107,7 @@ function planInstances(plan: ClusterPlan): Map<string, Instance> {
             auth,
             advert,
             cast,
+            password,
             specPath: dotPath(v.specPath),
           },
         ];
@@ -109,6 +116,18 @@ function planInstances(plan: ClusterPlan): Map<string, Instance> {
     instanceIndex.set(plan, index);
   }
   return index;
+}
+
+/**
+ * What identifies the VRRP password of a plan, for comparison only: with `--with-secrets` the value (a changed
+ * password behind the same reference changes it), else the reference (env or file name), which is all a review tree
+ * knows. A tree with the value and one without never compare equal: the planner then drains, the safe side.
+ */
+function passwordKey(plan: ClusterPlan): string {
+  if (!plan.vrrp.auth) return "";
+  const secret = plan.secrets.vrrpPassword;
+  if (!secret) return "";
+  return secret.isPlaceholder ? `reference ${JSON.stringify(secret.ref)}` : `value ${secret.value}`;
 }
 
 function instancesOf(plan: ClusterPlan, node: string): Instance[] {
@@ -133,6 +152,11 @@ function disagreement(
 ): { reason: string; path: string } | undefined {
   for (const i of a) {
     const g = byGroup.get(i.group);
+    if (g && g.terms === i.terms && g.password !== i.password)
+      return {
+        reason: `${i.group}: authentication ${i.auth} with another password on each side (another secret reference or value; the password is not shown)`,
+        path: "vrrp.auth.password",
+      };
     if (g && g.terms !== i.terms) {
       // The spec field behind the difference: the VIP list (positional VRIDs), else the VRRP setting.
       const path =
@@ -218,6 +242,7 @@ export function planKeepalivedRollout(old: TreeSide, next: TreeSide): Keepalived
       }
       if (d) conflicts.push({ a, b, ...d });
     }
+  conflicts.push(...unicastConflicts(old, next, oldFiles, newFiles, conflicts));
   const drain = new Set(conflicts.flatMap((c) => [c.a, c.b]));
   const clashes = new Set(conflicts.flatMap((c) => [`${c.a}\n${c.b}`, `${c.b}\n${c.a}`]));
   const clash = (x: string, y: string) => clashes.has(`${x}\n${y}`);
@@ -242,7 +267,12 @@ export function planKeepalivedRollout(old: TreeSide, next: TreeSide): Keepalived
   const position = new Map(nodes.map((n, i) => [n, i]));
   const steps: KeepalivedStep[] = [];
 
-  const changed = (n: string) => !sameFiles(oldFiles.get(n), newFiles.get(n));
+  // A password changed behind the files (a review tree writes the same placeholder for any reference): the node
+  // still reloads, with the files written --with-secrets.
+  const passwordChanged = passwordKey(old.plan) !== passwordKey(next.plan);
+  const changed = (n: string) =>
+    !sameFiles(oldFiles.get(n), newFiles.get(n)) ||
+    (passwordChanged && (oldCfg.get(n)?.length ?? 0) > 0 && (newCfg.get(n)?.length ?? 0) > 0);
   const actionOf = (n: string): Action | undefined =>
     !changed(n) ? undefined : !oldFiles.has(n) ? "start" : !newFiles.has(n) ? "stop" : "reload";
 
@@ -325,6 +355,16 @@ export function planKeepalivedRollout(old: TreeSide, next: TreeSide): Keepalived
     for (const m of t.moves)
       if (m.to === null && !removed(m.vip))
         warnings.push(`${m.vip} has no holder after this step, until a later step brings it back`);
+    if (
+      passwordChanged &&
+      old.plan.vrrp.auth &&
+      next.plan.vrrp.auth &&
+      action !== "stop" &&
+      (newCfg.get(node)?.length ?? 0) > 0
+    )
+      warnings.push(
+        "the VRRP password changed: install auth.conf from a tree written with --with-secrets (a review tree holds a placeholder)",
+      );
     if (action === "stop" && !newFiles.has(node))
       warnings.push(
         `${node} no longer runs keepalived: remove /etc/keepalived and \`rc-update del keepalived default\``,
@@ -445,14 +485,25 @@ export function planKeepalivedRollout(old: TreeSide, next: TreeSide): Keepalived
   }));
 
   const notInPlace: ChangePlan["notInPlace"][number][] = [];
+  const drainedNodes = nodes.filter((n) => drain.has(n) && !keep.includes(n));
+  const running = drainedNodes.filter((n) => oldFiles.has(n));
+  const notYet = drainedNodes.filter((n) => !oldFiles.has(n));
   for (const path of [...new Set(conflicts.map((c) => c.path))]) {
     const c = conflicts.find((x) => x.path === path);
     if (!c) continue;
+    // Unicast: the adverts are not dropped, they are never sent to the other side.
+    const consequence =
+      path === "vrrp.unicast"
+        ? "one side never hears the other's adverts and both can hold the VIP"
+        : "keepalived drops the other side's adverts and both hold the VIP";
     notInPlace.push({
       path,
-      reason: `keepalived cannot roll this change node by node: while ${c.a} runs the old config and ${c.b} the new one they disagree (${c.reason}), keepalived drops the other side's adverts and both hold the VIP`,
+      reason: `keepalived cannot roll this change node by node: while ${c.a} runs the old config and ${c.b} the new one they disagree (${c.reason}), ${consequence}`,
       procedure: [
-        `drain keepalived on ${nodes.filter((n) => drain.has(n) && !keep.includes(n)).join(", ")}: stop it there one node at a time (the VIPs gather on ${keep.join(", ") || "nobody"})`,
+        running.length > 0
+          ? `drain keepalived on ${running.join(", ")}: stop it there one node at a time (the VIPs gather on ${keep.join(", ") || "nobody"})`
+          : "",
+        notYet.length > 0 ? `keep keepalived stopped on ${notYet.join(", ")} (it does not run yet)` : "",
         keep.length > 0 ? `install the new files on ${keep.join(", ")} and reload keepalived there` : "",
         "install the new files on the drained nodes and start keepalived on them one at a time",
       ].filter(Boolean),
@@ -461,10 +512,56 @@ export function planKeepalivedRollout(old: TreeSide, next: TreeSide): Keepalived
   return {
     steps: finalSteps,
     holdersBefore,
-    drained: nodes.filter((n) => drain.has(n) && !keep.includes(n)),
+    drained: drainedNodes,
     notInPlace,
     refused: [],
   };
+}
+
+/**
+ * Pairs of nodes that would not hear each other over unicast while one runs its old config and the other its new
+ * one: keepalived sends a unicast advert only to the addresses in the instance's unicast_peer block (v2.2.7
+ * keepalived/vrrp/vrrp.c ~1521, vrrp_send_adv: `list_for_each_entry(peer, &vrrp->unicast_peer, e_list)`), so an
+ * old config that does not list a new carrier (or a new config that no longer lists a leaving one, or lists a
+ * peer at another address) leaves one side deaf to the other's adverts, and both can be master. Receiving is not
+ * the problem: without `check_unicast_src` an advert from an unlisted source is accepted (vrrp.c ~1104-1135).
+ * Per VIP, only the carriers missing from the other side's peers can clash: O(VIPs × carriers) for the usual change.
+ */
+function unicastConflicts(
+  old: TreeSide,
+  next: TreeSide,
+  oldFiles: ReadonlyMap<string, unknown>,
+  newFiles: ReadonlyMap<string, unknown>,
+  known: readonly { a: string; b: string }[],
+): { a: string; b: string; reason: string; path: string }[] {
+  if (!old.plan.vrrp.unicast || !next.plan.vrrp.unicast) return [];
+  const seen = new Set(known.map((c) => `${c.a}\n${c.b}`));
+  const addressOf = (plan: ClusterPlan, node: string, iface: string) =>
+    plan.nodes.find((n) => n.name === node)?.interfaces.find((f) => f.name === iface)?.address;
+  const newVips = new Map(next.plan.vips.map((v) => [v.address, v]));
+  const out: { a: string; b: string; reason: string; path: string }[] = [];
+  for (const o of old.plan.vips) {
+    const n = newVips.get(o.address);
+    if (!n || n.interface !== o.interface || n.vrid !== o.vrid) continue; // a VRRP group change clashes already
+    const peer = (plan: ClusterPlan, node: string) => `${node} ${addressOf(plan, node, o.interface)}`;
+    const oldPeers = new Set(o.order.map((x) => peer(old.plan, x)));
+    const newPeers = new Set(n.order.map((x) => peer(next.plan, x)));
+    const oldSide = o.order.filter((x) => oldFiles.has(x));
+    const newSide = n.order.filter((x) => newFiles.has(x));
+    const deafOld = new Set(newSide.filter((b) => !oldPeers.has(peer(next.plan, b))));
+    const deafNew = new Set(oldSide.filter((a) => !newPeers.has(peer(old.plan, a))));
+    if (deafOld.size === 0 && deafNew.size === 0) continue;
+    for (const a of oldSide)
+      for (const b of newSide) {
+        if (a === b || (!deafOld.has(b) && !deafNew.has(a)) || seen.has(`${a}\n${b}`)) continue;
+        seen.add(`${a}\n${b}`);
+        const reason = deafOld.has(b)
+          ? `VRID ${o.vrid} on ${o.interface} (${o.address}), unicast: ${a}'s old config does not send its adverts to ${peer(next.plan, b)}`
+          : `VRID ${o.vrid} on ${o.interface} (${o.address}), unicast: ${b}'s new config does not send its adverts to ${peer(old.plan, a)}`;
+        out.push({ a, b, reason, path: "vrrp.unicast" });
+      }
+  }
+  return out;
 }
 
 const GREEDY_LIMIT = 24;

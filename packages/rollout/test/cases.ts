@@ -2,7 +2,7 @@
 // 3 external VIPs): old and new spec of each, generated in memory with the test secrets.
 
 import { buildSpec, mustValidate, TEST_SECRETS } from "@clusterspec/core/testing";
-import type { ClusterPlan, ClusterSpecInput } from "@clusterspec/core/types";
+import type { ClusterPlan, ClusterSpecInput, SecretValues } from "@clusterspec/core/types";
 import { generate } from "clusterspec";
 import type { TreeSide } from "../src/node-steps.js";
 
@@ -10,7 +10,7 @@ type Spec = ClusterSpecInput & Record<string, unknown>;
 type NodeInput = Record<string, unknown> & { name: string };
 
 /** The lab's base: preemptDelay short so a lab stays within its time (the default is 120 s). */
-export function baseSpec(auth: "AH" | "none" = "none", advertInterval = 1): Spec {
+export function baseSpec(auth: "AH" | "PASS" | "none" = "none", advertInterval = 1): Spec {
   const spec = buildSpec({ controlPlanes: 3, workers: 1, poolSize: 3, cloud: false }, { vlan: 4000, auth }) as Spec;
   const vrrp = spec.vrrp as Record<string, unknown>;
   return { ...spec, vrrp: { ...vrrp, advertInterval, preemptDelay: 2 } } as Spec;
@@ -127,4 +127,41 @@ export function netifrcCases(): ChangeCase[] {
       });
     }),
   ];
+}
+
+/** The same cluster with unicast VRRP: carrier changes alter every instance's unicast_peer list. */
+export function unicastCases(): ChangeCase[] {
+  const unicast = (s: Spec): Spec => ({ ...s, vrrp: { ...(s.vrrp as Record<string, unknown>), unicast: true } });
+  return changeCases()
+    .filter((c) =>
+      ["insert a carrier first in nodes", "append a carrier", "remove a carrier", "replicas 3 → 2"].includes(c.name),
+    )
+    .map((c) => ({ name: `${c.name} (unicast)`, old: unicast(c.old), next: unicast(c.next) }));
+}
+
+/** The VRRP password alone: another secret reference (a review tree), or another value behind the same one. */
+export function passwordCases(): (ChangeCase & {
+  readonly oldSecrets?: SecretValues;
+  readonly newSecrets?: SecretValues;
+})[] {
+  const base = baseSpec("PASS");
+  const renamed = clone(base);
+  (renamed.vrrp as { auth: { password: unknown } }).auth.password = { env: "VRRP_AUTH_PASS_2026" };
+  return [
+    { name: "another password reference (review trees, no secrets)", old: base, next: renamed },
+    {
+      name: "another password behind the same reference (--with-secrets)",
+      old: base,
+      next: base,
+      oldSecrets: TEST_SECRETS,
+      newSecrets: { ...TEST_SECRETS, vrrpPassword: "n3w-pw" },
+    },
+  ];
+}
+
+/** A tree with these secrets (undefined: none resolved, a review tree's placeholders). */
+export function treeSideWith(input: unknown, secrets: SecretValues | undefined): TreeSide {
+  const result = generate(input as ClusterSpecInput, secrets === undefined ? {} : { secrets });
+  if (!result.ok) throw new Error(`generate failed: ${JSON.stringify(result.errors)}`);
+  return { spec: mustValidate(input), plan: result.plan as ClusterPlan, artifacts: result.artifacts };
 }

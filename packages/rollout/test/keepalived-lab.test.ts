@@ -5,6 +5,7 @@
 import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { TEST_SECRETS } from "@clusterspec/core/testing";
 import {
   formatRolloutReport,
   type RolloutReport,
@@ -15,7 +16,15 @@ import {
 import { afterAll, describe, expect, it, type TestContext } from "vitest";
 import type { TreeSide } from "../src/node-steps.js";
 import { planKeepalivedRollout } from "../src/vrrp.js";
-import { changeCases, treeSide } from "./cases.js";
+import { type ChangeCase, changeCases, passwordCases, treeSideWith, unicastCases } from "./cases.js";
+
+/** Issue 27's cases, then the planner's later ones: a carrier appended with unicast, the VRRP password alone. */
+type LabCase = ChangeCase & Partial<Pick<ReturnType<typeof passwordCases>[number], "oldSecrets" | "newSecrets">>;
+const labCases = (): LabCase[] => [
+  ...changeCases(),
+  ...unicastCases().filter((c) => c.name === "append a carrier (unicast)"),
+  ...passwordCases().filter((c) => c.newSecrets !== undefined),
+];
 
 const labAvailable = (): boolean =>
   toolAvailable("keepalived", { root: true }) &&
@@ -60,10 +69,10 @@ async function withLabSlot<T>(run: () => Promise<T>): Promise<T> {
 }
 
 async function runCase(ctx: TestContext, name: string): Promise<RolloutReport> {
-  const c = changeCases().find((x) => x.name === name);
+  const c = labCases().find((x) => x.name === name);
   if (!c) throw new Error(`no case ${name}`);
-  const old = treeSide(c.old);
-  const next = treeSide(c.next);
+  const old = treeSideWith(c.old, c.oldSecrets ?? TEST_SECRETS);
+  const next = treeSideWith(c.next, c.newSecrets ?? TEST_SECRETS);
   const slug = name.replace(/[^a-z0-9]+/gi, "-");
   const oldDir = writeTree(old, join(scratch, `${slug}-old`));
   const newDir = writeTree(next, join(scratch, `${slug}-new`));
@@ -102,6 +111,6 @@ async function runCase(ctx: TestContext, name: string): Promise<RolloutReport> {
 const LAB_TIMEOUT = 420_000;
 
 describe.runIf(labAvailable())("change plans on real keepalived (VRRP lab)", { concurrent: true }, () => {
-  for (const c of changeCases())
+  for (const c of labCases())
     it(c.name, (ctx) => withLabSlot(() => runCase(ctx, c.name)).then(() => undefined), LAB_TIMEOUT);
 });

@@ -193,8 +193,22 @@ describe("the line delta", () => {
         tail++;
       const am = a.slice(head, a.length - tail);
       const bm = b.slice(head, b.length - tail);
-      const changes = am.length && bm.length ? diffArrays(am, bm, { maxEditLength: 64 }) : undefined;
-      if (changes === undefined) return lineDelta(oldText, newText); // the multiset path (or nothing in the middle)
+      const range = (from: number, n: number) => Array.from({ length: n }, (_, k) => from + k + 1);
+      if (am.length === 0 || bm.length === 0) return { added: range(head, bm.length), removed: range(head, am.length) };
+      const changes = diffArrays(am, bm, { maxEditLength: 64 });
+      if (changes === undefined) {
+        // the multiset as it was written first: one count table per side, each side's first occurrences matched
+        const unmatched = (from: readonly string[], against: readonly string[]) => {
+          const count = new Map<string, number>();
+          for (const l of against) count.set(l, (count.get(l) ?? 0) + 1);
+          return from.flatMap((l, k) => {
+            const c = count.get(l) ?? 0;
+            count.set(l, c - 1);
+            return c > 0 ? [] : [head + k + 1];
+          });
+        };
+        return { added: unmatched(bm, am), removed: unmatched(am, bm) };
+      }
       const added: number[] = [];
       const removed: number[] = [];
       let i = head;
@@ -217,6 +231,45 @@ describe("the line delta", () => {
         fc.array(fc.constantFrom("a", "b", "c", "d", "e", "f"), { maxLength: 120 }),
         fc.array(fc.constantFrom("a", "b", "c", "d", "e", "f"), { maxLength: 120 }),
         (x, y) => {
+          const text = (l: string[]) => (l.length === 0 ? "" : `${l.join("\n")}\n`);
+          expect(lineDelta(text(x), text(y))).toEqual(reference(text(x), text(y)));
+        },
+      ),
+      { numRuns: 300 },
+    );
+    // Two long unrelated files: past 64 edits, the multiset's answer (which occurrences of a repeated text count as
+    // the unmatched ones) must be the two-table one's.
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom("a", "b", "c", "d", "e", "f", "g", "h"), { minLength: 200, maxLength: 400 }),
+        fc.array(fc.constantFrom("a", "b", "c", "d", "e", "f", "g", "h"), { minLength: 200, maxLength: 400 }),
+        (x, y) => {
+          const text = (l: string[]) => `${l.join("\n")}\n`;
+          expect(lineDelta(text(x), text(y))).toEqual(reference(text(x), text(y)));
+        },
+      ),
+      { numRuns: 60 },
+    );
+    // A long file with a few edits (the common case: a priority or a name changed in a keepalived.conf): the answer
+    // of the cheap first search (8 edits) must be the 64-edit search's, past it and at its boundary.
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom("a", "b", "c", "d", "e", "f"), { minLength: 1, maxLength: 200 }),
+        fc.array(
+          fc.record({
+            at: fc.nat(),
+            kind: fc.constantFrom("insert", "delete", "replace"),
+            text: fc.constantFrom("a", "g"),
+          }),
+          { maxLength: 14 },
+        ),
+        (x, edits) => {
+          const y: string[] = [...x];
+          for (const e of edits) {
+            const at = e.at % (y.length + 1);
+            if (e.kind === "insert") y.splice(at, 0, e.text);
+            else if (at < y.length) y.splice(at, 1, ...(e.kind === "replace" ? [e.text] : []));
+          }
           const text = (l: string[]) => (l.length === 0 ? "" : `${l.join("\n")}\n`);
           expect(lineDelta(text(x), text(y))).toEqual(reference(text(x), text(y)));
         },

@@ -1,8 +1,9 @@
 // The keepalived planner on the issue's change cases (4-node VLAN cluster): which cases roll node by node and which
 // drain, and the planner's contract shape. The VRRP lab (keepalived-lab.test.ts) runs the same plans on real daemons.
 import { describe, expect, it } from "vitest";
+import type { TreeSide } from "../src/node-steps.js";
 import { planKeepalivedRollout, planKeepalivedSteps } from "../src/vrrp.js";
-import { changeCases, treeSide } from "./cases.js";
+import { changeCases, passwordCases, treeSide, treeSideWith, unicastCases } from "./cases.js";
 
 const cases = new Map(changeCases().map((c) => [c.name, c]));
 const rolloutOf = (name: string) => {
@@ -90,5 +91,128 @@ describe("keepalived steps", () => {
       expect(s.kind).toBe("keepalived");
       for (const f of s.files) expect(f.startsWith(`nodes/${s.node}/etc/keepalived/`)).toBe(true);
     }
+  });
+});
+
+/** Per node: VRRP group (interface and VRID) → the node's unicast source and the peers it sends adverts to. */
+function unicastPeering(side: TreeSide): Map<string, Map<string, { src: string; peers: Set<string> }>> {
+  const out = new Map<string, Map<string, { src: string; peers: Set<string> }>>();
+  for (const a of side.artifacts) {
+    const node = /^nodes\/([^/]+)\/etc\/keepalived\/keepalived\.conf$/.exec(a.path)?.[1];
+    if (!node) continue;
+    const groups = new Map<string, { src: string; peers: Set<string> }>();
+    for (const block of a.content.split(/^vrrp_instance /m).slice(1)) {
+      const iface = /^\s*interface (\S+)$/m.exec(block)?.[1];
+      const vrid = /^\s*virtual_router_id (\d+)$/m.exec(block)?.[1];
+      const src = /^\s*unicast_src_ip (\S+)$/m.exec(block)?.[1];
+      const peers = /unicast_peer \{\n([^}]*)\}/.exec(block)?.[1]?.trim().split(/\s+/) ?? [];
+      if (iface && vrid && src) groups.set(`${iface} ${vrid}`, { src, peers: new Set(peers) });
+    }
+    out.set(node, groups);
+  }
+  return out;
+}
+
+describe("keepalived steps: unicast peer lists", () => {
+  const unicast = new Map(unicastCases().map((c) => [c.name, c]));
+
+  it.each([...unicast.keys()])(
+    "%s: after every step, two live nodes of one VRRP group send their adverts to each other (read from the files)",
+    (name) => {
+      const c = unicast.get(name);
+      if (!c) throw new Error(name);
+      const old = treeSide(c.old);
+      const next = treeSide(c.next);
+      const peering = { old: unicastPeering(old), new: unicastPeering(next) };
+      const r = planKeepalivedRollout(old, next);
+      const live = new Map<string, "old" | "new" | "down">([...peering.old.keys()].map((n) => [n, "old"]));
+      const check = (after: string) => {
+        const running = [...live].filter(([, l]) => l !== "down") as [string, "old" | "new"][];
+        for (const [a, la] of running)
+          for (const [b, lb] of running) {
+            if (a === b) continue;
+            for (const [group, x] of peering[la].get(a) ?? new Map()) {
+              const y = peering[lb].get(b)?.get(group);
+              if (y)
+                expect(x.peers.has(y.src), `${after}: ${a} (${la}) does not send ${group} to ${b} (${lb})`).toBe(true);
+            }
+          }
+      };
+      check("before the first step");
+      for (const s of r.steps) {
+        live.set(s.node, s.action === "stop" ? "down" : "new");
+        check(s.title);
+      }
+      expect([...live].filter(([n]) => peering.new.has(n)).every(([, l]) => l === "new")).toBe(true);
+    },
+  );
+
+  it("appending a carrier: drained (vrrp.unicast), and the new carrier starts last, once every other runs the new peers", () => {
+    const c = unicast.get("append a carrier (unicast)");
+    if (!c) throw new Error("case");
+    const r = planKeepalivedRollout(treeSide(c.old), treeSide(c.next));
+    expect(r.drained).toContain("node-5");
+    expect(r.notInPlace.map((n) => n.path)).toEqual(["vrrp.unicast"]);
+    expect(r.notInPlace).toEqual([
+      {
+        path: "vrrp.unicast",
+        reason:
+          "keepalived cannot roll this change node by node: while node-1 runs the old config and node-5 the new one they disagree (VRID 2 on wan0.4000 (192.168.11.2), unicast: node-1's old config does not send its adverts to node-5 10.118.12.25), one side never hears the other's adverts and both can hold the VIP",
+        procedure: [
+          "drain keepalived on node-2, node-3, node-4: stop it there one node at a time (the VIPs gather on node-1)",
+          "keep keepalived stopped on node-5 (it does not run yet)",
+          "install the new files on node-1 and reload keepalived there",
+          "install the new files on the drained nodes and start keepalived on them one at a time",
+        ],
+      },
+    ]);
+    expect(r.steps.at(-1)?.node).toBe("node-5");
+    expect(r.steps.at(-1)?.action).toBe("start");
+    expect(r.steps.filter((s) => s.node === "node-5")).toHaveLength(1);
+  });
+});
+
+describe("keepalived steps: the VRRP password alone", () => {
+  const [reference, value] = passwordCases();
+
+  it("another secret reference: the files do not differ (placeholders), every carrier is still drained and reloaded", () => {
+    if (!reference) throw new Error("case");
+    const old = treeSideWith(reference.old, undefined);
+    const next = treeSideWith(reference.next, undefined);
+    const paths = (t: TreeSide) => t.artifacts.filter((a) => a.path.includes("/etc/keepalived/"));
+    expect(paths(next)).toEqual(paths(old));
+    const r = planKeepalivedRollout(old, next);
+    expect(r.notInPlace.map((n) => n.path)).toEqual(["vrrp.auth.password"]);
+    expect(r.notInPlace[0]?.reason).toBe(
+      "keepalived cannot roll this change node by node: while node-1 runs the old config and node-2 the new one they disagree (wan0.4000 VRID 1: authentication PASS with another password on each side (another secret reference or value; the password is not shown)), keepalived drops the other side's adverts and both hold the VIP",
+    );
+    expect(r.drained.length).toBeGreaterThan(0);
+    expect(new Set(r.steps.map((s) => s.node))).toEqual(new Set(["node-1", "node-2", "node-3", "node-4"]));
+    expect(r.steps.find((s) => s.action === "reload")?.files).toContain("nodes/node-1/etc/keepalived/auth.conf");
+  });
+
+  it("another value behind the same reference (--with-secrets): drained, and neither password is ever printed", () => {
+    if (!value) throw new Error("case");
+    const r = planKeepalivedRollout(
+      treeSideWith(value.old, value.oldSecrets),
+      treeSideWith(value.next, value.newSecrets),
+    );
+    expect(r.notInPlace.map((n) => n.path)).toEqual(["vrrp.auth.password"]);
+    expect(r.drained.length).toBeGreaterThan(0);
+    const printed = JSON.stringify({ steps: r.steps.map(({ holdersAfter: _h, ...s }) => s), notInPlace: r.notInPlace });
+    for (const secret of [value.oldSecrets?.vrrpPassword, value.newSecrets?.vrrpPassword]) {
+      expect(secret).toBeTruthy();
+      expect(printed).not.toContain(secret);
+    }
+  });
+
+  it("the same password behind the same reference: nothing to do", () => {
+    if (!value) throw new Error("case");
+    const r = planKeepalivedRollout(
+      treeSideWith(value.old, value.oldSecrets),
+      treeSideWith(value.old, value.oldSecrets),
+    );
+    expect(r.steps).toEqual([]);
+    expect(r.notInPlace).toEqual([]);
   });
 });
