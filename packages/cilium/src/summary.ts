@@ -20,7 +20,12 @@ export function summarizeCilium(plan: ClusterPlan): string {
   const pod = podMtu(plan);
   const budget = mtuBudget(plan);
   const rows: [string, string][] = [
-    ["kube-proxy replacement", `true; API server ${plan.controlPlane.endpoint} (the control-plane VIP)`],
+    [
+      "kube-proxy replacement",
+      // The values' k8sServiceHost/k8sServicePort: the VIP itself, even with controlPlane.dnsName (the agent must not
+      // depend on DNS, which runs on the cluster it connects).
+      `true; API server ${plan.controlPlane.host.includes(":") ? `[${plan.controlPlane.host}]` : plan.controlPlane.host}:${plan.controlPlane.port} (k8sServiceHost: the control-plane VIP${plan.controlPlane.dnsName ? `, not ${plan.controlPlane.dnsName}` : ""})`,
+    ],
     [
       "routing",
       c.routingMode === "native"

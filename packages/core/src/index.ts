@@ -39,6 +39,7 @@ export {
   kubernetesContract,
 } from "./facts/contract.js";
 export { FEDORA_EOL_AS_OF, FEDORA_EOL_SOURCE, type FedoraEol, fedoraReleaseOf } from "./facts/fedora.js";
+export { GENTOO_ATOMS, KEEPALIVED_MIN_VERSION } from "./facts/gentoo.js";
 export {
   IDENTITIES_FILE,
   type Identities,
@@ -109,6 +110,7 @@ export type {
   CloudPlan,
   ClusterPlan,
   HostPlan,
+  InterfaceSysctl,
   KubeadmKnobs,
   NodeHealthPlan,
   PeerSecretLayout,

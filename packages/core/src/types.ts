@@ -46,6 +46,7 @@ export type {
   CloudPlan,
   ClusterPlan,
   HostPlan,
+  InterfaceSysctl,
   KubeadmApiVersion,
   KubeadmKnobs,
   NodeHealthPlan,

@@ -57,7 +57,7 @@ describe("bootstrap order (PLAN.md ## Bootstrap)", () => {
         // keepalived and curl are installed wherever keepalived runs its checks.
         for (const b of boot) {
           const install = b.steps[0]?.text ?? "";
-          expect(install.includes("net-misc/keepalived")).toBe(holdsVip.has(b.node));
+          expect(install.includes("sys-cluster/keepalived")).toBe(holdsVip.has(b.node));
           if (plan.nodes.find((n) => n.name === b.node)?.controlPlane) expect(install).toContain("net-misc/curl");
         }
         // PLAN.md shows exactly these steps, numbered per node.
@@ -80,7 +80,7 @@ describe("bootstrap order (PLAN.md ## Bootstrap)", () => {
 
       **k8s-1**
 
-      1. Install \`net-misc/keepalived net-misc/curl\` (keepalived's checks call curl) and the Kubernetes packages (see Host files).
+      1. Install \`sys-cluster/keepalived net-misc/curl\` (keepalived's checks call curl) and the Kubernetes packages (see Host files; copy its package.accept_keywords file first: a stable-only system needs it).
       2. Copy \`nodes/k8s-1/\` onto the node and do the manual steps of Host files and Network interfaces.
       3. \`rc-update add keepalived default && rc-service keepalived start\`: alone, it takes the control-plane VIP although no apiserver answers yet (a negative check weight keeps it eligible).
       4. \`ip -o addr show dev wan1 | grep -F ' 10.118.12.100/24 '\` shows the VIP on this node; else read \`/var/log/messages\` for keepalived.
@@ -90,14 +90,14 @@ describe("bootstrap order (PLAN.md ## Bootstrap)", () => {
 
       **k8s-2**
 
-      1. Install \`net-misc/keepalived net-misc/curl\` (keepalived's checks call curl) and the Kubernetes packages (see Host files).
+      1. Install \`sys-cluster/keepalived net-misc/curl\` (keepalived's checks call curl) and the Kubernetes packages (see Host files; copy its package.accept_keywords file first: a stable-only system needs it).
       2. Copy \`nodes/k8s-2/\` onto the node and do the manual steps of Host files and Network interfaces.
       3. \`rc-update add keepalived default && rc-service keepalived start\`: its apiserver check fails until it has joined, so it takes the control-plane VIP from nobody.
       4. \`kubeadm join --config kubeadm.yaml\` (after k8s-1 step 5)
 
       **k8s-3**
 
-      1. Install \`net-misc/keepalived net-misc/curl\` (keepalived's checks call curl) and the Kubernetes packages (see Host files).
+      1. Install \`sys-cluster/keepalived net-misc/curl\` (keepalived's checks call curl) and the Kubernetes packages (see Host files; copy its package.accept_keywords file first: a stable-only system needs it).
       2. Copy \`nodes/k8s-3/\` onto the node and do the manual steps of Host files and Network interfaces.
       3. \`rc-update add keepalived default && rc-service keepalived start\`: its apiserver check fails until it has joined, so it takes the control-plane VIP from nobody.
       4. \`kubeadm join --config kubeadm.yaml\` (after k8s-1 step 5)"
@@ -118,21 +118,21 @@ describe("bootstrap order (PLAN.md ## Bootstrap)", () => {
 
       **k8s-1**
 
-      1. Install \`net-misc/keepalived net-misc/curl\` (keepalived's checks call curl) and the Kubernetes packages (see Host files).
+      1. Install \`sys-cluster/keepalived net-misc/curl\` (keepalived's checks call curl) and the Kubernetes packages (see Host files; copy its package.accept_keywords file first: a stable-only system needs it).
       2. Copy \`nodes/k8s-1/\` onto the node and do the manual steps of Host files and Network interfaces.
       3. \`rc-update add keepalived default && rc-service keepalived start\`: its apiserver check fails until it has joined, so it takes the control-plane VIP from nobody.
       4. \`kubeadm join --config kubeadm.yaml\`
 
       **k8s-2**
 
-      1. Install \`net-misc/keepalived net-misc/curl\` (keepalived's checks call curl) and the Kubernetes packages (see Host files).
+      1. Install \`sys-cluster/keepalived net-misc/curl\` (keepalived's checks call curl) and the Kubernetes packages (see Host files; copy its package.accept_keywords file first: a stable-only system needs it).
       2. Copy \`nodes/k8s-2/\` onto the node and do the manual steps of Host files and Network interfaces.
       3. \`rc-update add keepalived default && rc-service keepalived start\`: its apiserver check fails until it has joined, so it takes the control-plane VIP from nobody.
       4. \`kubeadm join --config kubeadm.yaml\`
 
       **k8s-3**
 
-      1. Install \`net-misc/keepalived net-misc/curl\` (keepalived's checks call curl) and the Kubernetes packages (see Host files).
+      1. Install \`sys-cluster/keepalived net-misc/curl\` (keepalived's checks call curl) and the Kubernetes packages (see Host files; copy its package.accept_keywords file first: a stable-only system needs it).
       2. Copy \`nodes/k8s-3/\` onto the node and do the manual steps of Host files and Network interfaces.
       3. \`rc-update add keepalived default && rc-service keepalived start\`: its apiserver check fails until it has joined, so it takes the control-plane VIP from nobody.
       4. \`kubeadm join --config kubeadm.yaml\`"

@@ -8,6 +8,8 @@ import { rules } from "../src/spec/rules.js";
 
 interface Mutation {
   readonly rule: string;
+  /** The rule only warns: the path must be among the warnings. */
+  readonly warning?: true;
   /** Breaks the spec in place; returns the path that must be reported, or undefined when not applicable. */
   readonly apply: (s: any, k: number) => string | undefined;
 }
@@ -348,6 +350,44 @@ const mutations: Mutation[] = [
     },
   },
   {
+    rule: "uplinkRoutesSomething",
+    apply: (s) => {
+      const i = s.network.segments.findIndex((seg: any) => seg.uplink);
+      if (i < 0) return undefined;
+      s.network.segments[i].uplink.sources = [];
+      return `network.segments.${i}.uplink.sources`;
+    },
+  },
+  {
+    rule: "vswitchVlanMtu",
+    warning: true,
+    apply: (s, k) => {
+      const node = s.nodes[0];
+      const parent = Object.keys(node.interfaces).find((n) => !node.interfaces[n].vlan);
+      if (parent === undefined) return undefined;
+      node.interfaces.vx9 = { vlan: { parent, id: 4000 + (k % 92) } };
+      return "nodes.0.interfaces.vx9.vlan.id";
+    },
+  },
+  {
+    rule: "externalVipsOnCiliumDevice",
+    apply: (s) => {
+      if (!s.externalVips) return undefined;
+      const k8s = s.network.segments[0].interface;
+      s.cilium.devices = Object.keys(s.nodes[0].interfaces).filter((n) => n !== k8s);
+      return "cilium.devices";
+    },
+  },
+  {
+    rule: "dsrWithWireguard",
+    warning: true,
+    apply: (s, k) => {
+      s.cilium.encryption = "wireguard";
+      s.cilium.loadBalancerMode = k % 2 === 0 ? "dsr" : "hybrid";
+      return "cilium.loadBalancerMode";
+    },
+  },
+  {
     rule: "ciliumDsrDispatch",
     apply: (s) => {
       s.cilium.routingMode = "tunnel";
@@ -442,6 +482,10 @@ describe("every rule, broken on purpose, is reported at its path", () => {
         if (path === undefined) return;
         applied++;
         const r = validateSpec(s);
+        if (m.warning) {
+          expect(r.warnings.map((e) => e.path.join("."))).toContain(path);
+          return;
+        }
         expect(r.ok).toBe(false);
         if (!r.ok) expect(r.errors.map((e) => e.path.join("."))).toContain(path);
       }),

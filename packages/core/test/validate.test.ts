@@ -840,6 +840,8 @@ describe("further rule messages", () => {
         → at network.segments[1].name
       ✖ interface wan1 already attaches segment network.segments[0].interface; one segment per interface
         → at network.segments[1].interface
+      ✖ the uplink of segment internal routes nothing: it has no uplink.sources, no onLink networks and no external VIPs inside 192.0.2.0/24, so no rule uses table vswitch and replies leave by the main table's default route; list the networks whose replies must leave through 192.0.2.1 in uplink.sources (e.g. [192.0.2.0/24]), or remove the uplink
+        → at network.segments[1].uplink.gateway
       ✖ routing table name vswitch is already used by network.segments[0].uplink.routingTable.name
         → at network.segments[1].uplink.routingTable.name"
     `);
@@ -896,7 +898,9 @@ describe("further rule messages", () => {
         s.controlPlane = { vip: "192.0.2.100/24", interface: "wan2" };
       }),
     ).toMatchInlineSnapshot(`
-      "✖ control-plane node k8s-1 has no interface wan2 for the control-plane VIP
+      "✖ the external VIPs live on wan2, which is not a Cilium device: with kube-proxy replacement Cilium's load balancer serves Services only on its devices, so traffic to the VIPs there would not reach a backend; add wan2 to cilium.devices (or leave cilium.devices out: clusterspec then adds it)
+        → at cilium.devices
+      ✖ control-plane node k8s-1 has no interface wan2 for the control-plane VIP
         → at nodes[0].interfaces
       ✖ node k8s-1 carries external VIPs but has no interface wan2
         → at nodes[0].interfaces

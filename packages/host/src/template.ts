@@ -10,7 +10,9 @@ const header = "# <%- v.marker %>\n";
 
 const sysctl = compile(
   `${header}# Kubernetes needs forwarding; keepalived and services bind addresses the node does not hold yet;
-# rp_filter: all 0 as Cilium sets it, 2 (loose) for new interfaces and those with VIPs or policy-routed replies.
+# rp_filter: all 0 as Cilium sets it, 2 (loose) by default. Per-interface keys (rp_filter, accept_local) are not
+# here: /etc/conf.d/net's postup() sets them when netifrc brings each interface up (a VLAN does not exist yet
+# when this file is applied at boot).
 # procps' sysctl --system applies
 # /etc/sysctl.conf after every sysctl.d file: etc/sysctl.conf.clusterspec repeats these keys for its end.
 # net.ipv4.ip_local_port_range stays at its default, below the NodePort range.
@@ -64,14 +66,19 @@ export const renderModules = (v: HostView): string => modules(v);
 export const renderKubeletConfd = (v: HostView): string => kubelet(v);
 export const renderUdevRules = (v: HostView): string => udev(v);
 const fstab = compile(
-  `${header}# Append to /etc/fstab: Cilium keeps its eBPF maps in /sys/fs/bpf across agent restarts.
-<% v.fstab.forEach((f, i) => { %><%- i === 0 ? "" : "\t" %><%= f %><% }) %>
+  `${header}# Append to /etc/fstab: Cilium keeps its eBPF maps in /sys/fs/bpf across agent restarts. OpenRC's sysfs
+# service mounts bpffs there first (source bpf): mount -a skips the first line then, and the second makes it shared
+# (Cilium mounts it with Bidirectional propagation), without mounting a second bpffs on top.
+<% for (const l of v.fstab) { -%>
+<% l.forEach((f, i) => { %><%- i === 0 ? "" : "\t" %><%= f %><% }) %>
+<% } -%>
 `,
   field,
 );
 
 const acceptKeywords = compile(
   `${header}# kubeadm, kubelet and kubectl are keyworded ~arch in ::gentoo; pinned to the cluster's minor version.
+# sys-cluster/keepalived (on the nodes that hold a VIP) is ~amd64 too, from the oldest version clusterspec checks.
 <% for (const p of v.kubernetesPackages) { %><%= p %>
 <% } %>`,
   field,

@@ -1,5 +1,11 @@
 // Every decision about the host files lives here; the templates only loop.
-import { type ClusterPlan, generatedMarker, type PlannedNode } from "@clusterspec/core";
+import {
+  type ClusterPlan,
+  GENTOO_ATOMS,
+  generatedMarker,
+  KEEPALIVED_MIN_VERSION,
+  type PlannedNode,
+} from "@clusterspec/core";
 import { field, lineText, sysctlValue } from "./escape.js";
 
 export const SYSCTL_FILE = "etc/sysctl.d/90-kubernetes.conf";
@@ -20,9 +26,6 @@ export const MANAGED_SYSCTL: readonly (readonly [string, string])[] = [
   ["net.ipv4.conf.default.rp_filter", "2"],
 ];
 
-/** The value clusterspec pins on the interfaces that carry VIPs or policy-routed replies. */
-export const RP_FILTER_LOOSE = "2";
-
 export const KERNEL_MODULES: readonly string[] = ["overlay", "br_netfilter"];
 
 /**
@@ -30,21 +33,23 @@ export const KERNEL_MODULES: readonly string[] = ["overlay", "br_netfilter"];
  * kubelet and kubectl are packaged on their own and only in ~arch, so they are keyworded, pinned to the minor.
  */
 export const KUBERNETES_PACKAGES: readonly string[] = [
-  "sys-cluster/kubeadm",
-  "sys-cluster/kubelet",
-  "sys-cluster/kubectl",
+  GENTOO_ATOMS.kubeadm,
+  GENTOO_ATOMS.kubelet,
+  GENTOO_ATOMS.kubectl,
 ];
 
-// shared: OpenRC, unlike systemd, leaves mounts private, and Cilium's mount-bpf-fs init container mounts
-// /sys/fs/bpf with Bidirectional propagation, which containerd refuses on a private mount.
-export const BPF_FSTAB_LINE = [
-  "bpffs",
-  "/sys/fs/bpf",
-  "bpf",
-  "rw,nosuid,nodev,noexec,relatime,shared",
-  "0",
-  "0",
-] as const;
+/**
+ * /etc/fstab lines for /sys/fs/bpf. OpenRC's sysfs service (sysinit) already mounts bpffs there, private, with source
+ * `bpf` (init.d/sysfs.in, mount_misc, OpenRC 0.62 and later); a line with another source (`bpffs`) makes localmount's
+ * `mount -a` stack a second bpffs over it. The first line has the same source, so `mount -a` finds it mounted and
+ * skips it (and mounts it where sysfs did not); the second only turns the mount shared: Cilium's mount-bpf-fs init
+ * container mounts /sys/fs/bpf with Bidirectional propagation, which containerd refuses on a private mount, and OpenRC,
+ * unlike systemd, leaves mounts private. Tested with `mount -a` in a mount namespace (packages/host/test).
+ */
+export const BPF_FSTAB_LINES: readonly (readonly string[])[] = [
+  ["bpf", "/sys/fs/bpf", "bpf", "rw,nosuid,nodev,noexec,relatime", "0", "0"],
+  ["none", "/sys/fs/bpf", "none", "shared", "0", "0"],
+];
 
 export interface HostView {
   readonly marker: string;
@@ -58,33 +63,28 @@ export interface HostView {
   readonly kubeletArgs: readonly string[];
   readonly kubeletExtraArgs: readonly string[];
   readonly udev: readonly { readonly mac: string; readonly name: string }[];
-  readonly fstab: readonly string[];
-  /** package.accept_keywords atoms, e.g. `=sys-cluster/kubeadm-1.34*` */
+  /** /etc/fstab lines, each as its fields. */
+  readonly fstab: readonly (readonly string[])[];
+  /** package.accept_keywords atoms, e.g. `=sys-cluster/kubeadm-1.34*`, and keepalived where the node holds a VIP. */
   readonly kubernetesPackages: readonly string[];
   /** rc.conf lines for cgroup v1 (hybrid, legacy); empty with OpenRC's default unified mode. */
   readonly rcConf: readonly { readonly name: string; readonly value: string }[];
 }
 
-/**
- * `net.ipv4.conf.<if>.accept_local`; sysctl.d writes a name with dots (a VLAN such as wan0.4000) in the
- * slash form, where dots are part of the name.
- */
-export function acceptLocalKey(iface: string): string {
-  return interfaceKey(iface, "accept_local");
-}
-
-/** `net.ipv4.conf.<if>.<leaf>`, in the slash form for a name with dots. */
+/** `net.ipv4.conf.<if>.<leaf>`, in the slash form for a name with dots (a VLAN such as wan0.4000), where the
+ * dots are part of the name: how procps' sysctl reads it. */
 export function interfaceKey(iface: string, leaf: string): string {
   return iface.includes(".") ? `net/ipv4/conf/${iface}/${leaf}` : `net.ipv4.conf.${iface}.${leaf}`;
 }
 
-/** The sysctl lines clusterspec owns on a node, in file order. */
-export function managedSysctl(node: PlannedNode): { key: string; value: string }[] {
-  return [
-    ...MANAGED_SYSCTL.map(([key, value]) => ({ key, value })),
-    ...node.rpFilterLooseInterfaces.map((i) => ({ key: interfaceKey(i, "rp_filter"), value: RP_FILTER_LOOSE })),
-    ...node.acceptLocalInterfaces.map((i) => ({ key: acceptLocalKey(i), value: "1" })),
-  ];
+/**
+ * The sysctl lines clusterspec owns on a node, in file order: global keys only. Per-interface keys
+ * (`node.interfaceSysctls`) are set by netifrc's postup() when each interface comes up: OpenRC's sysctl service
+ * runs in the boot runlevel, before net.<parent> creates a VLAN, and `sysctl --system` fails on a key whose
+ * interface does not exist yet (the value would stay at the kernel's).
+ */
+export function managedSysctl(_node: PlannedNode): { key: string; value: string }[] {
+  return MANAGED_SYSCTL.map(([key, value]) => ({ key, value }));
 }
 
 /** OpenRC's rc.conf for the cgroup mode: nothing for unified (its default); cgroup v1 also needs hierarchical memory accounting. */
@@ -122,6 +122,20 @@ function hostsOf(plan: ClusterPlan): HostView["hosts"] {
   return hosts;
 }
 
+/**
+ * The atoms a stable-only system must accept from ~arch (packages/host/data/gentoo-atoms.json: KEYWORDS of every
+ * version checked): kubeadm, kubelet and kubectl of the cluster's minor; keepalived, from the oldest version the
+ * configuration is checked with, on the nodes that hold a VIP.
+ */
+export function acceptKeywords(plan: ClusterPlan, node: PlannedNode): string[] {
+  const minor = `${plan.kubernetes.version.major}.${plan.kubernetes.version.minor}`;
+  const holdsVip = plan.vips.some((v) => v.order.includes(node.name));
+  return [
+    ...KUBERNETES_PACKAGES.map((p) => `=${p}-${minor}*`),
+    ...(holdsVip ? [`>=${GENTOO_ATOMS.keepalived}-${KEEPALIVED_MIN_VERSION}`] : []),
+  ];
+}
+
 export function toHostView(plan: ClusterPlan, node: PlannedNode): HostView {
   // sysctl strips blanks around a value itself, so trimming changes nothing it would apply.
   const extras = plan.host.sysctl.map(({ key, value }) => ({ key: field(key), value: sysctlValue(value.trim()) }));
@@ -140,10 +154,8 @@ export function toHostView(plan: ClusterPlan, node: PlannedNode): HostView {
     ],
     kubeletExtraArgs: needsStorageIsolationGate(node) ? ["--feature-gates=LocalStorageCapacityIsolation=false"] : [],
     udev: node.interfaces.flatMap((f) => (f.vlan || f.mac === undefined ? [] : [{ mac: f.mac, name: f.name }])),
-    fstab: BPF_FSTAB_LINE,
-    kubernetesPackages: KUBERNETES_PACKAGES.map(
-      (p) => `=${p}-${plan.kubernetes.version.major}.${plan.kubernetes.version.minor}*`,
-    ),
+    fstab: BPF_FSTAB_LINES,
+    kubernetesPackages: acceptKeywords(plan, node),
     rcConf: rcConfLines(plan.host.cgroupMode),
   };
 }

@@ -99,10 +99,12 @@ class PoolLoads {
   /** `k8s-1: 2, k8s-3: 1` for a few carriers, else `1 to 2 (spread 1)`, or `1 to 2` without the spread. */
   describe(down: readonly string[], changed: ReadonlyMap<string, number>, withSpread = true): string {
     if (this.carriers.length <= LOADS_LISTED_UP_TO)
-      return this.carriers
-        .filter((c) => !down.includes(c))
-        .map((c) => `${c}: ${changed.get(c) ?? this.base.get(c) ?? 0}`)
-        .join(", ");
+      return (
+        this.carriers
+          .filter((c) => !down.includes(c))
+          .map((c) => `${c}: ${changed.get(c) ?? this.base.get(c) ?? 0}`)
+          .join(", ") || "no carrier left"
+      );
     const r = this.range(down, changed);
     if (r === undefined) return "no carrier left";
     if (r.min === r.max) return `${r.min} on each carrier`;
@@ -469,5 +471,5 @@ function authText(plan: ClusterPlan): string {
   const tradeoffs =
     "RFC 3768 removed VRRP authentication: PASS sends the password in clear in every advert and only guards against misconfigured peers; AH (IP protocol 51) authenticates adverts but keepalived's man page marks it not recommended, it needs every switch and firewall on the segment to pass protocol 51, and it does not work with unicast peers. Without authentication any host on the segment can take a VIP, so keep VRRP on a segment only the nodes reach.";
   if (!a) return `Authentication: none (\`vrrp.auth\` unset). ${tradeoffs}`;
-  return `Authentication: ${a.type}, the password in \`${AUTH_FILE}\` (0600). keepalived ignores an \`include\` whose file is missing, and would then run without the password its peers use: \`${OPENRC_CONF}\` gives OpenRC a \`start_pre\` that refuses to start keepalived unless that file has an \`auth_pass\` line. ${tradeoffs}`;
+  return `Authentication: ${a.type}, the password in \`${AUTH_FILE}\` (0600). keepalived ignores an \`include\` whose file is missing, and would then run without the password its peers use: \`${OPENRC_CONF}\` gives OpenRC a \`start_pre\` and a \`reload_pre\` that refuse to start or reload keepalived unless that file has an \`auth_pass\` line. ${tradeoffs}`;
 }

@@ -111,15 +111,21 @@ export const uplinkScriptSource = `#!/bin/sh
 exec ping -n -q -c 1 -W <%= v.maxTime %> -I <%= v.iface %> <%= v.gateway %>
 `;
 
-// Sourced by OpenRC's openrc-run before /etc/init.d/keepalived, which defines no start_pre of its own.
+// Sourced by OpenRC's openrc-run before /etc/init.d/keepalived, which defines no start_pre or reload_pre of its own
+// (gentoo sys-cluster/keepalived files/keepalived.init-r1: reload is an extra_started_command sending SIGHUP).
+// openrc-run runs `<command>_pre` before any command, reload included (OpenRC sh/openrc-run.sh.in, ~405).
 export const openrcConfSource = `# <%- v.header %>
 # keepalived ignores an include whose file is missing, so a node without its VRRP password would run with
-# other authentication than its peers: refuse to start instead.
+# other authentication than its peers: refuse to start instead, and refuse to reload (SIGHUP re-reads the include).
 start_pre() {
 	if ! grep -q '^auth_pass [^[:space:]]' <%= v.authFile %> 2>/dev/null; then
 		eerror <%= v.message %>
 		return 1
 	fi
+}
+
+reload_pre() {
+	start_pre
 }
 `;
 

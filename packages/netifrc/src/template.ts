@@ -34,6 +34,23 @@ const source = `# <%- v.marker %>
 <% } -%>
 <% } -%>
 <% } -%>
+<% if (v.postup.length > 0) { -%>
+
+# Per-interface kernel settings, set when netifrc brings the interface up (IFACE): OpenRC's sysctl service runs
+# in the boot runlevel, before a VLAN exists. Check: sysctl net/ipv4/conf/<interface>/<key>
+postup() {
+	case "\${IFACE}" in
+<% for (const p of v.postup) { -%>
+	"<%= p.iface %>")
+<% for (const s of p.settings) { -%>
+		echo <%- s.value %> > "/proc/sys/net/ipv4/conf/\${IFACE}/<%- s.key %>" || ewarn "cannot set <%- s.key %> = <%- s.value %> on \${IFACE}"
+<% } -%>
+		;;
+<% } -%>
+	esac
+	return 0
+}
+<% } -%>
 `;
 
 const template = lineTemplate<NetifrcView>(source, netifrcValue);

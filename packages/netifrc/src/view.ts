@@ -24,11 +24,20 @@ export interface NetifrcInterfaceView {
   readonly variables: readonly NetVariable[];
 }
 
+/** The per-interface kernel settings of one interface, written by postup() when netifrc brings it up. */
+export interface PostupView {
+  readonly iface: string;
+  /** `/proc/sys/net/ipv4/conf/<iface>/<key>` ← value; keys and values are checked words. */
+  readonly settings: readonly { readonly key: string; readonly value: string }[];
+}
+
 export interface NetifrcView {
   readonly marker: string;
   readonly node: string;
   readonly globals: readonly NetVariable[];
   readonly interfaces: readonly NetifrcInterfaceView[];
+  /** Empty: no postup() is written. */
+  readonly postup: readonly PostupView[];
 }
 
 /** Priority of `from all to <podSubnet> lookup main`; source rules follow it. */
@@ -144,7 +153,24 @@ export function toNetifrcView(plan: ClusterPlan, node: PlannedNode): NetifrcView
     // Our route and rule lines use iproute2 syntax (tables, scope): never let netifrc fall back to ifconfig.
     globals: [v("modules", ["iproute2"])],
     interfaces,
+    postup: postupOf(node),
   };
+}
+
+/**
+ * netifrc calls postup() with IFACE set after it brought an interface up (init.d/net.lo.in, start(): after the
+ * modules' post_start), a VLAN included: net/vlan.sh's vlan_post_start creates it and runs start() for it. OpenRC's
+ * sysctl service runs in the boot runlevel (init.d/sysctl.in: before bootmisc), when a VLAN does not exist yet, so
+ * per-interface settings are written here, where the interface is sure to exist.
+ */
+function postupOf(node: PlannedNode): PostupView[] {
+  const names = [...new Set(node.interfaceSysctls.map((s) => s.interface))];
+  return names.map((iface) => ({
+    iface: token(iface),
+    settings: node.interfaceSysctls
+      .filter((s) => s.interface === iface)
+      .map((s) => ({ key: token(s.key), value: token(s.value) })),
+  }));
 }
 
 /** One /etc/iproute2/rt_tables.d/<name>.conf per policy routing table; the distribution's rt_tables stays. */

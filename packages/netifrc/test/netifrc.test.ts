@@ -57,6 +57,17 @@ describe("conf.d/net of reference cluster 1", () => {
       from 10.118.11.0/24 table vswitch priority 1001
       "
       dns_servers_wan1="1.1.1.1 8.8.8.8"
+
+      # Per-interface kernel settings, set when netifrc brings the interface up (IFACE): OpenRC's sysctl service runs
+      # in the boot runlevel, before a VLAN exists. Check: sysctl net/ipv4/conf/<interface>/<key>
+      postup() {
+      	case "\${IFACE}" in
+      	"wan1")
+      		echo 2 > "/proc/sys/net/ipv4/conf/\${IFACE}/rp_filter" || ewarn "cannot set rp_filter = 2 on \${IFACE}"
+      		;;
+      	esac
+      	return 0
+      }
       "
     `);
   });

@@ -115,7 +115,7 @@ escapeFn = escapeFn || function missingEscape() {
   ],
 
   [
-    "# <%- v.header %>\n# keepalived ignores an include whose file is missing, so a node without its VRRP password would run with\n# other authentication than its peers: refuse to start instead.\nstart_pre() {\n\tif ! grep -q '^auth_pass [^[:space:]]' <%= v.authFile %> 2>/dev/null; then\n\t\teerror <%= v.message %>\n\t\treturn 1\n\tfi\n}\n",
+    "# <%- v.header %>\n# keepalived ignores an include whose file is missing, so a node without its VRRP password would run with\n# other authentication than its peers: refuse to start instead, and refuse to reload (SIGHUP re-reads the include).\nstart_pre() {\n\tif ! grep -q '^auth_pass [^[:space:]]' <%= v.authFile %> 2>/dev/null; then\n\t\teerror <%= v.message %>\n\t\treturn 1\n\tfi\n}\n\nreload_pre() {\n\tstart_pre\n}\n",
     function anonymous(v, escapeFn, include, rethrow
 ) {
 "use strict";
@@ -126,11 +126,11 @@ escapeFn = escapeFn || function missingEscape() {
   function __append(s) { if (s !== undefined && s !== null) __output += s }
     ; __append("# ")
     ; __append( v.header )
-    ; __append("\n# keepalived ignores an include whose file is missing, so a node without its VRRP password would run with\n# other authentication than its peers: refuse to start instead.\nstart_pre() {\n	if ! grep -q '^auth_pass [^[:space:]]' ")
+    ; __append("\n# keepalived ignores an include whose file is missing, so a node without its VRRP password would run with\n# other authentication than its peers: refuse to start instead, and refuse to reload (SIGHUP re-reads the include).\nstart_pre() {\n	if ! grep -q '^auth_pass [^[:space:]]' ")
     ; __append(escapeFn( v.authFile ))
     ; __append(" 2>/dev/null; then\n		eerror ")
     ; __append(escapeFn( v.message ))
-    ; __append("\n		return 1\n	fi\n}\n")
+    ; __append("\n		return 1\n	fi\n}\n\nreload_pre() {\n	start_pre\n}\n")
   return __output;
 
 },
@@ -157,7 +157,7 @@ escapeFn = escapeFn || function missingEscape() {
   ],
 
   [
-    "# <%- v.marker %>\n# Append to /etc/fstab: Cilium keeps its eBPF maps in /sys/fs/bpf across agent restarts.\n<% v.fstab.forEach((f, i) => { %><%- i === 0 ? \"\" : \"\t\" %><%= f %><% }) %>\n",
+    "# <%- v.marker %>\n# Append to /etc/fstab: Cilium keeps its eBPF maps in /sys/fs/bpf across agent restarts. OpenRC's sysfs\n# service mounts bpffs there first (source bpf): mount -a skips the first line then, and the second makes it shared\n# (Cilium mounts it with Bidirectional propagation), without mounting a second bpffs on top.\n<% for (const l of v.fstab) { -%>\n<% l.forEach((f, i) => { %><%- i === 0 ? \"\" : \"\t\" %><%= f %><% }) %>\n<% } -%>\n",
     function anonymous(v, escapeFn, include, rethrow
 ) {
 "use strict";
@@ -168,12 +168,14 @@ escapeFn = escapeFn || function missingEscape() {
   function __append(s) { if (s !== undefined && s !== null) __output += s }
     ; __append("# ")
     ; __append( v.marker )
-    ; __append("\n# Append to /etc/fstab: Cilium keeps its eBPF maps in /sys/fs/bpf across agent restarts.\n")
-    ;  v.fstab.forEach((f, i) => { 
+    ; __append("\n# Append to /etc/fstab: Cilium keeps its eBPF maps in /sys/fs/bpf across agent restarts. OpenRC's sysfs\n# service mounts bpffs there first (source bpf): mount -a skips the first line then, and the second makes it shared\n# (Cilium mounts it with Bidirectional propagation), without mounting a second bpffs on top.\n")
+    ;  for (const l of v.fstab) { 
+    ;  l.forEach((f, i) => { 
     ; __append( i === 0 ? "" : "	" )
     ; __append(escapeFn( f ))
     ;  }) 
     ; __append("\n")
+    ;  } 
   return __output;
 
 },
@@ -253,7 +255,7 @@ escapeFn = escapeFn || function missingEscape() {
   ],
 
   [
-    "# <%- v.marker %>\n# Kubernetes needs forwarding; keepalived and services bind addresses the node does not hold yet;\n# rp_filter: all 0 as Cilium sets it, 2 (loose) for new interfaces and those with VIPs or policy-routed replies.\n# procps' sysctl --system applies\n# /etc/sysctl.conf after every sysctl.d file: etc/sysctl.conf.clusterspec repeats these keys for its end.\n# net.ipv4.ip_local_port_range stays at its default, below the NodePort range.\n<% for (const s of v.sysctl) { -%>\n<%= s.key %> = <%- s.value %>\n<% } -%>\n",
+    "# <%- v.marker %>\n# Kubernetes needs forwarding; keepalived and services bind addresses the node does not hold yet;\n# rp_filter: all 0 as Cilium sets it, 2 (loose) by default. Per-interface keys (rp_filter, accept_local) are not\n# here: /etc/conf.d/net's postup() sets them when netifrc brings each interface up (a VLAN does not exist yet\n# when this file is applied at boot).\n# procps' sysctl --system applies\n# /etc/sysctl.conf after every sysctl.d file: etc/sysctl.conf.clusterspec repeats these keys for its end.\n# net.ipv4.ip_local_port_range stays at its default, below the NodePort range.\n<% for (const s of v.sysctl) { -%>\n<%= s.key %> = <%- s.value %>\n<% } -%>\n",
     function anonymous(v, escapeFn, include, rethrow
 ) {
 "use strict";
@@ -264,7 +266,7 @@ escapeFn = escapeFn || function missingEscape() {
   function __append(s) { if (s !== undefined && s !== null) __output += s }
     ; __append("# ")
     ; __append( v.marker )
-    ; __append("\n# Kubernetes needs forwarding; keepalived and services bind addresses the node does not hold yet;\n# rp_filter: all 0 as Cilium sets it, 2 (loose) for new interfaces and those with VIPs or policy-routed replies.\n# procps' sysctl --system applies\n# /etc/sysctl.conf after every sysctl.d file: etc/sysctl.conf.clusterspec repeats these keys for its end.\n# net.ipv4.ip_local_port_range stays at its default, below the NodePort range.\n")
+    ; __append("\n# Kubernetes needs forwarding; keepalived and services bind addresses the node does not hold yet;\n# rp_filter: all 0 as Cilium sets it, 2 (loose) by default. Per-interface keys (rp_filter, accept_local) are not\n# here: /etc/conf.d/net's postup() sets them when netifrc brings each interface up (a VLAN does not exist yet\n# when this file is applied at boot).\n# procps' sysctl --system applies\n# /etc/sysctl.conf after every sysctl.d file: etc/sysctl.conf.clusterspec repeats these keys for its end.\n# net.ipv4.ip_local_port_range stays at its default, below the NodePort range.\n")
     ;  for (const s of v.sysctl) { 
     ; __append(escapeFn( s.key ))
     ; __append(" = ")
@@ -322,7 +324,7 @@ escapeFn = escapeFn || function missingEscape() {
   ],
 
   [
-    "# <%- v.marker %>\n# kubeadm, kubelet and kubectl are keyworded ~arch in ::gentoo; pinned to the cluster's minor version.\n<% for (const p of v.kubernetesPackages) { %><%= p %>\n<% } %>",
+    "# <%- v.marker %>\n# kubeadm, kubelet and kubectl are keyworded ~arch in ::gentoo; pinned to the cluster's minor version.\n# sys-cluster/keepalived (on the nodes that hold a VIP) is ~amd64 too, from the oldest version clusterspec checks.\n<% for (const p of v.kubernetesPackages) { %><%= p %>\n<% } %>",
     function anonymous(v, escapeFn, include, rethrow
 ) {
 "use strict";
@@ -333,7 +335,7 @@ escapeFn = escapeFn || function missingEscape() {
   function __append(s) { if (s !== undefined && s !== null) __output += s }
     ; __append("# ")
     ; __append( v.marker )
-    ; __append("\n# kubeadm, kubelet and kubectl are keyworded ~arch in ::gentoo; pinned to the cluster's minor version.\n")
+    ; __append("\n# kubeadm, kubelet and kubectl are keyworded ~arch in ::gentoo; pinned to the cluster's minor version.\n# sys-cluster/keepalived (on the nodes that hold a VIP) is ~amd64 too, from the oldest version clusterspec checks.\n")
     ;  for (const p of v.kubernetesPackages) { 
     ; __append(escapeFn( p ))
     ; __append("\n")
@@ -344,7 +346,7 @@ escapeFn = escapeFn || function missingEscape() {
   ],
 
   [
-    "# <%- v.marker %>\n# netifrc configuration of <%- v.node %>: /etc/conf.d/net, sourced by /etc/init.d/net.<interface>\n<% for (const g of v.globals) { -%>\n<%- g.name %>=\"<%= g.lines.join(\" \") %>\"\n<% } -%>\n<% for (const i of v.interfaces) { -%>\n\n# <%- i.iface %>\n<% for (const x of i.variables) { -%>\n<% if (x.lines.length === 1) { -%>\n<%- x.name %>=\"<%= x.lines[0] %>\"\n<% } else { -%>\n<%- x.name %>=\"\n<% for (const l of x.lines) { -%>\n<%= l %>\n<% } -%>\n\"\n<% } -%>\n<% } -%>\n<% } -%>\n",
+    "# <%- v.marker %>\n# netifrc configuration of <%- v.node %>: /etc/conf.d/net, sourced by /etc/init.d/net.<interface>\n<% for (const g of v.globals) { -%>\n<%- g.name %>=\"<%= g.lines.join(\" \") %>\"\n<% } -%>\n<% for (const i of v.interfaces) { -%>\n\n# <%- i.iface %>\n<% for (const x of i.variables) { -%>\n<% if (x.lines.length === 1) { -%>\n<%- x.name %>=\"<%= x.lines[0] %>\"\n<% } else { -%>\n<%- x.name %>=\"\n<% for (const l of x.lines) { -%>\n<%= l %>\n<% } -%>\n\"\n<% } -%>\n<% } -%>\n<% } -%>\n<% if (v.postup.length > 0) { -%>\n\n# Per-interface kernel settings, set when netifrc brings the interface up (IFACE): OpenRC's sysctl service runs\n# in the boot runlevel, before a VLAN exists. Check: sysctl net/ipv4/conf/<interface>/<key>\npostup() {\n\tcase \"${IFACE}\" in\n<% for (const p of v.postup) { -%>\n\t\"<%= p.iface %>\")\n<% for (const s of p.settings) { -%>\n\t\techo <%- s.value %> > \"/proc/sys/net/ipv4/conf/${IFACE}/<%- s.key %>\" || ewarn \"cannot set <%- s.key %> = <%- s.value %> on ${IFACE}\"\n<% } -%>\n\t\t;;\n<% } -%>\n\tesac\n\treturn 0\n}\n<% } -%>\n",
     function anonymous(v, escapeFn, include, rethrow
 ) {
 "use strict";
@@ -384,6 +386,27 @@ escapeFn = escapeFn || function missingEscape() {
     ; __append("\"\n")
     ;  } 
     ;  } 
+    ;  } 
+    ;  if (v.postup.length > 0) { 
+    ; __append("\n# Per-interface kernel settings, set when netifrc brings the interface up (IFACE): OpenRC's sysctl service runs\n# in the boot runlevel, before a VLAN exists. Check: sysctl net/ipv4/conf/<interface>/<key>\npostup() {\n	case \"${IFACE}\" in\n")
+    ;  for (const p of v.postup) { 
+    ; __append("	\"")
+    ; __append(escapeFn( p.iface ))
+    ; __append("\")\n")
+    ;  for (const s of p.settings) { 
+    ; __append("		echo ")
+    ; __append( s.value )
+    ; __append(" > \"/proc/sys/net/ipv4/conf/${IFACE}/")
+    ; __append( s.key )
+    ; __append("\" || ewarn \"cannot set ")
+    ; __append( s.key )
+    ; __append(" = ")
+    ; __append( s.value )
+    ; __append(" on ${IFACE}\"\n")
+    ;  } 
+    ; __append("		;;\n")
+    ;  } 
+    ; __append("	esac\n	return 0\n}\n")
     ;  } 
   return __output;
 

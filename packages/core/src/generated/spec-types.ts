@@ -127,7 +127,7 @@ export interface ClusterSpecInput {
           /** Routing table name, declared in /etc/iproute2/rt_tables.d/<name>.conf */
           name: string;
         };
-        /** Source networks whose replies take the uplink table (default: the segment's on-link networks) */
+        /** Source networks whose replies take the uplink table (default: the segment's on-link networks, else the external VIPs inside its subnet, each as a /32 or /128) */
         sources?: string[] | undefined;
       } | undefined;
       /** VRIDs used by others on this segment (other clusters): never allocated here */
@@ -580,7 +580,7 @@ export interface ClusterSpec {
           /** Routing table name, declared in /etc/iproute2/rt_tables.d/<name>.conf */
           name: string;
         };
-        /** Source networks whose replies take the uplink table (default: the segment's on-link networks) */
+        /** Source networks whose replies take the uplink table (default: the segment's on-link networks, else the external VIPs inside its subnet, each as a /32 or /128) */
         sources?: string[] | undefined;
       } | undefined;
       /** VRIDs used by others on this segment (other clusters): never allocated here */

@@ -2,6 +2,7 @@
 // every spec. kubeadm's HA guide: with controlPlaneEndpoint on a VIP, the VIP must answer before `kubeadm init`,
 // so keepalived runs on the init node first; every other node joins after `kubeadm init`. Once the spec says
 // `controlPlane.bootstrapped`, no node inits: every node (re)joins the running cluster.
+import { GENTOO_ATOMS } from "../facts/gentoo.js";
 import type { ClusterPlan, PlannedNode } from "./types.js";
 
 export type BootstrapAction =
@@ -39,12 +40,12 @@ export function bootstrapPlan(plan: ClusterPlan): NodeBootstrap[] {
   const vip = `${cp.vip.address}/${cp.vip.prefixLength}`;
   const packages = (n: PlannedNode): string => {
     const atoms = [
-      ...(holdsVip.has(n.name) ? ["net-misc/keepalived"] : []),
-      ...(n.controlPlane || (n.carriesExternalVips && plan.vrrp.readinessCheck) ? ["net-misc/curl"] : []),
+      ...(holdsVip.has(n.name) ? [GENTOO_ATOMS.keepalived] : []),
+      ...(n.controlPlane || (n.carriesExternalVips && plan.vrrp.readinessCheck) ? [GENTOO_ATOMS.curl] : []),
     ];
     return atoms.length === 0
       ? "Install the Kubernetes packages (see Host files)."
-      : `Install \`${atoms.join(" ")}\` (keepalived's checks call curl) and the Kubernetes packages (see Host files).`;
+      : `Install \`${atoms.join(" ")}\`${atoms.includes(GENTOO_ATOMS.curl) ? " (keepalived's checks call curl)" : ""} and the Kubernetes packages (see Host files${plan.host.gentooPackages ? "; copy its package.accept_keywords file first: a stable-only system needs it" : ""}).`;
   };
   const common = (n: PlannedNode): BootstrapStep[] => [
     { action: "install", text: packages(n) },

@@ -1,7 +1,7 @@
 // The Cilium planner: devices, MTU and NodePort networks, from the network and cloud plans.
 import { defaultRouteInterface } from "../facts/spec.js";
 import type { ClusterSpec } from "../spec/schema.js";
-import type { CiliumPlan, CloudPlan, NetworkPlan } from "./types.js";
+import type { CiliumPlan, CloudPlan, NetworkPlan, VipInterfaces } from "./types.js";
 
 /** The network interface of an EC2 instance on Fedora: ens5 on Nitro instances, eth0 on older ones. */
 export const CLOUD_NODE_DEVICES: readonly string[] = ["ens+", "eth+"];
@@ -13,11 +13,19 @@ export const CLOUD_NODE_DEVICES: readonly string[] = ["ens+", "eth+"];
  * both are listed too (a name that matches nothing on a node is ignored; cilium-agent only refuses to
  * start when nothing matches at all).
  */
-function ciliumDevices(spec: ClusterSpec, kubernetesInterface: string, cloud: CloudPlan | undefined): string[] {
+function ciliumDevices(
+  spec: ClusterSpec,
+  kubernetesInterface: string,
+  externalVipInterface: string | undefined,
+  cloud: CloudPlan | undefined,
+): string[] {
   const devices = [
     ...(spec.cilium.devices ?? [
       kubernetesInterface,
       ...spec.nodes.map(defaultRouteInterface).filter((d): d is string => d !== undefined),
+      // Cilium's load balancer serves north-south Services only on its devices (kubeproxy-free.rst): the external
+      // VIPs' interface, wherever they live (a rule refuses an explicit list without it).
+      ...(externalVipInterface === undefined ? [] : [externalVipInterface]),
     ]),
   ];
   if (cloud) devices.push(cloud.wireguard.interface, ...CLOUD_NODE_DEVICES);
@@ -26,7 +34,11 @@ function ciliumDevices(spec: ClusterSpec, kubernetesInterface: string, cloud: Cl
 
 export function planCilium(
   spec: ClusterSpec,
-  { network, cloud }: { readonly network: NetworkPlan; readonly cloud: CloudPlan | undefined },
+  {
+    network,
+    cloud,
+    vipInterfaces,
+  }: { readonly network: NetworkPlan; readonly cloud: CloudPlan | undefined; readonly vipInterfaces: VipInterfaces },
 ): CiliumPlan {
   const c = spec.cilium;
   const mtu = c.mtu ?? cloud?.tunnelMtu;
@@ -36,7 +48,7 @@ export function planCilium(
     tunnelProtocol: c.tunnelProtocol,
     autoDirectNodeRoutes: c.autoDirectNodeRoutes,
     ipamMode: c.ipamMode,
-    devices: ciliumDevices(spec, network.kubernetesSegment.interface, cloud),
+    devices: ciliumDevices(spec, network.kubernetesSegment.interface, vipInterfaces.external, cloud),
     bpfMasquerade: c.bpfMasquerade,
     loadBalancerMode: c.loadBalancerMode,
     encryption: c.encryption,

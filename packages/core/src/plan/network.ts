@@ -1,5 +1,6 @@
 // The network planner: the Kubernetes segment, every segment, and the policy-routing table of each uplink.
 import { kubernetesSegment } from "../facts/spec.js";
+import { uplinkSources } from "../facts/uplink.js";
 import { InternalError } from "../issues.js";
 import type { ClusterSpec } from "../spec/schema.js";
 import type { NetworkPlan, PlannedSegment, PolicyRoute } from "./types.js";
@@ -16,7 +17,7 @@ export function planNetwork(spec: ClusterSpec): NetworkPlan {
       uplink: seg.uplink && {
         gateway: seg.uplink.gateway,
         table: seg.uplink.routingTable,
-        sources: seg.uplink.sources ?? seg.onLink,
+        sources: uplinkSources(spec, seg).sources,
       },
     }),
   );

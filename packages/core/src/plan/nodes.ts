@@ -7,6 +7,7 @@ import { InternalError } from "../issues.js";
 import type { ClusterSpec } from "../spec/schema.js";
 import type {
   BootstrapPlan,
+  InterfaceSysctl,
   KubernetesVersionPlan,
   NetworkPlan,
   PlannedFirewall,
@@ -64,6 +65,28 @@ function acceptLocalInterfaces(
 ): string[] {
   if (spec.cilium.loadBalancerMode === "snat") return [];
   return unique(policyRoutes.map((r) => r.interface)).filter((i) => has(interfaces, i));
+}
+
+/** `rp_filter` on the interfaces that carry a VIP or policy-routed replies: loose. */
+export const RP_FILTER_LOOSE = "2";
+
+/**
+ * The per-interface settings, interface by interface. Neither can be set once on `all`: the kernel uses the larger of
+ * `all` and the interface's rp_filter (ip-sysctl.rst, rp_filter), and Cilium needs `all` at 0; accept_local is ORed
+ * with `all` (include/linux/inetdevice.h: `IN_DEV_ORCONF(in_dev, ACCEPT_LOCAL)`), so `all` would accept local
+ * sources on every interface, the public ones too.
+ */
+function interfaceSysctls(
+  interfaces: readonly PlannedInterface[],
+  rpFilterLoose: readonly string[],
+  acceptLocal: readonly string[],
+): InterfaceSysctl[] {
+  return interfaces.flatMap((f): InterfaceSysctl[] => [
+    ...(rpFilterLoose.includes(f.name)
+      ? [{ interface: f.name, key: "rp_filter", value: RP_FILTER_LOOSE } as const]
+      : []),
+    ...(acceptLocal.includes(f.name) ? [{ interface: f.name, key: "accept_local", value: "1" } as const] : []),
+  ]);
 }
 
 /** The interfaces `host.firewall` filters on a node: the listed ones it has, else those that attach no segment. */
@@ -145,6 +168,8 @@ export function planNodes(
   const nodes = spec.nodes.map((n, index): PlannedNode => {
     const interfaces = interfacesByNode.get(n.name) ?? [];
     const internalAddress = internalAddresses[index] ?? "";
+    const acceptLocal = acceptLocalInterfaces(spec, parts.network.policyRoutes, interfaces);
+    const rpFilterLoose = looseCandidates.filter((i) => has(interfaces, i));
     return {
       name: n.name,
       controlPlane: controlPlanes.has(n.name),
@@ -163,8 +188,9 @@ export function planNodes(
       interfaces,
       labels: n.labels,
       taints: n.taints,
-      acceptLocalInterfaces: acceptLocalInterfaces(spec, parts.network.policyRoutes, interfaces),
-      rpFilterLooseInterfaces: looseCandidates.filter((i) => has(interfaces, i)),
+      acceptLocalInterfaces: acceptLocal,
+      rpFilterLooseInterfaces: rpFilterLoose,
+      interfaceSysctls: interfaceSysctls(interfaces, rpFilterLoose, acceptLocal),
       firewall:
         spec.host.firewall === undefined ? undefined : planFirewall(spec, n.name, interfacesByNode, vipsByInterface),
     };

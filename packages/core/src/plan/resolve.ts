@@ -71,7 +71,7 @@ function resolveClusterPlan(spec: ClusterSpec, options: ResolveOptions): Cluster
   const vrrp = planVrrp(spec, { network, vipInterfaces, roles });
   const secrets = resolveSecrets(spec, options.secrets ?? {});
   const cloud = planClusterCloud(spec, { kubernetes, controlPlane, network, hubNode, secrets });
-  const cilium = planCilium(spec, { network, cloud });
+  const cilium = planCilium(spec, { network, cloud, vipInterfaces });
   return {
     sourceName: options.sourceName ?? "cluster.yaml",
     name: spec.name,

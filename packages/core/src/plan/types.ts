@@ -59,7 +59,7 @@ export interface PlannedSegment {
   readonly subnet: string;
   /** Further networks reachable on-link, without a node address in them. */
   readonly onLink: readonly string[];
-  /** The uplink, whose replies take their own routing table; `sources` resolved (default: `onLink`). */
+  /** The uplink, whose replies take their own routing table; `sources` resolved (facts/uplink.ts: `onLink`, else the external VIPs in the subnet). */
   readonly uplink:
     | {
         readonly gateway: string;
@@ -149,8 +149,21 @@ export interface PlannedNode {
   readonly acceptLocalInterfaces: readonly string[];
   /** Interfaces that carry a VIP or policy-routed replies: `rp_filter` is pinned to 2 (loose) on them. */
   readonly rpFilterLooseInterfaces: readonly string[];
+  /**
+   * Every per-interface kernel setting (`net.ipv4.conf.<interface>.<key>`) of this node, in interface order: applied
+   * by netifrc's `postup()` when the interface comes up, not by the boot-time sysctl service, which runs before
+   * net.* creates a VLAN (see docs/bare-metal-host.md).
+   */
+  readonly interfaceSysctls: readonly InterfaceSysctl[];
   /** `host.firewall` on this node; undefined: no firewall. */
   readonly firewall: PlannedFirewall | undefined;
+}
+
+/** One `net.ipv4.conf.<interface>.<key> = <value>` setting. */
+export interface InterfaceSysctl {
+  readonly interface: string;
+  readonly key: "rp_filter" | "accept_local";
+  readonly value: string;
 }
 
 /** Free-form settings of the control-plane components, merged into what clusterspec derives (never over it). */

@@ -10,6 +10,8 @@ import {
   ciliumMtuFitsDevices,
   ciliumMtuFitsTunnel,
   ciliumValuesNotOwned,
+  dsrWithWireguard,
+  externalVipsOnCiliumDevice,
 } from "./sections/cilium/rules.js";
 import {
   cloudPoolLabelsSelfSettable,
@@ -45,6 +47,8 @@ import {
   nodeAddressesMatchSegments,
   routingTablesValid,
   segmentsWellFormed,
+  uplinkRoutesSomething,
+  vswitchVlanMtu,
 } from "./sections/network/rules.js";
 import {
   controlPlaneQuorum,
@@ -79,6 +83,7 @@ export const rules: readonly Rule[] = [
   initNodeIsControlPlane,
   atMostTwoNameservers,
   routingTablesValid,
+  uplinkRoutesSomething,
   vrrpOptionsConsistent,
   vipInterfacesOnNodes,
   vrrpFamiliesAndUnicast,
@@ -88,14 +93,17 @@ export const rules: readonly Rule[] = [
   hostSysctlAllowed,
   hostSettingsFit,
   vlanMtuWithinParent,
+  vswitchVlanMtu,
   cloudPoolsValid,
   ciliumDevicesExist,
+  externalVipsOnCiliumDevice,
   kubeadmSecretsForJoins,
   podSubnetNodeMaskDiff,
   nodeHealthConsistent,
   ciliumMtuFitsTunnel,
   ciliumMtuFitsDevices,
   ciliumDsrDispatch,
+  dsrWithWireguard,
   cloudPoolTagsFit,
   cloudPoolLabelsSelfSettable,
   provisionerUrlIsBase,

@@ -1,7 +1,7 @@
 // Rules about Cilium: its devices, its MTU inside WireGuard, DSR dispatch, and Helm values that never set what
 // clusterspec derives.
 import { OWNED_CILIUM_KEYS } from "../../../facts/owned.js";
-import { defaultRouteInterface, kubernetesSegment } from "../../../facts/spec.js";
+import { defaultRouteInterface, externalVipInterface, kubernetesSegment } from "../../../facts/spec.js";
 import { tunnelMtuOf, WIREGUARD_OVERHEAD } from "../../../facts/wireguard.js";
 import { own } from "../../../own.js";
 import type { Rule } from "../../rule.js";
@@ -34,6 +34,37 @@ export const ciliumDevicesExist: Rule = (spec, report) => {
       ["cilium", "routingMode"],
       "burst nodes reach on-prem pods only through WireGuard, with pod CIDRs assigned at run time: use routingMode tunnel with cloud pools",
     );
+};
+
+/**
+ * With kube-proxy replacement, Cilium's eBPF load balancer handles north-south Service traffic (LoadBalancer IPs,
+ * externalIPs, NodePorts) in bpf_host, attached to its devices only (Documentation/network/kubernetes/kubeproxy-free.rst,
+ * v1.19 and v1.20: services are reachable "through the IP addresses of native devices"; bpf/bpf_host.c runs
+ * nodeport_lb4 on the device's ingress). External VIPs on an interface outside an explicit `cilium.devices` would
+ * reach the host stack unbalanced; by default clusterspec adds their interface (plan/cilium.ts).
+ */
+export const externalVipsOnCiliumDevice: Rule = (spec, report) => {
+  const devices = spec.cilium.devices;
+  if (devices === undefined || !spec.externalVips) return;
+  const iface = externalVipInterface(spec);
+  if (iface === undefined || devices.includes(iface)) return;
+  report.error(
+    ["cilium", "devices"],
+    `the external VIPs live on ${iface}, which is not a Cilium device: with kube-proxy replacement Cilium's load balancer serves Services only on its devices, so traffic to the VIPs there would not reach a backend; add ${iface} to cilium.devices (or leave cilium.devices out: clusterspec then adds it)`,
+  );
+};
+
+/**
+ * Cilium's WireGuard does not encrypt north-south load-balancer traffic a node forwards to a backend on another node
+ * in DSR mode (Documentation/security/network/encryption-wireguard.rst, Limitations, v1.19 and v1.20).
+ */
+export const dsrWithWireguard: Rule = (spec, report) => {
+  const c = spec.cilium;
+  if (c.encryption !== "wireguard" || c.loadBalancerMode === "snat") return;
+  report.warning(
+    ["cilium", "loadBalancerMode"],
+    `loadBalancerMode ${c.loadBalancerMode} with encryption wireguard: Cilium does not encrypt north-south Service traffic a node forwards to a backend on another node with DSR${c.loadBalancerMode === "hybrid" ? " (hybrid uses DSR for TCP)" : ""} (Cilium docs, WireGuard encryption, Limitations), so that hop crosses the network in the clear; use loadBalancerMode snat if it must be encrypted`,
+  );
 };
 
 /** With cloud pools every pod path may cross WireGuard: Cilium's MTU must fit inside the tunnel. */

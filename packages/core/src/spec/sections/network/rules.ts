@@ -1,5 +1,6 @@
 // Rules about the shared networks: segments, node addresses in them, gateways, overlaps, nameservers and routing tables.
 import { kubernetesSegment, nodeInterfaces, segmentOfInterface } from "../../../facts/spec.js";
+import { uplinkSources } from "../../../facts/uplink.js";
 import { cidrContains, cidrsOverlap, hostPart, networkOf, parseCidr } from "../../../ip.js";
 import { type IssuePath, toDotPath } from "../../../issues.js";
 import { own } from "../../../own.js";
@@ -153,5 +154,50 @@ export const routingTablesValid: Rule = (spec, report) => {
     if (p1) report.error([...base, "id"], `routing table id ${t.id} is already used by ${toDotPath(p1)}`);
     const p2 = names(t.name, [...base, "name"]);
     if (p2) report.error([...base, "name"], `routing table name ${t.name} is already used by ${toDotPath(p2)}`);
+  });
+};
+
+/**
+ * An uplink table that no rule uses does nothing: replies from the segment's addresses leave by the main table's
+ * default route (asymmetric, usually dropped upstream). Sources default to the on-link networks, else the external
+ * VIPs inside the segment's subnet (facts/uplink.ts); with neither, the spec must say which sources it means.
+ */
+export const uplinkRoutesSomething: Rule = (spec, report) => {
+  spec.network.segments.forEach((seg, i) => {
+    if (!seg.uplink || uplinkSources(spec, seg).sources.length > 0) return;
+    const given = seg.uplink.sources !== undefined;
+    report.error(
+      ["network", "segments", i, "uplink", given ? "sources" : "gateway"],
+      `the uplink of segment ${seg.name} routes nothing: ${given ? "uplink.sources is empty" : `it has no uplink.sources, no onLink networks and no external VIPs inside ${seg.subnet}`}, so no rule uses table ${seg.uplink.routingTable.name} and replies leave by the main table's default route; list the networks whose replies must leave through ${seg.uplink.gateway} in uplink.sources (e.g. [${seg.subnet}]), or remove the uplink`,
+    );
+  });
+};
+
+/** Hetzner's vSwitch VLAN ids (docs.hetzner.com, Robot, dedicated server, network, vSwitch): its MTU is 1400. */
+export const VSWITCH_VLAN_IDS = { first: 4000, last: 4091 } as const;
+export const VSWITCH_MTU = 1400;
+
+/**
+ * A VLAN id in Hetzner's vSwitch range without an `mtu` keeps the kernel's 1500 on a network whose MTU is 1400:
+ * packets between 1401 and 1500 bytes are lost without an error (TCP stalls once a full-size segment is sent).
+ * One warning per interface name, at the first node that leaves it out.
+ */
+export const vswitchVlanMtu: Rule = (spec, report) => {
+  const seen = new Set<string>();
+  spec.nodes.forEach((node, i) => {
+    for (const [name, f] of nodeInterfaces(node)) {
+      const id = f.vlan?.id;
+      if (id === undefined || f.mtu !== undefined || seen.has(name)) continue;
+      if (id < VSWITCH_VLAN_IDS.first || id > VSWITCH_VLAN_IDS.last) continue;
+      seen.add(name);
+      const without = spec.nodes.filter((n) => {
+        const g = own(n.interfaces, name);
+        return g?.vlan !== undefined && g.mtu === undefined;
+      });
+      report.warning(
+        ["nodes", i, "interfaces", name, "vlan", "id"],
+        `VLAN ${id} (${name} on ${without.map((n) => n.name).join(", ")}) is in Hetzner's vSwitch range ${VSWITCH_VLAN_IDS.first}-${VSWITCH_VLAN_IDS.last}, whose MTU is ${VSWITCH_MTU}, and no mtu is set: the interface keeps 1500 and larger packets are lost; set nodes[].interfaces.${name}.mtu: ${VSWITCH_MTU} (or the network's own MTU if it is not a vSwitch)`,
+      );
+    }
   });
 };

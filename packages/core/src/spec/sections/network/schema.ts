@@ -23,7 +23,9 @@ const UplinkSchema = z
     sources: z
       .array(networkCidr())
       .optional()
-      .describe("Source networks whose replies take the uplink table (default: the segment's on-link networks)"),
+      .describe(
+        "Source networks whose replies take the uplink table (default: the segment's on-link networks, else the external VIPs inside its subnet, each as a /32 or /128)",
+      ),
   })
   .describe("Replies from external addresses leave through this gateway, in a table of their own");
 
