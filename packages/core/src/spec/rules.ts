@@ -30,6 +30,7 @@ import {
 } from "./sections/control-plane/rules.js";
 import { hostSettingsFit, hostSysctlAllowed } from "./sections/host/rules.js";
 import {
+  apiserverHealthStaysAnonymous,
   extraArgsNotOwned,
   kubeadmSecretsForJoins,
   kubeletFieldsNotOwned,
@@ -101,6 +102,7 @@ export const rules: readonly Rule[] = [
   provisionerUrlIsBase,
   wireguardKeysConsistent,
   extraArgsNotOwned,
+  apiserverHealthStaysAnonymous,
   kubeletFieldsNotOwned,
   ciliumValuesNotOwned,
   nodeLabelsSelfSettable,
