@@ -401,7 +401,7 @@ export function summarizeKeepalived(plan: ClusterPlan): string {
     timing,
     "",
     ...coldStartText(plan, pool.length > 0),
-    ...partitionText(plan, pool.length > 0),
+    ...partitionText(plan, pool.length > 0, top),
     ...(vrrp.nopreempt
       ? [
           `With nopreempt, which backup takes a VIP after a death is a race: the highest priority wins it by only (difference/256) × advert_int (${((1 / 256) * vrrp.advertInterval * 1000).toFixed(1)} ms per priority step), so on a busy node a lower backup may win, and then keeps the VIP.`,
@@ -478,7 +478,7 @@ function coldStartText(plan: ClusterPlan, hasPool: boolean): string[] {
   const first = (weight: number): string =>
     weight === 0
       ? "no node holds it until one passes, and the first that passes takes it"
-      : "every node runs at priority 1 and the highest address among them takes it";
+      : "every node runs at priority 1: the first node up claims it and keeps it (a backup takes a VIP only from a lower priority)";
   const ext = externalCheck(plan);
   const d = v.preemptDelay;
   return [
@@ -514,7 +514,7 @@ function startText(c: VrrpCheckPlan, advertInterval: number, what: string, when:
  * a node that hears no peer becomes master of every instance it runs that is not in FAULT (the VRRP lab's partition
  * case shows it with real keepalived).
  */
-function partitionText(plan: ClusterPlan, hasPool: boolean): string[] {
+function partitionText(plan: ClusterPlan, hasPool: boolean, top: number): string[] {
   const v = plan.vrrp;
   const choice = (weight: number, what: string, field: string, fails: string): string => {
     const fault = `with weight 0 (FAULT) the isolated node goes to FAULT and leaves the VIP to the other side`;
@@ -543,7 +543,7 @@ function partitionText(plan: ClusterPlan, hasPool: boolean): string[] {
         ]
       : []),
     "",
-    "The trade-off of weight 0: no node holds a VIP while its check fails everywhere (bringing a cluster up, every node restarting at once), and a failing master leaves at once, without preempt_delay's damping. After the split heals the VIPs go back to their planned masters within one advert interval (the higher priority wins the clash of masters); with AH, keepalived's replay counter may cost one more flap.",
+    `The trade-off of weight 0: no node holds a VIP while its check fails everywhere (bringing a cluster up, every node restarting at once), and a failing master leaves at once, without preempt_delay's damping. After the split heals, the two masters of a VIP hear each other and the lower priority yields (no preempt_delay between masters): the plan's holders are back within a down timer and two advert intervals, ${seconds(takeoverBounds(plan, top, undefined).death.max + 2 * v.advertInterval)} (with AH, keepalived's replay counter may cost one flap within that).`,
     "",
   ];
 }
