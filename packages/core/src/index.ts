@@ -83,6 +83,7 @@ export { userDataPaths } from "./plan/paths.js";
 export { type ResolveOptions, resolvePlan } from "./plan/resolve.js";
 export {
   AT_REST,
+  apiserverShutdownDelay,
   effectivePriority,
   externalCheck,
   type FailureState,

@@ -37,6 +37,13 @@ const mutations: Mutation[] = [
     },
   },
   {
+    rule: "apiserverHealthStaysAnonymous",
+    apply: (s, k) => {
+      s.kubernetes.apiServer = { extraArgs: { "anonymous-auth": ["false", "0", "f", "F", "FALSE", "False"][k % 6] } };
+      return "kubernetes.apiServer.extraArgs.anonymous-auth";
+    },
+  },
+  {
     rule: "kubeletFieldsNotOwned",
     apply: (s, k) => {
       const field = ownedKubelet[k % ownedKubelet.length] as string;

@@ -26,6 +26,7 @@ const K8S_BOUNDARIES: readonly [string, number | undefined, number | undefined][
   ["hasKubeletContainerRuntimeEndpoint", 27, undefined],
   ["acceptsPodEvictionTimeoutFlag", undefined, 26],
   ["kubeadmPreflightRequiresConntrack", undefined, 31],
+  ["limitsAnonymousToHealthEndpoints", 32, undefined],
   ["autoscalerScalesFromZeroWithExtendedResources", 26, undefined],
 ];
 

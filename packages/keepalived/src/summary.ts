@@ -3,6 +3,7 @@
 // corrects the all-up loads for those VIPs instead of recounting every carrier.
 import {
   AT_REST,
+  apiserverShutdownDelay,
   type ClusterPlan,
   externalCheck,
   failoverDiagram,
@@ -12,6 +13,7 @@ import {
   type PlannedVip,
   type TakeoverBound,
   takeoverBounds,
+  type VrrpCheckPlan,
 } from "@clusterspec/core";
 import {
   AUTH_FILE,
@@ -321,13 +323,15 @@ export function summarizeKeepalived(plan: ClusterPlan): string {
           ]
         : []),
       ...extRows,
+      ...shutdownRows(plan),
       vrrp.nopreempt
         ? ["a node comes back", "never: nopreempt", "a backup does not take a VIP from a live master"]
         : [
             "a node comes back",
             `${range(span("rejoin", top, top))} after keepalived starts`,
-            `it starts as a backup with every check failed (init_fail): its checks rise${d > 0 ? `, external VIPs: preempt_delay ${d}s` : ""}, then one down timer`,
+            `checks run at once, passing until their first result (no init_fail): one good run${d > 0 ? `; external VIPs: preempt_delay ${d}s` : ""}; one down timer`,
           ],
+      ...coldStartRows(plan, pool.length > 0, top),
     ],
   );
   const lines = [
@@ -344,7 +348,7 @@ export function summarizeKeepalived(plan: ClusterPlan): string {
     "",
     vipTable,
     "",
-    `Health check: \`${CHECK_SCRIPT}\` asks the kube-apiserver on the node's own address for \`/readyz\` (curl, ${hc.timeout}s timeout; **curl is a host dependency** of every control-plane node) every ${hc.interval}s. It starts failed (\`init_fail\`), so a node that boots or restarts while its apiserver is down never takes the control-plane VIP from a healthy node; after ${hc.fall} failures ${
+    `Health check: \`${CHECK_SCRIPT}\` asks the kube-apiserver on the node's own address for \`/readyz\` (curl, ${hc.timeout}s timeout; **curl is a host dependency** of every control-plane node) every ${hc.interval}s. ${startText(hc, vrrp.advertInterval, "the control-plane VIP from a healthy node", "its apiserver is down")}; after ${hc.fall} failures ${
       w === 0
         ? "the control-plane instance goes to FAULT and releases the VIP"
         : `the control-plane instance's priority drops by ${-w}, below every healthy control-plane node (${describeMargin(plan.controlPlane.vip, w)})`
@@ -398,6 +402,8 @@ export function summarizeKeepalived(plan: ClusterPlan): string {
     "",
     timing,
     "",
+    ...coldStartText(plan, pool.length > 0),
+    ...partitionText(plan, pool.length > 0, top),
     ...(vrrp.nopreempt
       ? [
           `With nopreempt, which backup takes a VIP after a death is a race: the highest priority wins it by only (difference/256) × advert_int (${((1 / 256) * vrrp.advertInterval * 1000).toFixed(1)} ms per priority step), so on a busy node a lower backup may win, and then keeps the VIP.`,
@@ -413,6 +419,135 @@ export function summarizeKeepalived(plan: ClusterPlan): string {
     "```",
   );
   return lines.join("\n");
+}
+
+/** The drain an apiserver gets before it stops (its shutdown-delay-duration), and why it is long enough. */
+function shutdownRows(plan: ClusterPlan): (readonly string[])[] {
+  const delay = apiserverShutdownDelay(plan);
+  const next = plan.controlPlane.vip.priorities[1];
+  if (delay === undefined || next === undefined) return [];
+  const hc = plan.vrrp.healthCheck;
+  const b = takeoverBounds(plan, next, "control-plane").checkFailure;
+  const checks = hc.fall * hc.interval;
+  return [
+    [
+      "the master's apiserver shuts down (upgrade, certificate renewal)",
+      range(b),
+      `/readyz fails, it serves on: ${hc.fall} × ${hc.interval}s + ${hc.weight === 0 ? "goodbye" : "down timer"} ${seconds(b.max - checks)} = ${seconds(b.max)} ≤ shutdown-delay-duration ${delay}s`,
+    ],
+  ];
+}
+
+/** Every keepalived starting together: when the VIPs reach their planned masters (the text below the table says why). */
+function coldStartRows(plan: ClusterPlan, hasPool: boolean, top: number): (readonly string[])[] {
+  const v = plan.vrrp;
+  if (v.nopreempt) return [["every node starts at once", "never moves on", "nopreempt: the first election decides"]];
+  const cp = takeoverBounds(plan, plan.controlPlane.vip.priorities[0] ?? 1, "control-plane").checkRecovery;
+  const rows: (readonly string[])[] = [
+    [
+      "every node starts at once: the control-plane VIP",
+      `${range(cp)} after its master's check passes`,
+      `first checks fail everywhere; then ${v.healthCheck.rise} good checks and the down timer`,
+    ],
+  ];
+  const ext = externalCheck(plan);
+  if (!hasPool) return rows;
+  const d = v.preemptDelay;
+  rows.push(
+    ext
+      ? [
+          "… the external VIPs",
+          `${range(takeoverBounds(plan, top, "external").checkRecovery)} after its master's checks pass`,
+          `first checks fail everywhere; then ${ext.rise} good checks${d > 0 ? `, preempt_delay ${d}s (no shorter one at startup)` : ""}, the down timer`,
+        ]
+      : [
+          "… the external VIPs",
+          range(takeoverBounds(plan, top, "external").death),
+          `the first election, on the skew${d > 0 ? `; a lower winner yields after preempt_delay ${d}s` : ""}`,
+        ],
+  );
+  return rows;
+}
+
+/** Below the timing table: what a whole-cluster start does, in keepalived 2.2.7's terms. */
+function coldStartText(plan: ClusterPlan, hasPool: boolean): string[] {
+  const v = plan.vrrp;
+  if (v.nopreempt)
+    return [
+      "Every node starting at once (a power loss, every keepalived restarted together): with nopreempt each VIP stays where the first election puts it.",
+      "",
+    ];
+  const first = (weight: number): string =>
+    weight === 0
+      ? "no node holds it until one passes, and the first that passes takes it"
+      : "every node runs at priority 1: the first node up claims it and keeps it (a backup takes a VIP only from a lower priority)";
+  const ext = externalCheck(plan);
+  const d = v.preemptDelay;
+  return [
+    `Every node starting at once (a power loss, every keepalived restarted together): no apiserver answers yet, so every first apiserver check fails and ${first(v.healthCheck.weight)}; the planned master takes the control-plane VIP once its own check passes (no preempt_delay).${
+      hasPool
+        ? ext
+          ? ` Cilium is not ready either, so for each external VIP ${first(ext.weight)}, or the first carrier whose checks pass; the planned master then takes it back${d > 0 ? ` only after preempt_delay ${d}s: a second move, ${d}s or more after the first. keepalived 2.2.7 has no shorter delay at startup: a backup starts it at the first lower-priority advert it hears (keepalived/vrrp/vrrp.c:1966) and \`vrrp_startup_delay\` only holds back the down timers (vrrp_scheduler.c:320), so avoiding the second move means \`vrrp.preemptDelay: 0\`, which also drops the wait after every other recovery` : " after one down timer"}.`
+          : ` Nothing tracks the external VIPs: the planned masters win the first election on their skew, a few milliseconds apart${d > 0 ? `; should a lower one win on a busy node, the planned master takes the VIP after preempt_delay ${d}s` : ""}.`
+        : ""
+    }`,
+    "",
+  ];
+}
+
+/**
+ * What keeps a (re)starting node off a VIP, as keepalived 2.2.7 does it: `init_fail` is ignored for a tracked script
+ * (alloc_track_script, keepalived/vrrp/vrrp_track.c:277), so a check starts counted as passing and runs at once; its
+ * first failure lowers the priority before the down timer can end, as long as the run ends first. With weight 0 the
+ * instance stays in INIT until that first result (vrrp_track.c:662).
+ */
+function startText(c: VrrpCheckPlan, advertInterval: number, what: string, when: string): string {
+  const down = 3 * advertInterval;
+  const start = `keepalived runs it as soon as it starts and counts it as passing until that first run ends (keepalived 2.2.7 ignores \`init_fail\` for a tracked script: \`alloc_track_script\` resets it), and one good run is enough`;
+  if (c.weight === 0)
+    return `${start}; with weight 0 the instance waits in INIT for that first result, so a node that boots or restarts while ${when} never takes ${what}`;
+  return c.timeout < down
+    ? `${start}; the run ends within ${c.timeout}s (its own limit), before the ${down}s down timer (3 × advert_int, plus the skew) that a node must wait out before it takes a VIP, so a node that boots or restarts while ${when} does not take ${what}`
+    : `${start}; **the run may take ${c.timeout}s, no less than the ${down}s down timer (3 × advert_int)**, so a node that restarts while ${when} and its check hangs may take ${what} until the run fails: keep the timeout below ${down}s`;
+}
+
+/**
+ * What each check's choice (a negative weight, or 0: FAULT) does when the VRRP segment splits with its links up:
+ * a node that hears no peer becomes master of every instance it runs that is not in FAULT (the VRRP lab's partition
+ * case shows it with real keepalived).
+ */
+function partitionText(plan: ClusterPlan, hasPool: boolean, top: number): string[] {
+  const v = plan.vrrp;
+  const choice = (weight: number, what: string, field: string, fails: string): string => {
+    const fault = `with weight 0 (FAULT) the isolated node goes to FAULT and leaves the VIP to the other side`;
+    const lower = `with a negative weight (lower priority) it keeps the VIP at priority 1, which nobody it can hear outranks, and both sides hold it`;
+    return weight === 0
+      ? `${what}: ${fails}; ${fault} (this spec: \`${field}: 0\`); ${lower}`
+      : `${what}: ${fails}; ${lower} (this spec: \`${field}: ${weight}\`); ${fault}`;
+  };
+  const ext = externalCheck(plan);
+  return [
+    "### Partition: the VRRP segment split, links up",
+    "",
+    `A node that hears no peer (VRRP filtered between switches, a broken VLAN, links still up) is master of every VIP it has an instance for that is not in FAULT, whatever its priority: both sides then answer ARP for those VIPs, and the upstream neighbours follow whichever sent the last gratuitous ARP${v.garpRefresh > 0 ? ` (every ${v.garpRefresh}s: \`vrrp_garp_master_refresh\`)` : ""}. Only a check with weight 0 takes an isolated node out; a lower priority does nothing while nobody can hear it. Per check:`,
+    "",
+    `- ${choice(v.healthCheck.weight, "the apiserver check", "vrrp.healthCheck.weight", "once a minority control plane's etcd loses quorum its /readyz fails")}.`,
+    ...(hasPool
+      ? [
+          v.readinessCheck
+            ? "- the readiness check does not fail on a partition (Cilium on the node is fine): every isolated carrier keeps the external VIPs it has an instance for, whatever its weight."
+            : "- nothing checks the external VIPs' readiness: every isolated carrier keeps the external VIPs it has an instance for.",
+          ...(v.uplinkCheck && ext
+            ? [
+                `- ${choice(ext.weight, "the uplink check", "vrrp.readinessCheck.weight", "it fails where the split also cuts the node from its uplink gateway (where the gateway is still reachable it passes and changes nothing)")}.`,
+              ]
+            : []),
+        ]
+      : []),
+    "",
+    `The trade-off of weight 0: no node holds a VIP while its check fails everywhere (bringing a cluster up, every node restarting at once), and a failing master leaves at once, without preempt_delay's damping. After the split heals, the two masters of a VIP hear each other and the lower priority yields (no preempt_delay between masters): the plan's holders are back within a down timer and two advert intervals, ${seconds(takeoverBounds(plan, top, undefined).death.max + 2 * v.advertInterval)} (with AH, keepalived's replay counter may cost one flap within that).`,
+    "",
+  ];
 }
 
 function describeMargin(vip: PlannedVip, w: number): string {
@@ -436,7 +571,7 @@ function externalTracking(plan: ClusterPlan, hasPool: boolean): string[] {
     const c = v.readinessCheck;
     out.push(
       "",
-      `Readiness check: \`${READINESS_SCRIPT}\` asks the Cilium agent on the node for \`http://127.0.0.1:${ciliumHealthPort(plan)}/healthz\` (its health API, Helm value \`healthPort\`; curl, ${c.timeout}s timeout) every ${c.interval}s, on every external VIP instance. It starts failed (\`init_fail\`): after a boot keepalived starts long before containerd, the kubelet and Cilium, and without it the node would take its external VIPs back and blackhole their traffic until Cilium has programmed it. After ${c.fall} failures ${effect(c.weight)}; after ${c.rise} successes they recover.`,
+      `Readiness check: \`${READINESS_SCRIPT}\` asks the Cilium agent on the node for \`http://127.0.0.1:${ciliumHealthPort(plan)}/healthz\` (its health API, Helm value \`healthPort\`; curl, ${c.timeout}s timeout) every ${c.interval}s, on every external VIP instance. After a boot keepalived starts long before containerd, the kubelet and Cilium: the check keeps the node from taking its external VIPs back and blackholing their traffic until Cilium has programmed it. ${startText(c, v.advertInterval, "an external VIP from a ready carrier", "Cilium is not serving")}. After ${c.fall} failures ${effect(c.weight)}; after ${c.rise} successes they recover.`,
     );
   } else
     out.push(
@@ -449,6 +584,11 @@ function externalTracking(plan: ClusterPlan, hasPool: boolean): string[] {
       "",
       `Uplink check: \`${UPLINK_SCRIPT}\` pings the uplink gateway ${c.gateway} on ${c.interface} every ${c.interval}s (**ping must work for the script user**: iputils' cap_net_raw or \`net.ipv4.ping_group_range\`); after ${c.fall} failures ${effect(c.weight)}, so external VIPs leave a node that cannot route their replies.`,
     );
+    if (v.readinessCheck && v.uplinkCheck && v.readinessCheck.weight !== 0)
+      out.push(
+        "",
+        `Both checks failing on one carrier: keepalived subtracts the weight once per failing check, and clamps at 1. The bound that holds is that a carrier with any failing check runs below every carrier whose checks pass; between carriers that each fail a check it promises no order (each failure costs ${-v.readinessCheck.weight} and the priority stops at 1, where every failing carrier lands with the default -253, and a holder keeps a tie), so a master whose readiness and uplink checks both fail can keep its VIP while a backup with one failing check waits. Weight 0 (FAULT) takes any carrier with a failing check out.`,
+      );
   } else
     out.push(
       "",
@@ -463,7 +603,7 @@ function preemptText(plan: ClusterPlan): string {
     return "Preemption: off (`nopreempt`): a node that comes back, or whose check recovers, takes nothing back.";
   if (v.preemptDelay === 0)
     return "Preemption: immediate (`vrrp.preemptDelay: 0`): a node that comes back takes its VIPs as soon as its checks pass.";
-  return `Preemption: external VIPs after \`preempt_delay ${v.preemptDelay}\` (\`vrrp.preemptDelay\`): a carrier that sees a lower-priority master (after a restart, or when its own check recovers) waits ${v.preemptDelay}s before it takes the VIP, so a returning node settles first. keepalived applies the same wait when the master's readiness check fails with a negative weight (the backups then hear a lower-priority master): that VIP moves after the delay, not at once (see the takeover times); weight 0 (FAULT) moves it at once. The control-plane VIP has no preempt_delay: every kubelet reaches the apiserver through it, and a failing apiserver check must move it well inside the node-monitor grace period (nodes would go NotReady and their pods leave the endpoints); init_fail and the check's rise keep a returning control plane away until its apiserver is ready. After a death the backups race on skews a few milliseconds apart: should a lower backup win an external VIP on a busy node, the right one takes it only after the delay.`;
+  return `Preemption: external VIPs after \`preempt_delay ${v.preemptDelay}\` (\`vrrp.preemptDelay\`): a carrier that sees a lower-priority master (after a restart, or when its own check recovers) waits ${v.preemptDelay}s before it takes the VIP, so a returning node settles first. keepalived applies the same wait when the master's readiness check fails with a negative weight (the backups then hear a lower-priority master): that VIP moves after the delay, not at once (see the takeover times); weight 0 (FAULT) moves it at once. The control-plane VIP has no preempt_delay: every kubelet reaches the apiserver through it, and a failing apiserver check must move it well inside the node-monitor grace period (nodes would go NotReady and their pods leave the endpoints); a returning control plane is kept away by its apiserver check, whose first run fails before the node's down timer ends (see the health check). After a death the backups race on skews a few milliseconds apart: should a lower backup win an external VIP on a busy node, the right one takes it only after the delay.`;
 }
 
 function authText(plan: ClusterPlan): string {

@@ -31,7 +31,6 @@ vrrp_script <%= c.name %> {
     fall <%= c.fall %>
     rise <%= c.rise %>
     weight <%= c.weight %>
-    init_fail
 }
 <% } -%>
 <% for (const i of v.instances) { -%>
@@ -88,8 +87,9 @@ auth_pass <%= v.password %>
 export const checkScriptSource = `#!/bin/sh
 # <%- v.header %>
 # keepalived vrrp_script: exits 0 while the kube-apiserver on this node answers /readyz (not /livez: /readyz
-# also fails while the apiserver drains at shutdown). Needs curl (a host dependency); the CA is the one
-# kubeadm writes (world-readable), so the check runs as keepalived's unprivileged script_user.
+# fails as soon as the apiserver starts shutting down, while it keeps serving for its shutdown-delay-duration).
+# Needs curl (a host dependency); the CA is the one kubeadm writes (world-readable), so the check runs as
+# keepalived's unprivileged script_user.
 exec curl --silent --fail --output /dev/null --max-time <%= v.maxTime %> --cacert <%= v.caFile %> <%= v.url %>
 `;
 

@@ -181,8 +181,8 @@ export function toKeepalivedView(plan: ClusterPlan, node: PlannedNode): Keepaliv
   const hasExternal = held.some((h) => h.vip.kind === "external");
   const checks = [
     ...(hasControlPlane ? [apiserverCheck(plan)] : []),
-    ...(hasExternal && vrrp.readinessCheck ? [readinessCheck(vrrp.readinessCheck)] : []),
-    ...(hasExternal && vrrp.uplinkCheck ? [uplinkCheck(vrrp.uplinkCheck)] : []),
+    ...(hasExternal && vrrp.readinessCheck ? [readinessCheck(plan, vrrp.readinessCheck)] : []),
+    ...(hasExternal && vrrp.uplinkCheck ? [uplinkCheck(plan, vrrp.uplinkCheck)] : []),
   ];
   const cpTracks = hasControlPlane ? [CHECK_SCRIPT_NAME] : [];
   const externalTracks = [
@@ -231,6 +231,23 @@ const onFailure = (weight: number, what: string): string =>
     ? `on failure the ${what} go to FAULT`
     : `on failure the priority drops by ${-weight} (keepalived stops at 1), below every healthy node`;
 
+/**
+ * What keepalived 2.2.7 really does when it starts: `init_fail` is ignored for a tracked script (alloc_track_script
+ * resets the script's start state, keepalived/vrrp/vrrp_track.c:277), so every check starts in the unknown state,
+ * counted as passing, and one good run is enough (vrrp_init_script, vrrp_scheduler.c:360). It runs at once; its first
+ * failure lowers the priority, and with weight 0 no instance leaves INIT before that first result
+ * (initialise_track_script_state, vrrp_track.c:662). With a negative weight what keeps a restarting node off its
+ * VIPs is that this first run ends (the script's own limit) before the down timer.
+ */
+export function startBound(timeout: number, weight: number, advertInterval: number): string {
+  const down = 3 * advertInterval;
+  if (weight === 0)
+    return "keepalived runs it at start and keeps the instance in INIT until its first result (it ignores init_fail)";
+  return timeout < down
+    ? `keepalived runs it at start and counts it passing until its first result (it ignores init_fail), which the ${timeout}s limit brings before the ${down}s down timer`
+    : `keepalived runs it at start and counts it passing until its first result (it ignores init_fail), which the ${timeout}s limit may bring only after the ${down}s down timer`;
+}
+
 function checkView(
   name: string,
   path: string,
@@ -254,25 +271,25 @@ function apiserverCheck(plan: ClusterPlan): HealthCheckView {
   return checkView(
     CHECK_SCRIPT_NAME,
     CHECK_SCRIPT,
-    `kube-apiserver /readyz on this node, failed until it answers (init_fail); ${onFailure(hc.weight, "control-plane instance")}`,
+    `kube-apiserver /readyz on this node; ${startBound(hc.timeout, hc.weight, plan.vrrp.advertInterval)}; ${onFailure(hc.weight, "control-plane instance")}`,
     hc,
   );
 }
 
-function readinessCheck(c: NonNullable<ClusterPlan["vrrp"]["readinessCheck"]>): HealthCheckView {
+function readinessCheck(plan: ClusterPlan, c: NonNullable<ClusterPlan["vrrp"]["readinessCheck"]>): HealthCheckView {
   return checkView(
     READINESS_SCRIPT_NAME,
     READINESS_SCRIPT,
-    `Cilium agent health on this node, failed until it answers (init_fail); ${onFailure(c.weight, "external VIP instances")}`,
+    `Cilium agent health on this node; ${startBound(c.timeout, c.weight, plan.vrrp.advertInterval)}; ${onFailure(c.weight, "external VIP instances")}`,
     c,
   );
 }
 
-function uplinkCheck(c: NonNullable<ClusterPlan["vrrp"]["uplinkCheck"]>): HealthCheckView {
+function uplinkCheck(plan: ClusterPlan, c: NonNullable<ClusterPlan["vrrp"]["uplinkCheck"]>): HealthCheckView {
   return checkView(
     UPLINK_SCRIPT_NAME,
     UPLINK_SCRIPT,
-    `uplink gateway ${c.gateway} answers a ping, failed until it does (init_fail); ${onFailure(c.weight, "external VIP instances")}`,
+    `uplink gateway ${c.gateway} answers a ping; ${startBound(c.timeout, c.weight, plan.vrrp.advertInterval)}; ${onFailure(c.weight, "external VIP instances")}`,
     c,
   );
 }

@@ -1,5 +1,5 @@
 // Node failure detection and eviction: which flag carries which tunable in which version, and the timing that results.
-import { type ClusterPlan, kubernetesContract } from "@clusterspec/core";
+import { apiserverShutdownDelay, type ClusterPlan, kubernetesContract } from "@clusterspec/core";
 
 /** The kubelet renews its node Lease every quarter of nodeLeaseDurationSeconds (default 40s). */
 export const LEASE_RENEW_SECONDS = 10;
@@ -20,13 +20,18 @@ export function controllerManagerArgs(plan: ClusterPlan): Record<string, string>
 
 /**
  * kube-apiserver flags: taint-based eviction (the default since 1.18, the only mode from 1.27) evicts pods when their
- * default not-ready/unreachable tolerations run out, so these carry evictionAfter in every supported version.
+ * default not-ready/unreachable tolerations run out, so these carry evictionAfter in every supported version. And
+ * `shutdown-delay-duration` (kubeadm leaves it at 0) whenever the control-plane VIP can move on a failing /readyz:
+ * a stopping apiserver fails /readyz at once and keeps serving that long, until the VIP has left it
+ * (core's apiserverShutdownDelay has the arithmetic, PLAN.md's timing table shows it).
  */
 export function apiServerArgs(plan: ClusterPlan): Record<string, string> {
   const seconds = String(Math.ceil(plan.kubernetes.nodeHealth.seconds.evictionAfter));
+  const delay = apiserverShutdownDelay(plan);
   return {
     "default-not-ready-toleration-seconds": seconds,
     "default-unreachable-toleration-seconds": seconds,
+    ...(delay === undefined ? {} : { "shutdown-delay-duration": `${delay}s` }),
   };
 }
 

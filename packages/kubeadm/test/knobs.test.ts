@@ -42,6 +42,8 @@ const arbFlag = fc
         "name",
         "data-dir",
         "initial-cluster",
+        "shutdown-delay-duration",
+        "anonymous-auth",
       ].includes(f) &&
       !f.includes("-urls"),
   );
@@ -89,6 +91,109 @@ describe("extraArgs", () => {
       "default-not-ready-toleration-seconds": expect.any(String),
     });
     expect(cluster.scheduler.extraArgs).toEqual([{ name: "authentication-tolerate-lookup-failure", value: "false" }]);
+  });
+});
+
+describe("the apiserver drains while the control-plane VIP moves (issue 33)", () => {
+  // keepalived's takeover after fall failed checks, computed here from the keepalived man page's formulas (down timer
+  // 3 × advert_int + (256 − priority)/256 × advert_int; with weight 0 FAULT's goodbye: the skew, within one advert).
+  const expected = (fall: number, interval: number, advert: number, weight: number, backup = 99): string => {
+    const skew = ((256 - backup) * advert) / 256;
+    return `${Math.ceil(fall * interval + (weight === 0 ? skew + advert : 3 * advert + skew))}s`;
+  };
+  const apiServerArgs = (plan: ClusterPlan): Record<string, string> =>
+    argsRecord((docsOf(plan, mustInitNode(plan).name)[1] as Doc).apiServer.extraArgs);
+
+  it("sets --shutdown-delay-duration to fall × interval plus the takeover, in both kubeadm API versions", () => {
+    for (const minor of [30, 31, 34]) {
+      const plan = base(minor);
+      const cluster = docsOf(plan, mustInitNode(plan).name)[1] as Doc;
+      // v1beta3 (up to 1.30) writes a map, v1beta4 a {name, value} list
+      expect(Array.isArray(cluster.apiServer.extraArgs)).toBe(minor >= 31);
+      expect(apiServerArgs(plan)["shutdown-delay-duration"]).toBe("8s");
+      expect(expected(2, 2, 1, -253)).toBe("8s");
+      expect(schemaErrors(cluster)).toBe("");
+    }
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 10 }),
+        fc.integer({ min: 1, max: 60 }),
+        fc.integer({ min: 1, max: 5 }),
+        fc.constantFrom(0, -3, -253),
+        (fall, interval, advert, weight) => {
+          const plan = base(34, (s) => {
+            s.vrrp = { ...s.vrrp, advertInterval: advert, healthCheck: { fall, interval, weight } };
+          });
+          expect(apiServerArgs(plan)["shutdown-delay-duration"]).toBe(expected(fall, interval, advert, weight));
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it("leaves it out where the VIP cannot move: one control plane, or nopreempt with a negative weight", () => {
+    const single = mustResolve(
+      buildSpec({ controlPlanes: 1, workers: 1, poolSize: 0, cloud: false }, { minor: 34 }),
+      "cluster.yaml",
+      TEST_SECRETS,
+    );
+    expect(apiServerArgs(single)).not.toHaveProperty("shutdown-delay-duration");
+    const held = base(34, (s) => {
+      s.vrrp = { ...s.vrrp, nopreempt: true };
+    });
+    expect(apiServerArgs(held)).not.toHaveProperty("shutdown-delay-duration");
+    const faulting = base(34, (s) => {
+      s.vrrp = { ...s.vrrp, nopreempt: true, healthCheck: { weight: 0 } };
+    });
+    expect(apiServerArgs(faulting)["shutdown-delay-duration"]).toBe(expected(2, 2, 1, 0));
+  });
+
+  it("refuses shutdown-delay-duration in extraArgs: clusterspec derives it", () => {
+    const r = loadSpec(`${specText()}  apiServer:\n    extraArgs: { shutdown-delay-duration: 70s }\n`);
+    expect(r.ok).toBe(false);
+    if (!r.ok)
+      expect(r.errors.map((e) => [e.path.join("."), e.line, e.message])).toEqual([
+        [
+          "kubernetes.apiServer.extraArgs.shutdown-delay-duration",
+          15,
+          "--shutdown-delay-duration is derived by clusterspec from vrrp.healthCheck (its fall × interval plus keepalived's takeover of the control-plane VIP): set that field instead of kubernetes.apiServer.extraArgs",
+        ],
+      ]);
+  });
+});
+
+describe("anonymous-auth and the /readyz check (issue 33)", () => {
+  const refusal = (version: string, value: string) => {
+    const text = specText().replace("v1.34.2", version);
+    const r = loadSpec(`${text}  apiServer:\n    extraArgs: { anonymous-auth: "${value}" }\n`);
+    return r.ok ? [] : r.errors.map((e) => [e.path.join("."), e.line, e.message]);
+  };
+
+  it("refuses anonymous-auth false with the way that keeps the check working from 1.32", () => {
+    for (const value of ["false", "0", "f", "F", "FALSE", "False"])
+      expect(refusal("v1.34.2", value)).toEqual([
+        [
+          "kubernetes.apiServer.extraArgs.anonymous-auth",
+          15,
+          "--anonymous-auth=false stops the control-plane VIP from following the apiserver: keepalived's check asks /readyz without credentials and would get 401 on every control plane. Kubernetes 1.34 can allow anonymous requests to the health endpoints only: drop anonymous-auth and pass an AuthenticationConfiguration (--authentication-config) whose anonymous section is enabled with the conditions /readyz, /livez and /healthz",
+        ],
+      ]);
+    expect(refusal("v1.32.0", "false")[0]?.[2]).toContain("Kubernetes 1.32 can allow anonymous requests");
+  });
+
+  it("refuses it below 1.32, where the health endpoints cannot be the only anonymous ones", () => {
+    expect(refusal("v1.31.4", "false")).toEqual([
+      [
+        "kubernetes.apiServer.extraArgs.anonymous-auth",
+        15,
+        "--anonymous-auth=false stops the control-plane VIP from following the apiserver: keepalived's check asks /readyz without credentials and would get 401 on every control plane. Kubernetes 1.31 cannot allow anonymous requests to the health endpoints only (that needs 1.32), so keep anonymous-auth on: RBAC's system:public-info-viewer lets anonymous users read only /healthz, /livez, /readyz and /version",
+      ],
+    ]);
+  });
+
+  it("accepts anonymous-auth true", () => {
+    expect(refusal("v1.31.4", "true")).toEqual([]);
+    expect(refusal("v1.34.2", "true")).toEqual([]);
   });
 });
 

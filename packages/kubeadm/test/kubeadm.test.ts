@@ -497,7 +497,8 @@ describe("node health", () => {
         expect(cm["node-monitor-grace-period"]).toBe(
           r.explicitGrace ? `${r.update * r.factor + r.period}s` : r.minor >= 32 ? "50s" : "40s",
         );
-        expect(apiServerArgs(plan)).toEqual({
+        const { "shutdown-delay-duration": _drain, ...toleration } = apiServerArgs(plan);
+        expect(toleration).toEqual({
           "default-not-ready-toleration-seconds": String(r.eviction),
           "default-unreachable-toleration-seconds": String(r.eviction),
         });

@@ -93,6 +93,13 @@ export interface VrrpLab {
   readonly isolatedStart: boolean;
   /** Un-isolates the bridge ports: the nodes, each master of everything so far, now hear each other. */
   connect(): Promise<void>;
+  /**
+   * A partition with every link up: nft in the bridges' namespace drops VRRP and AH (IP protocols 112 and 51)
+   * between the ports of `isolated` and every other port; everything else still passes. Needs nft.
+   */
+  partition(isolated: readonly string[]): Promise<void>;
+  /** Ends the partition: the filter is deleted. */
+  heal(): Promise<void>;
   /** Node death: SIGKILL to keepalived (no goodbye advert), links down, its VIPs gone. Returns the epoch ms of the kill. */
   kill(node: string): Promise<number>;
   /** The node comes back as after a reboot: no VIPs, links up, keepalived started. Returns the epoch ms of the start. */
@@ -553,6 +560,20 @@ export async function startVrrpLab(options: VrrpLabOptions): Promise<VrrpLab> {
       if (!isolatedStart) return;
       const open = nodes.flatMap((n) => n.ports.map((p) => `link set dev ${p} isolated off`));
       await must("bridge", ["-n", bridgeNs, "-batch", "-"], `${open.join("\n")}\n`);
+    },
+    async partition(isolated) {
+      const ports = isolated.flatMap((name) => byName(name).ports);
+      const set = `{ ${ports.map((p) => `"${p}"`).join(", ")} }`;
+      const rules = [
+        `add table bridge ${PREFIX}`,
+        `add chain bridge ${PREFIX} forward { type filter hook forward priority 0; policy accept; }`,
+        `add rule bridge ${PREFIX} forward iifname ${set} oifname != ${set} meta l4proto { 51, 112 } drop`,
+        `add rule bridge ${PREFIX} forward iifname != ${set} oifname ${set} meta l4proto { 51, 112 } drop`,
+      ];
+      await must("ip", ["netns", "exec", bridgeNs, "nft", "-f", "-"], `${rules.join("\n")}\n`);
+    },
+    async heal() {
+      await must("ip", ["netns", "exec", bridgeNs, "nft", "delete", "table", "bridge", PREFIX]);
     },
     async kill(node) {
       const n = byName(node);

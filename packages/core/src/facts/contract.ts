@@ -44,6 +44,12 @@ export interface KubernetesContract {
   /** kubeadm preflight requires the conntrack binary before 1.32 (FileExisting-conntrack; kube-proxy stopped needing it). */
   kubeadmPreflightRequiresConntrack(): boolean;
   /**
+   * kube-apiserver can allow anonymous requests to some paths only (an AuthenticationConfiguration's `anonymous`
+   * section with `conditions`): feature gate AnonymousAuthConfigurableEndpoints, alpha in 1.31, beta and on by default
+   * from 1.32, GA in 1.34 (k8s.io/apiserver/pkg/features/kube_features.go).
+   */
+  limitsAnonymousToHealthEndpoints(): boolean;
+  /**
    * Cluster Autoscaler of this minor (it matches the Kubernetes minor) builds scale-from-zero template nodes with the
    * extended resources of `node-template/resources/*` tags from 1.26 (its AWS provider).
    */
@@ -67,6 +73,7 @@ export function kubernetesContract(version: number | { readonly minor: number })
     hasKubeletContainerRuntimeEndpoint: () => since(CONTAINER_RUNTIME_ENDPOINT_SINCE_MINOR),
     acceptsPodEvictionTimeoutFlag: () => !since(27),
     kubeadmPreflightRequiresConntrack: () => !since(32),
+    limitsAnonymousToHealthEndpoints: () => since(32),
     autoscalerScalesFromZeroWithExtendedResources: () => since(AUTOSCALER_SCALE_FROM_ZERO_MINOR),
   };
 }

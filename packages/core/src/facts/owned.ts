@@ -12,6 +12,8 @@ export const OWNED_FLAGS: Readonly<Record<ControlPlaneComponent, Readonly<Record
     "default-not-ready-toleration-seconds": "kubernetes.nodeHealth.evictionAfter",
     "default-unreachable-toleration-seconds": "kubernetes.nodeHealth.evictionAfter",
     "etcd-servers": "nodes[] (local etcd on each control plane)",
+    "shutdown-delay-duration":
+      "vrrp.healthCheck (its fall × interval plus keepalived's takeover of the control-plane VIP)",
   },
   controllerManager: {
     "allocate-node-cidrs": "kubernetes.podSubnet",

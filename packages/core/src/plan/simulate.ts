@@ -228,19 +228,35 @@ export function worstTwoCarrierFailure(
 }
 
 /**
- * keepalived's Master_Down_Interval in seconds: a backup declares the master dead after three advert intervals
- * plus a skew that is shorter for higher priorities, so the best backup moves first ((256 - priority) / 256).
- */
-/**
  * The preempt_delay an instance of this kind gets. Only external VIPs wait: with a negative check weight keepalived
  * also waits it before taking the control-plane VIP from a master whose apiserver check fails, and every kubelet
  * reaches the apiserver through that VIP, so a 120 s wait outlasts the node-monitor grace period (nodes NotReady,
- * their pods out of endpoints, then evicted). A returning control plane is kept away by init_fail and rise instead.
+ * their pods out of endpoints, then evicted). A returning control plane is kept away by its apiserver check instead,
+ * which keepalived runs at start: its first failure lands before the node's down timer (init_fail is ignored).
  */
 export function preemptDelayFor(plan: ClusterPlan, kind: PlannedVip["kind"] | undefined): number {
   return kind === "control-plane" ? 0 : plan.vrrp.preemptDelay;
 }
 
+/**
+ * The kube-apiserver's `--shutdown-delay-duration` in whole seconds, or undefined when the control-plane VIP cannot
+ * move on a failing /readyz (one control-plane node, or nopreempt with a negative weight). From the moment an
+ * apiserver starts shutting down its /readyz fails while it keeps serving for this long
+ * (k8s.io/apiserver/pkg/server/options/server_run_options.go, ShutdownDelayDuration), so it is the worst case of the
+ * apiserver check failing on the master until the best backup holds the VIP: fall failed runs `interval` apart, then
+ * keepalived's takeover (the down timer; the skew with weight 0), rounded up.
+ */
+export function apiserverShutdownDelay(plan: ClusterPlan): number | undefined {
+  const cp = plan.controlPlane.vip;
+  const next = cp.priorities[1];
+  if (next === undefined || (plan.vrrp.nopreempt && plan.vrrp.healthCheck.weight !== 0)) return undefined;
+  return Math.ceil(takeoverBounds(plan, next, "control-plane").checkFailure.max);
+}
+
+/**
+ * keepalived's Master_Down_Interval in seconds: a backup declares the master dead after three advert intervals
+ * plus a skew that is shorter for higher priorities, so the best backup moves first ((256 - priority) / 256).
+ */
 export function masterDownSeconds(advertInterval: number, priority: number): number {
   return 3 * advertInterval + ((256 - priority) * advertInterval) / 256;
 }
@@ -273,9 +289,10 @@ export interface TakeoverBounds {
  *   is over, then ignores them and waits out the down timer from the last one it accepted. With weight 0 the
  *   master goes to FAULT and says goodbye: the skew alone;
  * - check recovering: `rise` good runs, then the same preempt_delay and down timer;
- * - a node coming back: every check starts failed (init_fail), so at the latest its checks rise (`rise` runs),
- *   then the preempt_delay and the down timer; at the earliest the delay has run while they rose (measured);
- *   without a delay, the down timer from its start or from the last advert it accepted while they rose;
+ * - a node coming back: keepalived 2.2.7 ignores init_fail, so its checks start counted as passing and run at once
+ *   (one good run is enough); the bound still allows `rise` runs (at most that long before the first good one),
+ *   then the preempt_delay and the down timer; at the earliest the delay has run meanwhile (measured); without a
+ *   delay, the down timer from its start or from the last advert it accepted meanwhile;
  * - a node coming back to a VIP nobody holds: one down timer from its start (nobody advertises).
  */
 export function takeoverBounds(plan: ClusterPlan, priority: number, kind?: PlannedVip["kind"]): TakeoverBounds {
@@ -284,7 +301,7 @@ export function takeoverBounds(plan: ClusterPlan, priority: number, kind?: Plann
   const d = preemptDelayFor(plan, kind);
   const down = masterDownSeconds(advert, priority);
   const skew = down - 3 * advert;
-  // The checks that track a VIP of this kind, all starting failed.
+  // The checks that track a VIP of this kind.
   const ext = externalCheck(plan);
   const checks = [...(kind !== "external" ? [hc] : []), ...(kind !== "control-plane" && ext ? [ext] : [])];
   const failing = kind === "external" ? ext : hc;

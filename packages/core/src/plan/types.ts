@@ -223,7 +223,10 @@ export interface NodeHealthPlan {
   };
 }
 
-/** One vrrp_script's timing and weight (every check starts failed: init_fail). */
+/**
+ * One vrrp_script's timing and weight. keepalived 2.2.7 ignores init_fail for a tracked script: a check starts
+ * counted as passing, runs at once, and its first result decides.
+ */
 export interface VrrpCheckPlan {
   readonly interval: number;
   readonly timeout: number;

@@ -32,6 +32,7 @@ import {
 } from "./sections/control-plane/rules.js";
 import { hostSettingsFit, hostSysctlAllowed } from "./sections/host/rules.js";
 import {
+  apiserverHealthStaysAnonymous,
   extraArgsNotOwned,
   kubeadmSecretsForJoins,
   kubeletFieldsNotOwned,
@@ -109,6 +110,7 @@ export const rules: readonly Rule[] = [
   provisionerUrlIsBase,
   wireguardKeysConsistent,
   extraArgsNotOwned,
+  apiserverHealthStaysAnonymous,
   kubeletFieldsNotOwned,
   ciliumValuesNotOwned,
   nodeLabelsSelfSettable,

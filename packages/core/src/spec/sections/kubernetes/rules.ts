@@ -1,6 +1,6 @@
 // Rules about Kubernetes itself: service and pod subnets, kubeadm join secrets, node-health timing, and free-form
 // knobs (extraArgs, KubeletConfiguration fields) that never set what clusterspec derives.
-import { MIN_KUBERNETES_MINOR } from "../../../facts/contract.js";
+import { kubernetesContract, MIN_KUBERNETES_MINOR } from "../../../facts/contract.js";
 import { defaultMonitorGracePeriod } from "../../../facts/kubernetes.js";
 import { type ControlPlaneComponent, OWNED_FLAGS, OWNED_KUBELET_FIELDS } from "../../../facts/owned.js";
 import { addressCount, parseCidr } from "../../../ip.js";
@@ -132,6 +132,28 @@ export const extraArgsNotOwned: Rule = (spec, report) => {
           `--${flag} is derived by clusterspec from ${owner}: set that field instead of kubernetes.${component}.extraArgs`,
         );
     }
+};
+
+/** Go's strconv.ParseBool false spellings, which kube-apiserver's boolean flags accept. */
+const GO_FALSE = new Set(["0", "f", "F", "false", "FALSE", "False"]);
+
+/**
+ * keepalived's apiserver check asks /readyz without credentials (system:public-info-viewer lets anonymous users read
+ * it), so `--anonymous-auth=false` makes it fail on every control plane with 401: the control-plane VIP no longer
+ * follows apiserver health. Refused, with the way that keeps the check working where the version has one.
+ */
+export const apiserverHealthStaysAnonymous: Rule = (spec, report) => {
+  const value = spec.kubernetes.apiServer.extraArgs["anonymous-auth"];
+  if (value === undefined || !GO_FALSE.has(value)) return;
+  const minor = parseKubernetesVersion(spec.kubernetes.version)?.minor ?? MIN_KUBERNETES_MINOR;
+  const why =
+    "--anonymous-auth=false stops the control-plane VIP from following the apiserver: keepalived's check asks /readyz without credentials and would get 401 on every control plane";
+  report.error(
+    ["kubernetes", "apiServer", "extraArgs", "anonymous-auth"],
+    kubernetesContract(minor).limitsAnonymousToHealthEndpoints()
+      ? `${why}. Kubernetes 1.${minor} can allow anonymous requests to the health endpoints only: drop anonymous-auth and pass an AuthenticationConfiguration (--authentication-config) whose anonymous section is enabled with the conditions /readyz, /livez and /healthz`
+      : `${why}. Kubernetes 1.${minor} cannot allow anonymous requests to the health endpoints only (that needs 1.32), so keep anonymous-auth on: RBAC's system:public-info-viewer lets anonymous users read only /healthz, /livez, /readyz and /version`,
+  );
 };
 
 export const kubeletFieldsNotOwned: Rule = (spec, report) => {
