@@ -525,6 +525,6 @@ export { renderSpecReference } from "./json-schema.js";
 // Core internals that tests in other packages need and cannot reach through the public API. Tests inside
 // packages/core import internals by relative path; nothing else belongs here.
 // - packages/cli/test/generated-sources.test.ts writes the precompiled template table, precompiled-templates.test.ts checks it
-export { compileLineTemplate, lineTemplateSources } from "./line-template.js";
+export { lineTemplateSources } from "./line-template.js";
 // - packages/cli/test/hostile-strings.test.ts feeds hostile strings into every string position of the schema
 export { type StringSlot, schemaStringPatterns, specStringSlots } from "./spec/string-slots.js";
