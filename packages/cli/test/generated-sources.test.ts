@@ -3,7 +3,8 @@
 // The example golden trees are not sources: `pnpm test:update` rewrites those.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { compileLineTemplate, lineTemplateSources } from "@clusterspec/core/testing";
+import { lineTemplateSources } from "@clusterspec/core/testing";
+import { compileLineTemplate } from "@clusterspec/testkit";
 import { describe, expect, it } from "vitest";
 import { renderSpecTypes } from "../../core/test/spec-types.js";
 // imports every generator, and with them every template they make at import

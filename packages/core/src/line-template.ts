@@ -1,8 +1,5 @@
 // The one kit for line formats (keepalived.conf, conf.d/net, host files): ejs templates with one option set. The
 // template only loops and interpolates; every `<%=` value passes through `escapeValue`.
-// ejs's own browser build (ejs.js, shipped in the package): the same two modules as lib/ejs.js and lib/utils.js,
-// but with no require("fs") / require("path"), so core and the generators bundle for a browser with no Node shim.
-import ejs from "ejs/ejs.js";
 import { precompiledTemplates } from "./generated/precompiled-templates.js";
 
 /** Turns one interpolated value into text of the target format, or throws. */
@@ -11,49 +8,33 @@ export type Escape = (value: unknown) => string;
 /** What ejs compiles a template to in client mode: the locals, then the escape. */
 type Render = (v: unknown, escapeFn: Escape) => string;
 
-/** Every render passes its escape; a compiled template falls back to this one only if a caller forgets. */
-function missingEscape(): never {
-  throw new Error("a line template renders with the escape of its format");
-}
-
-/**
- * The ejs options of every line template. Client mode: the compiled function takes the escape as an argument, so
- * one compiled function serves any escape and its text can be kept (generated/precompiled-templates.js).
- * `compileDebug` is off because ejs's debug wrapper rethrows errors through the escape with the (absent) file
- * name, and our escapes throw on that, masking the real error. No `filename`, `include` or file lookup: the
- * source is a string, so no file system is involved.
- */
-const OPTIONS = {
-  strict: true,
-  _with: false,
-  localsName: "v",
-  escape: missingEscape,
-  compileDebug: false,
-  client: true,
-} as const;
-
-/** ejs's compilation of a template (what the precompiled table holds for it). */
-export const compileLineTemplate = (source: string): Render => ejs.compile(source, OPTIONS) as unknown as Render;
-
 const sources = new Set<string>();
 /** Every template source lineTemplate was given in this process: the precompiled table's test lists them. */
 export const lineTemplateSources = (): readonly string[] => [...sources];
 
 /**
- * A template whose locals are `v`, rendered with `escapeValue`. The repository's templates come precompiled
- * (generated/precompiled-templates.js: no template parsing and no Function constructor at run time, which also
- * suits a page whose CSP forbids eval); any other source is compiled on first use, so a run that never renders
- * a format (--help, validate) does not compile it.
+ * A template whose locals are `v`, rendered with `escapeValue`. Templates come precompiled
+ * (generated/precompiled-templates.js, ejs's client-mode output, written by `pnpm codegen` with the compiler in
+ * packages/testkit): no template parsing and no Function constructor at run time, which also suits a page whose
+ * CSP forbids eval, and no ejs among the runtime dependencies (ejs 3 brings jake and six more packages). A source
+ * that is not in the table fails on its first render, naming the command that adds it.
  */
 export function lineTemplate<View>(source: string, escapeValue: Escape): (view: View) => string {
   sources.add(source);
   let render: Render | undefined;
   return (view) => {
-    render ??= precompiledTemplates.get(source) ?? compileLineTemplate(source);
+    render ??= precompiledTemplates.get(source) ?? notPrecompiled(source);
     const text = render(view, escapeValue);
     flatten(text);
     return text;
   };
+}
+
+function notPrecompiled(source: string): never {
+  const first = source.split("\n", 1)[0] ?? "";
+  throw new Error(
+    `lineTemplate: the template starting ${JSON.stringify(first.slice(0, 60))} is not precompiled: run \`pnpm codegen\` (it writes packages/core/src/generated/precompiled-templates.js)`,
+  );
 }
 
 /**

@@ -525,7 +525,7 @@ export { renderSpecReference } from "./json-schema.js";
 // Core internals that tests in other packages need and cannot reach through the public API. Tests inside
 // packages/core import internals by relative path; nothing else belongs here.
 // - packages/cli/test/generated-sources.test.ts writes the precompiled template table, precompiled-templates.test.ts checks it
-export { compileLineTemplate, lineTemplateSources } from "./line-template.js";
+export { lineTemplateSources } from "./line-template.js";
 // - examples/spec-reference.test.ts validates every example of docs/spec-reference.md and each "required when"
 export { CONDITIONALLY_REQUIRED, SPEC_SHAPES } from "./spec/reference-examples.js";
 // - packages/cli/test/hostile-strings.test.ts feeds hostile strings into every string position of the schema

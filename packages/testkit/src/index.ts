@@ -18,6 +18,7 @@ export {
   type Takeover,
   type TakeoverEvent,
 } from "./failover.js";
+export { compileLineTemplate, type LineTemplateRender } from "./line-template-compiler.js";
 export {
   type MockNode,
   MockProvisioner,
