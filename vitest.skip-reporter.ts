@@ -46,9 +46,12 @@ export function installCommand(missing: readonly string[], root: boolean): strin
 
 export default class SkipReasons implements Reporter {
   private log: (text: string) => void = (text) => process.stdout.write(`${text}\n`);
+  /** With `-t`, the tests the name filter left out are skipped too: those are not reported. */
+  private filtered = false;
 
-  onInit(vitest: { logger: { log: (text: string) => void } }): void {
+  onInit(vitest: { logger: { log: (text: string) => void }; config: { testNamePattern?: RegExp } }): void {
     this.log = (text) => vitest.logger.log(text);
+    this.filtered = vitest.config.testNamePattern !== undefined;
   }
 
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
@@ -57,6 +60,7 @@ export default class SkipReasons implements Reporter {
       for (const t of m.children.allTests()) {
         const r = t.result();
         if (r.state !== "skipped") continue;
+        if (r.note === undefined && this.filtered) continue;
         const mode = t.options.mode;
         const reason =
           r.note ?? (mode === "todo" ? "todo" : "skipped with no reason given (give one: ctx.skip(reason))");

@@ -62,6 +62,22 @@ describe("the skipped tests' report", () => {
         "",
       ]);
       expect(report.split("\n")[5]).toMatch(/^To run them, install what they need: /);
+
+      // With a name filter (-t), the tests it leaves out are not reported as skipped without a reason.
+      const filtered = spawnSync(
+        process.execPath,
+        [join(repo, "node_modules", "vitest", "vitest.mjs"), "run", "-t", "needs a tool"],
+        { cwd: dir, encoding: "utf8", env: { ...process.env, CI: "", NO_COLOR: "1", FORCE_COLOR: "0" } },
+      );
+      expect(filtered.status, filtered.stderr).toBe(0);
+      const lines = filtered.stdout.split("\n");
+      expect(
+        lines.slice(lines.indexOf("1 skipped test, and why:"), lines.indexOf("1 skipped test, and why:") + 3),
+      ).toEqual([
+        "1 skipped test, and why:",
+        "  ↓ skips.test.ts > needs a tool: needs the real tool (installed by .ci/run)",
+        "",
+      ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -143,6 +143,51 @@ describe("YAML syntax errors in plain words", () => {
     `);
   });
 
+  it("a key whose opening quote is never closed on its line", () => {
+    expect(report("    evictionAfter: 30s\n", "    'evictionAfter: 30s\n")).toMatchInlineSnapshot(`
+      "✖ this single-quoted text is never closed on its line, so YAML reads on into the next lines: add the closing ', or remove the opening one
+        → at kubernetes.nodeHealth (cluster.yaml:16:5)
+        16 |     'evictionAfter: 30s
+           |     ^^^^^^^^^^^^^^"
+    `);
+  });
+
+  it("a missing comma in a { } mapping", () => {
+    expect(report("{ id: 1, name: vswitch }", "{ id: 1 name: vswitch }")).toMatchInlineSnapshot(`
+      "✖ a "," is missing between two items of this { } mapping: separate the items with ", "
+        → at network.segments[0].uplink.routingTable (cluster.yaml:29:29)
+        29 |         routingTable: { id: 1 name: vswitch }
+           |                             ^"
+    `);
+  });
+
+  it("a bracket that closes nothing", () => {
+    expect(report("{ id: 1, name: vswitch }", "{ id: 1, name: vswitch }}")).toMatchInlineSnapshot(`
+      "✖ a "}" that closes nothing: remove it, or open the mapping with { before it
+        → at network.segments[0].uplink.routingTable (cluster.yaml:29:47)
+        29 |         routingTable: { id: 1, name: vswitch }}
+           |                                               ^"
+    `);
+  });
+
+  it("a value that starts with a character YAML reserves", () => {
+    expect(report("name: k8s-test\n", "name: @k8s-test\n")).toMatchInlineSnapshot(`
+      "✖ a value cannot start with "@" unquoted (YAML reserves it): quote the value, e.g. "@…"
+        → at name (cluster.yaml:5:7)
+        5 | name: @k8s-test
+          |       ^^^^^^^^^"
+    `);
+  });
+
+  it("more text after a quoted value", () => {
+    expect(report('mac: "52:54:00:12:34:56"', 'mac: "52:54:00:12:34:56" x')).toMatchInlineSnapshot(`
+      "✖ more text after a value that has ended (a closing quote or bracket ends it): remove it, or quote the whole value
+        → at nodes[0].interfaces.wan0 (cluster.yaml:49:40)
+        49 |       wan0: { mac: "52:54:00:12:34:56" x, address: 10.118.10.20/24, gateway: 10.118.10.1 }
+           |                                        ^"
+    `);
+  });
+
   it("never throws, and every syntax error has a catalog code and a position inside the text", () => {
     const lines = bare.split("\n");
     const edits = fc.record({

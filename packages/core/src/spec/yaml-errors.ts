@@ -59,7 +59,7 @@ function levelsAbove(lines: readonly string[], starts: readonly number[], lineIn
 }
 
 /** The path of the deepest mapping entry or list item whose source holds `offset`. */
-function pathAt(root: unknown, offset: number): IssuePath {
+function pathAt(root: unknown, offset: number, text: string): IssuePath {
   const path: (string | number)[] = [];
   let node = root as Node | null | undefined;
   for (let depth = 0; depth < 100 && node; depth++) {
@@ -72,6 +72,9 @@ function pathAt(root: unknown, offset: number): IssuePath {
         return from !== undefined && to !== undefined && from <= offset && offset <= to;
       });
       if (!pair || !isScalar(pair.key)) break;
+      // A key the parser read across lines (an unclosed quote, a missing colon) is not a name of the spec.
+      const range = pair.key.range;
+      if (range && text.slice(range[0], range[1]).includes("\n")) break;
       path.push(String(pair.key.value));
       node = pair.value as Node | null;
     } else if (isSeq(node)) {
@@ -178,10 +181,40 @@ function unclosedOpening(text: string, end: number, open: string, close: string)
   return stack.at(-1);
 }
 
+const char = (c: string | undefined) => JSON.stringify(c ?? "");
+
+/** Parser messages that need no more than the parser's position, in plain words. */
+const PLAIN_MESSAGES: readonly (readonly [RegExp, (m: RegExpExecArray) => string])[] = [
+  [
+    /^Unexpected (?:scalar|flow-map-start|flow-seq-start|quote|double-quoted-scalar|single-quoted-scalar) at node end$/,
+    () =>
+      "more text after a value that has ended (a closing quote or bracket ends it): remove it, or quote the whole value",
+  ],
+  [
+    /^Missing , or : between flow (map|sequence) items$/,
+    (m) =>
+      `a "," is missing between two items of this ${m[1] === "map" ? "{ } mapping" : "[ ] list"}: separate the items with ", "`,
+  ],
+  [
+    /^Unexpected flow-(seq|map)-end token in YAML stream: "(.)"$/,
+    (m) =>
+      `a ${char(m[2])} that closes nothing: remove it, or open the ${m[1] === "seq" ? "list with [" : "mapping with {"} before it`,
+  ],
+  [
+    /^Plain value cannot start with (?:[a-z ]+) character (.)$/,
+    (m) => `a value cannot start with ${char(m[1])} unquoted (YAML reserves it): quote the value, e.g. "${m[1]}…"`,
+  ],
+  [
+    /^Block collections are not allowed within flow collections$/,
+    () =>
+      'a "- item" or "key: value" line inside [ ] or { }: inside brackets, write the items on one line separated by ", " (or close the bracket first)',
+  ],
+];
+
 /** The plain-words message and position for a parser error, or undefined to keep the parser's words. */
 function plainWords(error: YAMLError, text: string, lines: readonly string[], starts: readonly number[]): Plain {
   const at = error.pos[0];
-  const lineIndex = Math.max(
+  let lineIndex = Math.max(
     0,
     starts.findLastIndex((s) => s <= at),
   );
@@ -246,7 +279,17 @@ function plainWords(error: YAMLError, text: string, lines: readonly string[], st
     message === "Implicit keys need to be on a single line" ||
     message === "Implicit map keys need to be followed by map values"
   ) {
+    // The key that runs over two lines is the one on the first line without a colon, at or above the error.
+    let keyLine = lineIndex;
+    while (keyLine > 0 && /:(\s|$)/.test(lines[keyLine] ?? "") && !/:(\s|$)/.test(lines[keyLine - 1] ?? "")) keyLine--;
+    if (keyLine !== lineIndex && isContent(lines[keyLine] ?? "")) lineIndex = keyLine;
     const line = lines[lineIndex] ?? "";
+    const opened = /^\s*(["'])/.exec(line)?.[1];
+    if (opened && !line.trimStart().slice(1).includes(opened))
+      return {
+        message: `this ${opened === '"' ? "double" : "single"}-quoted text is never closed on its line, so YAML reads on into the next lines: add the closing ${opened}, or remove the opening one`,
+        offset: firstChar(lineIndex),
+      };
     if (!/:(\s|$)/.test(line))
       return {
         pathOffset:
@@ -256,6 +299,29 @@ function plainWords(error: YAMLError, text: string, lines: readonly string[], st
         offset: firstChar(lineIndex),
       };
   }
+  if (
+    message === "Block collections are not allowed within flow collections" ||
+    message === "Nested mappings are not allowed in compact mappings"
+  ) {
+    // `{ a: 1 b: 2 }`: two items of a flow collection without the comma between them.
+    const before = text.slice(starts[lineIndex] ?? 0, at);
+    const open = Math.max(before.lastIndexOf("{"), before.lastIndexOf("["));
+    const item = (lines[lineIndex] ?? "").slice(Math.max(open, before.lastIndexOf(",")) + 1);
+    if (open >= 0 && /^[^,{}[\]]*?:\s+[^,{}[\]\s]+\s+[^,{}[\]\s:]+:/.test(item))
+      return {
+        message: `a "," is missing between two items of this ${before[open] === "{" ? "{ } mapping" : "[ ] list"}: separate the items with ", "`,
+        offset: at,
+        pathOffset: (starts[lineIndex] ?? 0) + open,
+      };
+  }
+  if (message === "Implicit keys need to be on a single line")
+    return {
+      message:
+        'a key runs on past the end of its line: a key and its ":" stay on one line (look for a quote, bracket or "&" left open)',
+      offset: at,
+    };
+  const sameLine = PLAIN_MESSAGES.find(([re]) => re.test(message));
+  if (sameLine) return { message: sameLine[1](sameLine[0].exec(message) as RegExpExecArray), offset: at };
   if (message.startsWith("Source contains multiple documents"))
     return {
       message: `a spec is one YAML document, and "---" on line ${lineIndex + 1} starts a second one: remove it, or move what follows into a file of its own`,
@@ -278,7 +344,7 @@ export function yamlSyntaxIssue(
   const plain = message === undefined ? plainWords(error, text, lines, starts) : { message, offset: error.pos[0] };
   const pos = lineCounter.linePos(Math.min(plain.offset, Math.max(0, text.length)));
   return {
-    path: pathAt(root, plain.pathOffset ?? plain.offset),
+    path: pathAt(root, plain.pathOffset ?? plain.offset, text),
     message: plain.message,
     severity: "error",
     code,
