@@ -295,3 +295,47 @@ describe("messages for the new fields", () => {
     }
   });
 });
+
+describe("what keeps a restarted node off its VIPs (issue 33: keepalived 2.2.7 ignores init_fail)", () => {
+  const warningsOf = (vrrp: Record<string, unknown>) => {
+    const spec: Loose = exampleInput();
+    spec.vrrp = { ...spec.vrrp, ...vrrp };
+    const r = validateSpec(spec);
+    expect(r.ok).toBe(true);
+    return r.warnings.filter((w) => w.path.join(".").endsWith(".timeout")).map((w) => [w.path.join("."), w.message]);
+  };
+
+  it("warns when a check's timeout is not below the down timer, for the apiserver and the readiness check", () => {
+    expect(warningsOf({ healthCheck: { timeout: 3 }, readinessCheck: { timeout: 4 } })).toEqual([
+      [
+        "vrrp.healthCheck.timeout",
+        "timeout 3s is not below the down timer (3 × advertInterval = 3s): keepalived counts a check as passing until its first run at start ends, so a node that restarts while its apiserver hangs can take a VIP before that run fails; use a timeout below 3s or weight 0",
+      ],
+      [
+        "vrrp.readinessCheck.timeout",
+        "timeout 4s is not below the down timer (3 × advertInterval = 3s): keepalived counts a check as passing until its first run at start ends, so a node that restarts while its Cilium (or uplink) hangs can take a VIP before that run fails; use a timeout below 3s or weight 0",
+      ],
+    ]);
+  });
+
+  it("is quiet below the down timer, with a longer advert interval, and with weight 0 (INIT until the first result)", () => {
+    expect(warningsOf({})).toEqual([]);
+    expect(warningsOf({ advertInterval: 2, healthCheck: { timeout: 5 } })).toEqual([]);
+    expect(warningsOf({ healthCheck: { timeout: 5, weight: 0 } })).toEqual([]);
+  });
+
+  it("says so in keepalived.conf: no init_fail, and the bound in each check's comment", () => {
+    const plan = mustResolve(exampleInput());
+    const conf = generateKeepalived(plan).find((a) => a.path.endsWith("keepalived.conf"))?.content ?? "";
+    expect(conf).not.toContain("\n    init_fail");
+    expect(conf).toContain(
+      "# kube-apiserver /readyz on this node; keepalived runs it at start and counts it passing until its first result (it ignores init_fail), which the 2s limit brings before the 3s down timer;",
+    );
+    const slow = mustResolve({ ...exampleInput(), vrrp: { ...exampleInput().vrrp, healthCheck: { timeout: 3 } } });
+    const slowConf = generateKeepalived(slow).find((a) => a.path.endsWith("keepalived.conf"))?.content ?? "";
+    expect(slowConf).toContain("which the 3s limit may bring only after the 3s down timer");
+    const faulting = mustResolve({ ...exampleInput(), vrrp: { ...exampleInput().vrrp, healthCheck: { weight: 0 } } });
+    const faultConf = generateKeepalived(faulting).find((a) => a.path.endsWith("keepalived.conf"))?.content ?? "";
+    expect(faultConf).toContain("keepalived runs it at start and keeps the instance in INIT until its first result");
+  });
+});
