@@ -11,6 +11,7 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { generateKeepalived } from "../src/generate.js";
+import { summarizeKeepalived } from "../src/summary.js";
 import { OPENRC_CONF, vipsOf } from "../src/view.js";
 import { instancesOf, keepalivedCheck, nodeFiles, parseKeepalivedConf, type Statement } from "./helpers.js";
 
@@ -337,5 +338,29 @@ describe("what keeps a restarted node off its VIPs (issue 33: keepalived 2.2.7 i
     const faulting = mustResolve({ ...exampleInput(), vrrp: { ...exampleInput().vrrp, healthCheck: { weight: 0 } } });
     const faultConf = generateKeepalived(faulting).find((a) => a.path.endsWith("keepalived.conf"))?.content ?? "";
     expect(faultConf).toContain("keepalived runs it at start and keeps the instance in INIT until its first result");
+  });
+});
+
+describe("PLAN.md with vrrp.uplinkCheck on (issue 33 item 9)", () => {
+  it("states the bound two negative-weight checks give, and what the uplink check does on a partition", () => {
+    const input = exampleInput();
+    const plan = mustResolve({ ...input, vrrp: { ...input.vrrp, uplinkCheck: true } });
+    const md = summarizeKeepalived(plan);
+    expect(md).toContain(
+      "Both checks failing on one carrier: keepalived subtracts the weight once per failing check, and clamps at 1. The bound that holds is that a carrier with any failing check runs below every carrier whose checks pass; between carriers that each fail a check it promises no order (each failure costs 253 and the priority stops at 1, where every failing carrier lands with the default -253, and a holder keeps a tie), so a master whose readiness and uplink checks both fail can keep its VIP while a backup with one failing check waits. Weight 0 (FAULT) takes any carrier with a failing check out.",
+    );
+    expect(md).toContain(
+      "- the uplink check: it fails where the split also cuts the node from its uplink gateway (where the gateway is still reachable it passes and changes nothing); with a negative weight (lower priority) it keeps the VIP at priority 1, which nobody it can hear outranks, and both sides hold it (this spec: `vrrp.readinessCheck.weight: -253`); with weight 0 (FAULT) the isolated node goes to FAULT and leaves the VIP to the other side.",
+    );
+    // the model agrees: with every carrier failing a check they all run at keepalived's floor, and the holder keeps
+    // the tie however many of its checks fail
+    const vip = plan.vips.find((v) => v.kind === "external");
+    const master = vip?.order[0];
+    if (!vip || !master) throw new Error("unexpected example shape");
+    const failing = { down: [], unhealthy: [], notReady: [...vip.order] };
+    expect(holderMap(simulateFailover(plan, failing, new Map([[vip.key, master]]))).get(vip.key)).toBe(master);
+    // with weight 0 the sentence is not there: any failing check is FAULT
+    const fault = mustResolve({ ...input, vrrp: { ...input.vrrp, uplinkCheck: true, readinessCheck: { weight: 0 } } });
+    expect(summarizeKeepalived(fault)).not.toContain("Both checks failing on one carrier");
   });
 });
