@@ -495,7 +495,7 @@ describe("cross-field rules", () => {
         s.vrrp.healthCheck = { weight: 0 };
       }),
     ).toMatchInlineSnapshot(`
-      "⚠ with weight 0 a node whose apiserver check fails (it starts failed: init_fail) is in FAULT, so no node holds the control-plane VIP while no apiserver answers and \`kubeadm init\` cannot reach its endpoint; bring the cluster up with a negative weight and set 0 afterwards
+      "⚠ with weight 0 a node whose apiserver check fails is in FAULT (and keepalived keeps it in INIT until the check's first result), so no node holds the control-plane VIP while no apiserver answers and \`kubeadm init\` cannot reach its endpoint; bring the cluster up with a negative weight and set 0 afterwards
         → at vrrp.healthCheck.weight"
     `);
     // nopreempt and MASTER without an explicit delay resolve to none: nothing to refuse

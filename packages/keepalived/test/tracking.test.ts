@@ -11,6 +11,7 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { generateKeepalived } from "../src/generate.js";
+import { summarizeKeepalived } from "../src/summary.js";
 import { OPENRC_CONF, vipsOf } from "../src/view.js";
 import { instancesOf, keepalivedCheck, nodeFiles, parseKeepalivedConf, type Statement } from "./helpers.js";
 
@@ -303,5 +304,73 @@ describe("messages for the new fields", () => {
     } finally {
       rmSync(work, { recursive: true, force: true });
     }
+  });
+});
+
+describe("what keeps a restarted node off its VIPs (issue 33: keepalived 2.2.7 ignores init_fail)", () => {
+  const warningsOf = (vrrp: Record<string, unknown>) => {
+    const spec: Loose = exampleInput();
+    spec.vrrp = { ...spec.vrrp, ...vrrp };
+    const r = validateSpec(spec);
+    expect(r.ok).toBe(true);
+    return r.warnings.filter((w) => w.path.join(".").endsWith(".timeout")).map((w) => [w.path.join("."), w.message]);
+  };
+
+  it("warns when a check's timeout is not below the down timer, for the apiserver and the readiness check", () => {
+    expect(warningsOf({ healthCheck: { timeout: 3 }, readinessCheck: { timeout: 4 } })).toEqual([
+      [
+        "vrrp.healthCheck.timeout",
+        "timeout 3s is not below the down timer (3 × advertInterval = 3s): keepalived counts a check as passing until its first run at start ends, so a node that restarts while its apiserver hangs can take a VIP before that run fails; use a timeout below 3s or weight 0",
+      ],
+      [
+        "vrrp.readinessCheck.timeout",
+        "timeout 4s is not below the down timer (3 × advertInterval = 3s): keepalived counts a check as passing until its first run at start ends, so a node that restarts while its Cilium (or uplink) hangs can take a VIP before that run fails; use a timeout below 3s or weight 0",
+      ],
+    ]);
+  });
+
+  it("is quiet below the down timer, with a longer advert interval, and with weight 0 (INIT until the first result)", () => {
+    expect(warningsOf({})).toEqual([]);
+    expect(warningsOf({ advertInterval: 2, healthCheck: { timeout: 5 } })).toEqual([]);
+    expect(warningsOf({ healthCheck: { timeout: 5, weight: 0 } })).toEqual([]);
+  });
+
+  it("says so in keepalived.conf: no init_fail, and the bound in each check's comment", () => {
+    const plan = mustResolve(exampleInput());
+    const conf = generateKeepalived(plan).find((a) => a.path.endsWith("keepalived.conf"))?.content ?? "";
+    expect(conf).not.toContain("\n    init_fail");
+    expect(conf).toContain(
+      "# kube-apiserver /readyz on this node; keepalived runs it at start and counts it passing until its first result (it ignores init_fail), which the 2s limit brings before the 3s down timer;",
+    );
+    const slow = mustResolve({ ...exampleInput(), vrrp: { ...exampleInput().vrrp, healthCheck: { timeout: 3 } } });
+    const slowConf = generateKeepalived(slow).find((a) => a.path.endsWith("keepalived.conf"))?.content ?? "";
+    expect(slowConf).toContain("which the 3s limit may bring only after the 3s down timer");
+    const faulting = mustResolve({ ...exampleInput(), vrrp: { ...exampleInput().vrrp, healthCheck: { weight: 0 } } });
+    const faultConf = generateKeepalived(faulting).find((a) => a.path.endsWith("keepalived.conf"))?.content ?? "";
+    expect(faultConf).toContain("keepalived runs it at start and keeps the instance in INIT until its first result");
+  });
+});
+
+describe("PLAN.md with vrrp.uplinkCheck on (issue 33 item 9)", () => {
+  it("states the bound two negative-weight checks give, and what the uplink check does on a partition", () => {
+    const input = exampleInput();
+    const plan = mustResolve({ ...input, vrrp: { ...input.vrrp, uplinkCheck: true } });
+    const md = summarizeKeepalived(plan);
+    expect(md).toContain(
+      "Both checks failing on one carrier: keepalived subtracts the weight once per failing check, and clamps at 1. The bound that holds is that a carrier with any failing check runs below every carrier whose checks pass; between carriers that each fail a check it promises no order (each failure costs 253 and the priority stops at 1, where every failing carrier lands with the default -253, and a holder keeps a tie), so a master whose readiness and uplink checks both fail can keep its VIP while a backup with one failing check waits. Weight 0 (FAULT) takes any carrier with a failing check out.",
+    );
+    expect(md).toContain(
+      "- the uplink check: it fails where the split also cuts the node from its uplink gateway (where the gateway is still reachable it passes and changes nothing); with a negative weight (lower priority) it keeps the VIP at priority 1, which nobody it can hear outranks, and both sides hold it (this spec: `vrrp.readinessCheck.weight: -253`); with weight 0 (FAULT) the isolated node goes to FAULT and leaves the VIP to the other side.",
+    );
+    // the model agrees: with every carrier failing a check they all run at keepalived's floor, and the holder keeps
+    // the tie however many of its checks fail
+    const vip = plan.vips.find((v) => v.kind === "external");
+    const master = vip?.order[0];
+    if (!vip || !master) throw new Error("unexpected example shape");
+    const failing = { down: [], unhealthy: [], notReady: [...vip.order] };
+    expect(holderMap(simulateFailover(plan, failing, new Map([[vip.key, master]]))).get(vip.key)).toBe(master);
+    // with weight 0 the sentence is not there: any failing check is FAULT
+    const fault = mustResolve({ ...input, vrrp: { ...input.vrrp, uplinkCheck: true, readinessCheck: { weight: 0 } } });
+    expect(summarizeKeepalived(fault)).not.toContain("Both checks failing on one carrier");
   });
 });

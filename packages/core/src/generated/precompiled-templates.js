@@ -3,7 +3,7 @@
 // lineTemplate in the repository, keyed by its source (see line-template.ts).
 export const precompiledTemplates = new Map([
   [
-    "# <%- v.header %>\n\nglobal_defs {\n    router_id <%= v.routerId %>\n    enable_script_security\n    script_user <%= v.scriptUser %>\n<% if (v.garpRefresh !== undefined) { -%>\n    vrrp_garp_master_refresh <%= v.garpRefresh %>\n<% } -%>\n}\n<% for (const c of v.checks) { -%>\n\n# <%- c.comment %>\nvrrp_script <%= c.name %> {\n    script <%= c.path %>\n    interval <%= c.interval %>\n    timeout <%= c.timeout %>\n    fall <%= c.fall %>\n    rise <%= c.rise %>\n    weight <%= c.weight %>\n    init_fail\n}\n<% } -%>\n<% for (const i of v.instances) { -%>\n\n# <%- i.comment %>\nvrrp_instance <%= i.name %> {\n    state <%= i.state %>\n    interface <%= i.iface %>\n    virtual_router_id <%= i.vrid %>\n    priority <%= i.priority %>\n    advert_int <%= i.advertInt %>\n<% if (i.nopreempt) { -%>\n    nopreempt\n<% } -%>\n<% if (i.preemptDelay !== undefined) { -%>\n    preempt_delay <%= i.preemptDelay %>\n<% } -%>\n<% if (i.auth) { -%>\n    authentication {\n        auth_type <%= i.auth.type %>\n        include <%= i.auth.include %>\n    }\n<% } -%>\n<% if (i.unicast) { -%>\n    unicast_src_ip <%= i.unicast.src %>\n    unicast_peer {\n<% for (const peer of i.unicast.peers) { -%>\n        <%= peer %>\n<% } -%>\n    }\n<% } -%>\n    virtual_ipaddress {\n        <%= i.vip %> dev <%= i.iface %>\n    }\n<% if (i.trackScripts.length > 0) { -%>\n    track_script {\n<% for (const t of i.trackScripts) { -%>\n        <%= t %>\n<% } -%>\n    }\n<% } -%>\n<% for (const n of i.notify) { -%>\n    <%= n.keyword %> <%= n.path %>\n<% } -%>\n}\n<% } -%>\n",
+    "# <%- v.header %>\n\nglobal_defs {\n    router_id <%= v.routerId %>\n    enable_script_security\n    script_user <%= v.scriptUser %>\n<% if (v.garpRefresh !== undefined) { -%>\n    vrrp_garp_master_refresh <%= v.garpRefresh %>\n<% } -%>\n}\n<% for (const c of v.checks) { -%>\n\n# <%- c.comment %>\nvrrp_script <%= c.name %> {\n    script <%= c.path %>\n    interval <%= c.interval %>\n    timeout <%= c.timeout %>\n    fall <%= c.fall %>\n    rise <%= c.rise %>\n    weight <%= c.weight %>\n}\n<% } -%>\n<% for (const i of v.instances) { -%>\n\n# <%- i.comment %>\nvrrp_instance <%= i.name %> {\n    state <%= i.state %>\n    interface <%= i.iface %>\n    virtual_router_id <%= i.vrid %>\n    priority <%= i.priority %>\n    advert_int <%= i.advertInt %>\n<% if (i.nopreempt) { -%>\n    nopreempt\n<% } -%>\n<% if (i.preemptDelay !== undefined) { -%>\n    preempt_delay <%= i.preemptDelay %>\n<% } -%>\n<% if (i.auth) { -%>\n    authentication {\n        auth_type <%= i.auth.type %>\n        include <%= i.auth.include %>\n    }\n<% } -%>\n<% if (i.unicast) { -%>\n    unicast_src_ip <%= i.unicast.src %>\n    unicast_peer {\n<% for (const peer of i.unicast.peers) { -%>\n        <%= peer %>\n<% } -%>\n    }\n<% } -%>\n    virtual_ipaddress {\n        <%= i.vip %> dev <%= i.iface %>\n    }\n<% if (i.trackScripts.length > 0) { -%>\n    track_script {\n<% for (const t of i.trackScripts) { -%>\n        <%= t %>\n<% } -%>\n    }\n<% } -%>\n<% for (const n of i.notify) { -%>\n    <%= n.keyword %> <%= n.path %>\n<% } -%>\n}\n<% } -%>\n",
     function anonymous(v, escapeFn, include, rethrow
 ) {
 "use strict";
@@ -42,7 +42,7 @@ escapeFn = escapeFn || function missingEscape() {
     ; __append(escapeFn( c.rise ))
     ; __append("\n    weight ")
     ; __append(escapeFn( c.weight ))
-    ; __append("\n    init_fail\n}\n")
+    ; __append("\n}\n")
     ;  } 
     ;  for (const i of v.instances) { 
     ; __append("\n# ")
@@ -484,7 +484,7 @@ escapeFn = escapeFn || function missingEscape() {
   ],
 
   [
-    "#!/bin/sh\n# <%- v.header %>\n# keepalived vrrp_script: exits 0 while the kube-apiserver on this node answers /readyz (not /livez: /readyz\n# also fails while the apiserver drains at shutdown). Needs curl (a host dependency); the CA is the one\n# kubeadm writes (world-readable), so the check runs as keepalived's unprivileged script_user.\nexec curl --silent --fail --output /dev/null --max-time <%= v.maxTime %> --cacert <%= v.caFile %> <%= v.url %>\n",
+    "#!/bin/sh\n# <%- v.header %>\n# keepalived vrrp_script: exits 0 while the kube-apiserver on this node answers /readyz (not /livez: /readyz\n# fails as soon as the apiserver starts shutting down, while it keeps serving for its shutdown-delay-duration).\n# Needs curl (a host dependency); the CA is the one kubeadm writes (world-readable), so the check runs as\n# keepalived's unprivileged script_user.\nexec curl --silent --fail --output /dev/null --max-time <%= v.maxTime %> --cacert <%= v.caFile %> <%= v.url %>\n",
     function anonymous(v, escapeFn, include, rethrow
 ) {
 "use strict";
@@ -495,7 +495,7 @@ escapeFn = escapeFn || function missingEscape() {
   function __append(s) { if (s !== undefined && s !== null) __output += s }
     ; __append("#!/bin/sh\n# ")
     ; __append( v.header )
-    ; __append("\n# keepalived vrrp_script: exits 0 while the kube-apiserver on this node answers /readyz (not /livez: /readyz\n# also fails while the apiserver drains at shutdown). Needs curl (a host dependency); the CA is the one\n# kubeadm writes (world-readable), so the check runs as keepalived's unprivileged script_user.\nexec curl --silent --fail --output /dev/null --max-time ")
+    ; __append("\n# keepalived vrrp_script: exits 0 while the kube-apiserver on this node answers /readyz (not /livez: /readyz\n# fails as soon as the apiserver starts shutting down, while it keeps serving for its shutdown-delay-duration).\n# Needs curl (a host dependency); the CA is the one kubeadm writes (world-readable), so the check runs as\n# keepalived's unprivileged script_user.\nexec curl --silent --fail --output /dev/null --max-time ")
     ; __append(escapeFn( v.maxTime ))
     ; __append(" --cacert ")
     ; __append(escapeFn( v.caFile ))

@@ -178,7 +178,7 @@ export interface ClusterSpecInput {
     initialState?: "BACKUP" | "MASTER" | undefined;
     /** Do not take a VIP back from a lower-priority node (needs BACKUP) */
     nopreempt?: boolean | undefined;
-    /** preempt_delay in seconds of the external VIPs' instances: a carrier waits this long after seeing a lower-priority master before it takes a VIP from it (needs BACKUP, not with nopreempt); default 120, 0 with nopreempt or initial state MASTER. The control-plane VIP never waits (its failover must beat the node-monitor grace period; init_fail guards it) */
+    /** preempt_delay in seconds of the external VIPs' instances: a carrier waits this long after seeing a lower-priority master before it takes a VIP from it (needs BACKUP, not with nopreempt); default 120, 0 with nopreempt or initial state MASTER. The control-plane VIP never waits (its failover must beat the node-monitor grace period; the apiserver check's first run at start guards it) */
     preemptDelay?: number | undefined;
     /** vrrp_garp_master_refresh: seconds between gratuitous ARPs a master repeats for its VIPs; 0 turns it off */
     garpRefresh?: number | undefined;
@@ -190,7 +190,7 @@ export interface ClusterSpecInput {
     basePriority?: number | undefined;
     /** keepalived script_user: the unprivileged user the check (and notify) scripts run as */
     scriptUser?: string | undefined;
-    /** vrrp_script checking the local kube-apiserver /readyz (it starts failed: init_fail) */
+    /** vrrp_script checking the local kube-apiserver /readyz (keepalived runs it at start; a timeout below 3 × advertInterval ends the first run before a restarted node could take the VIP) */
     healthCheck?: {
       /** Seconds between apiserver checks */
       interval?: number | undefined;
@@ -203,7 +203,7 @@ export interface ClusterSpecInput {
       /** Priority change on failure; 0 puts the instance in FAULT; default -253: a failing node runs at priority 1 (keepalived's floor), below every healthy one whatever the node count */
       weight?: number | undefined;
     } | undefined;
-    /** vrrp_script on the external VIP instances: the node serves external traffic only once Cilium answers http://127.0.0.1:<healthPort>/healthz (it starts failed: init_fail) */
+    /** vrrp_script on the external VIP instances: the node serves external traffic only once Cilium answers http://127.0.0.1:<healthPort>/healthz (keepalived runs it at start; a timeout below 3 × advertInterval ends the first run before a restarted node could take a VIP) */
     readinessCheck?: {
       /** Track the Cilium agent's local health endpoint on every external VIP instance */
       enabled?: boolean | undefined;
@@ -631,7 +631,7 @@ export interface ClusterSpec {
     initialState: "BACKUP" | "MASTER";
     /** Do not take a VIP back from a lower-priority node (needs BACKUP) */
     nopreempt: boolean;
-    /** preempt_delay in seconds of the external VIPs' instances: a carrier waits this long after seeing a lower-priority master before it takes a VIP from it (needs BACKUP, not with nopreempt); default 120, 0 with nopreempt or initial state MASTER. The control-plane VIP never waits (its failover must beat the node-monitor grace period; init_fail guards it) */
+    /** preempt_delay in seconds of the external VIPs' instances: a carrier waits this long after seeing a lower-priority master before it takes a VIP from it (needs BACKUP, not with nopreempt); default 120, 0 with nopreempt or initial state MASTER. The control-plane VIP never waits (its failover must beat the node-monitor grace period; the apiserver check's first run at start guards it) */
     preemptDelay?: number | undefined;
     /** vrrp_garp_master_refresh: seconds between gratuitous ARPs a master repeats for its VIPs; 0 turns it off */
     garpRefresh: number;
@@ -643,7 +643,7 @@ export interface ClusterSpec {
     basePriority: number;
     /** keepalived script_user: the unprivileged user the check (and notify) scripts run as */
     scriptUser: string;
-    /** vrrp_script checking the local kube-apiserver /readyz (it starts failed: init_fail) */
+    /** vrrp_script checking the local kube-apiserver /readyz (keepalived runs it at start; a timeout below 3 × advertInterval ends the first run before a restarted node could take the VIP) */
     healthCheck: {
       /** Seconds between apiserver checks */
       interval: number;
@@ -656,7 +656,7 @@ export interface ClusterSpec {
       /** Priority change on failure; 0 puts the instance in FAULT; default -253: a failing node runs at priority 1 (keepalived's floor), below every healthy one whatever the node count */
       weight?: number | undefined;
     };
-    /** vrrp_script on the external VIP instances: the node serves external traffic only once Cilium answers http://127.0.0.1:<healthPort>/healthz (it starts failed: init_fail) */
+    /** vrrp_script on the external VIP instances: the node serves external traffic only once Cilium answers http://127.0.0.1:<healthPort>/healthz (keepalived runs it at start; a timeout below 3 × advertInterval ends the first run before a restarted node could take a VIP) */
     readinessCheck: {
       /** Track the Cilium agent's local health endpoint on every external VIP instance */
       enabled: boolean;

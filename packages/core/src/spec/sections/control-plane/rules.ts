@@ -249,8 +249,22 @@ export const vrrpTrackingConsistent: Rule = (spec, report) => {
   if (v.healthCheck.weight === 0)
     report.warning(
       ["vrrp", "healthCheck", "weight"],
-      "with weight 0 a node whose apiserver check fails (it starts failed: init_fail) is in FAULT, so no node holds the control-plane VIP while no apiserver answers and `kubeadm init` cannot reach its endpoint; bring the cluster up with a negative weight and set 0 afterwards",
+      "with weight 0 a node whose apiserver check fails is in FAULT (and keepalived keeps it in INIT until the check's first result), so no node holds the control-plane VIP while no apiserver answers and `kubeadm init` cannot reach its endpoint; bring the cluster up with a negative weight and set 0 afterwards",
     );
+  // keepalived 2.2.7 ignores init_fail for a tracked script (alloc_track_script, keepalived/vrrp/vrrp_track.c:277): a
+  // restarted node is kept off its VIPs only because the check's first run fails before its down timer ends.
+  const down = 3 * v.advertInterval;
+  const slow = (c: { timeout: number; weight?: number | undefined }) => c.weight !== 0 && c.timeout >= down;
+  const external = spec.externalVips !== undefined && (v.readinessCheck.enabled || v.uplinkCheck);
+  for (const [key, c, what] of [
+    ["healthCheck", v.healthCheck, "its apiserver"],
+    ...(external ? ([["readinessCheck", v.readinessCheck, "its Cilium (or uplink)"]] as const) : []),
+  ] as const)
+    if (slow(c))
+      report.warning(
+        ["vrrp", key, "timeout"],
+        `timeout ${c.timeout}s is not below the down timer (3 × advertInterval = ${down}s): keepalived counts a check as passing until its first run at start ends, so a node that restarts while ${what} hangs can take a VIP before that run fails; use a timeout below ${down}s or weight 0`,
+      );
   if (!spec.externalVips) {
     if (v.uplinkCheck)
       report.warning(

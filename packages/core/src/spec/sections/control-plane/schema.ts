@@ -44,7 +44,9 @@ const HealthCheckSchema = z
         "Priority change on failure; 0 puts the instance in FAULT; default -253: a failing node runs at priority 1 (keepalived's floor), below every healthy one whatever the node count",
       ),
   })
-  .describe("vrrp_script checking the local kube-apiserver /readyz (it starts failed: init_fail)");
+  .describe(
+    "vrrp_script checking the local kube-apiserver /readyz (keepalived runs it at start; a timeout below 3 × advertInterval ends the first run before a restarted node could take the VIP)",
+  );
 
 const ReadinessCheckSchema = z
   .strictObject({
@@ -79,7 +81,7 @@ const ReadinessCheckSchema = z
       ),
   })
   .describe(
-    "vrrp_script on the external VIP instances: the node serves external traffic only once Cilium answers http://127.0.0.1:<healthPort>/healthz (it starts failed: init_fail)",
+    "vrrp_script on the external VIP instances: the node serves external traffic only once Cilium answers http://127.0.0.1:<healthPort>/healthz (keepalived runs it at start; a timeout below 3 × advertInterval ends the first run before a restarted node could take a VIP)",
   );
 
 const NotifySchema = z
@@ -109,7 +111,7 @@ export const VrrpSchema = z
       .max(1000)
       .optional()
       .describe(
-        "preempt_delay in seconds of the external VIPs' instances: a carrier waits this long after seeing a lower-priority master before it takes a VIP from it (needs BACKUP, not with nopreempt); default 120, 0 with nopreempt or initial state MASTER. The control-plane VIP never waits (its failover must beat the node-monitor grace period; init_fail guards it)",
+        "preempt_delay in seconds of the external VIPs' instances: a carrier waits this long after seeing a lower-priority master before it takes a VIP from it (needs BACKUP, not with nopreempt); default 120, 0 with nopreempt or initial state MASTER. The control-plane VIP never waits (its failover must beat the node-monitor grace period; the apiserver check's first run at start guards it)",
       ),
     garpRefresh: z
       .number()
