@@ -218,7 +218,10 @@ describe("the line delta", () => {
         for (let k = 0; k < n; k++) {
           if (c.added) added.push(++j);
           else if (c.removed) removed.push(++i);
-          else i++, j++;
+          else {
+            i++;
+            j++;
+          }
         }
       }
       return { added, removed };
