@@ -32,6 +32,11 @@ const usageFile = join(scratch, "rusage.jsonl");
 const cacheDir = join(scratch, "cache");
 const tmpDir = join(scratch, "tmp");
 mkdirSync(tmpDir, { mode: 0o700 });
+/**
+ * `changes` on 300 × 254 within 1.5 s of CPU (issue 27) as a ratio, which a loaded machine does not move as much:
+ * 1.5 s over `node -e 0`'s 75 ms on this 2-core machine when it is quiet.
+ */
+const CHANGES_RATIO = 20;
 /** Every figure the issue's "Targets" name, filled in as the cases run and printed together at the end. */
 const targets = [];
 const target = (name, value, limit, unit = "×") => targets.push({ name, value, limit, unit, ok: value <= limit });
@@ -380,6 +385,7 @@ for (const c of cases) {
     if (c.file) target("bare-metal changes (add a worker) vs node -e 0 (pairs)", changes.pairs, 4);
     else {
       target("300 × 254 (254 carriers) changes CPU", changes.cpu, 1.5, " s");
+      target("300 × 254 (254 carriers) changes vs node -e 0 (pairs)", changes.pairs, CHANGES_RATIO);
       target("300 × 254 (254 carriers) changes peak RSS", changes.rss / 2 ** 20, 300, " MiB");
     }
   }
@@ -411,6 +417,7 @@ for (const c of cases) {
       const changes = compare(runs, () => cli(["changes", spec, changed]));
       console.log(procLine(`changes (${v.name})`, changes));
       target(`300 × 254 (254 carriers) changes (${v.name}) CPU`, changes.cpu, 1.5, " s");
+      target(`300 × 254 (254 carriers) changes (${v.name}) vs node -e 0 (pairs)`, changes.pairs, CHANGES_RATIO);
       target(`300 × 254 (254 carriers) changes (${v.name}) peak RSS`, changes.rss / 2 ** 20, 300, " MiB");
     }
   }

@@ -23,6 +23,9 @@ interface Advertised {
   readonly group: string;
   readonly terms: string;
   readonly vips: readonly string[];
+  /** Unicast: the address it sends from and the addresses it sends its adverts to (keepalived sends to no other). */
+  readonly src?: string;
+  readonly peers: readonly string[];
 }
 
 /** The instances of a keepalived.conf, parsed from the text. */
@@ -36,7 +39,15 @@ function parseKeepalived(text: string): Advertised[] {
       .map((l) => l.trim().split(/\s+/)[0] ?? "")
       .filter(Boolean);
     const terms = `${vips.join(",")} auth ${field("auth_type") || "none"} advert ${field("advert_int")} ${block.includes("unicast_peer") ? "unicast" : "multicast"}`;
-    out.push({ group: `${field("interface")}/${field("virtual_router_id")}`, terms, vips });
+    const peers = (/unicast_peer \{([^}]*)\}/.exec(block)?.[1] ?? "").split(/\s+/).filter(Boolean);
+    const src = field("unicast_src_ip") || undefined;
+    out.push({
+      group: `${field("interface")}/${field("virtual_router_id")}`,
+      terms,
+      vips,
+      peers,
+      ...(src ? { src } : {}),
+    });
   }
   return out;
 }
@@ -50,8 +61,21 @@ function configs(side: TreeSide): Map<string, Advertised[]> {
   return out;
 }
 
-/** Disagreements between the live configs: one group with different terms, or one VIP in two groups. */
+/**
+ * Disagreements between the live configs: one group with different terms, or one VIP in two groups, or (unicast)
+ * two live instances of one group where one does not send its adverts to the other.
+ */
 function disagreements(live: ReadonlyMap<string, Advertised[]>): string[] {
+  const members = new Map<string, { node: string; instance: Advertised }[]>();
+  for (const [node, instances] of live)
+    for (const i of instances) members.set(i.group, [...(members.get(i.group) ?? []), { node, instance: i }]);
+  const deaf: string[] = [];
+  for (const [group, list] of members)
+    for (const x of list)
+      for (const y of list)
+        if (x !== y && x.instance.src !== undefined && y.instance.src !== undefined)
+          if (!x.instance.peers.includes(y.instance.src))
+            deaf.push(`${group}: ${x.node} does not send its adverts to ${y.node} (${y.instance.src})`);
   const groups = new Map<string, { node: string; terms: string }>();
   const vips = new Map<string, { node: string; group: string }>();
   const out: string[] = [];
@@ -66,7 +90,7 @@ function disagreements(live: ReadonlyMap<string, Advertised[]>): string[] {
         else vips.set(vip, { node, group: i.group });
       }
     }
-  return out;
+  return [...out, ...deaf];
 }
 
 describe("keepalived steps, replayed", () => {
@@ -75,32 +99,39 @@ describe("keepalived steps, replayed", () => {
     let drained = 0;
     let rolled = 0;
     fc.assert(
-      fc.property(arbVrrpLabSpec({ nodes: [2, 6], pool: [0, 5] }), arbChange, (oldInput, change) => {
-        const newInput = applyChange(oldInput as unknown as Spec, change);
-        fc.pre(validateSpec(newInput as unknown as ClusterSpecInput).ok);
-        const old = treeSide(oldInput);
-        const next = treeSide(newInput);
-        const oldConfigs = configs(old);
-        const newConfigs = configs(next);
-        const rollout = planKeepalivedRollout(old, next);
-        if (rollout.drained.length > 0) drained++;
-        else if (rollout.steps.length > 0) rolled++;
-        const live = new Map(oldConfigs);
-        expect(disagreements(live)).toEqual([]);
-        for (const step of rollout.steps) {
-          expect(step.commands).toHaveLength(1);
-          const command = step.commands[0];
-          if (command === KEEPALIVED_STOP) live.delete(step.node);
-          else if (command === KEEPALIVED_RELOAD || command === KEEPALIVED_START || command === KEEPALIVED_RESTART)
-            live.set(step.node, newConfigs.get(step.node) ?? []);
-          else throw new Error(`unexpected command ${command}`);
-          expect(disagreements(live), `after "${step.title}" (${change.kind})`).toEqual([]);
-        }
-        // Every node ends on the new config: the plan left nothing out.
-        expect([...live.keys()].sort()).toEqual([...newConfigs.keys()].sort());
-        for (const [node, cfg] of live) expect(cfg, node).toEqual(newConfigs.get(node));
-      }),
-      { numRuns: 60 },
+      fc.property(
+        fc.oneof(
+          arbVrrpLabSpec({ nodes: [2, 6], pool: [0, 5] }),
+          arbVrrpLabSpec({ nodes: [2, 6], pool: [0, 5], unicast: true }),
+        ),
+        arbChange,
+        (oldInput, change) => {
+          const newInput = applyChange(oldInput as unknown as Spec, change);
+          fc.pre(validateSpec(newInput as unknown as ClusterSpecInput).ok);
+          const old = treeSide(oldInput);
+          const next = treeSide(newInput);
+          const oldConfigs = configs(old);
+          const newConfigs = configs(next);
+          const rollout = planKeepalivedRollout(old, next);
+          if (rollout.drained.length > 0) drained++;
+          else if (rollout.steps.length > 0) rolled++;
+          const live = new Map(oldConfigs);
+          expect(disagreements(live)).toEqual([]);
+          for (const step of rollout.steps) {
+            expect(step.commands).toHaveLength(1);
+            const command = step.commands[0];
+            if (command === KEEPALIVED_STOP) live.delete(step.node);
+            else if (command === KEEPALIVED_RELOAD || command === KEEPALIVED_START || command === KEEPALIVED_RESTART)
+              live.set(step.node, newConfigs.get(step.node) ?? []);
+            else throw new Error(`unexpected command ${command}`);
+            expect(disagreements(live), `after "${step.title}" (${change.kind})`).toEqual([]);
+          }
+          // Every node ends on the new config: the plan left nothing out.
+          expect([...live.keys()].sort()).toEqual([...newConfigs.keys()].sort());
+          for (const [node, cfg] of live) expect(cfg, node).toEqual(newConfigs.get(node));
+        },
+      ),
+      { numRuns: 80 },
     );
     expect(drained, "runs with a drain").toBeGreaterThan(3);
     expect(rolled, "runs rolled node by node").toBeGreaterThan(3);
