@@ -278,13 +278,12 @@ describe("the line delta", () => {
     );
   });
 
-  it("stays linear on a file rewritten throughout (a multiset past the edit bound)", () => {
+  // Its cost is measured in `pnpm bench` (changes on 300 × 254), never timed here.
+  it("answers a file rewritten throughout (a multiset past the edit bound)", () => {
     const old = Array.from({ length: 20000 }, (_, i) => `priority ${i % 250}`).join("\n");
     // every line changes (0..249 → 1..250): far past Myers' bound; the texts that appear and vanish are found
     const next = Array.from({ length: 20000 }, (_, i) => `priority ${(i % 250) + 1}`).join("\n");
-    const started = performance.now();
     const d = lineDelta(`${old}\nend\n`, `${next}\nend\n`);
-    expect(performance.now() - started).toBeLessThan(2000);
     expect(d.added).toEqual(Array.from({ length: 80 }, (_, k) => 250 * k + 250));
     expect(d.removed).toEqual(Array.from({ length: 80 }, (_, k) => 250 * k + 1));
   });
