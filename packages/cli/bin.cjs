@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The `clusterspec` command: runs the one-file bundle dist-bin/main.cjs through a V8 code cache.
+// The `clusterspec` command: runs the bundle dist-bin/main.cjs through a V8 code cache (and, for a spec with
+// free-form parts, dist-chunks/schemas.cjs through one of its own).
 //
 // Compiling the bundle's functions is a third of a small run's CPU time. V8 can save the code a run compiled and
 // load it in the next run instead (what Node 22's module.enableCompileCache does; Node 20 has no such switch, so
@@ -43,24 +44,36 @@ const KEEP_CACHES = 24;
 /** How long ago the bundle must have changed to have a cache: FAT keeps times to 2 s, ext4's small inodes to 1 s. */
 const SETTLED_NS = 2_000_000_000n;
 
+/** The scripts compiled this run whose cache is to be (re)written when it ends: [cache file, script]. */
+const toSave = [];
+// After the command ran, so each cache holds every function it compiled; only after a success, so a first run
+// that stopped at a bad spec does not leave a cache without the generators.
+process.on("exit", (code) => {
+  if (code === 0) for (const [file, script] of toSave) saveCache(file, script);
+});
 const bundle = path.join(__dirname, "dist-bin", "main.cjs");
-const { source, identity } = readBundle(bundle);
-const cacheFile = codeCachePath(identity);
-const cached = cacheFile === undefined ? undefined : readOwnCache(cacheFile);
-const script = checksummed(
-  () =>
-    // The bundle is a function expression (tsup.config.ts wraps it), compiled from the text as read: no copy.
-    new vm.Script(source, { filename: bundle, cachedData: cached }),
-);
-const mod = { exports: {} };
-script.runInThisContext().call(mod.exports, mod.exports, require, mod, bundle, path.dirname(bundle));
-if (cacheFile !== undefined && (cached === undefined || script.cachedDataRejected))
-  // After the command ran, so the cache holds every function it compiled; only after a success, so a first run
-  // that stopped at a bad spec does not leave a cache without the generators.
-  process.on("exit", (code) => {
-    if (code === 0) saveCache(cacheFile, script);
-  });
-mod.exports.main();
+run(bundle, require).main();
+
+/**
+ * Compiles `file` (a function expression: tsup.config.ts wraps it) through its code cache and calls it as Node's
+ * module wrapper would, with `load` as its require and `loadChunk` for the chunks it loads on first use; returns
+ * its exports. The text is compiled as read: no copy.
+ */
+function run(file, load) {
+  const { source, identity } = readBundle(file);
+  const cacheFile = codeCachePath(identity);
+  const cached = cacheFile === undefined ? undefined : readOwnCache(cacheFile);
+  const script = checksummed(() => new vm.Script(source, { filename: file, cachedData: cached }));
+  if (cacheFile !== undefined && (cached === undefined || script.cachedDataRejected)) toSave.push([cacheFile, script]);
+  const mod = { exports: {} };
+  script.runInThisContext().call(mod.exports, mod.exports, load, mod, file, path.dirname(file), loadChunk);
+  return mod.exports;
+}
+
+/** dist-chunks/<name>.cjs, a part of the command only some runs use (src/lazy-schemas.ts), with its own cache. */
+function loadChunk(name, load) {
+  return run(path.join(__dirname, "dist-chunks", `${name}.cjs`), load);
+}
 
 /**
  * The bundle's text and the identity of the file it was read from, or no identity where it may not be trusted yet.

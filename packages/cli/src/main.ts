@@ -89,13 +89,21 @@ async function sourceStack(e: unknown): Promise<string> {
   }
 }
 
-/** The bundle's content hash, written by the build beside it (tsup.config.ts); none outside the bundle. */
+/**
+ * The command's content hash, written by the build beside each file bin.cjs compiles (tsup.config.ts): the bundle's,
+ * and the schemas chunk's where there is one; none outside the bundle.
+ */
 function codeId(): string | undefined {
-  try {
-    return readFileSync(new URL("./build-id", import.meta.url), "utf8").trim() || undefined;
-  } catch {
-    return undefined;
-  }
+  const read = (file: string) => {
+    try {
+      return readFileSync(new URL(file, import.meta.url), "utf8").trim() || undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const bundle = read("./build-id");
+  const chunk = read("../dist-chunks/build-id");
+  return bundle === undefined ? undefined : chunk === undefined ? bundle : `${bundle}+${chunk}`;
 }
 
 export async function main(): Promise<void> {

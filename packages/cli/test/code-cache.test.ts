@@ -196,4 +196,23 @@ describe("the command's code cache", () => {
     expect(validate(spec, { CLUSTERSPEC_CACHE_DIR: "off" })).toBe(0);
     expect(readdirSync(tmp)).toEqual([]);
   });
+
+  it("has the schemas chunk compiled only for a spec with free-form parts, through a cache of its own", () => {
+    const customised = join(repo, "examples", "customised", "cluster.yaml");
+    const chunk = join(repo, "packages", "cli", "dist-chunks", "schemas.cjs");
+    expect(validate()).toBe(0);
+    // the bare-metal example has no free-form part: the bundle's cache alone, no chunk compiled
+    expect(cacheFiles().filter((n) => n.endsWith(".v8"))).toHaveLength(1);
+    expect(validate(customised)).toBe(0);
+    const caches = cacheFiles().filter((n) => n.endsWith(".v8"));
+    expect(caches).toHaveLength(2);
+    const own = caches.filter((n) => n.startsWith(`${identity(chunk)}-node`));
+    expect(own).toHaveLength(1);
+    const file = join(codeDir(), own[0] as string);
+    const { mtimeMs } = statSync(file);
+    // the next run reads both caches: neither is written again
+    expect(validate(customised)).toBe(0);
+    expect(statSync(file).mtimeMs).toBe(mtimeMs);
+    expect(cacheFiles().filter((n) => n.endsWith(".v8"))).toHaveLength(2);
+  });
 });
