@@ -13,9 +13,6 @@ const exampleDirs = readdirSync(import.meta.dirname).filter((d) =>
   existsSync(join(import.meta.dirname, d, "cluster.yaml")),
 );
 
-/** Links another branch adds in the same change: docs/packaging.md comes with the packaging work (issue 31 item 3). */
-const ADDED_ELSEWHERE = new Set(["docs/packaging.md"]);
-
 /** The first fenced block of `lang` after the heading `heading`. */
 function codeBlock(markdown: string, heading: string, lang: string): string {
   const start = markdown.indexOf(`\n${heading}\n`);
@@ -101,8 +98,7 @@ describe("README.md", () => {
   it.each(pages)("%s links only to files in the repository", (page) => {
     for (const link of linksOf(page)) {
       expect(link.target, `${page}: ${link.text} is not a file of the repository`).not.toMatch(/^[a-z]+:/);
-      if (!ADDED_ELSEWHERE.has(link.target))
-        expect(existsSync(join(repo, link.target)), `${page}: ${link.text} (${link.target})`).toBe(true);
+      expect(existsSync(join(repo, link.target)), `${page}: ${link.text} (${link.target})`).toBe(true);
     }
   });
 });
