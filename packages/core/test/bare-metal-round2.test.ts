@@ -1,6 +1,7 @@
 // Issue 33 (host half): the messages of the new rules as they print, with their YAML line, and the plan facts behind
 // them (uplink sources derived from the external VIPs, the VIPs' interface among Cilium's devices).
-import { formatIssues, loadSpec, resolvePlan, validateSpec } from "@clusterspec/core";
+import { formatIssues, loadSpec, validateSpec } from "@clusterspec/core";
+import { mustResolve } from "@clusterspec/core/testing";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { referenceSpec } from "./helpers.js";
@@ -41,10 +42,7 @@ function printed(spec: unknown): string {
 
 describe("an uplink whose VIPs sit in its own subnet (no onLink, no sources)", () => {
   it("takes the external VIPs inside the subnet as its sources, each as a /32", () => {
-    const r = validateSpec(vlanUplink());
-    expect(r.ok).toBe(true);
-    if (!r.ok) return;
-    const plan = resolvePlan(r.value);
+    const plan = mustResolve(vlanUplink());
     expect(plan.network.policyRoutes.map((p) => [p.table.name, p.sources])).toEqual([
       ["pub", ["203.0.113.20/32", "203.0.113.21/32"]],
     ]);
@@ -79,9 +77,7 @@ describe("an uplink whose VIPs sit in its own subnet (no onLink, no sources)", (
 
 describe("external VIPs and Cilium's devices", () => {
   it("adds the external VIPs' interface to the default devices", () => {
-    const r = validateSpec(vlanUplink());
-    if (!r.ok) throw new Error(formatIssues(r.errors));
-    expect(resolvePlan(r.value).cilium.devices).toEqual(["wan1", "wan0", "wan0.4000"]);
+    expect(mustResolve(vlanUplink()).cilium.devices).toEqual(["wan1", "wan0", "wan0.4000"]);
   });
 
   it("refuses an explicit cilium.devices without it, with the fix", () => {
