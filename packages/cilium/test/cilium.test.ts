@@ -331,3 +331,21 @@ describe("reference clusters", () => {
     },
   );
 });
+
+describe("the API server Cilium talks to (issue 33)", () => {
+  it("PLAN.md names the VIP the values carry in k8sServiceHost, also when the endpoint is a DNS name", () => {
+    for (const dnsName of [undefined, "api.k8s-test.example.com"]) {
+      const spec: any = parseYamlDocuments(exampleText("bare-metal-ha"))[0];
+      if (dnsName) spec.controlPlane.dnsName = dnsName;
+      const plan = mustResolve(spec);
+      const values = ciliumValues(plan);
+      expect(values.k8sServiceHost).toBe("10.118.12.100");
+      const row = summarizeCilium(plan)
+        .split("\n")
+        .find((l) => l.startsWith("| kube-proxy replacement |"));
+      expect(row).toBe(
+        `| kube-proxy replacement | true; API server ${values.k8sServiceHost}:${values.k8sServicePort} (k8sServiceHost: the control-plane VIP${dnsName ? `, not ${dnsName}` : ""}) |`,
+      );
+    }
+  });
+});

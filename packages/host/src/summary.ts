@@ -11,7 +11,7 @@ import {
   SYSCTL_FILE,
 } from "./view.js";
 
-/** `sysctl -n` reads a VLAN's key in the slash form too: the keys of the check, in the form sysctl prints. */
+/** PLAN.md's post-reboot check: every key clusterspec sets on the nodes (a VLAN's in the slash form sysctl reads), its value and what sets it. */
 function sysctlCheck(plan: ClusterPlan): string {
   const rows: [string, string, string][] = [
     ...MANAGED_SYSCTL.map(([key, value]): [string, string, string] => [
