@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mermaidBlocks } from "../src/engine.js";
 import { specFromFragment } from "../src/share.js";
 import { buildPlayground, type StaticServer, serveStatic } from "./static-server.js";
-import { artifactsDir } from "./support.js";
+import { artifactsDir, cliChanges } from "./support.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 // Headless, offline-minded flags: no first-run UI, no background fetches, a fresh profile per run.
@@ -747,35 +747,6 @@ function renamed(example: string, name: string): string {
 
 function longestLine(text: string): number {
   return Math.max(0, ...text.split("\n").map((l) => l.length));
-}
-
-/** `clusterspec changes base.yaml cluster.yaml --format <format>` in a fresh folder. */
-async function cliChanges(
-  oldText: string,
-  newText: string,
-  format: "text" | "markdown",
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const dir = mkdtempSync(join(tmpdir(), "clusterspec-web-"));
-  try {
-    writeFileSync(join(dir, "base.yaml"), oldText);
-    writeFileSync(join(dir, "cluster.yaml"), newText);
-    let stdout = "";
-    let stderr = "";
-    const code = await runCli(["changes", "base.yaml", "cluster.yaml", "--format", format], {
-      cwd: dir,
-      env: {},
-      stdout: (t) => {
-        stdout += t;
-      },
-      stderr: (t) => {
-        stderr += t;
-      },
-      version: "test",
-    });
-    return { code, stdout, stderr };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }
 
 async function validateWithCli(text: string): Promise<{ code: number; stderr: string }> {

@@ -1,16 +1,13 @@
 // The share link's encoding and the Changes tab's computation, in Node (the page's behaviour is in browser.test.ts).
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { exampleNames, exampleText } from "@clusterspec/testkit";
 import { fc, test } from "@fast-check/vitest";
-import { runCli } from "clusterspec/cli";
 import { applyPatch } from "diff";
 import { inflateSync, strFromU8 } from "fflate";
 import { describe, expect, it } from "vitest";
-import { CHANGES_NAMES, compare, fileDiffs } from "../src/compare.js";
+import { compare, fileDiffs } from "../src/compare.js";
 import { runSpec } from "../src/engine.js";
 import { SHARE_KEY, shareFragment, specFromFragment } from "../src/share.js";
+import { cliChanges } from "./support.js";
 
 describe("the share link's fragment", () => {
   test.prop([fc.string({ unit: "binary", maxLength: 2000 })])(
@@ -50,30 +47,6 @@ function edited(): string {
     .replace("nameservers: [1.1.1.1, 8.8.8.8]", "nameservers: [1.1.1.1, 9.9.9.9]");
   if (out === text) throw new Error("bare-metal-ha changed: update the edit");
   return out;
-}
-
-async function cliChanges(oldText: string, newText: string, format: "text" | "markdown") {
-  const dir = mkdtempSync(join(tmpdir(), "clusterspec-changes-"));
-  try {
-    writeFileSync(join(dir, CHANGES_NAMES.oldSpec), oldText);
-    writeFileSync(join(dir, CHANGES_NAMES.newSpec), newText);
-    let stdout = "";
-    let stderr = "";
-    const code = await runCli(["changes", CHANGES_NAMES.oldSpec, CHANGES_NAMES.newSpec, "--format", format], {
-      cwd: dir,
-      env: {},
-      stdout: (t) => {
-        stdout += t;
-      },
-      stderr: (t) => {
-        stderr += t;
-      },
-      version: "test",
-    });
-    return { code, stdout, stderr };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }
 
 describe("compare (the Changes tab)", () => {
