@@ -5,7 +5,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { arbClusterSpec } from "@clusterspec/core/testing";
+import { arbClusterSpec, withExternalVipsOnVlan } from "@clusterspec/core/testing";
 import { exampleInput, toolAvailable, withNetns } from "@clusterspec/testkit";
 import { type Artifact, generate, generateChecked } from "clusterspec";
 import fc from "fast-check";
@@ -19,24 +19,7 @@ type Loose = any;
  * sources are derived from the external VIPs inside the subnet; no cilium.devices: the VLAN is added to them.
  */
 export function vlanSpec(): Loose {
-  const spec = exampleInput();
-  const internal = spec.network.segments[0];
-  delete internal.uplink;
-  internal.onLink = [];
-  spec.network.segments.push({
-    name: "public",
-    interface: "wan0.4000",
-    subnet: "203.0.113.0/24",
-    uplink: { gateway: "203.0.113.1", routingTable: { id: 2, name: "pub" } },
-  });
-  spec.externalVips.addresses = [
-    { address: "203.0.113.20", vrid: 10 },
-    { address: "203.0.113.21", vrid: 11 },
-  ];
-  spec.nodes.forEach((n: Loose, i: number) => {
-    n.interfaces["wan0.4000"] = { vlan: { parent: "wan0", id: 4000 }, address: `203.0.113.${10 + i}/24`, mtu: 1400 };
-  });
-  delete spec.cilium.devices;
+  const spec: Loose = withExternalVipsOnVlan(exampleInput());
   spec.cilium.loadBalancerMode = "dsr";
   return spec;
 }

@@ -530,3 +530,44 @@ export { lineTemplateSources } from "./line-template.js";
 export { CONDITIONALLY_REQUIRED, SPEC_SHAPES } from "./spec/reference-examples.js";
 // - packages/cli/test/hostile-strings.test.ts feeds hostile strings into every string position of the schema
 export { type StringSlot, schemaStringPatterns, specStringSlots } from "./spec/string-slots.js";
+
+/**
+ * The spec with its external VIPs moved to a VLAN of wan0 (`wan0.<vlan>`, 203.0.113.0/24) whose segment has an uplink
+ * table and nothing else (no `sources`, no `onLink`), the first segment's uplink and on-link networks removed, and
+ * `cilium.devices` left to its default: the case where the uplink's sources and Cilium's devices are derived and
+ * accept_local on a VLAN matters. `mtu: null` leaves the VLAN's MTU unset.
+ * - packages/core/test/bare-metal-round2.test.ts (the rules' messages), examples/boot-order.test.ts (the boot order)
+ */
+export function withExternalVipsOnVlan(
+  spec: ClusterSpecInput,
+  vlan = 4000,
+  mtu: number | null = 1400,
+): ClusterSpecInput {
+  const out = structuredClone(spec);
+  const name = `wan0.${vlan}`;
+  const internal = out.network.segments[0];
+  if (internal) {
+    delete internal.uplink;
+    internal.onLink = [];
+  }
+  out.network.segments.push({
+    name: "public",
+    interface: name,
+    subnet: "203.0.113.0/24",
+    uplink: { gateway: "203.0.113.1", routingTable: { id: 2, name: "pub" } },
+  });
+  if (out.externalVips)
+    out.externalVips.addresses = [
+      { address: "203.0.113.20", vrid: 10 },
+      { address: "203.0.113.21", vrid: 11 },
+    ];
+  out.nodes.forEach((n, i) => {
+    n.interfaces[name] = {
+      vlan: { parent: "wan0", id: vlan },
+      address: `203.0.113.${10 + i}/24`,
+      ...(mtu === null ? {} : { mtu }),
+    };
+  });
+  if (out.cilium) delete out.cilium.devices;
+  return out;
+}

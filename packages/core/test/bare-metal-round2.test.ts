@@ -1,36 +1,14 @@
 // Issue 33 (host half): the messages of the new rules as they print, with their YAML line, and the plan facts behind
 // them (uplink sources derived from the external VIPs, the VIPs' interface among Cilium's devices).
 import { formatIssues, loadSpec, validateSpec } from "@clusterspec/core";
-import { mustResolve } from "@clusterspec/core/testing";
+import { mustResolve, withExternalVipsOnVlan } from "@clusterspec/core/testing";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { referenceSpec } from "./helpers.js";
 
 /** The reference spec with its external VIPs on a VLAN of wan0 whose segment has an uplink and nothing else. */
 function vlanUplink(vlan = 4000, mtu: number | null = 1400): any {
-  const spec: any = referenceSpec();
-  const internal = spec.network.segments[0];
-  delete internal.uplink;
-  internal.onLink = [];
-  spec.network.segments.push({
-    name: "public",
-    interface: `wan0.${vlan}`,
-    subnet: "203.0.113.0/24",
-    uplink: { gateway: "203.0.113.1", routingTable: { id: 2, name: "pub" } },
-  });
-  spec.externalVips.addresses = [
-    { address: "203.0.113.20", vrid: 10 },
-    { address: "203.0.113.21", vrid: 11 },
-  ];
-  spec.nodes.forEach((n: any, i: number) => {
-    n.interfaces[`wan0.${vlan}`] = {
-      vlan: { parent: "wan0", id: vlan },
-      address: `203.0.113.${10 + i}/24`,
-      ...(mtu === null ? {} : { mtu }),
-    };
-  });
-  delete spec.cilium.devices;
-  return spec;
+  return withExternalVipsOnVlan(referenceSpec(), vlan, mtu);
 }
 
 /** Prints what loadSpec reports for the spec as YAML text: errors, else warnings. */
