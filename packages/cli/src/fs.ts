@@ -25,8 +25,12 @@ export interface FileSystem {
   copyFile(from: string, to: string): void;
   rename(from: string, to: string): void;
   removeTree(path: string): void;
-  /** Creates `path` holding `content` only if nothing is there (O_EXCL); false when something is. */
-  createExclusive(path: string, content: string): boolean;
+  /**
+   * Makes `to` a second name (hard link) of the file `from`, only if nothing is at `to`; false when something is.
+   * Atomic: `to` appears with all of `from`'s content or not at all (what a lock needs; an O_EXCL create and a
+   * write leave an empty file to whoever looks, or finds it after a kill, in between).
+   */
+  linkExclusive(from: string, to: string): boolean;
   /** Removes a file or link; nothing when it is gone. Never a folder. */
   removeFile(path: string): void;
   /** Removes a folder only if it is empty; false when it is not (or is gone). */
@@ -168,21 +172,14 @@ export const nodeFileSystem: FileSystem = {
   removeTree: (path) => {
     nodeFs.rmSync(path, { recursive: true, force: true });
   },
-  createExclusive(path, content) {
-    let fd: number;
+  linkExclusive(from, to) {
     try {
-      fd = nodeFs.openSync(path, "wx", 0o644);
+      nodeFs.linkSync(from, to);
+      return true;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
       throw e;
     }
-    try {
-      nodeFs.writeSync(fd, content);
-      nodeFs.fsyncSync(fd);
-    } finally {
-      nodeFs.closeSync(fd);
-    }
-    return true;
   },
   removeFile(path) {
     try {

@@ -1,5 +1,7 @@
-// One writer per output folder. A run that writes a folder first creates `.<name>.clusterspec-lock` beside it with
-// O_EXCL, holding its pid, host and process start time; a second run that finds the lock held by a live process exits
+// One writer per output folder. A run that writes a folder first creates `.<name>.clusterspec-lock` beside it,
+// holding its pid, host and process start time: written whole into a scratch file named after the run, then linked
+// to the lock's name (a hard link fails if the lock exists, and the lock never exists without its content, even
+// after a kill -9 or on a full disk); a second run that finds the lock held by a live process exits
 // 2 with a message naming that process (it does not wait: a run takes seconds and a script can retry). A lock whose
 // process is gone (same host, pid dead or reused by a later process) is stale and is taken over: under a short-lived
 // `.lock.break` file, so two runs that both find it stale cannot both remove a fresh lock. A lock from another host is
@@ -119,9 +121,11 @@ export function acquireOutputLock(fs: FileSystem, outDir: string, proc: LockProc
     token: proc.token(),
   };
   const text = `${JSON.stringify(owner)}\n`;
+  const create = (target: string) => createWhole(fs, target, text, owner);
   let last: LockOwner | undefined;
   for (let attempt = 0; attempt < 5; attempt++) {
-    if (fs.createExclusive(path, text)) {
+    if (create(path)) {
+      removeDeadScratch(fs, path, proc, outDir);
       return () => {
         try {
           if (parseOwner(fs.readRegular(path, 4096, { noFollow: true }))?.token === owner.token) fs.removeFile(path);
@@ -141,7 +145,7 @@ export function acquireOutputLock(fs: FileSystem, outDir: string, proc: LockProc
       throw new CliError(heldMessage(outDir, path, holder.owner, proc), "locked");
     }
     // Stale: remove it only while holding the breaker, and only if it is still the same stale lock.
-    if (fs.createExclusive(breaker, text)) {
+    if (create(breaker)) {
       try {
         const again = inspect(fs, path, proc, outDir);
         if (again.state === "stale" && again.text === holder.text) fs.removeFile(path);
@@ -152,6 +156,47 @@ export function acquireOutputLock(fs: FileSystem, outDir: string, proc: LockProc
     else sleep(20); // another run is breaking it: microseconds
   }
   throw new CliError(heldMessage(outDir, path, last, proc), "locked");
+}
+
+/**
+ * The scratch file a run writes its lock text into before linking it: `<lock>.<pid>-<start>` (or `<lock>.break.…`).
+ * The name says whose it is, so one left by a run killed before it removed it is told dead by its name alone.
+ */
+const scratchPath = (target: string, owner: Pick<LockOwner, "pid" | "start">) =>
+  `${target}.${owner.pid}-${owner.start ?? "x"}`;
+const SCRATCH = /^(?:\.break)?\.(\d+)-([A-Za-z0-9]+)$/;
+
+/** Creates `target` holding `text` whole, only if nothing is there; false when something is. */
+function createWhole(fs: FileSystem, target: string, text: string, owner: LockOwner): boolean {
+  const scratch = scratchPath(target, owner);
+  fs.removeFile(scratch); // only this process makes this name: what is there is its own earlier, interrupted try
+  try {
+    fs.writeFile(scratch, text, 0o644);
+    return fs.linkExclusive(scratch, target);
+  } finally {
+    fs.removeFile(scratch);
+  }
+}
+
+/**
+ * Called holding the lock: removes the scratch files of runs that were killed between writing and removing them
+ * (their process is gone, or the pid now belongs to a later process). A live run's scratch is left alone.
+ */
+function removeDeadScratch(fs: FileSystem, path: string, proc: LockProcess, outDir: string): void {
+  const prefix = basename(path);
+  for (const name of fs.listDir(dirname(path))) {
+    if (!name.startsWith(prefix)) continue;
+    const m = SCRATCH.exec(name.slice(prefix.length));
+    if (!m) continue;
+    const pid = Number(m[1]);
+    if (pid === proc.pid) continue;
+    const start = proc.startOf(pid);
+    const dead = start === undefined || (m[2] !== "x" && start !== null && start !== m[2]);
+    if (!dead) continue;
+    const scratch = join(dirname(path), name);
+    proveOwn(fs, scratch, "file", "a lock file of another run", outDir);
+    fs.removeFile(scratch);
+  }
 }
 
 /** Held, but by a run that has not written who it is yet. */

@@ -198,6 +198,42 @@ describe("the output folder's lock", () => {
     }
   });
 
+  it("removes the lock scratch files of dead runs (killed between writing and linking) and keeps a live run's", () => {
+    const out = join(dir, "out");
+    const dead = deadPid() ?? 1;
+    const scratch = (name: string) => join(dir, `.out.clusterspec-lock${name}`);
+    writeFileSync(scratch(`.${dead}-x`), "half");
+    writeFileSync(scratch(`.break.${dead}-123`), "");
+    // pid 1 is alive with another start time than the name says: its pid was reused, so the file is dead too
+    writeFileSync(scratch(".1-999999999999"), "");
+    const init = readFileSync("/proc/1/stat", "utf8");
+    const initStart = init.slice(init.lastIndexOf(")") + 2).split(" ")[19];
+    writeFileSync(scratch(`.1-${initStart}`), ""); // pid 1 as it is now: a live run's scratch, left alone
+    writeTree(nodeFileSystem, out, v1, OPTS);
+    expect(readdirSync(dir).sort()).toEqual([`.out.clusterspec-lock.1-${initStart}`, "cluster.yaml", "out"]);
+  });
+
+  it("leaves no lock on a full disk: the next run, once there is room, writes the tree", (ctx) => {
+    if (!toolAvailable("unshare", { root: true }))
+      return ctx.skip("needs unshare (util-linux) and root, as .ci/run has");
+    const full = join(dir, "full");
+    mkdirSync(full);
+    // Both runs inside one mount namespace: the tmpfs is filled, the first run fails, the filler goes, the second runs.
+    const script = [
+      `mount -t tmpfs -o size=4m tmpfs "${full}" || exit 9`,
+      `dd if=/dev/zero of="${full}/filler" bs=4k 2>/dev/null`,
+      `"${process.execPath}" "${bin}" generate cluster.yaml -o "${full}/out" 2>&1; echo "exit=$?"`,
+      `ls -A "${full}"`,
+      `rm "${full}/filler"`,
+      `"${process.execPath}" "${bin}" generate cluster.yaml -o "${full}/out" >/dev/null 2>&1; echo "exit=$?"`,
+      `ls -A "${full}"`,
+    ].join("\n");
+    const r = spawnSync("unshare", ["-m", "sh", "-c", script], { cwd: dir, encoding: "utf8", timeout: 60_000 });
+    const lines = r.stdout.trim().split("\n");
+    expect(lines[0]).toBe(`✖ cannot write ${full}/out: no space left on the device holding ${full}/out`);
+    expect(lines.slice(1)).toEqual(["exit=2", "filler", "exit=0", "out"]);
+  });
+
   it("removes a dead run's stage folder and keeps the tree", () => {
     const out = join(dir, "out");
     writeTree(nodeFileSystem, out, v1, OPTS);

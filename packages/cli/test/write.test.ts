@@ -235,7 +235,10 @@ describe("kill -9 while writing", () => {
     const states = new Set<string>();
     // Every phase: staging, the journal's commit, moves, removals and clean-up (a bounded, even sample).
     const stride = Math.max(1, Math.ceil(steps / 24));
-    const kills = [...Array.from({ length: Math.ceil(steps / stride) }, (_, i) => i * stride), steps];
+    // Every step of taking the lock (its scratch file, the link, the scratch's removal), then the sample.
+    const lockSteps = [0, 1, 2, 3, 4];
+    const sample = Array.from({ length: Math.ceil(steps / stride) }, (_, i) => i * stride);
+    const kills = [...new Set([...lockSteps, ...sample, steps])];
     for (const k of kills) {
       writeTree(nodeFileSystem, out, oldTree, OPTS);
       expect(hash(out)).toBe(oldHash);
@@ -248,6 +251,8 @@ describe("kill -9 while writing", () => {
           : "finished",
       );
       if (r.signal === "SIGKILL" && existsSync(lockPath(out))) states.add("killed holding the lock");
+      if (r.signal === "SIGKILL" && leftovers("out").some((f) => /^\.out\.clusterspec-lock\.\d+-\d+$/.test(f)))
+        states.add("killed leaving its lock's scratch file");
       // The next run finds the dead run's lock stale, takes it over and recovers.
       recoverOutput(nodeFileSystem, out);
       expect([oldHash, newHash], `killed before change ${k} of ${steps}`).toContain(hash(out));
@@ -258,6 +263,7 @@ describe("kill -9 while writing", () => {
       "killed after commit",
       "killed before commit",
       "killed holding the lock",
+      "killed leaving its lock's scratch file",
     ]);
   });
 
