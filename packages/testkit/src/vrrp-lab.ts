@@ -20,6 +20,7 @@ import {
   rmSync,
   statSync,
   writeFileSync,
+  writeSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -29,6 +30,8 @@ import { canonicalIp } from "@clusterspec/core/testing";
 /** Every lab namespace starts with this, then the pid of the process that made it: stale ones can be reaped. */
 const PREFIX = "cslab";
 const STUB_FLAG = "clusterspec-lab-unhealthy";
+/** What keepalived logs as it sets each instance's first state at start-up. */
+const INIT_LINE = /\) Entering (?:BACKUP|FAULT) STATE \(init\)$/;
 const READY_FLAG = "clusterspec-lab-notready";
 /** A check script that fails while /run/<flag> exists (run by keepalived as its script_user, directly). */
 const stub = (what: string, flag: string): string =>
@@ -61,6 +64,11 @@ interface LabNode {
   readonly addresses: Map<string, number>;
   /** Every appearance of each address (epoch ms), never cleared. */
   readonly history: Map<string, number[]>;
+  /**
+   * When keepalived's latest start logged its last `Entering BACKUP|FAULT STATE (init)` (epoch ms, on arrival):
+   * the moment its instances' timers began (keepalived 2.2.7 vrrp_scheduler.c vrrp_init_state, ~line 275).
+   */
+  initialisedAt: number | undefined;
 }
 
 /** VIP address → nodes (that are up) holding it. */
@@ -128,6 +136,13 @@ export interface VrrpLab {
   startKeepalived(node: string): number;
   /** Whether keepalived runs on the node. */
   running(node: string): boolean;
+  /**
+   * Seconds from `since` until the node's running keepalived had set every instance's first state (its timers
+   * start then; with hundreds of instances that takes seconds on a busy host); undefined if it has not yet.
+   */
+  startupSeconds(node: string, since: number): number | undefined;
+  /** Resolves true once every running keepalived has set its instances' first states; false after `timeoutMs`. */
+  whenInitialised(timeoutMs: number): Promise<boolean>;
   /** Calls `listener` after every address change the monitors report; returns the unsubscribe function. */
   onChange(listener: () => void): () => void;
   /** Holders of every VIP the lab knows, over every node (running or not): for checks between events. */
@@ -333,6 +348,7 @@ export async function startVrrpLab(options: VrrpLabOptions): Promise<VrrpLab> {
       up: false,
       addresses: new Map(),
       history: new Map(),
+      initialisedAt: undefined,
     };
   });
   const byName = (name: string): LabNode => {
@@ -369,6 +385,7 @@ export async function startVrrpLab(options: VrrpLabOptions): Promise<VrrpLab> {
   const startKeepalived = (n: LabNode) => {
     for (const f of ["keepalived.pid", "vrrp.pid"]) rmSync(join(n.dir, "run", f), { force: true });
     const fd = openSync(keepLog(n), "a", 0o600);
+    n.initialisedAt = undefined;
     // ip netns exec gives a mount namespace of its own; unshare makes ours private on top, so the binds never
     // reach the host: /etc/keepalived is the node's generated folder, /run the lab's (pid files, the stub's flag).
     const child = spawn(
@@ -387,9 +404,25 @@ export async function startVrrpLab(options: VrrpLabOptions): Promise<VrrpLab> {
         "sh",
         n.dir,
       ],
-      { detached: true, stdio: ["ignore", fd, fd] },
+      { detached: true, stdio: ["ignore", "pipe", "pipe"] },
     );
-    closeSync(fd);
+    // keepalived -l stamps its lines to the second only: each line is stamped on arrival here (an upper bound of
+    // when it was written) and kept in the node's log file.
+    let rest = "";
+    const onData = (chunk: Buffer) => {
+      const at = Date.now();
+      const text = rest + chunk.toString("utf8");
+      const lines = text.split("\n");
+      rest = lines.pop() ?? "";
+      for (const line of lines) if (INIT_LINE.test(line)) n.initialisedAt = at;
+      if (lines.length > 0) writeSync(fd, `${lines.join("\n")}\n`);
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onData);
+    child.on("close", () => {
+      if (rest) writeSync(fd, `${rest}\n`);
+      closeSync(fd);
+    });
     child.on("error", () => undefined);
     n.keepalived = child;
     n.up = true;
@@ -675,6 +708,22 @@ export async function startVrrpLab(options: VrrpLabOptions): Promise<VrrpLab> {
       return at;
     },
     running: (node) => byName(node).up,
+    whenInitialised(timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      const done = () => nodes.every((n) => !n.up || n.keepalived === undefined || n.initialisedAt !== undefined);
+      return new Promise((resolve) => {
+        const poll = () => {
+          if (done()) resolve(true);
+          else if (Date.now() >= deadline) resolve(false);
+          else setTimeout(poll, 50);
+        };
+        poll();
+      });
+    },
+    startupSeconds(node, since) {
+      const at = byName(node).initialisedAt;
+      return at === undefined ? undefined : Math.max(0, (at - since) / 1000);
+    },
     onChange(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
