@@ -4,10 +4,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadSpec, type SpecIssue, validateSpec } from "@clusterspec/core";
+import { buildSpec } from "@clusterspec/core/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { MAX_DEPTH } from "../src/spec/parse.js";
+import { JOIN_PLACEHOLDERS } from "../src/spec/sections/cloud/rules.js";
 import { referenceSpec, repoRoot } from "./helpers.js";
 
 const base = readFileSync(join(repoRoot, "examples", "bare-metal-ha", "cluster.yaml"), "utf8");
@@ -344,6 +346,31 @@ describe("noncharacters and lone surrogates (issue 32 item 5)", () => {
         "name",
         text.split("\n").findIndex((l) => l.startsWith("name:")) + 1,
         'the value contains a Unicode noncharacter (U+FFFE): spec values are printable text on one line (written "k8s\\ufffe")',
+      ],
+    ]);
+  });
+});
+
+describe("the join script's placeholders in pool labels and taints (issue 32 item 5)", () => {
+  it("the list is the join script's own placeholders", () => {
+    const source = readFileSync(join(repoRoot, "packages", "cloud-init", "src", "join-script.ts"), "utf8");
+    const declared = [...source.matchAll(/export const \w+_PLACEHOLDER = "([^"]+)"/g)].map((m) => m[1]);
+    expect([...JOIN_PLACEHOLDERS].sort()).toEqual(declared.sort());
+  });
+
+  it("refuses a label or taint that holds one, at its path", () => {
+    const spec = buildSpec({ controlPlanes: 3, workers: 0, poolSize: 2, cloud: true }) as any;
+    spec.cloud.pools[0].labels = { "example.com/ip": "x__NODE_IP__y" };
+    spec.cloud.pools[0].taints = [{ key: "a__NODE_NAME__b", effect: "NoSchedule" }];
+    const r = validateSpec(spec);
+    expect(r.ok ? [] : r.errors.map((e) => [e.path.join("."), e.message])).toEqual([
+      [
+        "cloud.pools.0.labels.example.com/ip",
+        "label value x__NODE_IP__y contains __NODE_IP__, a placeholder the burst node's join script replaces at boot (__NODE_IP__, __PROVIDER_ID__, __NODE_NAME__): choose another label value",
+      ],
+      [
+        "cloud.pools.0.taints.0.key",
+        "taint key a__NODE_NAME__b contains __NODE_NAME__, a placeholder the burst node's join script replaces at boot (__NODE_IP__, __PROVIDER_ID__, __NODE_NAME__): choose another taint key",
       ],
     ]);
   });
