@@ -1,14 +1,18 @@
 // Issue 32 (reliability round 2), the library and spec side: inputs within the documented limits finish in linear
 // work (item 7), hostile nesting and numbers are refused (item 7), the library gets exactly the YAML path's hygiene
 // and issues instead of exceptions for any JS value (item 8), and noncharacters are refused (item 5).
-import { readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadSpec, type SpecIssue, validateSpec } from "@clusterspec/core";
 import { buildSpec } from "@clusterspec/core/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
+import { OWNED_CILIUM_KEYS } from "../src/facts/owned.js";
 import { MAX_DEPTH } from "../src/spec/parse.js";
+import { OWNED_CILIUM_ALIASES } from "../src/spec/sections/cilium/rules.js";
 import { JOIN_PLACEHOLDERS } from "../src/spec/sections/cloud/rules.js";
 import { referenceSpec, repoRoot } from "./helpers.js";
 
@@ -371,6 +375,117 @@ describe("the join script's placeholders in pool labels and taints (issue 32 ite
       [
         "cloud.pools.0.taints.0.key",
         "taint key a__NODE_NAME__b contains __NODE_NAME__, a placeholder the burst node's join script replaces at boot (__NODE_IP__, __PROVIDER_ID__, __NODE_NAME__): choose another taint key",
+      ],
+    ]);
+  });
+});
+
+describe("owned settings under another name (issue 32 item 6)", () => {
+  const errorsOf = (mutate: (s: any) => void) => {
+    const spec = referenceSpec() as any;
+    mutate(spec);
+    const r = validateSpec(spec);
+    return r.ok ? [] : r.errors.map((e) => [e.path.join("."), e.message]);
+  };
+
+  it("refuses IPv4 forwarding under its conf names (all, default, an interface), and the / spelling", () => {
+    expect(
+      errorsOf((s) => {
+        s.host.sysctl = {
+          "net.ipv4.conf.all.forwarding": "0",
+          "net.ipv4.conf.default.forwarding": "0",
+          "net.ipv4.conf.wan0.forwarding": "0",
+        };
+      }),
+    ).toEqual([
+      ...["all", "default", "wan0"].map((i) => [
+        `host.sysctl.net.ipv4.conf.${i}.forwarding`,
+        `net.ipv4.conf.${i}.forwarding switches IPv4 forwarding under another name (conf.all.forwarding is net.ipv4.ip_forward; default and an interface's own forwarding turn it off there): net.ipv4.ip_forward is set by clusterspec itself (Kubernetes needs it on)`,
+      ]),
+    ]);
+    // procps' `/` spelling (and its `-` prefix) is no key the schema admits.
+    expect(errorsOf((s) => (s.host.sysctl = { "net/ipv4/ip_forward": "0" }))).toEqual([
+      ["host.sysctl.net/ipv4/ip_forward", "invalid key: expected a sysctl key such as vm.swappiness"],
+    ]);
+  });
+
+  const sysctlAvailable =
+    process.getuid?.() === 0 &&
+    spawnSync("sh", ["-c", "command -v sysctl && command -v unshare && command -v ip"]).status === 0;
+
+  it("procps sysctl -p in a network namespace: conf.all.forwarding = 0 switches net.ipv4.ip_forward off, default.forwarding = 0 every new interface", (ctx) => {
+    if (!sysctlAvailable) return ctx.skip("needs root, procps sysctl, unshare and ip (installed by .ci/run)");
+    const dir = mkdtempSync(join(tmpdir(), "relcore-sysctl-"));
+    try {
+      writeFileSync(join(dir, "a.conf"), "net.ipv4.ip_forward = 1\nnet.ipv4.conf.all.forwarding = 0\n");
+      writeFileSync(join(dir, "b.conf"), "net.ipv4.ip_forward = 1\nnet.ipv4.conf.default.forwarding = 0\n");
+      const script = [
+        'sysctl -q -p "$1/a.conf"',
+        "cat /proc/sys/net/ipv4/ip_forward",
+        'sysctl -q -p "$1/b.conf"',
+        "ip link add v0 type veth peer name v1",
+        "cat /proc/sys/net/ipv4/ip_forward /proc/sys/net/ipv4/conf/v0/forwarding",
+      ].join("\n");
+      const r = spawnSync("unshare", ["--net", "--", "sh", "-ec", script, "sh", dir], { encoding: "utf8" });
+      expect(r.stderr).toBe("");
+      expect(r.stdout).toBe("0\n1\n0\n");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses Cilium values that set an owned key under another name", () => {
+    expect(
+      errorsOf((s) => {
+        s.cilium.values = {
+          k8s: { apiServerURLs: "https://10.0.0.1:6443" },
+          k8sServiceHostRef: { name: "cm", key: "host" },
+          extraConfig: { "kube-proxy-replacement": "false", "routing-mode": "tunnel", "unrelated-option": "x" },
+        };
+      }),
+    ).toEqual([
+      [
+        "cilium.values.k8sServiceHostRef",
+        "Cilium value k8sServiceHostRef sets what k8sServiceHost sets, which clusterspec derives from controlPlane.vip: set that field instead of cilium.values",
+      ],
+      [
+        "cilium.values.k8s.apiServerURLs",
+        "Cilium value k8s.apiServerURLs sets what k8sServiceHost sets, which clusterspec derives from controlPlane.vip: set that field instead of cilium.values",
+      ],
+      [
+        "cilium.values.extraConfig.kube-proxy-replacement",
+        "Cilium value extraConfig.kube-proxy-replacement sets what kubeProxyReplacement sets, which clusterspec derives from (always true: kubeadm installs no kube-proxy): set that field instead of cilium.values",
+      ],
+      [
+        "cilium.values.extraConfig.routing-mode",
+        "Cilium value extraConfig.routing-mode sets what routingMode sets, which clusterspec derives from cilium.routingMode: set that field instead of cilium.values",
+      ],
+    ]);
+  });
+
+  it("every alias names an owned key", () => {
+    for (const key of Object.values(OWNED_CILIUM_ALIASES)) expect(Object.keys(OWNED_CILIUM_KEYS)).toContain(key);
+  });
+});
+
+describe("names that differ only by case (issue 32 item 9)", () => {
+  it("node and pool names, the only spec values in generated paths, are lowercase: an uppercase one is refused at its line", () => {
+    const text = base.replace("name: k8s-2", "name: K8s-1");
+    const r = loadSpec(text);
+    expect(r.ok ? [] : r.errors.map((e) => [e.path.join("."), e.line, e.message])).toEqual([
+      [
+        "nodes.1.name",
+        text.split("\n").findIndex((l) => l.includes("name: K8s-1")) + 1,
+        "node name must be an RFC 1123 label: lowercase letters, digits and '-', starting and ending with a letter or digit, got \"K8s-1\"",
+      ],
+    ]);
+    const spec = buildSpec({ controlPlanes: 3, workers: 0, poolSize: 2, cloud: true }) as any;
+    spec.cloud.pools[0].name = "Arm";
+    const p = validateSpec(spec);
+    expect(p.ok ? [] : p.errors.map((e) => [e.path.join("."), e.message])).toEqual([
+      [
+        "cloud.pools.0.name",
+        "pool name must be an RFC 1123 label: lowercase letters, digits and '-', starting and ending with a letter or digit, got \"Arm\"",
       ],
     ]);
   });
