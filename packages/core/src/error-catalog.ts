@@ -104,6 +104,17 @@ export const ERROR_CATALOG = {
   },
   usage: { scope: "run", exit: EXIT_INVALID, meaning: "the command line cannot be run as given (no standard input)" },
   cli: { scope: "run", exit: EXIT_INVALID, meaning: "any other failure of the command (an unknown node name)" },
+  too_deep: {
+    scope: "spec",
+    exit: EXIT_INVALID,
+    meaning: "mappings and lists nested deeper than 64 (docs/input-limits.md): nothing else is checked",
+  },
+  not_plain_data: {
+    scope: "spec",
+    exit: EXIT_INVALID,
+    meaning:
+      "a library input value that YAML cannot hold (a Date, a Map, a class instance, undefined, a function, a getter, a number that is not finite or beyond 2^53)",
+  },
 } as const satisfies Readonly<Record<string, CatalogEntry>>;
 
 /** Every code of the catalog. */

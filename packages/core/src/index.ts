@@ -21,7 +21,13 @@ export {
   isIssueCode,
   type SpecIssueCode,
 } from "./error-catalog.js";
-export { shellDoubleQuoted, shellQuote, withoutControlCharacters } from "./escape.js";
+export {
+  shellDoubleQuoted,
+  shellQuote,
+  terraformLiteral,
+  terraformLiterals,
+  withoutControlCharacters,
+} from "./escape.js";
 export {
   ASG_TAG_LIMITS,
   type AsgTag,

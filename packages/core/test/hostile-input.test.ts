@@ -37,11 +37,11 @@ describe("control and invisible characters", () => {
         s.vrrp.scriptUser = "\x1b[31m";
       }),
     ).toMatchInlineSnapshot(`
-      "✖ the value contains an invisible formatting character (U+202E): spec values are printable text on one line (written "‮evil")
+      "✖ the value contains an invisible formatting character (U+202E): spec values are printable text on one line (written "\\u202eevil")
         → at kubernetes.dnsDomain
       ✖ the value contains ESC (U+001B): spec values are printable text on one line (written "\\u001b[31m")
         → at vrrp.scriptUser
-      ✖ the value contains a zero-width space (U+200B): spec values are printable text on one line (written "exa​mple.com")
+      ✖ the value contains a zero-width space (U+200B): spec values are printable text on one line (written "exa\\u200bmple.com")
         → at network.searchDomains[0]
       ✖ the value contains a line break (U+000A): spec values are printable text on one line (written "/dev/sda\\nnopreempt")
         → at nodes[0].disk"

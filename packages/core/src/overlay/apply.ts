@@ -1,6 +1,7 @@
 // Overlays: RFC 7386 merge patches over generated YAML/JSON artifacts, in spec order. Pure: the patched artifacts
 // come back with what each overlay changed, so the caller can re-check them against their upstream schemas.
 import type { Artifact } from "../artifact.js";
+import { terraformLiterals } from "../escape.js";
 import type { IssuePath, SpecIssue } from "../issues.js";
 import { stableJson } from "../serialize/json.js";
 import { parseYamlDocuments, toYaml, toYamlDocuments } from "../serialize/yaml.js";
@@ -134,7 +135,9 @@ export function applyOverlays(artifacts: readonly Artifact[], overlays: readonly
           code: "overlay",
           message: `overlay ${c.after === undefined ? "deletes" : "changes"} a value clusterspec derived: ${a.path}${overlay.document ? ` (${overlay.document})` : ""} ${toPointer(c.path)} was ${JSON.stringify(c.before)}${c.after === undefined ? "" : `, now ${JSON.stringify(c.after)}`}`,
         });
-      p.docs[index] = mergePatch(before, overlay.patch);
+      // Terraform evaluates `${…}` and `%{…}` in every JSON string: an overlay's strings (keys too) are literals.
+      const patch = a.schema === "terraform-aws" ? terraformLiterals(overlay.patch) : overlay.patch;
+      p.docs[index] = mergePatch(before, patch);
       const list = applied.get(a.path) ?? [];
       list.push({ overlay: i, document: index, patch: overlay.patch });
       applied.set(a.path, list);

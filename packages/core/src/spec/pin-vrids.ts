@@ -2,9 +2,10 @@
 // (`legacyPositionalVrids`), checked so that a spec with them written in is valid, and the spec's text with them
 // written in (`pinVridsInText`, what `clusterspec pin-vrids` writes). The text is edited at the spans the YAML
 // Document gives, never re-serialised, so every comment, quote and flow/block choice elsewhere survives. No IO.
-import { isMap, isPair, isScalar, isSeq, type Node, type Pair, parseDocument, type YAMLMap, type YAMLSeq } from "yaml";
+import { isMap, isPair, isScalar, isSeq, type Node, type Pair, type YAMLMap, type YAMLSeq } from "yaml";
 import { legacyPositionalVrids } from "../facts/vrrp.js";
 import { InternalError, type IssuePath, type SpecIssue, type Validated } from "../issues.js";
+import { duplicateKeyOffset, parseSpecText } from "./parse.js";
 import { ClusterSpecSchema, isCloudBurstSpec, OnPremSpecSchema } from "./schema.js";
 import { loadSpec, locateIssues, validateSpec } from "./validate.js";
 
@@ -119,10 +120,14 @@ export interface PinnedText {
  * `text`; running it on its own result changes nothing.
  */
 export function pinVridsInText(text: string): Validated<PinnedText> {
-  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
+  const parsed = parseSpecText(text);
+  const doc = parsed.ok ? parsed.doc : undefined;
   let value: unknown;
   try {
-    value = doc.errors.length > 0 ? undefined : doc.toJS({ maxAliasCount: 100 });
+    value =
+      doc === undefined || doc.errors.length > 0 || duplicateKeyOffset(doc.contents) !== undefined
+        ? undefined
+        : doc.toJS({ maxAliasCount: 100 });
   } catch {
     value = undefined;
   }
@@ -137,7 +142,10 @@ export function pinVridsInText(text: string): Validated<PinnedText> {
   const warnings = locateIssues(text, pins.warnings);
   if (pins.value.controlPlane === undefined) return { ok: true, value: { text, pinned: [], hasVips: false }, warnings };
   const pinned: string[] = [];
-  const next = applySplices(text, pinSplices(text, doc.contents, pins.value.controlPlane, pins.value.external, pinned));
+  const next = applySplices(
+    text,
+    pinSplices(text, doc?.contents, pins.value.controlPlane, pins.value.external, pinned),
+  );
   // The rewritten spec must be valid and carry exactly the pinned VRIDs: a slip in the splicing is a bug, not a spec.
   const reloaded = loadSpec(next);
   if (!reloaded.ok || !carriesPins(reloaded.value, pins.value))

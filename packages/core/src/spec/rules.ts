@@ -15,6 +15,7 @@ import {
 } from "./sections/cilium/rules.js";
 import {
   cloudPoolLabelsSelfSettable,
+  cloudPoolNoJoinPlaceholders,
   cloudPoolsValid,
   cloudPoolTagsFit,
   provisionerUrlIsBase,
@@ -107,6 +108,7 @@ export const rules: readonly Rule[] = [
   dsrWithWireguard,
   cloudPoolTagsFit,
   cloudPoolLabelsSelfSettable,
+  cloudPoolNoJoinPlaceholders,
   provisionerUrlIsBase,
   wireguardKeysConsistent,
   extraArgsNotOwned,

@@ -1,7 +1,8 @@
-import { isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
+import { isMap, isPair, isScalar, isSeq, LineCounter, type Node, type Pair, type YAMLMap, YAMLParseError } from "yaml";
 import { type IssuePath, Reporter, type SpecIssue, type Validated } from "../issues.js";
-import { inputHygiene, REFERENCE_CYCLE } from "./hygiene.js";
+import { hygienic } from "./hygiene.js";
 import { humaneIssues } from "./messages.js";
+import { duplicateKeyOffset, MAX_DEPTH, parseSpecText } from "./parse.js";
 import { cloudBurstRules, rules } from "./rules.js";
 import {
   type AnySpec,
@@ -22,11 +23,13 @@ const PARSE_OPTIONS = { reportInput: true, jitless: true } as const;
 export function validateSpec(input: unknown): Validated<AnySpec> {
   // Control characters, invisible characters and prototype keys anywhere: refused before any rule runs, and
   // reported with the schema's own findings elsewhere.
-  const hygiene = inputHygiene(input);
-  // A value that contains itself would send every walk after this one round in circles.
-  if (hygiene.some((i) => i.code === REFERENCE_CYCLE)) return { ok: false, errors: hygiene, warnings: [] };
-  if (isCloudBurstInput(input)) return validateCloudBurstSpec(input, hygiene);
-  return validateClusterSpec(input, hygiene);
+  // A value that contains itself would send every walk after this one round in circles, one too deep would overflow
+  // the stack, and one that is not plain data cannot be read without running the caller's code (issue 32 item 8).
+  const { issues: hygiene, value, fatal } = hygienic(input);
+  if (fatal) return { ok: false, errors: hygiene, warnings: [] };
+  // From here on only the plain copy is read: own enumerable data properties, each read once.
+  if (isCloudBurstInput(value)) return validateCloudBurstSpec(value, hygiene);
+  return validateClusterSpec(value, hygiene);
 }
 
 /** The schema's issues, minus those at a path hygiene reported already, after hygiene's. */
@@ -91,14 +94,22 @@ export function loadSpecWithLines(text: string): {
   lineOf: (path: IssuePath) => number | undefined;
 } {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const parsed = parseSpecText(text, lineCounter);
+  if (!parsed.ok) return { validated: tooDeepIssue(parsed.offset, lineCounter), lineOf: () => undefined };
+  const { doc } = parsed;
   const lineOf = (path: IssuePath) => {
     const offset = offsetOf(doc.contents, path);
     return offset === undefined ? undefined : lineCounter.linePos(offset).line;
   };
   const done = (validated: Validated<AnySpec>) => ({ validated, lineOf });
-  // One syntax error often makes the parser report several more after it: the first is the one to fix.
-  const first = doc.errors[0];
+  // One syntax error often makes the parser report several more after it: the first is the one to fix. Duplicate
+  // keys are looked for once the text parses (in linear time: see parse.ts).
+  const duplicate = doc.errors.length > 0 ? undefined : duplicateKeyOffset(doc.contents);
+  const first =
+    doc.errors[0] ??
+    (duplicate === undefined
+      ? undefined
+      : new YAMLParseError([duplicate, duplicate + 1], "DUPLICATE_KEY", "Map keys must be unique"));
   if (first) {
     const duplicate = first.code === "DUPLICATE_KEY";
     const key = duplicate ? /^\s*("[^"]*"|'[^']*'|[^:#]+?)\s*:/.exec(text.slice(first.pos[0]))?.[1] : undefined;
@@ -119,6 +130,8 @@ export function loadSpecWithLines(text: string): {
   try {
     value = doc.toJS({ maxAliasCount: 100 });
   } catch (e) {
+    // Aliases can nest a value deeper than the text does (an alias of a deep value inside another deep value).
+    if (e instanceof RangeError) return done(tooDeepIssue(undefined, lineCounter));
     return done({ ok: false, errors: [aliasIssue(text, (e as Error).message, lineCounter)], warnings: [] });
   }
   const result = validateSpec(value);
@@ -128,6 +141,24 @@ export function loadSpecWithLines(text: string): {
       ? { ok: true, value: result.value, warnings: result.warnings.map(locate) }
       : { ok: false, errors: result.errors.map(locate), warnings: result.warnings.map(locate) },
   );
+}
+
+/** A text nested deeper than MAX_DEPTH (at `offset`, the first collection beyond it), or one whose aliases do. */
+function tooDeepIssue(offset: number | undefined, lineCounter: LineCounter): Validated<AnySpec> {
+  const pos = offset === undefined ? undefined : lineCounter.linePos(offset);
+  return {
+    ok: false,
+    errors: [
+      {
+        path: [],
+        message: `the spec nests mappings and lists more than ${MAX_DEPTH} deep${offset === undefined ? " (through its aliases)" : ""}: no setting is that deep, write it flatter`,
+        severity: "error",
+        code: "too_deep",
+        ...(pos ? { line: pos.line, column: pos.col } : {}),
+      },
+    ],
+    warnings: [],
+  };
 }
 
 /** An alias toJS could not resolve, at the alias, in plain words; any other failure with the reader's words. */
@@ -207,8 +238,8 @@ function locator(root: unknown, lineCounter: LineCounter): (issue: SpecIssue) =>
 export function locateIssues(text: string, issues: readonly SpecIssue[]): SpecIssue[] {
   if (issues.length === 0) return []; // nothing to locate: no second parse of the spec
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
-  return issues.map(locator(doc.contents, lineCounter));
+  const parsed = parseSpecText(text, lineCounter);
+  return parsed.ok ? issues.map(locator(parsed.doc.contents, lineCounter)) : [...issues];
 }
 
 /**
@@ -217,11 +248,27 @@ export function locateIssues(text: string, issues: readonly SpecIssue[]): SpecIs
  */
 export function specLineLocator(text: string): (path: IssuePath) => number | undefined {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  const parsed = parseSpecText(text, lineCounter);
+  const root = parsed.ok ? parsed.doc.contents : undefined;
   return (path) => {
-    const offset = offsetOf(doc.contents, path);
+    const offset = offsetOf(root, path);
     return offset === undefined ? undefined : lineCounter.linePos(offset).line;
   };
+}
+
+/** Each mapping's entries by key (the first of equal keys), built once: a path lookup is then linear in its length. */
+const pairIndex = new WeakMap<object, Map<unknown, Pair>>();
+function pairsOf(map: YAMLMap): Map<unknown, Pair> {
+  let index = pairIndex.get(map);
+  if (!index) {
+    index = new Map();
+    for (const p of map.items) {
+      const key = isScalar(p.key) ? p.key.value : p.key;
+      if (!index.has(key)) index.set(key, p);
+    }
+    pairIndex.set(map, index);
+  }
+  return index;
 }
 
 /**
@@ -233,7 +280,7 @@ function offsetOf(root: unknown, path: IssuePath): number | undefined {
   let best = node?.range?.[0];
   for (const seg of path) {
     if (isMap(node)) {
-      const pair = node.items.find((p) => (isScalar(p.key) ? p.key.value : p.key) === seg);
+      const pair = pairsOf(node).get(seg);
       if (!pair) return best;
       const key = pair.key as Node | undefined;
       const value = pair.value as Node | null;

@@ -130,10 +130,69 @@ export function ownedCiliumKeysIn(values: Record<string, unknown>): { path: stri
   return found;
 }
 
+/**
+ * Values that set what an owned key sets under another name (issue 32 item 6): dotted values key → the owned key.
+ * `k8sServiceHostRef` is "mutually exclusive with `k8sServiceHost`" and `k8s.apiServerURLs` gives the agent other API
+ * server URLs (both in the stored chart values, packages/schemas/src/generated/cilium-1.20.0-values.ts); `extraConfig`
+ * entries are written into the cilium-config ConfigMap as they are, over the chart's own entries of the same name
+ * (the agent's option names: kube-proxy-replacement, routing-mode, …).
+ */
+export const OWNED_CILIUM_ALIASES: Readonly<Record<string, string>> = {
+  k8sServiceHostRef: "k8sServiceHost",
+  "k8s.apiServerURLs": "k8sServiceHost",
+  "extraConfig.kube-proxy-replacement": "kubeProxyReplacement",
+  "extraConfig.routing-mode": "routingMode",
+  "extraConfig.tunnel-protocol": "tunnelProtocol",
+  "extraConfig.auto-direct-node-routes": "autoDirectNodeRoutes",
+  "extraConfig.ipv4-native-routing-cidr": "ipv4NativeRoutingCIDR",
+  "extraConfig.ipv6-native-routing-cidr": "ipv6NativeRoutingCIDR",
+  "extraConfig.enable-ipv4": "ipv4.enabled",
+  "extraConfig.enable-ipv6": "ipv6.enabled",
+  "extraConfig.ipam": "ipam.mode",
+  "extraConfig.cluster-pool-ipv4-cidr": "ipam.operator.clusterPoolIPv4PodCIDRList",
+  "extraConfig.cluster-pool-ipv4-mask-size": "ipam.operator.clusterPoolIPv4MaskSize",
+  "extraConfig.devices": "devices",
+  "extraConfig.enable-bpf-masquerade": "bpf.masquerade",
+  "extraConfig.enable-host-legacy-routing": "bpf.hostLegacyRouting",
+  "extraConfig.bpf-lb-mode": "loadBalancer.mode",
+  "extraConfig.bpf-lb-dsr-dispatch": "loadBalancer.dsrDispatch",
+  "extraConfig.enable-wireguard": "encryption.enabled",
+  "extraConfig.enable-ipsec": "encryption.enabled",
+  "extraConfig.mtu": "MTU",
+};
+
+/** Every value of `values` that sets an owned key under another name (OWNED_CILIUM_ALIASES), with that key. */
+function ownedCiliumAliasesIn(values: Record<string, unknown>): { path: string[]; alias: string; key: string }[] {
+  const out: { path: string[]; alias: string; key: string }[] = [];
+  for (const [alias, key] of Object.entries(OWNED_CILIUM_ALIASES)) {
+    let node: unknown = values;
+    const path: string[] = [];
+    // A dotted alias is read as Helm reads it: nested maps (`k8s: { apiServerURLs }`), or one key with a dot
+    // (`extraConfig: { "kube-proxy-replacement": … }` holds no dot; `"k8s.apiServerURLs":` is not what Helm reads).
+    const [first, ...rest] = alias.split(".");
+    const segments = first === "extraConfig" ? [first, rest.join(".")] : [first ?? "", ...rest];
+    for (const seg of segments) {
+      if (!isMap(node) || !Object.hasOwn(node, seg)) {
+        node = undefined;
+        break;
+      }
+      path.push(seg);
+      node = node[seg];
+    }
+    if (node !== undefined && path.length === segments.length) out.push({ path, alias, key });
+  }
+  return out;
+}
+
 export const ciliumValuesNotOwned: Rule = (spec, report) => {
   for (const { path, key } of ownedCiliumKeysIn(spec.cilium.values))
     report.error(
       ["cilium", "values", ...path],
       `Cilium value ${key} is set by clusterspec from ${OWNED_CILIUM_KEYS[key]}: set that field instead of cilium.values`,
+    );
+  for (const { path, alias, key } of ownedCiliumAliasesIn(spec.cilium.values))
+    report.error(
+      ["cilium", "values", ...path],
+      `Cilium value ${alias} sets what ${key} sets, which clusterspec derives from ${OWNED_CILIUM_KEYS[key]}: set that field instead of cilium.values`,
     );
 };

@@ -8,6 +8,7 @@ import { type CloudBurstSpec, ON_PREM_SECTIONS } from "../../schema.js";
 import {
   checkPoolNameAndSize,
   cloudPoolLabelsSelfSettable,
+  cloudPoolNoJoinPlaceholders,
   cloudPoolTagsFit,
   provisionerUrlIsBase,
   wireguardKeysConsistent,
@@ -120,5 +121,6 @@ export const cloudBurstRules: readonly CloudBurstRule[] = [
   wireguardKeysConsistent,
   cloudPoolTagsFit,
   cloudPoolLabelsSelfSettable,
+  cloudPoolNoJoinPlaceholders,
   provisionerUrlIsBase,
 ];

@@ -85,6 +85,39 @@ export const cloudPoolLabelsSelfSettable: CloudRule = (spec, report) => {
   });
 };
 
+/**
+ * The placeholders a burst node's join script replaces in its kubeadm join template at boot
+ * (packages/cloud-init/src/join-script.ts: NODE_IP_PLACEHOLDER, PROVIDER_ID_PLACEHOLDER, NODE_NAME_PLACEHOLDER;
+ * packages/core/test/reliability-round2.test.ts checks this list against that file).
+ */
+export const JOIN_PLACEHOLDERS = ["__NODE_IP__", "__PROVIDER_ID__", "__NODE_NAME__"] as const;
+
+/**
+ * Pool labels and taints are written into the join template, where the join script replaces its placeholders at
+ * boot: a label or taint holding one would be rewritten (or make the script fail and the group replace the node
+ * in a loop), so none may (issue 32 item 5).
+ */
+export const cloudPoolNoJoinPlaceholders: CloudRule = (spec, report) => {
+  const check = (path: (string | number)[], s: string, what: string) => {
+    const hit = JOIN_PLACEHOLDERS.find((p) => s.includes(p));
+    if (hit)
+      report.error(
+        path,
+        `${what} ${s} contains ${hit}, a placeholder the burst node's join script replaces at boot (${JOIN_PLACEHOLDERS.join(", ")}): choose another ${what}`,
+      );
+  };
+  spec.cloud?.pools.forEach((pool, i) => {
+    for (const [key, value] of Object.entries(pool.labels)) {
+      check(["cloud", "pools", i, "labels", key], key, "label key");
+      check(["cloud", "pools", i, "labels", key], value, "label value");
+    }
+    pool.taints.forEach((t, j) => {
+      check(["cloud", "pools", i, "taints", j, "key"], t.key, "taint key");
+      if (t.value !== undefined) check(["cloud", "pools", i, "taints", j, "value"], t.value, "taint value");
+    });
+  });
+};
+
 /** Burst nodes append API paths to the provisioner URL. */
 export const provisionerUrlIsBase: CloudRule = (spec, report) => {
   const url = spec.cloud?.provisioner.url;

@@ -3,6 +3,12 @@ import { firewallInterfaces, kubernetesSegment, rpFilterLooseInterfaces } from "
 import { own } from "../../../own.js";
 import type { Rule } from "../../rule.js";
 
+/**
+ * IPv4 forwarding under the names procps accepts besides net.ipv4.ip_forward: `all`, `default` and every interface's
+ * `forwarding`. The schema admits only dotted keys of [a-z0-9_-] (no `/` spelling, no `-` prefix), so these are all.
+ */
+const FORWARDING_ALIAS = /^net\.ipv4\.conf\.[^.]+\.forwarding$/;
+
 export const hostSysctlAllowed: Rule = (spec, report) => {
   const managed = new Set(["net.ipv4.ip_forward", "net.ipv4.ip_nonlocal_bind", "net.ipv6.ip_nonlocal_bind"]);
   const pinnedRpFilter = new Set(
@@ -18,6 +24,15 @@ export const hostSysctlAllowed: Rule = (spec, report) => {
       );
     else if (managed.has(key))
       report.error(["host", "sysctl", key], `${key} is set by clusterspec itself (Kubernetes needs it on)`);
+    else if (FORWARDING_ALIAS.test(key))
+      // Checked with procps `sysctl -p` in a network namespace (packages/core/test/reliability-round2.test.ts):
+      // conf.all.forwarding = 0 turns net.ipv4.ip_forward off, conf.default.forwarding = 0 every interface created
+      // later (VLANs, Cilium's), and an interface's own forwarding = 0 stops forwarding from it (the kernel's
+      // devinet_conf_proc and IN_DEV_FORWARD in ip_route_input_slow).
+      report.error(
+        ["host", "sysctl", key],
+        `${key} switches IPv4 forwarding under another name (conf.all.forwarding is net.ipv4.ip_forward; default and an interface's own forwarding turn it off there): net.ipv4.ip_forward is set by clusterspec itself (Kubernetes needs it on)`,
+      );
     else if (pinnedRpFilter.has(key))
       report.error(
         ["host", "sysctl", key],
