@@ -467,9 +467,10 @@ function writeLocked(
 ): WriteSummary {
   proveOwn(fs, join(outDir, MANIFEST), "file", `the manifest of ${outDir}`, outDir, "own-group");
   const manifest = readManifest(fs, outDir);
-  if (options.secrets === "resolved" && manifest?.secrets === "placeholders" && !options.force)
+  // Never lifted by --force: --force keeps foreign files, it does not turn a committed review tree into a secret one.
+  if (options.secrets === "resolved" && manifest?.secrets === "placeholders")
     throw new CliError(
-      `${outDir} holds a review tree with placeholder secrets (often committed); write resolved secrets to another folder`,
+      `${outDir} holds a review tree with placeholder secrets (often committed); write resolved secrets to another folder (--force does not change this)`,
     );
   const existing = fs.listFiles(outDir).filter((f) => f !== MANIFEST);
   const byPath = new Map(artifacts.map((a) => [a.path, a]));
