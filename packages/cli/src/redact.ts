@@ -13,7 +13,7 @@ const SHORT = 6;
 /** Characters that continue a word for a short value: those of a VRRP password (secrets.ts) and base64. */
 const WORD = "A-Za-z0-9_.:/+=,%-";
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
+const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
 
 /**
  * The base64 text that encodes `bytes` wherever they sit in a longer encoded text: for each of the three offsets
@@ -56,8 +56,8 @@ export class Redaction {
     if (this.#values.size === 0) return text;
     if (this.#pattern === undefined) {
       const sorted = [...this.#values].sort((a, b) => b.length - a.length);
-      const long = sorted.filter((v) => v.length >= SHORT).map(escape);
-      const short = sorted.filter((v) => v.length < SHORT).map(escape);
+      const long = sorted.filter((v) => v.length >= SHORT).map(literal);
+      const short = sorted.filter((v) => v.length < SHORT).map(literal);
       const alternatives = [
         ...(long.length > 0 ? [long.join("|")] : []),
         ...(short.length > 0 ? [`(?<![${WORD}])(?:${short.join("|")})(?![${WORD}])`] : []),
