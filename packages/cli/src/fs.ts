@@ -10,6 +10,13 @@ export const SPEC_MAX_BYTES = 2 * 1024 * 1024;
 /** A secret file larger than this is refused unread: a key list for 1,400 WireGuard burst slots fits. */
 export const SECRET_FILE_MAX_BYTES = 64 * 1024;
 
+/**
+ * The one reader of secret files, for a full run (commands/generate.ts) and the unchanged-tree shortcut
+ * (input-digest.ts) alike: a regular file of at most SECRET_FILE_MAX_BYTES, opened without blocking (a FIFO never
+ * hangs, a link to /dev/zero is a device, refused unread).
+ */
+export const readSecretFile = (fs: FileSystem, path: string): string => fs.readRegular(path, SECRET_FILE_MAX_BYTES);
+
 export interface FileSystem {
   readText(path: string): string;
   exists(path: string): boolean;

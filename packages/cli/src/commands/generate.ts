@@ -3,7 +3,7 @@
 import { dirname, isAbsolute, join } from "node:path";
 import type { IssuePath, SecretValues } from "@clusterspec/core/types";
 import { EXIT_OK, UsageError } from "../errors.js";
-import { describeFsError, type FileSystem, isFsError, SECRET_FILE_MAX_BYTES, UnreadableFileError } from "../fs.js";
+import { describeFsError, type FileSystem, isFsError, readSecretFile, UnreadableFileError } from "../fs.js";
 import type { SecretReference, SecretResolution } from "../generate.js";
 import { COMMAND_HELP } from "../help.js";
 import { IDENTITIES_FILE } from "../identities.js";
@@ -178,7 +178,7 @@ function readSecrets(
     } else {
       const file = isAbsolute(ref.file) ? ref.file : join(dirname(specPath), ref.file);
       try {
-        const content = fs.readRegular(file, SECRET_FILE_MAX_BYTES);
+        const content = readSecretFile(fs, file);
         reads.files.push([file, content]);
         io.redaction?.add(content);
         values[id] = content.replace(/\r?\n$/, "");
