@@ -4,6 +4,7 @@
 import type { SpecIssue } from "@clusterspec/core/types";
 import type { ChangePlan, RolloutStep, SpecChange } from "@clusterspec/rollout";
 import type { Paint } from "./color.js";
+import { mdCell, mdCode, mdLinkTarget, mdLinkText } from "./markdown.js";
 import { jsonIssue } from "./output.js";
 
 /** Bumped on any incompatible change to the document (docs/changes.schema.json). */
@@ -113,12 +114,12 @@ export function renderChangesText(plan: ChangePlan, names: ChangesNames, paint: 
   return `${out.join("\n")}\n`;
 }
 
-const code = (s: string) => `\`${s.replace(/`/g, "'")}\``;
-const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
+const code = mdCode;
+const cell = mdCell;
 
 export function renderChangesMarkdown(plan: ChangePlan, names: ChangesNames): string {
   const link = (path: string, line: number | undefined) =>
-    `[${path}](${names.outDir}/${path}${line === undefined ? "" : `#L${line}`})`;
+    `[${mdLinkText(path)}](${mdLinkTarget(`${names.outDir}/${path}`)}${line === undefined ? "" : `#L${line}`})`;
   const out: string[] = [
     "### clusterspec: change plan",
     "",
@@ -129,7 +130,7 @@ export function renderChangesMarkdown(plan: ChangePlan, names: ChangesNames): st
     out.push("#### ❌ Refused", "", "No safe procedure exists for these changes, so no steps are given:", "");
     for (const r of plan.refused)
       out.push(
-        `- ${code(r.path)}${r.line === undefined ? "" : ` ([${names.newSpec}:${r.line}](${names.newSpec}#L${r.line}))`}: ${r.reason}`,
+        `- ${code(r.path)}${r.line === undefined ? "" : ` ([${mdLinkText(names.newSpec)}:${r.line}](${mdLinkTarget(names.newSpec)}#L${r.line}))`}: ${r.reason}`,
       );
     out.push("");
   }
@@ -138,7 +139,7 @@ export function renderChangesMarkdown(plan: ChangePlan, names: ChangesNames): st
     for (const c of plan.specChanges) {
       const line = c.newLine ?? c.oldLine;
       const spec = c.newLine === undefined ? names.oldSpec : names.newSpec;
-      const path = line === undefined ? code(c.path) : `[${code(c.path)}](${spec}#L${line})`;
+      const path = line === undefined ? code(c.path) : `[${code(c.path)}](${mdLinkTarget(spec)}#L${line})`;
       const files = c.files
         .slice(0, FILES_PER_CHANGE)
         .map((f) => `${link(f.path, f.status === "removed" ? undefined : f.lines[0])} ${fileLines(f)}`);
@@ -184,7 +185,7 @@ export function renderChangesMarkdown(plan: ChangePlan, names: ChangesNames): st
     out.push("#### ⚠️ Not in place", "", "The steps above do not make these changes; each needs its own procedure:", "");
     for (const n of plan.notInPlace) {
       out.push(
-        `- ${code(n.path)}${n.line === undefined ? "" : ` ([${names.newSpec}:${n.line}](${names.newSpec}#L${n.line}))`}: ${n.reason}`,
+        `- ${code(n.path)}${n.line === undefined ? "" : ` ([${mdLinkText(names.newSpec)}:${n.line}](${mdLinkTarget(names.newSpec)}#L${n.line}))`}: ${n.reason}`,
       );
       for (const [i, p] of n.procedure.entries()) out.push(`  ${i + 1}. ${p}`);
     }

@@ -15,6 +15,7 @@ export { COMMAND_HELP, COMMANDS, type Command, USAGE } from "./help.js";
 export { type Inputs, inputDigest, recordPath } from "./input-digest.js";
 export { acquireOutputLock, type LockOwner, type LockProcess, lockPath, nodeLockProcess } from "./lock.js";
 export { capIssues, ISSUES_PER_KIND, JSON_OUTPUT_VERSION, type OmittedIssues, renderCheckMarkdown } from "./output.js";
+export { REDACTED, Redaction } from "./redact.js";
 export { type CliIO, runCli } from "./run.js";
 export {
   failureStateOf,

@@ -10,6 +10,13 @@ export const SPEC_MAX_BYTES = 2 * 1024 * 1024;
 /** A secret file larger than this is refused unread: a key list for 1,400 WireGuard burst slots fits. */
 export const SECRET_FILE_MAX_BYTES = 64 * 1024;
 
+/**
+ * The one reader of secret files, for a full run (commands/generate.ts) and the unchanged-tree shortcut
+ * (input-digest.ts) alike: a regular file of at most SECRET_FILE_MAX_BYTES, opened without blocking (a FIFO never
+ * hangs, a link to /dev/zero is a device, refused unread).
+ */
+export const readSecretFile = (fs: FileSystem, path: string): string => fs.readRegular(path, SECRET_FILE_MAX_BYTES);
+
 export interface FileSystem {
   readText(path: string): string;
   exists(path: string): boolean;
@@ -138,16 +145,15 @@ export const nodeFileSystem: FileSystem = {
   mode: (path) => nodeFs.statSync(path).mode & 0o7777,
   isSymlink: (path) => nodeFs.lstatSync(path).isSymbolicLink(),
   mkdirp: (dir) => {
-    try {
-      nodeFs.mkdirSync(dir, { recursive: true, mode: 0o755 });
-    } catch (e) {
-      // A recursive mkdir reports ENOENT for what is EROFS or EACCES one level up: redo it one folder at a time,
-      // so the error that escapes is the kernel's own for the folder it could not make.
-      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
-      const missing: string[] = [];
-      for (let d = dir; !nodeFs.existsSync(d) && dirname(d) !== d; d = dirname(d)) missing.unshift(d);
-      for (const d of missing) nodeFs.mkdirSync(d, { mode: 0o755 });
-    }
+    // One folder at a time, parents first, never mkdirSync's recursive mode: Node's (MKDirpSync) retries a folder
+    // whose mkdir answers ENOENT after making its parent, and where the parent exists but refuses children with
+    // ENOENT (/proc, a cache folder under it) it loops forever. Here each missing folder is made once, and the
+    // error that escapes is the kernel's own for the folder it could not make (not ENOENT for EROFS one level up).
+    const missing: string[] = [];
+    for (let d = dir; nodeFs.lstatSync(d, { throwIfNoEntry: false }) === undefined && dirname(d) !== d; d = dirname(d))
+      missing.unshift(d);
+    for (const d of missing) nodeFs.mkdirSync(d, { mode: 0o755 });
+    if (missing.length === 0 && !nodeFs.statSync(dir).isDirectory()) nodeFs.mkdirSync(dir); // EEXIST, as mkdir -p says for a file in the way
   },
   mkdir: (dir) => {
     nodeFs.mkdirSync(dir, { mode: 0o755 });

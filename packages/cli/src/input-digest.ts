@@ -10,7 +10,7 @@
 // It is only a hint: the tree is always verified against it, and deleting it only costs one full run.
 import { createHash, randomBytes } from "node:crypto";
 import { basename, dirname, join } from "node:path";
-import { type FileSystem, under } from "./fs.js";
+import { type FileSystem, readSecretFile, under } from "./fs.js";
 import { proveOwn } from "./prove-own.js";
 
 const FORMAT = "clusterspec-input-digest/1";
@@ -178,7 +178,8 @@ function readAgain(
     env: reads.env.map((k) => [k, env[k]] as const),
     files: reads.files.map((f) => {
       try {
-        return [f, fs.readText(f)] as const;
+        // the full run's reader: a secret file that became a FIFO or a link to /dev/zero is unreadable, at once
+        return [f, readSecretFile(fs, f)] as const;
       } catch {
         return [f, undefined] as const;
       }

@@ -1,6 +1,7 @@
 // What a command sees of the process (main.ts fills it in; tests pass their own): kept apart from run.ts so the
 // command modules can name it without importing the dispatcher that imports them.
 import type { FileSystem } from "./fs.js";
+import type { Redaction } from "./redact.js";
 
 export interface CliIO {
   readonly cwd: string;
@@ -18,4 +19,11 @@ export interface CliIO {
    * cache folder (input-digest.ts), `generate` skips an unchanged tree; without it every run generates.
    */
   readonly codeId?: () => string | undefined;
+  /**
+   * The redaction stdout and stderr go through (redact.ts): the secret resolver adds every value it reads. run.ts
+   * makes one when none is given; main.ts gives its own, so that its last-resort handler redacts with it too.
+   */
+  readonly redaction?: Redaction;
+  /** The stack of an internal error as printed (main.ts maps the bundle's frames to the sources); default e.stack. */
+  readonly stackOf?: (e: unknown) => Promise<string>;
 }

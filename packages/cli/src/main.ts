@@ -2,6 +2,7 @@
 import { fstatSync, readFileSync, readSync, writeSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { EXIT_INTERNAL } from "./errors.js";
+import { Redaction } from "./redact.js";
 import { runCli } from "./run.js";
 
 function version(): string {
@@ -107,6 +108,7 @@ function codeId(): string | undefined {
 }
 
 export async function main(): Promise<void> {
+  const redaction = new Redaction();
   try {
     process.exitCode = await runCli(process.argv.slice(2), {
       cwd: process.cwd(),
@@ -124,12 +126,12 @@ export async function main(): Promise<void> {
         },
       },
       codeId,
+      redaction,
+      stackOf: sourceStack,
     });
   } catch (e) {
-    // A bug, not bad input: show the stack so it can be reported.
-    process.stderr.write(
-      `clusterspec: internal error${(e as Error).name === "InternalError" ? "" : " (unexpected)"}\n${await sourceStack(e)}\n`,
-    );
+    // runCli reports a bug itself; this is the last resort (an error while it reported one), redacted the same.
+    process.stderr.write(redaction.apply(`clusterspec: internal error (unexpected)\n${await sourceStack(e)}\n`));
     process.exitCode = EXIT_INTERNAL;
   }
 }

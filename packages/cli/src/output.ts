@@ -4,6 +4,7 @@
 import { toDotPath } from "@clusterspec/core";
 import type { AnyPlan, Artifact, IssueCode, SpecIssue } from "@clusterspec/core/types";
 import type { Drift } from "./drift.js";
+import { htmlText, mdCell, mdCode } from "./markdown.js";
 
 /** Bumped on any incompatible change to a JSON document the CLI prints. */
 export const JSON_OUTPUT_VERSION = 1;
@@ -140,7 +141,7 @@ export function renderCheckMarkdown(check: MarkdownCheck): string {
     lines.push(
       "### ✅ clusterspec: generated files are up to date",
       "",
-      `\`${check.outDir}\` matches a fresh generation of \`${check.spec}\` (${check.fileCount} files).`,
+      `${mdCode(check.outDir)} matches a fresh generation of ${mdCode(check.spec)} (${check.fileCount} files).`,
     );
     return `${lines.join("\n")}\n`;
   }
@@ -149,12 +150,15 @@ export function renderCheckMarkdown(check: MarkdownCheck): string {
   lines.push(
     "### ❌ clusterspec: generated files are out of date",
     "",
-    `${check.drift.length} file(s) in \`${check.outDir}\` differ from a fresh generation of \`${check.spec}\`. ` +
-      `Run \`clusterspec generate ${check.spec}\` and commit the result.`,
+    `${check.drift.length} file(s) in ${mdCode(check.outDir)} differ from a fresh generation of ${mdCode(check.spec)}. ` +
+      `Run ${mdCode(`clusterspec generate ${check.spec}`)} and commit the result.`,
     "",
     "| file | change |",
     "| --- | --- |",
-    ...check.drift.map((d) => `| \`${d.path}\` | ${d.kind}${d.secret ? " (secret, content not shown)" : ""} |`),
+    // file names come from the compared folder (a pull request can add any): each stays one name in its cell
+    ...check.drift.map(
+      (d) => `| ${mdCell(mdCode(d.path))} | ${d.kind}${d.secret ? " (secret, content not shown)" : ""} |`,
+    ),
   );
   let budget = MARKDOWN_BUDGET - lines.join("\n").length;
   const fence = (patch: string) => {
@@ -169,7 +173,7 @@ export function renderCheckMarkdown(check: MarkdownCheck): string {
   for (const d of others)
     lines.push(
       "",
-      `<details><summary><code>${d.path}</code> (${d.kind})</summary>`,
+      `<details><summary><code>${htmlText(d.path)}</code> (${d.kind})</summary>`,
       "",
       fence(d.patch),
       "",

@@ -5,10 +5,11 @@ import { parseArgs } from "node:util";
 // core, the generators and the writer inside their run functions, and `diff` only for --check.
 import type { CommandDef, OptionDefs } from "./commands/command.js";
 import { COMMAND_LIST } from "./commands/index.js";
-import { EXIT_INVALID, EXIT_OK, UsageError } from "./errors.js";
+import { EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, UsageError } from "./errors.js";
 import { nodeFileSystem } from "./fs.js";
 import { USAGE } from "./help.js";
 import type { CliIO } from "./io.js";
+import { Redaction } from "./redact.js";
 
 export { USAGE } from "./help.js";
 export type { CliIO } from "./io.js";
@@ -30,7 +31,29 @@ function parse(argv: readonly string[]) {
 
 const commandNamed = (c: string | undefined): CommandDef | undefined => COMMAND_LIST.find((d) => d.name === c);
 
-export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
+export async function runCli(argv: readonly string[], given: CliIO): Promise<number> {
+  // Every byte printed goes through the one redaction that knows the secrets this run resolved (redact.ts).
+  const redaction = given.redaction ?? new Redaction();
+  const io: CliIO = {
+    ...given,
+    redaction,
+    stdout: (text) => given.stdout(redaction.apply(text)),
+    stderr: (text) => given.stderr(redaction.apply(text)),
+  };
+  try {
+    return await dispatch(argv, io);
+  } catch (e) {
+    // A bug, not bad input: the stack is shown so it can be reported, redacted like everything else. The exit code
+    // is 2, as for any run that stopped without doing its work: exit codes are 0, 1 (drift) and 2 only.
+    const stack = await (io.stackOf ?? (async (x: unknown) => (x as Error)?.stack ?? String(x)))(e);
+    io.stderr(
+      `clusterspec: internal error${(e as Error)?.name === "InternalError" ? "" : " (unexpected)"}, please report it:\n${stack}\n`,
+    );
+    return EXIT_INTERNAL;
+  }
+}
+
+async function dispatch(argv: readonly string[], io: CliIO): Promise<number> {
   const fs = io.fs ?? nodeFileSystem;
   const named = argv.find((a) => !a.startsWith("-"));
   const usage = (message: string) => {

@@ -384,6 +384,7 @@ export function writeTree(
   artifacts: readonly Artifact[],
   options: WriteOptions,
 ): WriteSummary {
+  refuseCaseCollisions(artifacts);
   const target = resolveOutputDir(fs, outDir);
   // A folder another user made (in /tmp, before this run) or can write is theirs to rearrange under the write.
   const linkOwner = fs.kind(outDir) === "symlink" ? fs.owner(outDir)?.uid : undefined;
@@ -404,6 +405,36 @@ export function writeTree(
   } finally {
     release();
   }
+}
+
+/**
+ * Two generated paths that differ only by case (or by Unicode normalisation) are one file on macOS and Windows: a
+ * checkout there would keep one of them, silently. Refused before anything is read or written; the spec-level rule
+ * on node and pool names makes this unreachable from a valid spec, this is the writer's own defence.
+ */
+function refuseCaseCollisions(artifacts: readonly Artifact[]): void {
+  const seen = new Map<string, string>();
+  const clashes: string[] = [];
+  for (const a of artifacts) {
+    // the file and every folder on its way: nodes/Web-1/… and nodes/web-1/… clash on the folder
+    for (let i = a.path.indexOf("/"); ; i = a.path.indexOf("/", i + 1)) {
+      const path = i < 0 ? a.path : a.path.slice(0, i);
+      const key = path.normalize("NFC").toLowerCase();
+      const first = seen.get(key);
+      if (first === undefined) seen.set(key, path);
+      else if (first !== path) {
+        // the shallowest clash only: what lies below two clashing folders clashes too
+        if (!clashes.includes(`${first} and ${path}`)) clashes.push(`${first} and ${path}`);
+        break;
+      }
+      if (i < 0) break;
+    }
+  }
+  if (clashes.length > 0)
+    throw CliError.of(
+      "refused",
+      `refusing to write: ${clashes.length} pair(s) of generated paths differ only by case, one file on a case-insensitive file system (macOS, Windows):\n${list(clashes)}\nrename the nodes or pools so that their names differ by more than case`,
+    );
 }
 
 const list = (paths: readonly string[], max = 10) =>
@@ -467,9 +498,10 @@ function writeLocked(
 ): WriteSummary {
   proveOwn(fs, join(outDir, MANIFEST), "file", `the manifest of ${outDir}`, outDir, "own-group");
   const manifest = readManifest(fs, outDir);
-  if (options.secrets === "resolved" && manifest?.secrets === "placeholders" && !options.force)
+  // Never lifted by --force: --force keeps foreign files, it does not turn a committed review tree into a secret one.
+  if (options.secrets === "resolved" && manifest?.secrets === "placeholders")
     throw new CliError(
-      `${outDir} holds a review tree with placeholder secrets (often committed); write resolved secrets to another folder`,
+      `${outDir} holds a review tree with placeholder secrets (often committed); write resolved secrets to another folder (--force does not change this)`,
     );
   const existing = fs.listFiles(outDir).filter((f) => f !== MANIFEST);
   const byPath = new Map(artifacts.map((a) => [a.path, a]));

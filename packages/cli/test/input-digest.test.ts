@@ -10,6 +10,7 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  symlinkSync,
   unlinkSync,
   writeFileSync,
 } from "node:fs";
@@ -293,4 +294,36 @@ describe("the built binary", () => {
     expect(run().stdout).toContain(": 1 changed, 53 unchanged, 0 removed");
     expect(readFileSync(join(work, "b", "PLAN.md"), "utf8")).toBe(plan);
   });
+});
+
+describe("the shortcut reads secret files as a full run does (issue 32 item 4)", () => {
+  // The real binary: a reader that blocked on a FIFO would block the test's own event loop in-process.
+  const bin = join(repo, "packages", "cli", "bin.cjs");
+  const run = () =>
+    spawnSync(process.execPath, [bin, "generate", "cluster.yaml", "--with-secrets", "-o", "deploy"], {
+      cwd: work,
+      encoding: "utf8",
+      timeout: 60_000,
+      env: { PATH: process.env.PATH ?? "", CLUSTERSPEC_CACHE_DIR: cache, ...SECRETS },
+    });
+  const refusal = (what: string) =>
+    `✖ cannot read the secret file: ${join(work, "token")} is ${what}, where a file was expected\n` +
+    "  → at kubernetes.secrets.bootstrapToken (cluster.yaml:18:5)\n";
+
+  for (const [name, plant, what] of [
+    ["a FIFO", () => spawnSync("mkfifo", [join(work, "token")]), "a FIFO (named pipe)"],
+    ["a link to /dev/zero", () => symlinkSync("/dev/zero", join(work, "token")), "a device"],
+  ] as const)
+    it(`a secret file that has become ${name} since the recorded write: exit 2 at once, the message`, () => {
+      writeFileSync(join(work, "token"), `${SECRETS.KUBEADM_TOKEN}\n`);
+      writeFileSync(join(work, "cluster.yaml"), exampleSpec.replace("{ env: KUBEADM_TOKEN }", "{ file: token }"));
+      expect(run().stdout).toContain("wrote");
+      expect(run().stdout).toContain("is up to date (54 files, none touched)"); // the shortcut, with its record
+      unlinkSync(join(work, "token"));
+      plant();
+      const r = run();
+      expect(r.signal).toBeNull(); // not killed by the timeout: it did not hang
+      expect(r.status).toBe(2);
+      expect(r.stderr.startsWith(refusal(what))).toBe(true);
+    });
 });

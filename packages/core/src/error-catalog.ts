@@ -2,14 +2,18 @@
 // `SpecIssue.code` is typed from it, the CLI's failures (`CliError.kind`) too, and docs/cli-json.md's list and
 // docs/cli-json.schema.json's enum are checked against it (packages/core/test/error-catalog.test.ts).
 
-/** The CLI's exit codes (sysexits' EX_SOFTWARE for a bug). */
+/** The CLI's exit codes: 0, 1 and 2 only (CI scripts and the golden-review workflow tell drift from "stopped"). */
 export const EXIT_OK = 0;
 /** `generate --check` found drift. */
 export const EXIT_DRIFT = 1;
 /** Invalid input or usage: every code of the catalog. */
 export const EXIT_INVALID = 2;
-/** A bug in clusterspec (an uncaught exception, an InternalError). */
-export const EXIT_INTERNAL = 70;
+/**
+ * A bug in clusterspec (an uncaught exception, an InternalError): 2 as for any run that stopped without doing its
+ * work (nothing written, nothing compared), told apart by its message ("clusterspec: internal error") and stack.
+ * Not sysexits' 70: a script that branches on 1 (drift) and 2 would take 70 for neither.
+ */
+export const EXIT_INTERNAL = 2;
 
 export type ExitCode = typeof EXIT_OK | typeof EXIT_DRIFT | typeof EXIT_INVALID | typeof EXIT_INTERNAL;
 

@@ -5,7 +5,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import type { Identities } from "@clusterspec/core/types";
 import { paintPatch } from "../color.js";
 import { CliError, EXIT_DRIFT, EXIT_INVALID, EXIT_OK } from "../errors.js";
-import { SPEC_MAX_BYTES, UnreadableFileError } from "../fs.js";
+import { describeKind, SPEC_MAX_BYTES, UnreadableFileError } from "../fs.js";
 import { checkSpec, fileSystem, type SpecRun } from "./on-spec.js";
 
 export async function check(
@@ -34,8 +34,9 @@ export async function check(
       `${outDir} does not exist, so there is nothing to check: generate it first (clusterspec generate ${specArg}${values.output ? ` -o ${values.output}` : ""}) and commit it`,
       "missing_output",
     );
-  if (!fs.isDirectory(outDir))
-    throw new CliError(`${outDir} is a file, where the generated folder was expected`, "filesystem");
+  const kind = fs.kind(outDir); // not a link (above), and there: what it is in words (a FIFO is no file)
+  if (kind !== undefined && kind !== "dir")
+    throw new CliError(`${outDir} is ${describeKind(kind)}, where the generated folder was expected`, "filesystem");
   const { resolveOutputDir } = await import("../write.js");
   const checked = resolveOutputDir(fs, outDir, "check");
   const drift = fileSystem(fs, "read", outDir, () => diffTree(fs, checked, artifacts));

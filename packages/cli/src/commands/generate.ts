@@ -3,7 +3,7 @@
 import { dirname, isAbsolute, join } from "node:path";
 import type { IssuePath, SecretValues } from "@clusterspec/core/types";
 import { EXIT_OK, UsageError } from "../errors.js";
-import { describeFsError, type FileSystem, isFsError, SECRET_FILE_MAX_BYTES, UnreadableFileError } from "../fs.js";
+import { describeFsError, type FileSystem, isFsError, readSecretFile, UnreadableFileError } from "../fs.js";
 import type { SecretReference, SecretResolution } from "../generate.js";
 import { COMMAND_HELP } from "../help.js";
 import { IDENTITIES_FILE } from "../identities.js";
@@ -153,7 +153,10 @@ async function shortcut(
   };
 }
 
-/** Reads every secret the spec references (IO); a failure is an error at the reference's path. */
+/**
+ * Reads every secret the spec references (IO); a failure is an error at the reference's path. Every value read is
+ * added to the run's redaction (redact.ts) before anything can quote it.
+ */
 function readSecrets(
   refs: readonly SecretReference[],
   specPath: string,
@@ -168,12 +171,16 @@ function readSecrets(
       const v = io.env[ref.env];
       reads.env.push([ref.env, v]);
       if (v === undefined || v === "") errors.push({ path, message: `environment variable ${ref.env} is not set` });
-      else values[id] = v;
+      else {
+        io.redaction?.add(v); // never printed from here on, whatever message, warning or error quotes it
+        values[id] = v;
+      }
     } else {
       const file = isAbsolute(ref.file) ? ref.file : join(dirname(specPath), ref.file);
       try {
-        const content = fs.readRegular(file, SECRET_FILE_MAX_BYTES);
+        const content = readSecretFile(fs, file);
         reads.files.push([file, content]);
+        io.redaction?.add(content);
         values[id] = content.replace(/\r?\n$/, "");
       } catch (e) {
         reads.files.push([file, undefined]);

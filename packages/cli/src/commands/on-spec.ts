@@ -97,6 +97,25 @@ export async function runOnSpec(
   }
 
   function readSpec(): string {
+    return loneCarriageReturn(readText());
+  }
+
+  /**
+   * A spec whose lines end in a carriage return alone (classic Mac OS) is refused in words: YAML 1.2 takes a lone CR
+   * as a line break, the parser clusterspec uses does not, so such a spec read as one long first line (a comment,
+   * when it starts with one) and was called empty.
+   */
+  function loneCarriageReturn(text: string): string {
+    const at = /\r(?!\n)/.exec(text)?.index;
+    if (at === undefined) return text;
+    const line = text.slice(0, at).split("\n").length;
+    throw new CliError(
+      `cannot read the spec: ${display} has a carriage return without a line feed on line ${line} (line breaks of classic Mac OS): save it with LF or CRLF line endings`,
+      "filesystem",
+    );
+  }
+
+  function readText(): string {
     try {
       if (fromStdin) {
         if (!io.readStdin) throw new CliError("standard input is not available here", "usage");
