@@ -119,6 +119,27 @@ describe("Redaction", () => {
     expect(r.apply(`auth_pass ab\nabout "ab" lab\n`)).toBe(`auth_pass ${REDACTED}\nabout "${REDACTED}" lab\n`);
   });
 
+  it("knows a key list for 1,400 burst slots (thousands of forms: once more than one regular expression could hold)", () => {
+    const keys = Array.from(
+      { length: 1400 },
+      (_, i) =>
+        Buffer.alloc(32, i % 251)
+          .toString("base64")
+          .slice(0, 40) + `${i}`.padStart(4, "0"),
+    );
+    const r = new Redaction();
+    r.add(keys.join("\n"));
+    const text = `peer 700: ${keys[700]}\nencoded: ${Buffer.from(`PrivateKey = ${keys[1399]}\n`).toString("base64")}\n`;
+    const out = r.apply(text);
+    expect(out.startsWith(`peer 700: ${REDACTED}\nencoded: `)).toBe(true);
+    expect(out).not.toContain(keys[700]);
+    expect(out).not.toContain(
+      Buffer.from(keys[1399] ?? "")
+        .toString("base64")
+        .slice(4, -4),
+    );
+  });
+
   it("prints everything as it is when no secret was resolved", () => {
     expect(new Redaction().apply("token: abcdef.0123456789abcdef")).toBe("token: abcdef.0123456789abcdef");
   });
