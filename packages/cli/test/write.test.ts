@@ -265,7 +265,7 @@ describe("kill -9 while writing", () => {
       "killed holding the lock",
       "killed leaving its lock's scratch file",
     ]);
-  });
+  }, 240_000); // about 30 node processes, one per kill point: 30 s alone, over 60 s at a load of 16 on 2 cores
 
   it("leaves the whole old or the whole new tree after a kill at a random moment", async () => {
     const { out, input } = setUp("out");
