@@ -1,1 +1,9 @@
+export {
+  DISCOVERY_KUBECONFIG_PATH,
+  IDENTITY_HEADERS,
+  PACKAGE_RETRY,
+  PROVISIONER_RETRY,
+  RETRIED_STATUSES,
+} from "./join-script.js";
 export { cloudInitModule } from "./module.js";
+export { NODE_VERBS, PROVISIONER_SERVICE_ACCOUNT, provisionerRbacName } from "./rbac.js";

@@ -1,0 +1,38 @@
+export {
+  type IdentityVerifier,
+  OpensslIdentityVerifier,
+  PINNED_CERTIFICATES,
+  pinnedCertificate,
+  pkcs7Pem,
+} from "./identity.js";
+export { generateKeyPair, privateKeyOfConfig, publicKeyOf } from "./keys.js";
+export * from "./ports.js";
+export {
+  ANNOTATIONS,
+  type Dependencies,
+  type GetRequest,
+  type Kind,
+  Provisioner,
+  type ReconcileReport,
+  type Reply,
+  type SyncOutcome,
+} from "./service.js";
+export {
+  BETWEEN_FETCH_AND_JOIN_SECONDS,
+  bootstrapTokenTtlSeconds,
+  JOIN_ATTEMPTS,
+  KUBEADM_TOKEN_USE_SECONDS,
+  type Settings,
+  SettingsError,
+  settingsFrom,
+  topicName,
+} from "./settings.js";
+export {
+  type CertificateFetcher,
+  cachingFetcher,
+  parseSnsMessage,
+  type SnsMessage,
+  snsUrlOk,
+  stringToSign,
+  verifySnsMessage,
+} from "./sns.js";
