@@ -18,10 +18,6 @@ export {
   type SyncOutcome,
 } from "./service.js";
 export {
-  BETWEEN_FETCH_AND_JOIN_SECONDS,
-  bootstrapTokenTtlSeconds,
-  JOIN_ATTEMPTS,
-  KUBEADM_TOKEN_USE_SECONDS,
   type Settings,
   SettingsError,
   settingsFrom,

@@ -22,6 +22,7 @@ export const ANNOTATIONS = {
   servedWireguard: "clusterspec.dev/served-wireguard",
   servedKubeconfig: "clusterspec.dev/served-kubeconfig",
   tokenId: "clusterspec.dev/bootstrap-token-id",
+  tokenExpiration: "clusterspec.dev/bootstrap-token-expiration",
 } as const;
 
 export type Kind = "wireguard" | "kubeconfig";
@@ -164,7 +165,12 @@ export class Provisioner {
       log("error", "bootstrap token not created", { ...fields, error: (e as Error).message });
       return text(503, "bootstrap token not created");
     }
-    if (!(await this.mark(slot, { [served]: now.toISOString(), [ANNOTATIONS.tokenId]: token.id }))) {
+    const marks = {
+      [served]: now.toISOString(),
+      [ANNOTATIONS.tokenId]: token.id,
+      [ANNOTATIONS.tokenExpiration]: expiration,
+    };
+    if (!(await this.mark(slot, marks))) {
       await this.deps.kube.deleteBootstrapToken(token.id).catch(() => undefined);
       return text(503, "slot changed, retry");
     }

@@ -1,11 +1,12 @@
 // The provisioner's logic end to end in-process: real openssl identity checks, real SNS signatures, stand-ins for
 // Kubernetes, AWS and the hub (support.ts).
+
+import { bootstrapTokenTtlSeconds } from "@clusterspec/cloud-init";
 import { parseYamlDocuments } from "@clusterspec/core";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { privateKeyOfConfig, publicKeyOf } from "../src/keys.js";
 import { ANNOTATIONS, type Kind } from "../src/service.js";
-import { bootstrapTokenTtlSeconds } from "../src/settings.js";
 import { type World, world } from "./support.js";
 
 const ID = "i-0123456789abcdef0";
