@@ -3,9 +3,11 @@
 import { spawn } from "node:child_process";
 import type { HubApi, HubPeer } from "./ports.js";
 
-function wg(args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<string> {
+/** Runs `wg ARGS`, after PREFIX when given (e.g. `ip netns exec <ns>`). */
+function wg(args: readonly string[], prefix: readonly string[]): Promise<string> {
+  const [cmd, ...rest] = [...prefix, "wg", ...args] as [string, ...string[]];
   return new Promise((resolve, reject) => {
-    const child = spawn("wg", args, { stdio: ["ignore", "pipe", "pipe"], env });
+    const child = spawn(cmd, rest, { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     let err = "";
     child.stdout.setEncoding("utf8").on("data", (c: string) => {
@@ -37,16 +39,19 @@ export function parseDump(dump: string): HubPeer[] {
 }
 
 export class WgHub implements HubApi {
-  constructor(private readonly iface: string) {}
+  constructor(
+    private readonly iface: string,
+    private readonly prefix: readonly string[] = [],
+  ) {}
   async peers(): Promise<HubPeer[]> {
-    return parseDump(await wg(["show", this.iface, "dump"]));
+    return parseDump(await wg(["show", this.iface, "dump"], this.prefix));
   }
   async setPeer(publicKey: string, allowedIp: string): Promise<void> {
     if (!KEY.test(publicKey)) throw new Error("not a WireGuard public key");
-    await wg(["set", this.iface, "peer", publicKey, "allowed-ips", allowedIp]);
+    await wg(["set", this.iface, "peer", publicKey, "allowed-ips", allowedIp], this.prefix);
   }
   async removePeer(publicKey: string): Promise<void> {
     if (!KEY.test(publicKey)) throw new Error("not a WireGuard public key");
-    await wg(["set", this.iface, "peer", publicKey, "remove"]);
+    await wg(["set", this.iface, "peer", publicKey, "remove"], this.prefix);
   }
 }

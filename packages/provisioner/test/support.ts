@@ -251,7 +251,7 @@ export interface World {
 }
 
 /** A provisioner of an example spec, with stand-ins and the slots' Secrets as the operator applies them. */
-export function world(example: "cloud-burst-only" | "hybrid-cloud-burst"): World {
+export function world(example: "cloud-burst-only" | "hybrid-cloud-burst", realHub?: HubApi): World {
   const dir = mkdtempSync(join(tmpdir(), "clusterspec-prov-"));
   const loaded = loadSpec(exampleText(example));
   if (!loaded.ok) throw new Error(`${example} is invalid`);
@@ -304,7 +304,7 @@ export function world(example: "cloud-burst-only" | "hybrid-cloud-burst"): World
   (w as { provisioner: Provisioner }).provisioner = new Provisioner(settings, {
     kube,
     aws,
-    hub,
+    hub: realHub ?? hub,
     identity: new OpensslIdentityVerifier(awsCert.certPem),
     clock: { now: () => w.now },
     log: (level, event, fields = {}) => logs.push({ level, event, fields: { ...fields } }),
