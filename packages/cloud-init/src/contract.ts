@@ -3,9 +3,44 @@
 // the lifecycle it must implement and the Kubernetes Secret layout of the peer configs.
 import { type BurstPlan, type CloudPlan, PROVISIONER_EVENT_STATES, toYaml } from "@clusterspec/core";
 import { IDENTITY_HEADERS, PROVISIONER_RETRY, RETRIED_STATUSES } from "./join-script.js";
-import { NODE_VERBS, PROVISIONER_SERVICE_ACCOUNT, provisionerRbacName, RBAC_PATH } from "./rbac.js";
+import {
+  BURST_PROVIDER_PREFIX,
+  NODE_VERBS,
+  PROVISIONER_SERVICE_ACCOUNT,
+  provisionerRbacName,
+  RBAC_PATH,
+  SLOT_SECRET_VERBS,
+  TOKEN_SECRET_VERBS,
+} from "./rbac.js";
 
 export const CONTRACT_PATH = "cloud/provisioner/openapi.yaml";
+
+/**
+ * kubeadm's default time limits for the two steps of `kubeadm join` that use the bootstrap token, in seconds: discovery
+ * (`timeouts.discovery`, 5m) and the kubelet's TLS bootstrap (`timeouts.tlsBootstrap`, 5m), kubeadm API v1beta4
+ * defaults (cmd/kubeadm/app/apis/kubeadm/v1beta4/defaults.go: DefaultDiscoveryTimeout, defaultTLSBootstrapTimeout).
+ * The generated JoinConfiguration sets neither.
+ */
+export const KUBEADM_TOKEN_USE_SECONDS = 5 * 60 + 5 * 60;
+/** How often, and how far apart, the join script runs `kubeadm join` (its `retry 3 30 join_once`). */
+export const JOIN_ATTEMPTS = { attempts: 3, delaySeconds: 30 } as const;
+/** Steps between the kubeconfig's answer and `kubeadm join`: tunnel address (10 × 3 s), resolver, cri-o (5 min). */
+export const BETWEEN_FETCH_AND_JOIN_SECONDS = 10 * 3 + 5 * 60;
+
+/**
+ * The bootstrap token's TTL. It is minted when the kubeconfig that carries it is served (once per instance), so it
+ * covers the longest the join script may still use it after that: the answer's own transfer (one request timeout),
+ * the steps up to `kubeadm join`, then every join attempt using the token for kubeadm's full discovery and
+ * TLS-bootstrap limits, with the delays between attempts. 2220 s with today's bounds.
+ */
+export function bootstrapTokenTtlSeconds(): number {
+  const join =
+    JOIN_ATTEMPTS.attempts * KUBEADM_TOKEN_USE_SECONDS + (JOIN_ATTEMPTS.attempts - 1) * JOIN_ATTEMPTS.delaySeconds;
+  return PROVISIONER_RETRY.timeoutSeconds + BETWEEN_FETCH_AND_JOIN_SECONDS + join;
+}
+
+/** SNS waits this long for an answer before it counts the delivery as failed (AWS: 15 s). */
+export const SNS_ANSWER_SECONDS = 15;
 
 const INSTANCE_ID_PATTERN = "^i-[0-9a-f]{8,17}$";
 
@@ -24,9 +59,10 @@ function identityText(cloud: CloudPlan): string {
   return [
     `Every request carries the instance identity document and its signature, both read from IMDSv2 (\`/latest/dynamic/instance-identity/document\` and \`/latest/dynamic/instance-identity/pkcs7\`).`,
     `\`${IDENTITY_HEADERS.document}\` is the document, base64-encoded (one line); \`${IDENTITY_HEADERS.signature}\` is the PKCS7 signature as IMDS serves it, newlines removed.`,
-    `To verify: decode the document; check the PKCS7 (SignedData) signature over exactly those bytes against the AWS public certificate for instance identity documents of region ${cloud.aws.region} (AWS documents one per region and partition; openssl: \`openssl smime -verify -in sig.p7 -inform PEM -content document -certfile aws.pem -noverify\`, with the signature wrapped in PEM BEGIN/END PKCS7 lines);`,
-    `then require document.region = ${cloud.aws.region}, document.accountId = the account this provisioner serves, document.instanceId = the path's instanceId, and that the instance is one the provisioner saw start (\`running\`) in one of the pools' groups (${groupList(cloud)}) and has not seen terminate.`,
-    "A request that fails any check gets 403 and is not retried: without it anyone who learns an instance id could fetch its WireGuard key and a bootstrap token.",
+    `To verify: decode the document; check the PKCS7 (SignedData) signature over exactly those bytes against AWS's published DSA certificate for instance identity documents of region ${cloud.aws.region}, pinned in the provisioner, and never against a certificate the request carries (openssl: \`openssl smime -verify -binary -in sig.p7 -inform PEM -content document -certfile aws.pem -nointern -noverify\`, with the signature wrapped in PEM BEGIN/END PKCS7 lines; without \`-nointern\` openssl also trusts certificates embedded in the PKCS7, and a document signed by any self-made key verifies);`,
+    `then require document.region = ${cloud.aws.region}, document.accountId = the account this provisioner serves, document.instanceId = the path's instanceId.`,
+    "The signed document never changes during an instance's life, so it is bound to the instance and to first use: the request must come from the instance's own address as ec2:DescribeInstances reported it at `running` (private or public IP), and each of the two answers is served once per instance (a second GET is refused and logged).",
+    "A request that fails any of these checks gets 403 and is not retried: the node powers off. An instance the provisioner has not seen start (`running`) in one of the pools' groups, or has seen terminate, gets 404 (retried).",
   ].join(" ");
 }
 
@@ -43,11 +79,12 @@ function lifecycleText(plan: BurstPlan, cloud: CloudPlan): string {
   return [
     `EC2 state changes (${PROVISIONER_EVENT_STATES.join(" and ")} only) reach the provisioner of cluster ${plan.name} as SNS notifications (POST ${cloud.provisioner.notifyPath}).`,
     `They cover every instance of the account and region: the event names no Auto Scaling Group, and EventBridge cannot match on tags. So on \`running\`, before anything else, check that the instance belongs to a pool: its tag \`aws:autoscaling:groupName\` (set by Auto Scaling on every instance it launches; read with ec2:DescribeTags or ec2:DescribeInstances, retrying while the tag is not there yet, as the event may come first) is one of ${groupList(cloud)}, which also names the instance's pool. An instance of no pool gets nothing (no slot, no token; answer 2XX and drop the event), so unrelated instances neither use up peer slots nor receive credentials.`,
-    "On `running` of a pool's instance: assign the instance a free WireGuard peer slot of its pool (a Secret of the pool without the instance-id label; label it with the instance id) and mint a bootstrap token for that instance alone (kubeadm token with a short TTL, usages authentication and signing, groups system:bootstrappers:kubeadm:default-node-token), used only in that instance's discovery kubeconfig.",
+    "On `running` of a pool's instance: assign the instance a free WireGuard peer slot of its pool (a Secret of the pool without the instance-id label; label it with the instance id) and record the addresses ec2:DescribeInstances reports for it.",
+    `When the instance fetches its discovery kubeconfig (once), mint a bootstrap token for that instance alone (usages authentication and signing, groups system:bootstrappers:kubeadm:default-node-token) with a TTL of ${bootstrapTokenTtlSeconds()} s: the join script's bounds after that answer (one ${PROVISIONER_RETRY.timeoutSeconds} s request, ${BETWEEN_FETCH_AND_JOIN_SECONDS} s to \`kubeadm join\`, ${JOIN_ATTEMPTS.attempts} attempts ${JOIN_ATTEMPTS.delaySeconds} s apart, each using the token for at most kubeadm's default discovery and TLS-bootstrap timeouts, ${KUBEADM_TOKEN_USE_SECONDS} s).`,
     "On `terminated`: delete the instance's bootstrap token and free its slot (remove the instance-id label), so that GET for that instance id answers 404 from then on.",
     nodeLifecycleText(cloud),
     keys,
-    "Events may arrive twice, late or out of order: handle each idempotently, and treat `terminated` as final for an instance id.",
+    "Events may arrive twice, late or out of order, or not at all: handle each idempotently (ask ec2:DescribeInstances for the instance's state rather than trusting the event's order), treat `terminated` as final for an instance id, and reconcile on start and periodically: the pools' instances (autoscaling:DescribeAutoScalingGroups, ec2:DescribeInstances) against the slots, the tokens, the burst Nodes and the hub's peers (a lost `terminated` still frees the slot, revokes the token and deletes the Node; a lost `running` still gets a slot; peers the hub lost in a restart are added again from the slot Secrets).",
   ].join(" ");
 }
 
@@ -56,7 +93,7 @@ export function nodeLifecycleText(cloud: CloudPlan): string {
   return [
     "Also on `terminated`: delete the instance's Node. A burst node registers under its instance id (kubeadm `nodeRegistration.name`; the instance id is never reused, unlike the ip-a-b-c-d host name), with providerID `aws:///<availability zone>/<instance id>`.",
     "GET the Node named by the event's detail.instance-id; when it exists and its spec.providerID ends in `/<instance id>`, DELETE it (a 404 on either is success: already gone). No cloud controller manager runs, so nothing else removes it: a stale Node keeps its taints and providerID, and Cluster Autoscaler counts it against the pool.",
-    `The provisioner runs as ServiceAccount ${cloud.provisioner.namespace}/${PROVISIONER_SERVICE_ACCOUNT}; \`${RBAC_PATH}\` grants it ${NODE_VERBS.join(" and ")} on nodes and nothing else (its Secrets and bootstrap tokens need their own grants, which this contract does not generate).`,
+    `The provisioner runs as ServiceAccount ${cloud.provisioner.namespace}/${PROVISIONER_SERVICE_ACCOUNT}; \`${RBAC_PATH}\` grants it ${NODE_VERBS.join(", ")} on nodes (a ValidatingAdmissionPolicy refuses its delete of any Node whose providerID does not start with \`${BURST_PROVIDER_PREFIX}\`), ${SLOT_SECRET_VERBS.join(", ")} on the Secrets of namespace ${cloud.provisioner.namespace}, and ${TOKEN_SECRET_VERBS.join(", ")} on Secrets of kube-system (a second policy limits those to bootstrap tokens), and creates that namespace.`,
   ].join(" ");
 }
 
@@ -75,12 +112,13 @@ function errorResponses(notFound: string): Record<string, unknown> {
   const text = { "text/plain": { schema: { type: "string" } } };
   return {
     "403": {
-      description: "The identity headers are missing or do not verify for this instance. Not retried.",
+      description:
+        "The identity headers are missing or do not verify for this instance, the request does not come from the instance's address, or this answer was served to the instance already. Not retried.",
       content: text,
     },
     "404": { description: notFound, content: text },
     "429": { description: "Too many requests. Retried.", content: text },
-    "5XX": { description: "The provisioner failed. Retried.", content: text },
+    "5XX": { description: "A failure worth retrying (the provisioner or an API it needs). Retried.", content: text },
   };
 }
 
@@ -110,7 +148,7 @@ export function provisionerContract(plan: BurstPlan): Record<string, unknown> | 
   if (!cloud) return undefined;
   const s = cloud.peerSecret;
   const notYet =
-    `The instance has no slot or token (yet): the \`running\` notification has not been handled, or the instance is gone. ${retryText("")}`.trim();
+    `The instance has no slot: the provisioner has not seen it \`running\` in a pool's group yet, or has seen it terminate (from then on always 404). ${retryText("")}`.trim();
   return {
     openapi: "3.1.0",
     info: {
@@ -124,26 +162,26 @@ export function provisionerContract(plan: BurstPlan): Record<string, unknown> | 
       "/wireguard/config/{instanceId}": getOperation(
         "getWireguardConfig",
         "The wg-quick config of the instance's peer slot",
-        `${clientConfigText(cloud)} ${retryText(`The node writes it 0600 to /etc/wireguard/${cloud.wireguard.interface}.conf.`)}`,
+        `${clientConfigText(cloud)} Served once. ${retryText(`The node writes it 0600 to /etc/wireguard/${cloud.wireguard.interface}.conf.`)}`,
         { description: "The client config", content: { "text/plain": { schema: { type: "string" } } } },
         notYet,
       ),
       "/kubeadm/kubeconfig/{instanceId}": getOperation(
         "getDiscoveryKubeconfig",
         "The kubeadm discovery kubeconfig of the instance",
-        `A kubeconfig for \`kubeadm join --discovery-file\`: cluster server https://${cloud.apiServerEndpoint}, its certificate-authority-data the cluster CA (whose hash is the spec's caCertHash), and as user token the bootstrap token minted for this instance on \`running\`. ${retryText("")}`.trim(),
+        `A kubeconfig for \`kubeadm join --discovery-file\`: cluster server https://${cloud.apiServerEndpoint}, its certificate-authority-data the cluster CA (whose hash is the spec's caCertHash), and as user token a bootstrap token minted for this instance by this answer (TTL ${bootstrapTokenTtlSeconds()} s). Served once. ${retryText("")}`.trim(),
         { description: "The discovery kubeconfig", content: { "application/yaml": { schema: { type: "string" } } } },
-        `${notYet} Once the instance has terminated, always 404.`,
+        notYet,
       ),
       [cloud.provisioner.notifyPath]: {
         post: {
           operationId: "receiveSnsMessage",
           summary: "EC2 instance state changes, through the SNS topic Terraform creates",
           description: [
-            "Verify every message's signature (SignatureVersion, Signature, SigningCertURL on an sns.<region>.amazonaws.com host) and that TopicArn is this cluster's topic; reject others with 400.",
+            "Verify every message's signature (SignatureVersion 2: SHA256withRSA over the message type's fields in AWS's documented order; the certificate fetched only from an HTTPS SigningCertURL on the host sns.<region>.amazonaws.com) and that TopicArn is this cluster's topic; reject others with 400.",
             "SubscriptionConfirmation: GET the SubscribeURL (the provisioner confirms the subscription itself; Terraform sets endpoint_auto_confirms and waits for it).",
             `Notification: Message is the EventBridge event; act on detail.state ${PROVISIONER_EVENT_STATES.join(" and ")} (the rule forwards no other state) of instances in the pools' groups (see the lifecycle in info.description), ignore any other.`,
-            "Answer 2XX only once the event is stored or handled: SNS retries other answers.",
+            `Answer 2XX only once the event's effect is stored; answer 5XX for anything worth retrying (an API the provisioner needs failed, the instance is still pending); answer within ${SNS_ANSWER_SECONDS} s (SNS counts a slower answer as failed and delivers again), handling duplicates idempotently.`,
           ].join(" "),
           parameters: [
             {
@@ -273,7 +311,9 @@ export function provisionerContract(plan: BurstPlan): Record<string, unknown> | 
         serviceAccount: `${cloud.provisioner.namespace}/${PROVISIONER_SERVICE_ACCOUNT}`,
         clusterRole: provisionerRbacName(plan),
         verbs: [...NODE_VERBS],
+        deletableProviderIds: `${BURST_PROVIDER_PREFIX}*`,
       },
+      bootstrapTokenTtlSeconds: bootstrapTokenTtlSeconds(),
       peerSecrets: {
         namespace: s.namespace,
         type: s.type,

@@ -1,1 +1,22 @@
+export {
+  BETWEEN_FETCH_AND_JOIN_SECONDS,
+  bootstrapTokenTtlSeconds,
+  JOIN_ATTEMPTS,
+  KUBEADM_TOKEN_USE_SECONDS,
+  SNS_ANSWER_SECONDS,
+} from "./contract.js";
+export {
+  DISCOVERY_KUBECONFIG_PATH,
+  IDENTITY_HEADERS,
+  PACKAGE_RETRY,
+  PROVISIONER_RETRY,
+  RETRIED_STATUSES,
+} from "./join-script.js";
 export { cloudInitModule } from "./module.js";
+export {
+  BOOTSTRAP_TOKEN_TYPE,
+  BURST_PROVIDER_PREFIX,
+  NODE_VERBS,
+  PROVISIONER_SERVICE_ACCOUNT,
+  provisionerRbacName,
+} from "./rbac.js";

@@ -85,30 +85,69 @@ describe("provisioner contract", () => {
 });
 
 describe("provisioner RBAC (node lifecycle)", () => {
-  it("grants the provisioner's ServiceAccount get and delete on nodes, nothing else, and the contract names it", () => {
+  it("grants the provisioner's ServiceAccount what it needs, limits Node deletes and kube-system Secrets by policy, and the contract names it", () => {
     const plan = mustResolve(buildSpec({ controlPlanes: 3, workers: 0, poolSize: 2, cloud: true }));
     const a = generateCloudInit(plan).find((x) => x.path === RBAC_PATH);
     const docs = parseYamlDocuments(a?.content ?? "") as {
       kind: string;
       metadata: { name: string; namespace?: string };
       rules?: unknown;
-      roleRef?: { name: string };
+      roleRef?: { name: string; kind: string };
       subjects?: { kind: string; name: string; namespace: string }[];
+      spec?: {
+        policyName?: string;
+        matchConditions?: { expression: string }[];
+        validations?: { expression: string }[];
+        matchResources?: unknown;
+      };
     }[];
-    expect(docs.map((d) => d.kind)).toEqual(["ServiceAccount", "ClusterRole", "ClusterRoleBinding"]);
-    const [sa, role, binding] = docs;
+    expect(docs.map((d) => d.kind)).toEqual([
+      "Namespace",
+      "ServiceAccount",
+      "ClusterRole",
+      "ClusterRoleBinding",
+      "Role",
+      "RoleBinding",
+      "Role",
+      "RoleBinding",
+      "ValidatingAdmissionPolicy",
+      "ValidatingAdmissionPolicyBinding",
+      "ValidatingAdmissionPolicy",
+      "ValidatingAdmissionPolicyBinding",
+    ]);
     const ns = plan.cloud?.provisioner.namespace;
+    const [namespace, sa, role, binding, slotRole, , tokenRole, , nodePolicy, nodeBinding, tokenPolicy, tokenBinding] =
+      docs;
+    expect(namespace?.metadata.name).toBe(ns);
     expect(sa?.metadata).toMatchObject({ name: PROVISIONER_SERVICE_ACCOUNT, namespace: ns });
-    expect(role?.rules).toEqual([{ apiGroups: [""], resources: ["nodes"], verbs: ["get", "delete"] }]);
+    expect(role?.rules).toEqual([{ apiGroups: [""], resources: ["nodes"], verbs: ["get", "list", "delete"] }]);
+    expect(slotRole?.metadata.namespace).toBe(ns);
+    expect(slotRole?.rules).toEqual([
+      { apiGroups: [""], resources: ["secrets"], verbs: ["get", "list", "update", "patch"] },
+    ]);
+    expect(tokenRole?.metadata.namespace).toBe("kube-system");
+    expect(tokenRole?.rules).toEqual([{ apiGroups: [""], resources: ["secrets"], verbs: ["create", "delete"] }]);
     expect(binding?.roleRef?.name).toBe(role?.metadata.name);
-    expect(binding?.subjects).toEqual([{ kind: "ServiceAccount", name: PROVISIONER_SERVICE_ACCOUNT, namespace: ns }]);
+    for (const b of docs.filter((d) => d.kind.endsWith("Binding") && d.subjects))
+      expect(b.subjects).toEqual([{ kind: "ServiceAccount", name: PROVISIONER_SERVICE_ACCOUNT, namespace: ns }]);
+    expect(nodePolicy?.spec?.matchConditions?.[0]?.expression).toBe(
+      `request.userInfo.username == 'system:serviceaccount:${ns}:${PROVISIONER_SERVICE_ACCOUNT}'`,
+    );
+    expect(nodePolicy?.spec?.validations?.[0]?.expression).toBe(
+      "has(oldObject.spec.providerID) && oldObject.spec.providerID.startsWith('aws:///')",
+    );
+    expect(nodeBinding?.spec?.policyName).toBe(nodePolicy?.metadata.name);
+    expect(tokenPolicy?.spec?.validations?.[0]?.expression).toContain("== 'bootstrap.kubernetes.io/token'");
+    expect(tokenBinding?.spec?.matchResources).toEqual({
+      namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "kube-system" } },
+    });
     const contract = provisionerContract(plan) as {
       info: { description: string };
       "x-clusterspec": { nodeLifecycle: { clusterRole: string; verbs: string[]; deleteNodeOn: string } };
     };
     expect(contract["x-clusterspec"].nodeLifecycle).toMatchObject({
       clusterRole: role?.metadata.name,
-      verbs: ["get", "delete"],
+      verbs: ["get", "list", "delete"],
       deleteNodeOn: "terminated",
     });
     expect(contract.info.description).toContain("Also on `terminated`: delete the instance's Node");

@@ -4,6 +4,7 @@ import { AUTOSCALER_VALUES_PATH, renderAutoscalerValues } from "./autoscaler.js"
 import { TERRAFORM_DIR } from "./constants.js";
 import { type Json, tfLiteral } from "./escape.js";
 import { iamResources } from "./iam.js";
+import { provisionerIamResources } from "./provisioner-iam.js";
 import { events, poolResources, providers } from "./resources.js";
 
 function file(plan: BurstPlan, name: string, body: Json): Artifact {
@@ -21,6 +22,7 @@ export function generateTerraform(plan: BurstPlan): Artifact[] {
     file(plan, "providers.tf.json", providers(cloud)),
     file(plan, "events.tf.json", events(plan, cloud)),
     file(plan, "iam.tf.json", iamResources(plan, cloud)),
+    file(plan, "provisioner-iam.tf.json", provisionerIamResources(plan)),
     ...cloud.pools.map((pool) => file(plan, `pool-${pool.name}.tf.json`, poolResources(plan, pool))),
   ];
 }

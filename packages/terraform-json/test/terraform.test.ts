@@ -87,6 +87,7 @@ describe("terraform files", () => {
       "cloud/terraform/providers.tf.json",
       "cloud/terraform/events.tf.json",
       "cloud/terraform/iam.tf.json",
+      "cloud/terraform/provisioner-iam.tf.json",
       "cloud/terraform/pool-ci-arm64.tf.json",
     ]);
   });

@@ -1,1 +1,2 @@
+export { clientConfig, PERSISTENT_KEEPALIVE } from "./config.js";
 export { wireguardModule } from "./module.js";
