@@ -437,6 +437,27 @@ for (const c of cases) {
       target(`300 × 254 (254 carriers) changes (${v.name}) peak RSS`, changes.rss / 2 ** 20, 300, " MiB");
     }
   }
+  // `explain` of one line (issue 27): each of its perturbations regenerates the file's module, asked for that file
+  // alone (GeneratorModule's scope). The bare-metal example always; the 300-node cases only with BENCH_EXPLAIN=1,
+  // since there one line still takes minutes (most perturbations fail validation, each a full validation).
+  if (c.file || (process.env.BENCH_EXPLAIN === "1" && c.shape?.carriers === 254 && c.shape.replicas === undefined)) {
+    const first = c.file ? "k8s-1" : "node-1";
+    // a line that depends on many fields: the first priority, the first address
+    const lineOf = (file, pattern) =>
+      `${file}:${
+        readFileSync(join(out, file), "utf8")
+          .split("\n")
+          .findIndex((l) => pattern.test(l)) + 1
+      }`;
+    for (const target of [
+      lineOf(`nodes/${first}/etc/keepalived/keepalived.conf`, /^\s*priority /),
+      lineOf(`nodes/${first}/etc/conf.d/net`, /^config_/),
+    ]) {
+      cli(["explain", spec, target]); // warm-up: its code cache
+      const explained = compare(c.file ? runs : 1, () => cli(["explain", spec, target]));
+      console.log(procLine(`explain ${target.replace(/^nodes\/[^/]+\//, "")}`, explained));
+    }
+  }
   if (c.jinja2 && jinja2) {
     const json = join(dir, "cluster.json");
     writeFileSync(json, JSON.stringify(syntheticSpec(c.shape)));

@@ -12,7 +12,7 @@ import {
   toDotPath,
   validateSpec,
 } from "@clusterspec/core";
-import type { AnyPlan, Artifact, ArtifactChecker, IssuePath, SpecIssue } from "@clusterspec/core/types";
+import type { AnyPlan, Artifact, ArtifactChecker, ArtifactScope, IssuePath, SpecIssue } from "@clusterspec/core/types";
 import { diffArrays } from "diff";
 import { type GenerateOptions, generate } from "./generate.js";
 import { generatorModules } from "./generators.js";
@@ -348,27 +348,58 @@ export function closeMatches(file: string, paths: readonly string[]): string[] {
   return [...paths].sort((a, b) => score(a) - score(b) || (a < b ? -1 : 1)).slice(0, 5);
 }
 
+/** Each module's files for one plan, generated once when first asked (moduleOf and focused share them). */
+function filesByModule(plan: AnyPlan): (m: Module) => readonly Artifact[] {
+  const files = new Map<Module, readonly Artifact[]>();
+  return (m) => {
+    let out = files.get(m);
+    if (out === undefined) {
+      out = !isCloudBurstPlan(plan) || isBurstModule(m) ? (m.generate(plan as never) as Artifact[]) : [];
+      files.set(m, out);
+    }
+    return out;
+  };
+}
+
 /** The module whose generate writes `file` for this plan (undefined for PLAN.md, which every module feeds). */
-function moduleOf(plan: AnyPlan, modules: readonly Module[], file: string): Module | undefined {
+function moduleOf(
+  plan: AnyPlan,
+  modules: readonly Module[],
+  file: string,
+  filesOf: (m: Module) => readonly Artifact[],
+): Module | undefined {
   if (file === "PLAN.md") return undefined;
   for (const m of isCloudBurstPlan(plan) ? modules.filter(isBurstModule) : modules)
-    if ((m.generate(plan as never) as Artifact[]).some((a) => a.path === file)) return m;
+    if (filesOf(m).some((a) => a.path === file)) return m;
   return undefined;
 }
 
 /**
  * The modules for the re-generations: the one that writes the file runs; every other returns the files it wrote for
- * the unchanged spec (overlays still find their targets) and adds nothing to PLAN.md.
+ * the unchanged spec (overlays still find their targets) and adds nothing to PLAN.md. The one that runs is asked for
+ * the file alone (its scope: a node's keepalived.conf needs none of the other 299 nodes') whenever nothing else
+ * reads its other files: no overlay (which could target them) and no check of its own (which reads them all).
  */
-function focused(plan: AnyPlan, modules: readonly Module[], target: Module | undefined): readonly Module[] {
+function focused(
+  modules: readonly Module[],
+  target: Module | undefined,
+  file: string,
+  filesOf: (m: Module) => readonly Artifact[],
+): readonly Module[] {
   if (target === undefined) return modules;
   return modules.map((m): Module => {
     if (m === target) {
       const { summarize: _unused, ...rest } = m;
-      return rest as Module;
+      if (m.check !== undefined) return rest as Module;
+      const scope: ArtifactScope = { path: file };
+      const generate = (p: AnyPlan) =>
+        (m.generate as (p: AnyPlan, scope?: ArtifactScope) => Artifact[])(
+          p,
+          isCloudBurstPlan(p) || p.overlays.length > 0 ? undefined : scope,
+        );
+      return { ...rest, generate } as Module;
     }
-    const applies = !isCloudBurstPlan(plan) || isBurstModule(m);
-    const files = applies ? (m.generate(plan as never) as Artifact[]) : [];
+    const files = filesOf(m) as Artifact[];
     return { name: m.name, ...(isBurstModule(m) ? { burst: true } : {}), generate: () => files } as Module;
   });
 }
@@ -417,7 +448,8 @@ export function explain(spec: string | Record<string, unknown>, options: Explain
       },
     };
   const wanted = line === undefined ? undefined : line - 1;
-  const mods = focused(base.plan, modules, moduleOf(base.plan, modules, file));
+  const filesOf = filesByModule(base.plan);
+  const mods = focused(modules, moduleOf(base.plan, modules, file, filesOf), file, filesOf);
 
   let regenerations = 0;
   /** The lines of interest this group's perturbation changes, or the problems of the perturbed spec. */

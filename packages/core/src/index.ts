@@ -72,13 +72,16 @@ export {
 export { specJsonSchema } from "./json-schema.js";
 export { type Escape, lineTemplate } from "./line-template.js";
 export {
+  type ArtifactScope,
   type BurstGeneratorModule,
   type FreeFormPart,
   type GeneratorModule,
   isBurstModule,
+  nodesInScope,
   type SchemaParameters,
   type SchemaParametersOf,
   type Shipped,
+  scopeNode,
 } from "./module.js";
 export { type AppliedPatch, applyOverlays, blameOverlay, type OverlayOutcome } from "./overlay/apply.js";
 export { isJsonMap, mergePatch, toPointer } from "./overlay/merge-patch.js";

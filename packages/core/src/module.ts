@@ -38,12 +38,39 @@ export interface SchemaParametersOf<P = ClusterPlan> {
 }
 
 /**
+ * The one file a caller wants (`clusterspec explain` regenerates a file thousands of times): a module may build
+ * only what that file needs and leave out the rest (every other node's files, the cluster's). Optional on both
+ * sides: a module that ignores it returns every file, and a caller keeps only the file it asked for either way.
+ */
+export interface ArtifactScope {
+  /** The wanted file, as an artifact path: `nodes/k8s-1/etc/keepalived/keepalived.conf`, `PLAN.md`. */
+  readonly path: string;
+}
+
+/** The node whose folder (`nodes/<node>/…`) holds the scope's file; undefined for a cluster-wide file. */
+export const scopeNode = (scope: ArtifactScope): string | undefined => /^nodes\/([^/]+)\//.exec(scope.path)?.[1];
+
+/** The nodes whose files a scoped generation builds: all without a scope, the scope's node alone (or none) with one. */
+export function nodesInScope<N extends { readonly name: string }>(
+  nodes: readonly N[],
+  scope: ArtifactScope | undefined,
+): readonly N[] {
+  if (scope === undefined) return nodes;
+  const node = scopeNode(scope);
+  return node === undefined ? [] : nodes.filter((n) => n.name === node);
+}
+
+/**
  * One output format. Cloud modules take a `BurstPlan`, which every plan is, so they also run for the cloud burst of
  * an existing cluster.
  */
 export interface GeneratorModule<P = ClusterPlan> {
   readonly name: string;
-  readonly generate: (plan: P) => Artifact[];
+  /**
+   * Every file of the format; with a scope it may return only the files of the scope's node (or only the
+   * cluster-wide ones), but the scope's file exactly as the unscoped call would.
+   */
+  readonly generate: (plan: P, scope?: ArtifactScope) => Artifact[];
   /**
    * Markdown section for PLAN.md, starting with a `## ` heading, read from the artifacts that ship (every module's,
    * after overlays); omitted when the module has nothing to say.

@@ -27,6 +27,7 @@ export type {
 } from "./generated/spec-types.js";
 export type { FormatOptions, IssuePath, SpecIssue, Validated } from "./issues.js";
 export type {
+  ArtifactScope,
   BurstGeneratorModule,
   FreeFormPart,
   GeneratorModule,

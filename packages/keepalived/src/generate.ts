@@ -1,5 +1,5 @@
-import type { Artifact, ClusterPlan } from "@clusterspec/core";
-import { IDENTITIES_FILE, identitiesOf, stableJson } from "@clusterspec/core";
+import type { Artifact, ArtifactScope, ClusterPlan } from "@clusterspec/core";
+import { IDENTITIES_FILE, identitiesOf, nodesInScope, scopeNode, stableJson } from "@clusterspec/core";
 import {
   renderAuthConf,
   renderCheckScript,
@@ -28,18 +28,25 @@ import {
  * (`/etc/conf.d/keepalived`) for every node that holds a VIP; and `identities.json` at the top of the tree, every
  * VIP's priority order after this run, which the next run carries forward (the previous assignment is an input).
  */
-export function generateKeepalived(plan: ClusterPlan): Artifact[] {
-  return [{ path: IDENTITIES_FILE, content: stableJson(identitiesOf(plan.vips)) }, ...nodeArtifacts(plan)];
+/** With a scope (explain): only the scope's node's files, or only identities.json for a cluster-wide one. */
+export function generateKeepalived(plan: ClusterPlan, scope?: ArtifactScope): Artifact[] {
+  const nodes = nodesInScope(plan.nodes, scope);
+  const identities =
+    scope === undefined || scopeNode(scope) === undefined
+      ? [{ path: IDENTITIES_FILE, content: stableJson(identitiesOf(plan.vips)) }]
+      : [];
+  return [...identities, ...nodeArtifacts(plan, nodes)];
 }
 
-function nodeArtifacts(plan: ClusterPlan): Artifact[] {
+function nodeArtifacts(plan: ClusterPlan, nodes: readonly ClusterPlan["nodes"][number][]): Artifact[] {
+  if (nodes.length === 0) return [];
   const auth = toAuthView(plan);
   const authContent = auth && renderAuthConf(auth);
   const openrcView = toOpenrcView(plan);
   const openrc = openrcView && renderOpenrcConf(openrcView);
   const readiness = plan.vrrp.readinessCheck && renderReadinessScript(toReadinessScriptView(plan));
   const uplink = plan.vrrp.uplinkCheck && renderUplinkScript(toUplinkScriptView(plan));
-  return plan.nodes.flatMap((node) => {
+  return nodes.flatMap((node) => {
     const vips = vipsOf(plan, node.name);
     if (vips.length === 0) return [];
     const dir = `nodes/${node.name}`;

@@ -79,23 +79,36 @@ function positions(
 }
 
 function multiset(a: readonly string[], b: readonly string[], offset: number): LineDelta {
-  // One table, not one per side: a line of b is matched while a's count of its text lasts (the first occurrences),
-  // and what is left of a's counts are its unmatched occurrences, the last ones of each text (a walked backwards).
-  const count = new Map<string, number>();
-  for (const l of a) count.set(l, (count.get(l) ?? 0) + 1);
+  // One hash lookup per line: each text of a gets a number, its count lives in an array, and a's numbers are kept
+  // for the backward walk. A line of b is matched while a's count of its text lasts (the first occurrences), and
+  // what is left of a's counts are its unmatched occurrences, the last ones of each text (a walked backwards). On
+  // 300 nodes × 254 VIPs (remove a VIP: every carrier's keepalived.conf, 1,030 of 5,127 lines) this is most of
+  // `changes`' line attribution; the Map-per-count form it replaces looked each line up twice more.
+  const ids = new Map<string, number>();
+  const counts: number[] = [];
+  const aIds = new Int32Array(a.length);
+  for (let k = 0; k < a.length; k++) {
+    const l = a[k] as string;
+    let id = ids.get(l);
+    if (id === undefined) {
+      id = counts.length;
+      ids.set(l, id);
+      counts.push(0);
+    }
+    counts[id] = (counts[id] as number) + 1;
+    aIds[k] = id;
+  }
   const added: number[] = [];
   for (let k = 0; k < b.length; k++) {
-    const l = b[k] as string;
-    const c = count.get(l) ?? 0;
-    if (c > 0) count.set(l, c - 1);
+    const id = ids.get(b[k] as string);
+    if (id !== undefined && (counts[id] as number) > 0) counts[id] = (counts[id] as number) - 1;
     else added.push(offset + k + 1);
   }
   const removed: number[] = [];
   for (let k = a.length - 1; k >= 0; k--) {
-    const l = a[k] as string;
-    const c = count.get(l) ?? 0;
-    if (c > 0) {
-      count.set(l, c - 1);
+    const id = aIds[k] as number;
+    if ((counts[id] as number) > 0) {
+      counts[id] = (counts[id] as number) - 1;
       removed.push(offset + k + 1);
     }
   }
