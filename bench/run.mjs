@@ -315,6 +315,34 @@ if (!ONLY || ONLY === "doubling") {
   if (!ok) process.exitCode = 1;
 }
 
+// ---- doubling check of reading one large mapping (issue 32 item 7): 25,000 → 50,000 keys under cilium.values ----
+if (!ONLY || ONLY === "doubling") {
+  const base = readFileSync(join(root, "examples", "bare-metal-ha", "cluster.yaml"), "utf8");
+  const textOf = (n) => {
+    const lines = ["    big:"];
+    for (let i = 0; i < n; i++) lines.push(`      key${i}: ${i}`);
+    return base.replace(/^cilium:\n/m, `cilium:\n  values:\n${lines.join("\n")}\n`);
+  };
+  const texts = { small: textOf(25_000), large: textOf(50_000) };
+  const t = { small: [], large: [] };
+  for (let r = 0; r < Math.max(5, Math.min(RUNS, 7)); r++) {
+    for (const k of ["small", "large"]) {
+      gc();
+      const t0 = process.cpuUsage();
+      if (!loadSpec(texts[k]).ok) throw new Error("invalid");
+      const d = process.cpuUsage(t0);
+      t[k].push((d.user + d.system) / 1000);
+    }
+  }
+  const least = (xs) => Math.min(...xs);
+  const ratio = least(t.large) / least(t.small);
+  const ok = ratio < 3;
+  console.log(
+    `doubling check: loadSpec of one mapping, 25,000 → 50,000 keys: ${least(t.small).toFixed(0)} → ${least(t.large).toFixed(0)} ms (least of ${t.small.length}), ×${ratio.toFixed(2)} (linear 2, quadratic 4): ${ok ? "ok" : "FAILED"}`,
+  );
+  if (!ok) process.exitCode = 1;
+}
+
 console.log(
   `clusterspec bench: node ${process.version}, ${process.arch}; whole processes: median of ${PROCESS_RUNS} (3 past 100 nodes), CPU user+sys; in-process: median of ${RUNS}`,
 );

@@ -14,9 +14,10 @@ import {
   OutputLimitError,
 } from "@clusterspec/core";
 import Ajv2020 from "ajv/dist/2020.js";
-import { generate, generateChecked } from "clusterspec";
+import { generate, generateChecked, validateSpec } from "clusterspec";
 import { acquireOutputLock, CliError, type CliIO, nodeFileSystem, nodeLockProcess, runCli } from "clusterspec/cli";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
 
 const repo = join(import.meta.dirname, "..", "..", "..");
 const bare = readFileSync(join(repo, "examples", "bare-metal-ha", "cluster.yaml"), "utf8");
@@ -165,6 +166,14 @@ const EXAMPLES: Record<IssueCode, () => Promise<Produced>> = {
       ),
     ),
   change_refused: () => changesJson(edit(bare, "vip: 10.118.12.100/24", "vip: 10.118.12.101/24")),
+  too_deep: () => validate(`${bare}deep: ${"[".repeat(70)}${"]".repeat(70)}\n`),
+  // Only a JS value holds what YAML cannot: the library's validateSpec, whose errors the CLI would exit 2 with.
+  not_plain_data: async () => {
+    const spec = parse(bare);
+    spec.name = new Date(0);
+    const r = validateSpec(spec);
+    return { exit: r.ok ? 0 : 2, codes: r.ok ? [] : r.errors.map((e) => e.code) };
+  },
   cli: async () => {
     // a review tree with placeholders, then resolved secrets into the same folder
     const first = await generateTo(bare);

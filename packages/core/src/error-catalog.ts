@@ -117,7 +117,7 @@ export const ERROR_CATALOG = {
     scope: "spec",
     exit: EXIT_INVALID,
     meaning:
-      "a library input value that YAML cannot hold (a Date, a Map, a class instance, undefined, a function, a getter, a number that is not finite or beyond 2^53)",
+      "a library input value that YAML cannot hold (a Date, a Map, a class instance, undefined, a function, a getter)",
   },
 } as const satisfies Readonly<Record<string, CatalogEntry>>;
 
