@@ -14,6 +14,7 @@ import {
   externalVipsOnCiliumDevice,
 } from "./sections/cilium/rules.js";
 import {
+  cloudPoolAmiReleases,
   cloudPoolLabelsSelfSettable,
   cloudPoolsValid,
   cloudPoolTagsFit,
@@ -107,6 +108,7 @@ export const rules: readonly Rule[] = [
   dsrWithWireguard,
   cloudPoolTagsFit,
   cloudPoolLabelsSelfSettable,
+  cloudPoolAmiReleases,
   provisionerUrlIsBase,
   wireguardKeysConsistent,
   extraArgsNotOwned,

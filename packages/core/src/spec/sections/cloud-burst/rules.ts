@@ -7,6 +7,7 @@ import { firstSeen } from "../../rule.js";
 import { type CloudBurstSpec, ON_PREM_SECTIONS } from "../../schema.js";
 import {
   checkPoolNameAndSize,
+  cloudPoolAmiReleases,
   cloudPoolLabelsSelfSettable,
   cloudPoolTagsFit,
   provisionerUrlIsBase,
@@ -120,5 +121,6 @@ export const cloudBurstRules: readonly CloudBurstRule[] = [
   wireguardKeysConsistent,
   cloudPoolTagsFit,
   cloudPoolLabelsSelfSettable,
+  cloudPoolAmiReleases,
   provisionerUrlIsBase,
 ];
