@@ -13,6 +13,7 @@ import {
   IDENTITY_HEADERS,
   JOIN_BOUNDS,
   PROVISIONER_RETRY,
+  REQUIRED_BINARIES,
   RETRIED_STATUSES,
   TEMPLATE_LABELS,
   WG_ALLOWED_KEYS,
@@ -54,7 +55,7 @@ export function summarizeCloudInit(plan: BurstPlan, artifacts: readonly Artifact
     "",
     mdTable(["pool", "user data", "gzipped"], rows),
     "",
-    `Packages installed on every burst node (Fedora's \`kubernetes${plan.kubernetes.version.major}.${plan.kubernetes.version.minor}\` streams pin the minor; Fedora's updates repository offers only the newest patch of a stream, so the exact ${plan.kubernetes.versionText} is not pinned: the join script installs again with retries, checks \`kubeadm\`, \`kubelet\`, \`crictl\` and \`wg\`, accepts a newer patch of ${plan.kubernetes.version.major}.${plan.kubernetes.version.minor} (kubeadm's preflight compares minors) and powers the instance off on any other minor). The kubelet uses the systemd cgroup driver with cri-o, and local storage isolation is off on Fedora Cloud's btrfs root, through the kubeadm patch \`/etc/clusterspec/kubeadm-patches/kubeletconfiguration+strategic.yaml\` (kubelet flags below 1.25):`,
+    `Packages installed on every burst node (Fedora's \`kubernetes${plan.kubernetes.version.major}.${plan.kubernetes.version.minor}\` streams pin the minor; Fedora's updates repository offers only the newest patch of a stream, so the exact ${plan.kubernetes.versionText} is not pinned: the join script installs again with retries, checks ${REQUIRED_BINARIES.map((b) => `\`${b}\``).join(", ")}, accepts a newer patch of ${plan.kubernetes.version.major}.${plan.kubernetes.version.minor} (kubeadm's preflight compares minors) and stops the join on any other minor). The kubelet uses the systemd cgroup driver with cri-o, and local storage isolation is off on Fedora Cloud's btrfs root, through the kubeadm patch \`/etc/clusterspec/kubeadm-patches/kubeletconfiguration+strategic.yaml\` (kubelet flags below 1.25):`,
     "",
     mdTable(
       ["package", "why"],
