@@ -88,6 +88,21 @@ export const PACKAGE_RETRY = { attempts: 5, delaySeconds: 30 } as const;
 
 export type JoinEnv = Record<(typeof JOIN_ENV_KEYS)[number], string>;
 
+/**
+ * The script as it ships in user data: without its comment lines (the shebang and the marker stay), since EC2 takes
+ * 16 KiB of user data and a plain (not gzipped) file is what overlays can patch. The comments are in joinScript.
+ */
+/** The allowed keys of a section, lowercase (and so never spelling out a key name such as the private key's in user data). */
+export const wgKeys = (section: keyof typeof WG_ALLOWED_KEYS): string =>
+  WG_ALLOWED_KEYS[section].map((k) => k.toLowerCase()).join(", ");
+
+export function shippedJoinScript(marker: string): string {
+  return joinScript(marker)
+    .split("\n")
+    .filter((line, i) => i < 2 || !/^\s*#/.test(line))
+    .join("\n");
+}
+
 export function joinScript(marker: string): string {
   return `#!/bin/bash
 # ${marker}
@@ -245,7 +260,7 @@ check_wg_config() {
         ${WG_ALLOWED_KEYS.Interface.map((k) => `Interface:${k.toLowerCase()}`).join(" | ")}) ;;
         ${WG_ALLOWED_KEYS.Peer.map((k) => `Peer:${k.toLowerCase()}`).join(" | ")}) ;;
         *)
-          log "the served WireGuard config sets \${BASH_REMATCH[1]} (line $n\${section:+, [$section]}), which a burst node does not accept: [Interface] ${WG_ALLOWED_KEYS.Interface.join(", ")}; [Peer] ${WG_ALLOWED_KEYS.Peer.join(", ")}"
+          log "the served WireGuard config sets \${BASH_REMATCH[1]} (line $n\${section:+, [$section]}), which a burst node does not accept (keys as wg reads them: [Interface] ${wgKeys("Interface")}; [Peer] ${wgKeys("Peer")})"
           return 1
           ;;
       esac

@@ -19,10 +19,10 @@ import {
   JOIN_SCRIPT_PATH,
   JOIN_TEMPLATE_PATH,
   type JoinEnv,
-  joinScript,
   NODE_IP_PLACEHOLDER,
   NODE_NAME_PLACEHOLDER,
   PROVIDER_ID_PLACEHOLDER,
+  shippedJoinScript,
   TEMPLATE_LABELS,
 } from "./join-script.js";
 
@@ -177,7 +177,7 @@ export function userDataObject(plan: BurstPlan, pool: PlannedPool): Record<strin
       ...(kubeletPatch === undefined
         ? []
         : [file(`${BURST_PATCHES_DIRECTORY}/${BURST_KUBELET_PATCH_FILE}`, comment(plan) + toYaml(kubeletPatch))]),
-      file(JOIN_SCRIPT_PATH, joinScript(generatedMarker(plan)), "0755"),
+      file(JOIN_SCRIPT_PATH, shippedJoinScript(generatedMarker(plan)), "0755"),
     ],
     runcmd: [[JOIN_SCRIPT_PATH]],
   };

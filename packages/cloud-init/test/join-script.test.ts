@@ -25,7 +25,6 @@ import {
   PACKAGE_RETRY,
   PROVISIONER_RETRY,
   REQUIRED_BINARIES,
-  WG_ALLOWED_KEYS,
 } from "../src/join-script.js";
 import { fedoraPackages, userDataObject } from "../src/user-data.js";
 
@@ -409,7 +408,11 @@ describe("join script against the mock provisioner", () => {
   it("stops retrying at its deadline of uptime, before Cluster Autoscaler's max-node-provision-time", async (ctx) => {
     if (!canRun()) return ctx.skip();
     expect(JOIN_BOUNDS.deadlineSeconds + JOIN_BOUNDS.marginSeconds).toBe(900);
-    const late = await runJoin({ wireguard: [200], kubeconfig: [404] }, {}, { uptime: JOIN_BOUNDS.deadlineSeconds + 5 });
+    const late = await runJoin(
+      { wireguard: [200], kubeconfig: [404] },
+      {},
+      { uptime: JOIN_BOUNDS.deadlineSeconds + 5 },
+    );
     expectStaysUp(late);
     expect(late.seen.filter((x) => x.path.startsWith("/kubeadm/"))).toHaveLength(1);
     expect(late.stderr).toContain(
@@ -447,7 +450,7 @@ describe("join script against the mock provisioner", () => {
         const r = await runJoin({ wireguard: [200], kubeconfig: [200] });
         expectStaysUp(r);
         expect(r.stderr).toContain(
-          `the served WireGuard config sets ${key} (line 5, [Interface]), which a burst node does not accept: [Interface] ${WG_ALLOWED_KEYS.Interface.join(", ")}; [Peer] ${WG_ALLOWED_KEYS.Peer.join(", ")}`,
+          `the served WireGuard config sets ${key} (line 5, [Interface]), which a burst node does not accept (keys as wg reads them: [Interface] privatekey, address, dns, mtu; [Peer] publickey, presharedkey, allowedips, endpoint, persistentkeepalive)`,
         );
         expect(r.stderr).toContain("FAILED: refusing the served WireGuard config");
         expect(r.log).not.toContain("wg-quick@");
@@ -458,7 +461,10 @@ describe("join script against the mock provisioner", () => {
         [`${WG_CONFIG}[Foo]\n`, "has a section [Foo] (line 8)"],
         [WG_CONFIG.replace("DNS = ", "postup = id\nDNS = "), "sets postup (line 5, [Interface])"],
         [`FwMark = 1\n${WG_CONFIG}`, "sets FwMark (line 1)"],
-        [WG_CONFIG.replace("[Peer]\n", "[Peer]\n!bang\n"), "line 8 of the served WireGuard config is not a section or a key = value"],
+        [
+          WG_CONFIG.replace("[Peer]\n", "[Peer]\n!bang\n"),
+          "line 8 of the served WireGuard config is not a section or a key = value",
+        ],
       ] as const) {
         bodies.wireguard = config;
         const r = await runJoin({ wireguard: [200], kubeconfig: [200] });
