@@ -2,7 +2,13 @@
 // join script calls (with the same paths, headers, statuses and retries the script uses), the SNS endpoint,
 // the lifecycle it must implement and the Kubernetes Secret layout of the peer configs.
 import { type BurstPlan, type CloudPlan, PROVISIONER_EVENT_STATES, toYaml } from "@clusterspec/core";
-import { IDENTITY_HEADERS, PROVISIONER_RETRY, RETRIED_STATUSES } from "./join-script.js";
+import {
+  BOOTSTRAP_TOKEN_MIN_TTL_SECONDS,
+  IDENTITY_HEADERS,
+  JOIN_BOUNDS,
+  PROVISIONER_RETRY,
+  RETRIED_STATUSES,
+} from "./join-script.js";
 import {
   BURST_PROVIDER_PREFIX,
   NODE_VERBS,
@@ -16,27 +22,13 @@ import {
 export const CONTRACT_PATH = "cloud/provisioner/openapi.yaml";
 
 /**
- * kubeadm's default time limits for the two steps of `kubeadm join` that use the bootstrap token, in seconds: discovery
- * (`timeouts.discovery`, 5m) and the kubelet's TLS bootstrap (`timeouts.tlsBootstrap`, 5m), kubeadm API v1beta4
- * defaults (cmd/kubeadm/app/apis/kubeadm/v1beta4/defaults.go: DefaultDiscoveryTimeout, defaultTLSBootstrapTimeout).
- * The generated JoinConfiguration sets neither.
- */
-export const KUBEADM_TOKEN_USE_SECONDS = 5 * 60 + 5 * 60;
-/** How often, and how far apart, the join script runs `kubeadm join` (its `retry 3 30 join_once`). */
-export const JOIN_ATTEMPTS = { attempts: 3, delaySeconds: 30 } as const;
-/** Steps between the kubeconfig's answer and `kubeadm join`: tunnel address (10 × 3 s), resolver, cri-o (5 min). */
-export const BETWEEN_FETCH_AND_JOIN_SECONDS = 10 * 3 + 5 * 60;
-
-/**
- * The bootstrap token's TTL. It is minted when the kubeconfig that carries it is served (once per instance), so it
- * covers the longest the join script may still use it after that: the answer's own transfer (one request timeout),
- * the steps up to `kubeadm join`, then every join attempt using the token for kubeadm's full discovery and
- * TLS-bootstrap limits, with the delays between attempts. 2220 s with today's bounds.
+ * The bootstrap token's TTL. It is minted when the kubeconfig that carries it is served (once per instance, after
+ * boot), and the join script's last use of it (`kubeadm join` runs under `timeout` until the join's deadline of
+ * uptime, JOIN_BOUNDS) comes before BOOTSTRAP_TOKEN_MIN_TTL_SECONDS of uptime: that covers it, and a longer one buys
+ * nothing (Cluster Autoscaler deletes an instance not registered by then).
  */
 export function bootstrapTokenTtlSeconds(): number {
-  const join =
-    JOIN_ATTEMPTS.attempts * KUBEADM_TOKEN_USE_SECONDS + (JOIN_ATTEMPTS.attempts - 1) * JOIN_ATTEMPTS.delaySeconds;
-  return PROVISIONER_RETRY.timeoutSeconds + BETWEEN_FETCH_AND_JOIN_SECONDS + join;
+  return BOOTSTRAP_TOKEN_MIN_TTL_SECONDS;
 }
 
 /** SNS waits this long for an answer before it counts the delivery as failed (AWS: 15 s). */
@@ -80,7 +72,7 @@ function lifecycleText(plan: BurstPlan, cloud: CloudPlan): string {
     `EC2 state changes (${PROVISIONER_EVENT_STATES.join(" and ")} only) reach the provisioner of cluster ${plan.name} as SNS notifications (POST ${cloud.provisioner.notifyPath}).`,
     `They cover every instance of the account and region: the event names no Auto Scaling Group, and EventBridge cannot match on tags. So on \`running\`, before anything else, check that the instance belongs to a pool: its tag \`aws:autoscaling:groupName\` (set by Auto Scaling on every instance it launches; read with ec2:DescribeTags or ec2:DescribeInstances, retrying while the tag is not there yet, as the event may come first) is one of ${groupList(cloud)}, which also names the instance's pool. An instance of no pool gets nothing (no slot, no token; answer 2XX and drop the event), so unrelated instances neither use up peer slots nor receive credentials.`,
     "On `running` of a pool's instance: assign the instance a free WireGuard peer slot of its pool (a Secret of the pool without the instance-id label; label it with the instance id) and record the addresses ec2:DescribeInstances reports for it.",
-    `When the instance fetches its discovery kubeconfig (once), mint a bootstrap token for that instance alone (usages authentication and signing, groups system:bootstrappers:kubeadm:default-node-token) with a TTL of ${bootstrapTokenTtlSeconds()} s: the join script's bounds after that answer (one ${PROVISIONER_RETRY.timeoutSeconds} s request, ${BETWEEN_FETCH_AND_JOIN_SECONDS} s to \`kubeadm join\`, ${JOIN_ATTEMPTS.attempts} attempts ${JOIN_ATTEMPTS.delaySeconds} s apart, each using the token for at most kubeadm's default discovery and TLS-bootstrap timeouts, ${KUBEADM_TOKEN_USE_SECONDS} s).`,
+    `When the instance fetches its discovery kubeconfig (once), mint a bootstrap token for that instance alone (usages authentication and signing, groups system:bootstrappers:kubeadm:default-node-token) with a TTL of ${bootstrapTokenTtlSeconds()} s: the join script uses it last before ${JOIN_BOUNDS.deadlineSeconds} s of uptime (\`kubeadm join\` runs under \`timeout\` until that deadline), plus ${JOIN_BOUNDS.marginSeconds} s for clock skew.`,
     "On `terminated`: delete the instance's bootstrap token and free its slot (remove the instance-id label), so that GET for that instance id answers 404 from then on.",
     nodeLifecycleText(cloud),
     keys,

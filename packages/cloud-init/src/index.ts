@@ -1,8 +1,5 @@
 export {
-  BETWEEN_FETCH_AND_JOIN_SECONDS,
   bootstrapTokenTtlSeconds,
-  JOIN_ATTEMPTS,
-  KUBEADM_TOKEN_USE_SECONDS,
   SNS_ANSWER_SECONDS,
 } from "./contract.js";
 export {

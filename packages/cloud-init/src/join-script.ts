@@ -1,6 +1,7 @@
 // The boot script of a burst node. It is the same for every cluster: the values it needs come from
 // join.env (shell-quoted by renderJoinEnv), and per-instance secrets come from the provisioner at boot.
 // Kept as a constant rather than a template, so no spec value is ever spliced into shell code.
+import { AUTOSCALER_TIMINGS } from "@clusterspec/core";
 
 export const JOIN_SCRIPT_PATH = "/usr/local/sbin/clusterspec-join";
 export const JOIN_ENV_PATH = "/etc/clusterspec/join.env";
@@ -10,6 +11,16 @@ export const NODE_IP_PLACEHOLDER = "__NODE_IP__";
 export const PROVIDER_ID_PLACEHOLDER = "__PROVIDER_ID__";
 /** The node's name: its EC2 instance id, never the recyclable ip-a-b-c-d host name (the provisioner deletes the Node by it). */
 export const NODE_NAME_PLACEHOLDER = "__NODE_NAME__";
+/** The labels Cluster Autoscaler's scale-from-zero template carries, set at join from IMDS (aws_manager.go buildNodeFromTemplate). */
+export const ZONE_PLACEHOLDER = "__ZONE__";
+export const REGION_PLACEHOLDER = "__REGION__";
+export const INSTANCE_TYPE_PLACEHOLDER = "__INSTANCE_TYPE__";
+/** Well-known labels (kubernetes.io/docs/reference/labels-annotations-taints) the kubelet may set under NodeRestriction. */
+export const TEMPLATE_LABELS = {
+  "topology.kubernetes.io/zone": ZONE_PLACEHOLDER,
+  "topology.kubernetes.io/region": REGION_PLACEHOLDER,
+  "node.kubernetes.io/instance-type": INSTANCE_TYPE_PLACEHOLDER,
+} as const;
 /** cri-o's default bridge network under the names Fedora and upstream used; it would shadow the cluster CNI. */
 export const CRIO_DEFAULT_CNI_CONFIGS = [
   "/etc/cni/net.d/100-crio-bridge.conflist",
@@ -25,6 +36,36 @@ export const IDENTITY_HEADERS = {
 
 /** How the join script retries a provisioner request: attempts, seconds between them, and the statuses it retries. */
 export const PROVISIONER_RETRY = { attempts: 30, delaySeconds: 10, timeoutSeconds: 30 } as const;
+
+/**
+ * The join script's own bounds. Every retry loop stops at `deadlineSeconds` of uptime (cloud-init's package install
+ * before the script counts too), so a boot that fails ends well before Cluster Autoscaler's max-node-provision-time
+ * (`marginSeconds` earlier: its scan interval and the kubelet's registration after kubeadm join returns). A failed
+ * join leaves the instance running, unjoined: Cluster Autoscaler deletes it at max-node-provision-time, decrementing
+ * the group, and backs the group off (never a replacement by the group, which would restart its clock).
+ */
+export const JOIN_BOUNDS = {
+  deadlineSeconds: AUTOSCALER_TIMINGS.maxNodeProvisionSeconds - 180,
+  marginSeconds: 180,
+} as const;
+
+/**
+ * The shortest TTL a burst node's bootstrap token may have: its last use (kubeadm join and the kubelet's TLS
+ * bootstrap) comes before JOIN_BOUNDS.deadlineSeconds of uptime, and the token is minted after boot; the margin
+ * covers the clock skew between the provisioner and the API server. A longer one buys nothing: Cluster Autoscaler
+ * deletes an instance that has not registered by max-node-provision-time, which this equals.
+ */
+export const BOOTSTRAP_TOKEN_MIN_TTL_SECONDS = JOIN_BOUNDS.deadlineSeconds + JOIN_BOUNDS.marginSeconds;
+
+/**
+ * The keys a served wg-quick config may set, per section (compared case-insensitively, as `wg setconf` reads
+ * them). wg-quick runs PreUp/PostUp/PreDown/PostDown as root and Table/SaveConfig change the host: any key not
+ * listed refuses the config. DNS and MTU are accepted and then replaced (join.env's nameservers and tunnel MTU).
+ */
+export const WG_ALLOWED_KEYS = {
+  Interface: ["PrivateKey", "Address", "DNS", "MTU"],
+  Peer: ["PublicKey", "PresharedKey", "AllowedIPs", "Endpoint", "PersistentKeepalive"],
+} as const;
 export const RETRIED_STATUSES = ["404", "408", "425", "429", "500", "502", "503", "504"] as const;
 
 /** The variables join.env sets, in file order. */
@@ -38,13 +79,29 @@ export const JOIN_ENV_KEYS = [
   "NAMESERVERS",
   "PACKAGES",
   "KUBERNETES_VERSION",
+  "CA_CERT_HASH",
 ] as const;
 /** The binaries the join script needs; it checks them after the package install and stops without one. */
-export const REQUIRED_BINARIES = ["kubeadm", "kubelet", "crictl", "wg"] as const;
+export const REQUIRED_BINARIES = ["kubeadm", "kubelet", "crictl", "wg", "openssl"] as const;
 /** How often the join script tries the package install (cloud-init goes on to the scripts even when it failed). */
 export const PACKAGE_RETRY = { attempts: 5, delaySeconds: 30 } as const;
 
 export type JoinEnv = Record<(typeof JOIN_ENV_KEYS)[number], string>;
+
+/**
+ * The script as it ships in user data: without its comment lines (the shebang and the marker stay), since EC2 takes
+ * 16 KiB of user data and a plain (not gzipped) file is what overlays can patch. The comments are in joinScript.
+ */
+/** The allowed keys of a section, lowercase (and so never spelling out a key name such as the private key's in user data). */
+export const wgKeys = (section: keyof typeof WG_ALLOWED_KEYS): string =>
+  WG_ALLOWED_KEYS[section].map((k) => k.toLowerCase()).join(", ");
+
+export function shippedJoinScript(marker: string): string {
+  return joinScript(marker)
+    .split("\n")
+    .filter((line, i) => i < 2 || !/^\s*#/.test(line))
+    .join("\n");
+}
 
 export function joinScript(marker: string): string {
   return `#!/bin/bash
@@ -70,16 +127,31 @@ die() {
   exit 1
 }
 
-# Any failure (die, or a command under set -e) powers the instance off: the launch template terminates an
-# instance that shuts itself down, so the Auto Scaling Group replaces it at once.
-power_off_on_failure() {
+# Any failure (die, or a command under set -e) ends the join, and the instance stays up, unjoined. It must not power
+# off: the group would replace it at once and Cluster Autoscaler, which times each instance, would never see a node
+# fail to register, so a failure that repeats on every instance would launch instances forever. Left running, the
+# instance is deleted by Cluster Autoscaler at max-node-provision-time (${AUTOSCALER_TIMINGS.maxNodeProvisionSeconds}s), with the group's desired
+# capacity decremented, and the group is backed off.
+stay_unjoined_on_failure() {
   local rc=$?
   [ "$rc" -eq 0 ] && return 0
-  log "exit status $rc: powering off, so that the Auto Scaling Group replaces this instance"
-  systemctl --no-block poweroff || poweroff || true
+  log "exit status $rc: the join failed; this instance stays up, unjoined, until Cluster Autoscaler deletes it (max-node-provision-time ${AUTOSCALER_TIMINGS.maxNodeProvisionSeconds}s) and backs the group off"
+  systemctl disable --now kubelet.service >/dev/null 2>&1 || true
   exit "$rc"
 }
-trap power_off_on_failure EXIT
+trap stay_unjoined_on_failure EXIT
+
+# Seconds since boot: the deadline counts cloud-init's own package install too, as Cluster Autoscaler's clock does.
+uptime_seconds() {
+  local up _
+  read -r up _ </proc/uptime
+  echo "\${up%%.*}"
+}
+
+# past_deadline: true once the join has no time left before max-node-provision-time.
+past_deadline() {
+  [ "$(uptime_seconds)" -ge ${JOIN_BOUNDS.deadlineSeconds} ]
+}
 
 # retry ATTEMPTS DELAY COMMAND...: runs COMMAND until it succeeds, at most ATTEMPTS times.
 retry() {
@@ -88,6 +160,10 @@ retry() {
   until "$@"; do
     if [ "$n" -ge "$attempts" ]; then
       log "$1 failed $n times, giving up"
+      return 1
+    fi
+    if past_deadline; then
+      log "$1 failed $n times and the join's deadline (${JOIN_BOUNDS.deadlineSeconds}s of uptime) has passed, giving up"
       return 1
     fi
     log "$1 failed (attempt $n of $attempts), retrying in \${delay}s"
@@ -113,7 +189,8 @@ imds_dynamic() {
 
 # fetch PATH FILE: GET $PROVISIONER_URL/PATH over HTTPS with this instance's signed identity, into FILE
 # (0600 by umask), replacing it only on success. 0: done; 1: worth retrying (no answer, ${RETRIED_STATUSES.join(", ")});
-# 2: refused for good (any other status, e.g. 403 when the identity does not verify).
+# 2: refused for good (any other status, e.g. 403 when the identity does not verify). 404 (not yet seen, or
+# terminated) is retried within the bounds: the contract answers it before the \`running\` event is handled.
 fetch() {
   local tmp status
   tmp=$(mktemp "$2.XXXXXX") || return 1
@@ -151,10 +228,63 @@ fetch_retry() {
       log "GET /$1 failed $n times, giving up"
       return 1
     fi
+    if past_deadline; then
+      log "GET /$1 failed $n times and the join's deadline (${JOIN_BOUNDS.deadlineSeconds}s of uptime) has passed, giving up"
+      return 1
+    fi
     log "GET /$1 failed (attempt $n of ${PROVISIONER_RETRY.attempts}), retrying in ${PROVISIONER_RETRY.delaySeconds}s"
     sleep ${PROVISIONER_RETRY.delaySeconds}
     n=$((n + 1))
   done
+}
+
+# check_wg_config FILE: the served wg-quick config may set only the keys a burst node needs (WG_ALLOWED_KEYS);
+# wg-quick runs PreUp/PostUp/PreDown/PostDown as root, and Table/SaveConfig change the host. Keys are compared
+# without case, as wg setconf reads them; comments (#) are ignored, as wg-quick does.
+check_wg_config() {
+  local line key section= n=0
+  while IFS= read -r line || [ -n "$line" ]; do
+    n=$((n + 1))
+    line=\${line%%#*}
+    if [[ $line =~ ^[[:space:]]*$ ]]; then
+      continue
+    elif [[ $line =~ ^[[:space:]]*\\[([A-Za-z]+)\\][[:space:]]*$ ]]; then
+      section=\${BASH_REMATCH[1]}
+      case $section in
+        Interface | Peer) ;;
+        *) log "the served WireGuard config has a section [$section] (line $n)"; return 1 ;;
+      esac
+    elif [[ $line =~ ^[[:space:]]*([A-Za-z]+)[[:space:]]*= ]]; then
+      key=\${BASH_REMATCH[1],,}
+      case "$section:$key" in
+        ${WG_ALLOWED_KEYS.Interface.map((k) => `Interface:${k.toLowerCase()}`).join(" | ")}) ;;
+        ${WG_ALLOWED_KEYS.Peer.map((k) => `Peer:${k.toLowerCase()}`).join(" | ")}) ;;
+        *)
+          log "the served WireGuard config sets \${BASH_REMATCH[1]} (line $n\${section:+, [$section]}), which a burst node does not accept (keys as wg reads them: [Interface] ${wgKeys("Interface")}; [Peer] ${wgKeys("Peer")})"
+          return 1
+          ;;
+      esac
+    else
+      log "line $n of the served WireGuard config is not a section or a key = value"
+      return 1
+    fi
+  done <"$1"
+}
+
+# check_ca KUBECONFIG: the cluster CA the served kubeconfig carries must be the one whose public key hashes to
+# CA_CERT_HASH (kubeadm's sha256 of the DER SubjectPublicKeyInfo): kubeadm join --discovery-file trusts the file.
+check_ca() {
+  local data hash
+  [[ $CA_CERT_HASH =~ ^sha256:[0-9a-f]{64}$ ]] || { log "CA_CERT_HASH in ${JOIN_ENV_PATH} is not sha256:<64 hex digits>"; return 1; }
+  [ "$(grep -c 'certificate-authority-data:' "$1")" -eq 1 ] ||
+    { log "the served kubeconfig must carry exactly one certificate-authority-data"; return 1; }
+  data=$(awk '/certificate-authority-data:/ { print $2 }' "$1" | tr -d "\\"'")
+  hash=$(printf '%s' "$data" | base64 -d | openssl x509 -noout -pubkey |
+    openssl pkey -pubin -outform DER | openssl dgst -sha256 -hex | awk '{ print $NF }') || return 1
+  if [ "sha256:$hash" != "$CA_CERT_HASH" ]; then
+    log "the served kubeconfig's CA hashes to sha256:$hash, not the cluster's $CA_CERT_HASH"
+    return 1
+  fi
 }
 
 tunnel_address() {
@@ -163,7 +293,9 @@ tunnel_address() {
 }
 
 join_once() {
-  kubeadm join --config "$JOIN_CONFIG" && return 0
+  local left=$((${JOIN_BOUNDS.deadlineSeconds} - $(uptime_seconds)))
+  [ "$left" -gt 0 ] || return 1
+  timeout --kill-after=10 "$left" kubeadm join --config "$JOIN_CONFIG" && return 0
   log "kubeadm join failed; resetting before the next attempt"
   kubeadm reset --force || true
   return 1
@@ -201,9 +333,13 @@ main() {
   IMDS_TOKEN=$(retry 10 3 imds_token) || die "no IMDSv2 token"
   INSTANCE_ID=$(retry 10 3 imds_get instance-id) || die "no instance id from IMDS"
   AZ=$(retry 10 3 imds_get placement/availability-zone) || die "no availability zone from IMDS"
+  REGION=$(retry 10 3 imds_get placement/region) || die "no region from IMDS"
+  INSTANCE_TYPE=$(retry 10 3 imds_get instance-type) || die "no instance type from IMDS"
   [[ $INSTANCE_ID =~ ^i-[0-9a-f]{8,17}$ ]] || die "unexpected instance id $INSTANCE_ID"
   [[ $AZ =~ ^[a-z0-9-]{1,64}$ ]] || die "unexpected availability zone $AZ"
-  log "instance $INSTANCE_ID in $AZ"
+  [[ $REGION =~ ^[a-z0-9-]{1,32}$ ]] || die "unexpected region $REGION"
+  [[ $INSTANCE_TYPE =~ ^[a-z0-9-]{1,32}\\.[a-z0-9]{1,32}$ ]] || die "unexpected instance type $INSTANCE_TYPE"
+  log "instance $INSTANCE_ID ($INSTANCE_TYPE) in $AZ"
   # The signed identity document proves to the provisioner that a request comes from this instance.
   IDENTITY_DOCUMENT=$(retry 10 3 imds_dynamic instance-identity/document | base64 -w0) || die "no identity document from IMDS"
   IDENTITY_SIGNATURE=$(retry 10 3 imds_dynamic instance-identity/pkcs7 | tr -d '\\n') || die "no identity signature from IMDS"
@@ -215,6 +351,7 @@ main() {
   install -d -m 0700 /etc/wireguard
   readonly WG_CONF=/etc/wireguard/$WG_INTERFACE.conf
   fetch_retry "wireguard/config/$INSTANCE_ID" "$WG_CONF" || die "no WireGuard config from the provisioner"
+  check_wg_config "$WG_CONF" || { rm -f "$WG_CONF"; die "refusing the served WireGuard config"; }
   # A burst node keeps only the on-prem nameservers (at most 2): resolvers the served config sets are dropped.
   if grep -qiE '^[[:space:]]*DNS[[:space:]]*=' "$WG_CONF"; then
     log "dropping DNS= from the served WireGuard config: the on-prem nameservers ($NAMESERVERS) are the only ones"
@@ -222,6 +359,7 @@ main() {
   fi
   log "fetching the kubeadm discovery kubeconfig for $INSTANCE_ID"
   fetch_retry "kubeadm/kubeconfig/$INSTANCE_ID" "$DISCOVERY_KUBECONFIG" || die "no discovery kubeconfig from the provisioner"
+  check_ca "$DISCOVERY_KUBECONFIG" || { rm -f "$DISCOVERY_KUBECONFIG"; die "refusing the served discovery kubeconfig"; }
 
   # wg-quick would size the tunnel from the EC2 interface (MTU 9001); outside the VPC only 1500 gets through,
   # and Cilium is told the tunnel MTU the plan computed. Written into the config (whatever the provisioner's
@@ -261,11 +399,13 @@ main() {
   systemctl enable --now crio.service
   systemctl enable kubelet.service
 
-  # Only these validated runtime values are substituted; all match [0-9a-z.:/-]. The node is named by its instance
+  # Only these validated runtime values are substituted; all match [0-9a-z.:/-]. Zone, region and instance type
+  # label the Node as Cluster Autoscaler's scale-from-zero template does (no cloud controller sets them here). The node is named by its instance
   # id: a host name (ip-a-b-c-d) comes back with the next instance on that address, which would register into the old
   # Node with its providerID and taints; an instance id never does.
   sed -e "s|${NODE_IP_PLACEHOLDER}|$NODE_IP|" -e "s|${PROVIDER_ID_PLACEHOLDER}|aws:///$AZ/$INSTANCE_ID|" \\
-    -e "s|${NODE_NAME_PLACEHOLDER}|$INSTANCE_ID|" "$JOIN_TEMPLATE" >"$JOIN_CONFIG"
+    -e "s|${NODE_NAME_PLACEHOLDER}|$INSTANCE_ID|" -e "s|${ZONE_PLACEHOLDER}|$AZ|" -e "s|${REGION_PLACEHOLDER}|$REGION|" \\
+    -e "s|${INSTANCE_TYPE_PLACEHOLDER}|$INSTANCE_TYPE|" "$JOIN_TEMPLATE" >"$JOIN_CONFIG"
   if grep -q '__[A-Z_]*__' "$JOIN_CONFIG"; then die "placeholders left in $JOIN_CONFIG"; fi
 
   log "kubeadm join"

@@ -1,7 +1,23 @@
 // The PLAN.md sections: what burst nodes do when they boot, their packages and user-data size, and the provisioner contract.
-import { type Artifact, type BurstPlan, type CloudPlan, mdTable } from "@clusterspec/core";
+import {
+  type Artifact,
+  AUTOSCALER_TIMINGS,
+  type BurstPlan,
+  type CloudPlan,
+  mdTable,
+  WIREGUARD_OVERHEAD,
+} from "@clusterspec/core";
 import { bootstrapTokenTtlSeconds, CONTRACT_PATH } from "./contract.js";
-import { IDENTITY_HEADERS, PROVISIONER_RETRY, RETRIED_STATUSES } from "./join-script.js";
+import {
+  BOOTSTRAP_TOKEN_MIN_TTL_SECONDS,
+  IDENTITY_HEADERS,
+  JOIN_BOUNDS,
+  PROVISIONER_RETRY,
+  REQUIRED_BINARIES,
+  RETRIED_STATUSES,
+  TEMPLATE_LABELS,
+  WG_ALLOWED_KEYS,
+} from "./join-script.js";
 import { shippedUserData, USER_DATA_LIMIT } from "./limit.js";
 import { NODE_VERBS, PROVISIONER_SERVICE_ACCOUNT, RBAC_PATH } from "./rbac.js";
 
@@ -23,11 +39,23 @@ export function summarizeCloudInit(plan: BurstPlan, artifacts: readonly Artifact
     "",
     `Burst nodes boot Fedora with cloud-init, fetch their WireGuard config and kubeadm discovery kubeconfig from ${cloud.provisioner.url} (\`/wireguard/config/<instance-id>\`, \`/kubeadm/kubeconfig/<instance-id>\`, each request signed with the instance identity document from IMDSv2), bring up \`${cloud.wireguard.interface}\` (tunnel ${cloud.wireguard.tunnelSubnet}, MTU ${cloud.tunnelMtu}) and join ${cloud.apiServerEndpoint} as a Node named by their instance id, with \`node-ip\` = their tunnel address and \`provider-id\` = \`aws:///<az>/<instance-id>\`. No per-instance secret is in the user data.`,
     "",
+    tunnelMtuText(cloud),
+    "",
+    `The served WireGuard config may set only ${WG_ALLOWED_KEYS.Interface.join(", ")} in [Interface] and ${WG_ALLOWED_KEYS.Peer.join(", ")} in [Peer] (keys compared without case, as \`wg setconf\` reads them): wg-quick runs \`PreUp\`, \`PostUp\`, \`PreDown\` and \`PostDown\` as root and \`Table\`/\`SaveConfig\` change the host, so a config with any other key or section is refused and the join fails. The served discovery kubeconfig must carry exactly one \`certificate-authority-data\` whose public key hashes (sha256 of the DER SubjectPublicKeyInfo, with openssl) to the cluster's \`caCertHash\`; otherwise the join fails before \`kubeadm join\`, which would trust whatever CA the file names.`,
+    "",
+    `Node labels at join, from IMDS: ${Object.keys(TEMPLATE_LABELS)
+      .map((k) => `\`${k}\``)
+      .join(
+        ", ",
+      )}, as Cluster Autoscaler's scale-from-zero template node has them (no cloud controller sets them on these nodes; NodeRestriction lets the kubelet set them), besides the pool's labels.`,
+    "",
+    `Bounds of a boot: every retry of the join script stops at ${JOIN_BOUNDS.deadlineSeconds} s of uptime (cloud-init's package install counts), ${JOIN_BOUNDS.marginSeconds} s before Cluster Autoscaler's max-node-provision-time of ${AUTOSCALER_TIMINGS.maxNodeProvisionSeconds} s. A failed join leaves the instance running, unjoined (it never powers off: the group would replace it at once and the failure would repeat forever); Cluster Autoscaler deletes it at ${AUTOSCALER_TIMINGS.maxNodeProvisionSeconds / 60} minutes and backs the group off (Cluster Autoscaler section). **Bootstrap tokens** for burst nodes must live at least ${BOOTSTRAP_TOKEN_MIN_TTL_SECONDS / 60} minutes (${BOOTSTRAP_TOKEN_MIN_TTL_SECONDS} s): the deadline plus ${JOIN_BOUNDS.marginSeconds} s for clock skew; a longer TTL buys nothing, since an instance not registered by then is deleted.`,
+    "",
     `Resolvers after tunnel-up: only ${cloud.nameservers.join(", ")} (at most 2, because glibc reads 3 and the kubelet adds the cluster DNS). \`DNS=\` lines of the served WireGuard config are dropped, the AWS resolver is removed, and the join stops if any other nameserver remains.`,
     "",
     mdTable(["pool", "user data", "gzipped"], rows),
     "",
-    `Packages installed on every burst node (Fedora's \`kubernetes${plan.kubernetes.version.major}.${plan.kubernetes.version.minor}\` streams pin the minor; Fedora's updates repository offers only the newest patch of a stream, so the exact ${plan.kubernetes.versionText} is not pinned: the join script installs again with retries, checks \`kubeadm\`, \`kubelet\`, \`crictl\` and \`wg\`, accepts a newer patch of ${plan.kubernetes.version.major}.${plan.kubernetes.version.minor} (kubeadm's preflight compares minors) and powers the instance off on any other minor). The kubelet uses the systemd cgroup driver with cri-o, and local storage isolation is off on Fedora Cloud's btrfs root, through the kubeadm patch \`/etc/clusterspec/kubeadm-patches/kubeletconfiguration+strategic.yaml\` (kubelet flags below 1.25):`,
+    `Packages installed on every burst node (Fedora's \`kubernetes${plan.kubernetes.version.major}.${plan.kubernetes.version.minor}\` streams pin the minor; Fedora's updates repository offers only the newest patch of a stream, so the exact ${plan.kubernetes.versionText} is not pinned: the join script installs again with retries, checks ${REQUIRED_BINARIES.map((b) => `\`${b}\``).join(", ")}, accepts a newer patch of ${plan.kubernetes.version.major}.${plan.kubernetes.version.minor} (kubeadm's preflight compares minors) and stops the join on any other minor). The kubelet uses the systemd cgroup driver with cri-o, and local storage isolation is off on Fedora Cloud's btrfs root, through the kubeadm patch \`/etc/clusterspec/kubeadm-patches/kubeletconfiguration+strategic.yaml\` (kubelet flags below 1.25):`,
     "",
     mdTable(
       ["package", "why"],
@@ -36,6 +64,15 @@ export function summarizeCloudInit(plan: BurstPlan, artifacts: readonly Artifact
     "",
     summarizeContract(cloud),
   ].join("\n");
+}
+
+/** The tunnel MTU and its arithmetic: 80 bytes of outer headers unless the hub's endpoint is an IPv4 literal. */
+function tunnelMtuText(cloud: CloudPlan): string {
+  const why =
+    cloud.tunnelOverhead === WIREGUARD_OVERHEAD
+      ? "the hub's endpoint is an IPv4 literal, so the outer header is IPv4 (20) + UDP (8) + WireGuard (32)"
+      : `the hub's endpoint ${cloud.hub?.endpoint === undefined ? "is not in the spec" : "is not an IPv4 literal"}, so the path may be IPv6: outer IPv6 (40) + UDP (8) + WireGuard (32), as wg-quick assumes; give an IPv4 literal to get ${cloud.wireguard.underlayMtu - WIREGUARD_OVERHEAD}`;
+  return `Tunnel MTU ${cloud.tunnelMtu} = underlay ${cloud.wireguard.underlayMtu} − ${cloud.tunnelOverhead}: ${why}. The join script writes it into the wg-quick config whatever the provisioner serves.`;
 }
 
 function summarizeContract(cloud: CloudPlan): string {

@@ -19,10 +19,11 @@ import {
   JOIN_SCRIPT_PATH,
   JOIN_TEMPLATE_PATH,
   type JoinEnv,
-  joinScript,
   NODE_IP_PLACEHOLDER,
   NODE_NAME_PLACEHOLDER,
   PROVIDER_ID_PLACEHOLDER,
+  shippedJoinScript,
+  TEMPLATE_LABELS,
 } from "./join-script.js";
 
 export const CRIO_SOCKET = "unix:///var/run/crio/crio.sock";
@@ -85,14 +86,18 @@ export function joinEnvFor(plan: BurstPlan, cloud: CloudPlan, pool: PlannedPool)
     NAMESERVERS: cloud.nameservers.join(" "),
     PACKAGES: fedoraPackages(cloud).join(" "),
     KUBERNETES_VERSION: plan.kubernetes.versionText,
+    // the join script refuses anything but sha256:<64 hex> (a review tree's placeholder too)
+    CA_CERT_HASH: cloud.caCertHash ?? "",
   };
 }
 
 /** The JoinConfiguration with placeholders the join script replaces at boot (node name = instance id, tunnel address, provider id). */
 export function joinConfiguration(plan: BurstPlan, pool: PlannedPool): Record<string, unknown> {
-  const labels = Object.keys(pool.labels)
+  // the pool's labels and the zone, region and instance type (from IMDS at boot), as Cluster Autoscaler's template has them
+  const all: Record<string, string> = { ...pool.labels, ...TEMPLATE_LABELS };
+  const labels = Object.keys(all)
     .sort()
-    .map((k) => `${k}=${pool.labels[k] ?? ""}`)
+    .map((k) => `${k}=${all[k] ?? ""}`)
     .join(",");
   const kubelet = burstKubeletSettings(plan);
   const kubeletArgs: Record<string, string> = {
@@ -172,7 +177,7 @@ export function userDataObject(plan: BurstPlan, pool: PlannedPool): Record<strin
       ...(kubeletPatch === undefined
         ? []
         : [file(`${BURST_PATCHES_DIRECTORY}/${BURST_KUBELET_PATCH_FILE}`, comment(plan) + toYaml(kubeletPatch))]),
-      file(JOIN_SCRIPT_PATH, joinScript(generatedMarker(plan)), "0755"),
+      file(JOIN_SCRIPT_PATH, shippedJoinScript(generatedMarker(plan)), "0755"),
     ],
     runcmd: [[JOIN_SCRIPT_PATH]],
   };

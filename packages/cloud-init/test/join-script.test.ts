@@ -4,6 +4,7 @@
 // the machine (systemctl, kubeadm, ip, resolvectl, ...) and the instance metadata service are stubs; every other
 // request goes through the real curl.
 import { spawn } from "node:child_process";
+import { createHash, X509Certificate } from "node:crypto";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request as httpsRequest } from "node:https";
 import { tmpdir } from "node:os";
@@ -15,10 +16,14 @@ import { hasTool, MockProvisioner, run, sh, toolAvailable } from "@clusterspec/t
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { provisionerContract } from "../src/contract.js";
 import {
+  BOOTSTRAP_TOKEN_MIN_TTL_SECONDS,
   IDENTITY_HEADERS,
+  JOIN_BOUNDS,
+  JOIN_ENV_PATH,
   JOIN_SCRIPT_PATH,
   joinScript,
   PACKAGE_RETRY,
+  PROVISIONER_RETRY,
   REQUIRED_BINARIES,
 } from "../src/join-script.js";
 import { fedoraPackages, userDataObject } from "../src/user-data.js";
@@ -46,6 +51,8 @@ esac
 case $url in
   */meta-data/instance-id) printf ${INSTANCE_ID};;
   */meta-data/placement/availability-zone) printf ${REGION}a;;
+  */meta-data/placement/region) printf ${REGION};;
+  */meta-data/instance-type) printf t4g.xlarge;;
   */dynamic/instance-identity/document) cat "$STUB_DIR/document";;
   */dynamic/instance-identity/pkcs7) printf '${PKCS7.replace("\n", "\\n")}\\n';;
   *) exit 22;;
@@ -71,12 +78,21 @@ fi`,
   crictl: `echo "crictl $*" >>"$STUB_LOG"`,
   wg: `echo "wg $*" >>"$STUB_LOG"`,
   poweroff: `echo "poweroff $*" >>"$STUB_LOG"`,
+  timeout: `echo "timeout $*" >>"$STUB_LOG"; shift 2; exec "$@"`,
 };
 
 // a served MTU (here the EC2 interface's 8921) is replaced by the plan's
 const WG_CONFIG =
   "[Interface]\nPrivateKey = test\nAddress = 172.30.99.7/32\nMTU = 8921\nDNS = 10.0.0.53, 10.0.0.54\n\n[Peer]\n";
-const KUBECONFIG = "apiVersion: v1\nkind: Config\n";
+/** A discovery kubeconfig whose cluster CA is the PEM certificate given. */
+const kubeconfigWithCa = (pem: string): string =>
+  `apiVersion: v1\nkind: Config\nclusters:\n- name: test\n  cluster:\n    certificate-authority-data: ${Buffer.from(pem).toString("base64")}\n    server: https://api.test:6443\n`;
+
+/** kubeadm's CA pin, computed apart from the script: sha256 of the DER SubjectPublicKeyInfo. */
+const caHashOf = (pem: string): string =>
+  `sha256:${createHash("sha256")
+    .update(new X509Certificate(pem).publicKey.export({ type: "spki", format: "der" }))
+    .digest("hex")}`;
 
 function runAsync(cmd: string, args: string[], timeoutMs: number): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -90,23 +106,43 @@ function runAsync(cmd: string, args: string[], timeoutMs: number): Promise<numbe
   });
 }
 
+/** What a failed join says: the instance stays up for Cluster Autoscaler to delete, it never powers off. */
+const STAYS_UP =
+  "the join failed; this instance stays up, unjoined, until Cluster Autoscaler deletes it (max-node-provision-time 900s) and backs the group off";
+
+/** A failed join: status 1, no power-off (the group would replace the instance at once), the kubelet stopped. */
+function expectStaysUp(r: { status: number; log: string; stderr: string }): void {
+  expect(r.status).toBe(1);
+  expect(r.stderr).toContain(`clusterspec-join: exit status 1: ${STAYS_UP}`);
+  expect(r.log).not.toContain("poweroff");
+  expect(r.log).toContain("systemctl disable --now kubelet.service");
+}
+
 const canRun = (): boolean =>
   toolAvailable("unshare", { root: true }) && toolAvailable("curl") && toolAvailable("openssl");
 
 describe("join script against the mock provisioner", () => {
   const work = mkdtempSync(join(tmpdir(), "cs-join-"));
-  const provisioner = new MockProvisioner({
-    identityHeaders: IDENTITY_HEADERS,
-    region: REGION,
-    bodies: { wireguard: WG_CONFIG, kubeconfig: KUBECONFIG },
-  });
+  // the mock serves these: a test may swap them (and puts them back)
+  const bodies = { wireguard: WG_CONFIG, kubeconfig: "" };
+  const provisioner = new MockProvisioner({ identityHeaders: IDENTITY_HEADERS, region: REGION, bodies });
   let plan: ClusterPlan;
+  let clusterCa = "";
+  let otherCa = "";
 
   beforeAll(async () => {
     if (!hasTool("openssl") || !hasTool("curl")) return;
     sh(
       `cd '${work}' && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 -keyout key.pem -out cert.pem -subj /CN=provisioner.test -addext subjectAltName=DNS:provisioner.test 2>/dev/null`,
     );
+    // the cluster's CA, and another that a forged kubeconfig would carry
+    for (const name of ["cluster-ca", "other-ca"])
+      sh(
+        `cd '${work}' && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 -keyout ${name}.key -out ${name}.pem -subj /CN=kubernetes 2>/dev/null`,
+      );
+    clusterCa = readFileSync(join(work, "cluster-ca.pem"), "utf8");
+    otherCa = readFileSync(join(work, "other-ca.pem"), "utf8");
+    bodies.kubeconfig = kubeconfigWithCa(clusterCa);
     const port = await provisioner.start(
       readFileSync(join(work, "key.pem"), "utf8"),
       readFileSync(join(work, "cert.pem"), "utf8"),
@@ -122,7 +158,11 @@ describe("join script against the mock provisioner", () => {
     rmSync(work, { recursive: true, force: true });
   });
 
-  async function runJoin(script: MockProvisioner["script"], env: Record<string, string> = {}) {
+  async function runJoin(
+    script: MockProvisioner["script"],
+    env: Record<string, string> = {},
+    opts: { uptime?: number; caHash?: string } = {},
+  ) {
     provisioner.seen.length = 0;
     provisioner.script = script;
     const dir = mkdtempSync(join(work, "run-"));
@@ -139,8 +179,14 @@ describe("join script against the mock provisioner", () => {
     const files = (userDataObject(plan, pool) as { write_files: { path: string; content: string }[] }).write_files;
     for (const f of files) {
       mkdirSync(join(root, dirname(f.path)), { recursive: true });
-      writeFileSync(join(root, f.path), f.content);
+      // the cluster's CA hash: the test CA's (a review plan carries a placeholder)
+      const content =
+        f.path === JOIN_ENV_PATH
+          ? f.content.replace(/^CA_CERT_HASH=.*$/m, `CA_CERT_HASH='${opts.caHash ?? caHashOf(clusterCa)}'`)
+          : f.content;
+      writeFileSync(join(root, f.path), content);
     }
+    writeFileSync(join(dir, "uptime"), `${opts.uptime ?? 120}.25 200.50\n`);
     mkdirSync(join(root, "etc/cni/net.d"), { recursive: true });
     writeFileSync(join(root, "etc/cni/net.d/100-crio-bridge.conflist"), "{}");
     const inner = [
@@ -149,6 +195,8 @@ describe("join script against the mock provisioner", () => {
       `mkdir -p "$STUB_DIR/upper" "$STUB_DIR/work"`,
       `mount -t overlay overlay -o "lowerdir=/etc,upperdir=$STUB_DIR/upper,workdir=$STUB_DIR/work" /etc`,
       "mount -t tmpfs none /run",
+      // seconds since boot, as the script reads them against its deadline
+      `mount --bind "$STUB_DIR/uptime" /proc/uptime`,
       `cp -a "$ROOT/etc/." /etc/`,
       "echo '127.0.0.1 provisioner.test' >>/etc/hosts",
       `set +e; PATH="$STUBS:$PATH" bash "$ROOT${JOIN_SCRIPT_PATH}" 2>"$STUB_DIR/stderr"; status=$?; set -e`,
@@ -214,7 +262,9 @@ describe("join script against the mock provisioner", () => {
     expect(r.stderr).toContain("GET /wireguard/config/i-0123456789abcdef0: HTTP 404");
     expect(r.modes).toBe("/etc/wireguard/wg0.conf 600\n/etc/clusterspec/discovery.kubeconfig 600\n");
     // the plan's tunnel MTU is persisted in the config (wg-quick sets it again after a reboot); the served MTU is replaced
-    expect(r.wg).toBe("[Interface]\nMTU = 1440\nPrivateKey = test\nAddress = 172.30.99.7/32\n\n[Peer]\n");
+    // (no IPv4 literal endpoint in this spec: 1500 - 80)
+    expect(plan.cloud?.tunnelMtu).toBe(1420);
+    expect(r.wg).toBe("[Interface]\nMTU = 1420\nPrivateKey = test\nAddress = 172.30.99.7/32\n\n[Peer]\n");
     expect(r.log).not.toContain("ip link set");
     expect(r.log).not.toContain("poweroff");
     expect(r.cni).toBe("");
@@ -224,7 +274,10 @@ describe("join script against the mock provisioner", () => {
     expect(doc?.nodeRegistration.name).toBe(INSTANCE_ID);
     expect(doc?.nodeRegistration.kubeletExtraArgs).toEqual([
       { name: "node-ip", value: "172.30.99.7" },
-      { name: "node-labels", value: "node.kubernetes.io/ci=" },
+      {
+        name: "node-labels",
+        value: `node.kubernetes.io/ci=,node.kubernetes.io/instance-type=t4g.xlarge,topology.kubernetes.io/region=${REGION},topology.kubernetes.io/zone=${REGION}a`,
+      },
       { name: "provider-id", value: `aws:///${REGION}a/${INSTANCE_ID}` },
     ]);
     const steps = r.log
@@ -289,15 +342,15 @@ describe("join script against the mock provisioner", () => {
     expect(await notify("terminated", "i-0fffffffffffffff0")).toBe(200);
     expect(provisioner.deletedNodes).toEqual([INSTANCE_ID]);
     expect([...provisioner.nodes.keys()]).toEqual(["i-0fffffffffffffff0"]);
-    // terminated is final: a late boot of the same id gets 404 and gives up (power-off)
+    // terminated is final: a late boot of the same id gets 404, retried within the bounds, and gives up (stays up)
     const late = await runJoin({ wireguard: [200], kubeconfig: [200] });
-    expect(late.seen[0]?.status).toBe(404);
-    expect(late.status).toBe(1);
+    expect(late.seen.map((x) => x.status)).toEqual(Array(PROVISIONER_RETRY.attempts).fill(404));
+    expectStaysUp(late);
     provisioner.terminated.clear();
     provisioner.nodes.clear();
   });
 
-  it("accepts a newer patch of the cluster's minor, and powers off on another minor before contacting the provisioner", async (ctx) => {
+  it("accepts a newer patch of the cluster's minor, and stops (staying up) on another minor before contacting the provisioner", async (ctx) => {
     if (!canRun()) return ctx.skip();
     const { major, minor, patch } = plan.kubernetes.version;
     const newer = await runJoin(
@@ -312,33 +365,30 @@ describe("join script against the mock provisioner", () => {
       { wireguard: [200], kubeconfig: [200] },
       { KUBELET_VERSION_STUB: `v${major}.${minor + 1}.0` },
     );
-    expect(other.status).toBe(1);
+    expectStaysUp(other);
     expect(other.stderr).toContain(
       `FAILED: kubelet v${major}.${minor + 1}.0 is not of the cluster's minor v${major}.${minor}`,
     );
-    expect(other.log).toContain("systemctl --no-block poweroff");
     expect(other.seen).toEqual([]);
   });
 
-  it("retries a failed package install, then powers off without contacting the provisioner", async (ctx) => {
+  it("retries a failed package install, then stops (staying up) without contacting the provisioner", async (ctx) => {
     if (!canRun()) return ctx.skip();
     const r = await runJoin({ wireguard: [200], kubeconfig: [200] }, { DNF_FAILS: "1" });
-    expect(r.status).toBe(1);
+    expectStaysUp(r);
     expect(r.log.split("\n").filter((l) => l.startsWith("dnf install -y "))).toHaveLength(PACKAGE_RETRY.attempts);
     expect(r.log.split("\n").filter((l) => l === `sleep ${PACKAGE_RETRY.delaySeconds}`)).toHaveLength(
       PACKAGE_RETRY.attempts - 1,
     );
     expect(r.stderr).toContain("clusterspec-join: FAILED: the package install failed");
-    expect(r.log).toContain("systemctl --no-block poweroff");
     expect(r.seen).toEqual([]);
     expect(r.log).not.toContain("kubeadm join");
   });
 
-  it("gives up after the contract's bounded retries when the kubeconfig stays 404, and powers off", async (ctx) => {
+  it("gives up after the contract's bounded retries when the kubeconfig stays 404, and stays up", async (ctx) => {
     if (!canRun()) return ctx.skip();
     const r = await runJoin({ wireguard: [200], kubeconfig: [404] });
-    expect(r.status).toBe(1);
-    expect(r.log).toContain("systemctl --no-block poweroff");
+    expectStaysUp(r);
     expect(r.seen.filter((s) => s.path.startsWith("/kubeadm/"))).toHaveLength(30);
     expect(r.log.split("\n").filter((l) => l.startsWith("sleep 10"))).toHaveLength(29);
     expect(r.stderr).toContain("clusterspec-join: FAILED: no discovery kubeconfig from the provisioner");
@@ -353,6 +403,113 @@ describe("join script against the mock provisioner", () => {
     expect(r.log).not.toContain("sleep 10");
     expect(r.stderr).toContain("HTTP 403, not retried");
     expect(r.stderr).toContain("clusterspec-join: FAILED: no WireGuard config from the provisioner");
+  });
+
+  it("stops retrying at its deadline of uptime, before Cluster Autoscaler's max-node-provision-time", async (ctx) => {
+    if (!canRun()) return ctx.skip();
+    expect(JOIN_BOUNDS.deadlineSeconds + JOIN_BOUNDS.marginSeconds).toBe(900);
+    const late = await runJoin(
+      { wireguard: [200], kubeconfig: [404] },
+      {},
+      { uptime: JOIN_BOUNDS.deadlineSeconds + 5 },
+    );
+    expectStaysUp(late);
+    expect(late.seen.filter((x) => x.path.startsWith("/kubeadm/"))).toHaveLength(1);
+    expect(late.stderr).toContain(
+      `GET /kubeadm/kubeconfig/${INSTANCE_ID} failed 1 times and the join's deadline (${JOIN_BOUNDS.deadlineSeconds}s of uptime) has passed, giving up`,
+    );
+    // kubeadm join gets what is left of the deadline
+    const ok = await runJoin({ wireguard: [200], kubeconfig: [200] }, {}, { uptime: 300 });
+    expect(ok.status).toBe(0);
+    expect(ok.log).toContain(`timeout --kill-after=10 ${JOIN_BOUNDS.deadlineSeconds - 300} kubeadm join`);
+    // the token outlives the deadline by the margin
+    expect(BOOTSTRAP_TOKEN_MIN_TTL_SECONDS).toBe(JOIN_BOUNDS.deadlineSeconds + JOIN_BOUNDS.marginSeconds);
+  });
+
+  it("refuses a served WireGuard config with keys wg-quick would run or apply (PostUp, Table, ...)", async (ctx) => {
+    if (!canRun() || !hasTool("wg-quick")) return ctx.skip();
+    const forbidden = [
+      "PreUp = touch /tmp/owned",
+      "PostUp = touch /tmp/owned",
+      "PreDown = touch /tmp/owned",
+      "PostDown = touch /tmp/owned",
+      "Table = off",
+      "SaveConfig = true",
+    ];
+    try {
+      for (const line of forbidden) {
+        const key = line.split(" ")[0] ?? "";
+        const config = WG_CONFIG.replace("DNS = ", `${line}\nDNS = `);
+        // wg-quick itself takes this key as its own (it never reaches wg setconf): it would run or apply it
+        const conf = join(work, "wg0.conf");
+        writeFileSync(conf, config, { mode: 0o600 });
+        const stripped = run("wg-quick", ["strip", conf]);
+        expect(stripped.status).toBe(0);
+        expect(stripped.stdout).not.toContain(key);
+        bodies.wireguard = config;
+        const r = await runJoin({ wireguard: [200], kubeconfig: [200] });
+        expectStaysUp(r);
+        expect(r.stderr).toContain(
+          `the served WireGuard config sets ${key} (line 5, [Interface]), which a burst node does not accept (keys as wg reads them: [Interface] privatekey, address, dns, mtu; [Peer] publickey, presharedkey, allowedips, endpoint, persistentkeepalive)`,
+        );
+        expect(r.stderr).toContain("FAILED: refusing the served WireGuard config");
+        expect(r.log).not.toContain("wg-quick@");
+        expect(r.wg).toBe("");
+      }
+      // other sections, any case, keys before a section, junk lines
+      for (const [config, message] of [
+        [`${WG_CONFIG}[Foo]\n`, "has a section [Foo] (line 8)"],
+        [WG_CONFIG.replace("DNS = ", "postup = id\nDNS = "), "sets postup (line 5, [Interface])"],
+        [`FwMark = 1\n${WG_CONFIG}`, "sets FwMark (line 1)"],
+        [
+          WG_CONFIG.replace("[Peer]\n", "[Peer]\n!bang\n"),
+          "line 8 of the served WireGuard config is not a section or a key = value",
+        ],
+      ] as const) {
+        bodies.wireguard = config;
+        const r = await runJoin({ wireguard: [200], kubeconfig: [200] });
+        expectStaysUp(r);
+        expect(r.stderr).toContain(message);
+      }
+      // what is accepted is a config wg-quick reads without running anything
+      bodies.wireguard = `${WG_CONFIG}PublicKey = ${"A".repeat(43)}=\nEndpoint = 192.0.2.1:51820\nAllowedIPs = 10.0.0.0/8 # routed\nPersistentKeepalive = 25\n`;
+      const ok = await runJoin({ wireguard: [200], kubeconfig: [200] });
+      expect(ok.status).toBe(0);
+      const conf = join(work, "wg0.conf");
+      writeFileSync(conf, ok.wg, { mode: 0o600 });
+      const stripped = run("wg-quick", ["strip", conf]);
+      expect(stripped.status).toBe(0);
+      expect(stripped.stdout).toContain("PrivateKey = test");
+      expect(stripped.stdout).not.toMatch(/^(MTU|Address|DNS)/m);
+    } finally {
+      bodies.wireguard = WG_CONFIG;
+    }
+  });
+
+  it("checks the served kubeconfig's CA against caCertHash before kubeadm join", async (ctx) => {
+    if (!canRun()) return ctx.skip();
+    try {
+      bodies.kubeconfig = kubeconfigWithCa(otherCa);
+      const r = await runJoin({ wireguard: [200], kubeconfig: [200] });
+      expectStaysUp(r);
+      expect(r.stderr).toContain(
+        `the served kubeconfig's CA hashes to ${caHashOf(otherCa)}, not the cluster's ${caHashOf(clusterCa)}`,
+      );
+      expect(r.stderr).toContain("FAILED: refusing the served discovery kubeconfig");
+      expect(r.log).not.toContain("kubeadm join");
+      // two clusters (two CAs): which one kubeadm would use is not checked, so refused
+      bodies.kubeconfig = kubeconfigWithCa(clusterCa) + kubeconfigWithCa(otherCa).split("clusters:\n")[1];
+      const two = await runJoin({ wireguard: [200], kubeconfig: [200] });
+      expectStaysUp(two);
+      expect(two.stderr).toContain("the served kubeconfig must carry exactly one certificate-authority-data");
+      // a review tree's placeholder hash verifies nothing: refused
+      bodies.kubeconfig = kubeconfigWithCa(clusterCa);
+      const unset = await runJoin({ wireguard: [200], kubeconfig: [200] }, {}, { caHash: "sha256:UNSET" });
+      expectStaysUp(unset);
+      expect(unset.stderr).toContain("CA_CERT_HASH in /etc/clusterspec/join.env is not sha256:<64 hex digits>");
+    } finally {
+      bodies.kubeconfig = kubeconfigWithCa(clusterCa);
+    }
   });
 
   it("refuses to join while a nameserver other than the on-prem ones (the AWS resolver) remains", async (ctx) => {
@@ -408,9 +565,10 @@ describe("join script against the mock provisioner", () => {
 
   it("checks every binary it needs after the install", () => {
     const script = joinScript("marker");
-    expect(REQUIRED_BINARIES).toEqual(["kubeadm", "kubelet", "crictl", "wg"]);
+    expect(REQUIRED_BINARIES).toEqual(["kubeadm", "kubelet", "crictl", "wg", "openssl"]);
     expect(script).toContain(`for bin in ${REQUIRED_BINARIES.join(" ")}; do`);
-    expect(script).toContain("trap power_off_on_failure EXIT");
+    expect(script).toContain("trap stay_unjoined_on_failure EXIT");
+    expect(script).not.toMatch(/poweroff|shutdown|halt\b/);
   });
 
   it("calls exactly the paths and headers the contract names", () => {

@@ -85,6 +85,7 @@ describe("user data", () => {
         "iptables-nft",
         ...(minor < 32 ? ["conntrack-tools"] : []),
         "wireguard-tools",
+        "openssl",
       ]);
     }
   });
@@ -220,14 +221,14 @@ describe("JoinConfiguration template", () => {
       const file = join(dir, "t");
       writeFileSync(file, template);
       const script = writeFiles(cloudPlan())[JOIN_SCRIPT_PATH]?.content;
-      const sedLine = /sed -e (.*) \\\n\s+(-e .*) "\$JOIN_TEMPLATE" >"\$JOIN_CONFIG"/
+      const sedLine = /sed -e (.*) \\\n\s+(-e .*) \\\n\s+(-e .*) "\$JOIN_TEMPLATE" >"\$JOIN_CONFIG"/
         .exec(script ?? "")
-        ?.slice(1, 3)
+        ?.slice(1, 4)
         .join(" ");
       if (!sedLine) throw new Error("sed line not found in the join script");
       const r = run("bash", [
         "-c",
-        `set -euo pipefail; NODE_IP=$1; AZ=$2; INSTANCE_ID=$3; sed -e ${sedLine} "$4"`,
+        `set -euo pipefail; NODE_IP=$1; AZ=$2; INSTANCE_ID=$3; REGION=\${AZ%?}; INSTANCE_TYPE=m7g.large; sed -e ${sedLine} "$4"`,
         "bash",
         nodeIp,
         az,
@@ -254,7 +255,10 @@ describe("JoinConfiguration template", () => {
             JSON.stringify(joinConfiguration(p, pool(p)))
               .replace("__NODE_IP__", ip)
               .replace("__PROVIDER_ID__", `aws:///${az}/${id}`)
-              .replace("__NODE_NAME__", id),
+              .replace("__NODE_NAME__", id)
+              .replace("__ZONE__", az)
+              .replace("__REGION__", az.slice(0, -1))
+              .replace("__INSTANCE_TYPE__", "m7g.large"),
           );
           expect(doc).toEqual(expected);
           expect((doc?.nodeRegistration as { name?: string } | undefined)?.name).toBe(id);
@@ -289,7 +293,7 @@ describe("JoinConfiguration template", () => {
             },
             {
               "name": "node-labels",
-              "value": "node.kubernetes.io/ci=",
+              "value": "node.kubernetes.io/ci=,node.kubernetes.io/instance-type=__INSTANCE_TYPE__,topology.kubernetes.io/region=__REGION__,topology.kubernetes.io/zone=__ZONE__",
             },
             {
               "name": "provider-id",
@@ -354,10 +358,17 @@ describe("secrets", () => {
         const secrets = { bootstrapToken, certificateKey, caCertHash: `sha256:${hash}`, vrrpPassword: "s3cr3t!" };
         const p = resolvePlan(spec, { secrets });
         for (const a of generateCloudInit(p)) {
-          for (const s of Object.values(secrets)) expect(a.content).not.toContain(s);
+          const userData = a.path.endsWith("/user-data.yaml");
+          // The CA pin goes into join.env, so the node can check the served kubeconfig's CA (issue 29 item 10): it is
+          // the sha256 of the CA's public key (kubeadm: RFC 7469 pinning), which proves nothing and grants nothing.
+          const content = userData
+            ? a.content.replace(`CA_CERT_HASH='sha256:${hash}'`, "CA_CERT_HASH=<pin>")
+            : a.content;
+          if (userData) expect(content).toContain("CA_CERT_HASH=<pin>");
+          for (const s of Object.values(secrets)) expect(content).not.toContain(s);
           // the contract describes the WireGuard config it serves; only user data must not even name a key
-          if (a.path.endsWith("/user-data.yaml")) expect(a.content).not.toMatch(/PRIVATE KEY|PrivateKey/);
-          expect(a.content).not.toMatch(/[a-z0-9]{6}\.[a-z0-9]{16}|sha256:[0-9a-f]{64}/);
+          if (userData) expect(content).not.toMatch(/PRIVATE KEY|PrivateKey/);
+          expect(content).not.toMatch(/[a-z0-9]{6}\.[a-z0-9]{16}|sha256:[0-9a-f]{64}/);
           expect(a.content).not.toContain(SECRET_KINDS.bootstrapToken.placeholder);
           expect(a.secret).toBeUndefined();
         }
@@ -414,7 +425,7 @@ describe("size", () => {
 
   it("fails with a clear error when even the gzip is too large", () => {
     expect(() => planUserData(plan, pool(plan), 1000)).toThrowErrorMatchingInlineSnapshot(
-      `[OutputLimitError: user data of pool ci-arm64 is 14345 bytes, 4924 gzipped; EC2 accepts 1000: drop labels, taints or resources]`,
+      `[OutputLimitError: user data of pool ci-arm64 is 15606 bytes, 4894 gzipped; EC2 accepts 1000: drop labels, taints or resources]`,
     );
   });
 });

@@ -32,6 +32,7 @@ export {
   ASG_TAG_LIMITS,
   type AsgTag,
   AUTOSCALER_TAG_PREFIX,
+  AUTOSCALER_TIMINGS,
   BURST_NODES_REPORT_EPHEMERAL_STORAGE,
   BURST_ROOT_FILESYSTEM,
 } from "./facts/cloud.js";
@@ -44,7 +45,14 @@ export {
   kubeadmUpgradePath,
   kubernetesContract,
 } from "./facts/contract.js";
-export { FEDORA_EOL_AS_OF, FEDORA_EOL_SOURCE, type FedoraEol, fedoraReleaseOf } from "./facts/fedora.js";
+export {
+  FEDORA_EOL_AS_OF,
+  FEDORA_EOL_SOURCE,
+  FEDORA_VERSIONED_KUBERNETES_SINCE,
+  type FedoraEol,
+  fedoraNameSpansReleases,
+  fedoraReleaseOf,
+} from "./facts/fedora.js";
 export { GENTOO_ATOMS, KEEPALIVED_MIN_VERSION } from "./facts/gentoo.js";
 export {
   IDENTITIES_FILE,
@@ -57,7 +65,7 @@ export {
 export { type KubeadmApiVersion, type StorageIsolationOff, storageIsolationOff } from "./facts/kubernetes.js";
 export { shellVar } from "./facts/spec.js";
 export type { VipId, VipKey } from "./facts/vrrp.js";
-export { WIREGUARD_OVERHEAD } from "./facts/wireguard.js";
+export { tunnelOverheadOf, WIREGUARD_OVERHEAD, WIREGUARD_OVERHEAD_IPV6 } from "./facts/wireguard.js";
 export { type Cidr, cidrContains, type IpFamily, ipFamily } from "./ip.js";
 export {
   type FormatOptions,

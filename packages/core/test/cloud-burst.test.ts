@@ -121,6 +121,20 @@ describe("cloud burst specs", () => {
     expect(errorsAfterEdit("endpoint: 10.118.12.100:6443", "endpoint: api.home.example:6443")).toBe("(valid)");
   });
 
+  it("refuses a hub endpoint by name when every nameserver is reached only through the tunnel (issue 29 item 3)", () => {
+    expect(
+      errorsAfterEdit("nameservers: [10.118.12.53, 1.1.1.1]", "nameservers: [10.118.12.53, 10.118.12.54]"),
+    ).toMatchInlineSnapshot(`
+      "✖ hub endpoint vpn.example.com:51820 is a DNS name, but every nameserver (10.118.12.53, 10.118.12.54) is reached through the tunnel: after a reboot a burst node cannot resolve it to bring the tunnel up; give the endpoint as an IP address, or a nameserver outside existingCluster.onPremNetworks
+        → at cloud.wireguard.endpoint (cluster.yaml:29:5)"
+    `);
+    // an IPv4 literal needs no resolver (and the example's 1.1.1.1, outside the tunnel, resolves the name)
+    const burst = burstYaml
+      .replace("nameservers: [10.118.12.53, 1.1.1.1]", "nameservers: [10.118.12.53, 10.118.12.54]")
+      .replace("endpoint: vpn.example.com:51820", "endpoint: 203.0.113.7:51820");
+    expect(validateSpec(parse(burst)).ok).toBe(true);
+  });
+
   it("checks pools and the tunnel's room for the hub and every slot", () => {
     expect(errorsAfterEdit("name: build-amd64", "name: ci-arm64")).toMatchInlineSnapshot(`
       "✖ duplicate pool name ci-arm64 (also used by cloud.pools[0].name)

@@ -6,7 +6,7 @@ import {
   ephemeralStorageOf,
   kubeletMaySetLabel,
 } from "../src/facts/cloud.js";
-import { ASG_TAG_LIMITS, formatIssues, validateSpec } from "../src/index.js";
+import { ASG_TAG_LIMITS, formatIssues, tunnelOverheadOf, validateSpec } from "../src/index.js";
 import type { ClusterSpecInput } from "../src/spec/schema.js";
 import { buildSpec, mustValidate } from "../src/testing.js";
 
@@ -189,5 +189,41 @@ describe("provisioner URL", () => {
         → at cloud.provisioner.url"
     `);
     expect(errors(withPool((p) => p, { provisioner: { url: "https://prov.example.com/api" } }))).toBe("");
+  });
+});
+
+describe("AMI lookups (issue 29 item 8)", () => {
+  const lookup = (name: string) => withPool((p) => ({ ...p, ami: { lookup: { owners: ["125523088429"], name } } }));
+
+  it("refuses a Fedora release without versioned Kubernetes packages", () => {
+    expect(errors(lookup("Fedora-Cloud-Base-40-*"))).toMatchInlineSnapshot(`
+      "✖ pool ci-arm64 looks up Fedora 40, which has no versioned Kubernetes packages (kubernetesX.Y, cri-oX.Y: Fedora 41 and newer): name Fedora 41 or newer
+        → at cloud.pools[0].ami.lookup.name"
+    `);
+    expect(errors(lookup("Fedora-Cloud-Base-AmazonEC2.aarch64-41-*"))).toBe("");
+  });
+
+  it("warns when the name matches every Fedora release, and not when it pins one or names no Fedora", () => {
+    const r = validateSpec(lookup("Fedora-Cloud-Base-AmazonEC2.aarch64-*"));
+    expect(r.ok).toBe(true);
+    expect(formatIssues(r.warnings)).toMatchInlineSnapshot(`
+      "⚠ pool ci-arm64 looks up Fedora-Cloud-Base-AmazonEC2.aarch64-*, which matches images of every Fedora release: with most_recent each terraform apply may move the pool to a new release (kernel, cri-o, package streams); pin the release in the name (e.g. Fedora-Cloud-Base-AmazonEC2.x86_64-43-*), or set ami.id for production
+        → at cloud.pools[0].ami.lookup.name"
+    `);
+    for (const name of ["Fedora-Cloud-Base-AmazonEC2.aarch64-43-*", "my-golden-image-*"])
+      expect(validateSpec(lookup(name)).warnings.filter((w) => w.path.includes("ami"))).toEqual([]);
+  });
+});
+
+describe("tunnel overhead (issue 29 item 7)", () => {
+  it("is 60 bytes only for an IPv4 literal endpoint, 80 for an IPv6 literal, a DNS name or none", () => {
+    fc.assert(
+      fc.property(fc.ipV4(), fc.ipV6(), fc.integer({ min: 1, max: 65535 }), (v4, v6, port) => {
+        expect(tunnelOverheadOf(`${v4}:${port}`)).toBe(60);
+        expect(tunnelOverheadOf(`[${v6}]:${port}`)).toBe(80);
+      }),
+    );
+    expect(tunnelOverheadOf("vpn.example.com:51820")).toBe(80);
+    expect(tunnelOverheadOf(undefined)).toBe(80);
   });
 });

@@ -421,6 +421,14 @@ const mutations: Mutation[] = [
     },
   },
   {
+    rule: "cloudPoolAmiReleases",
+    apply: (s) => {
+      if (!s.cloud) return undefined;
+      s.cloud.pools[0].ami = { lookup: { owners: ["125523088429"], name: "Fedora-Cloud-Base-40-*" } };
+      return "cloud.pools.0.ami.lookup.name";
+    },
+  },
+  {
     rule: "provisionerUrlIsBase",
     apply: (s) => {
       if (!s.cloud) return undefined;

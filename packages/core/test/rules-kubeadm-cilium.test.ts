@@ -125,7 +125,7 @@ describe("Cilium rules", () => {
         s.cilium.mtu = 1450;
       }),
     ).toMatchInlineSnapshot(`
-      "✖ Cilium MTU 1450 exceeds 1440, the MTU inside WireGuard (underlay 1500 - 60)
+      "✖ Cilium MTU 1450 exceeds 1420, the MTU inside WireGuard (underlay 1500 - 80)
         → at cilium.mtu"
     `);
     expect(
@@ -133,9 +133,27 @@ describe("Cilium rules", () => {
         s.cloud = cloud;
         s.cilium.routingMode = "tunnel";
         s.cilium.autoDirectNodeRoutes = false;
+        s.cilium.mtu = 1420;
+      }),
+    ).toBe("(valid)");
+    // 1440 fits only when the hub's endpoint is an IPv4 literal (60 bytes of outer headers, not 80)
+    const v4 = { ...cloud, wireguard: { ...cloud.wireguard, hub: undefined, endpoint: "203.0.113.7:51820" } };
+    expect(
+      errorsAfter((s) => {
+        s.cloud = v4;
+        s.cilium.routingMode = "tunnel";
+        s.cilium.autoDirectNodeRoutes = false;
         s.cilium.mtu = 1440;
       }),
     ).toBe("(valid)");
+    expect(
+      errorsAfter((s) => {
+        s.cloud = { ...cloud, wireguard: { ...cloud.wireguard, endpoint: "vpn.example.com:51820" } };
+        s.cilium.routingMode = "tunnel";
+        s.cilium.autoDirectNodeRoutes = false;
+        s.cilium.mtu = 1440;
+      }),
+    ).toContain("✖ Cilium MTU 1440 exceeds 1420, the MTU inside WireGuard (underlay 1500 - 80)");
   });
 
   it("allows DSR in tunnel mode only over Geneve", () => {

@@ -1,7 +1,7 @@
 // Cluster Autoscaler's Helm values (the official chart, kubernetes/autoscaler charts/cluster-autoscaler): auto-discovery
 // of the pools by their tags, the region, an image of the cluster's minor, and the credentials of the IAM user that
 // iam.tf.json creates, read from a Secret the operator makes. Under cloud/, as the autoscaler exists for the burst.
-import { type BurstPlan, type CloudPlan, generatedMarker, toYaml } from "@clusterspec/core";
+import { AUTOSCALER_TIMINGS, type BurstPlan, type CloudPlan, generatedMarker, toYaml } from "@clusterspec/core";
 import { autoscalerName } from "./iam.js";
 
 export const AUTOSCALER_VALUES_PATH = "cloud/cluster-autoscaler-values.yaml";
@@ -14,8 +14,26 @@ export function autoscalerImageTag(plan: BurstPlan): string {
   return `v1.${plan.kubernetes.version.minor}.0`;
 }
 
-/** How long Cluster Autoscaler waits for a new instance to register before it gives up on it. */
-export const MAX_NODE_PROVISION_TIME = "15m";
+const minutes = (seconds: number): string => `${seconds / 60}m`;
+
+/** How long Cluster Autoscaler waits for a new instance to register before it deletes it and backs the group off. */
+export const MAX_NODE_PROVISION_TIME = minutes(AUTOSCALER_TIMINGS.maxNodeProvisionSeconds);
+
+/**
+ * When Cluster Autoscaler tries a pool again whose every instance fails to join, in seconds from the first scale-up,
+ * up to `withinSeconds`: each attempt's instances are deleted at max-node-provision-time, then the group is backed off
+ * (initial back-off, doubling up to the maximum). One launch per requested node per attempt; none after the pending
+ * pods are gone. Scan-interval delays make each real attempt a little later, never earlier.
+ */
+export function failedScaleUpAttempts(withinSeconds: number, t = AUTOSCALER_TIMINGS): number[] {
+  const out: number[] = [];
+  let backoff: number = t.initialBackoffSeconds;
+  for (let at = 0; at <= withinSeconds; at += t.maxNodeProvisionSeconds + backoff) {
+    if (at > 0) backoff = Math.min(backoff * 2, t.maxBackoffSeconds);
+    out.push(at);
+  }
+  return out;
+}
 
 export function autoscalerValues(plan: BurstPlan, cloud: CloudPlan): Record<string, unknown> {
   return {
@@ -34,8 +52,11 @@ export function autoscalerValues(plan: BurstPlan, cloud: CloudPlan): Record<stri
       expander: "least-waste",
       // burst nodes hold emptyDir data only; it must not keep a node from scaling down
       "skip-nodes-with-local-storage": false,
-      // the join script powers a failed instance off (the group replaces it); this bounds the slow case
+      // A failed join leaves its instance running, unjoined: at this age Cluster Autoscaler deletes it (decrementing the
+      // group) and backs the group off, so a failure that repeats on every instance ends (PLAN.md: launch loops).
       "max-node-provision-time": MAX_NODE_PROVISION_TIME,
+      "initial-node-group-backoff-duration": minutes(AUTOSCALER_TIMINGS.initialBackoffSeconds),
+      "max-node-group-backoff-duration": minutes(AUTOSCALER_TIMINGS.maxBackoffSeconds),
     },
     // run on-prem, on the control plane: never on a burst node it may remove
     nodeSelector: { "node-role.kubernetes.io/control-plane": "" },

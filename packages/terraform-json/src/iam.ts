@@ -86,7 +86,8 @@ export function iamResources(plan: BurstPlan, cloud: CloudPlan): Json {
       },
       // No aws_iam_access_key: a key would land in the Terraform state. The operator creates one for this user and
       // puts it into the autoscaler's Secret (PLAN.md), or swaps the user for IAM Roles Anywhere.
-      aws_iam_user: { [AUTOSCALER]: { name, path: "/clusterspec/" } },
+      // force_destroy: destroy also deletes the access key the operator made by hand (PLAN.md), which would block it
+      aws_iam_user: { [AUTOSCALER]: { name, path: "/clusterspec/", force_destroy: true } },
       aws_iam_user_policy_attachment: {
         [AUTOSCALER]: {
           user: tfExpr(`aws_iam_user.${AUTOSCALER}.name`),

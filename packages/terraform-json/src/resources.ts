@@ -19,6 +19,20 @@ export const SNS_CONFIRMATION_TIMEOUT_MINUTES = 5;
 const EVENTS = "ec2_state_change";
 const DLQ = "provisioner_dlq";
 
+/** Auto Scaling processes suspended on a group with more than one subnet. */
+export const SUSPENDED_PROCESSES = ["AZRebalance"] as const;
+
+/** What carries the instances' state changes to the provisioner: every group depends on it, so destroy keeps it last. */
+export const EVENT_CHAIN = [
+  `aws_cloudwatch_event_rule.${EVENTS}`,
+  `aws_cloudwatch_event_target.${EVENTS}`,
+  `aws_sns_topic.${EVENTS}`,
+  `aws_sns_topic_policy.${EVENTS}`,
+  "aws_sns_topic_subscription.provisioner",
+  `aws_sqs_queue.${DLQ}`,
+  `aws_sqs_queue_policy.${DLQ}`,
+] as const;
+
 /**
  * The HTTPS subscription's retry schedule (SNS subscription DeliveryPolicy). SNS's default is 3 retries 20 s apart,
  * then the message is dropped: a provisioner down for a minute would lose a `running` (the node never joins) or a
@@ -123,7 +137,10 @@ export function events(plan: BurstPlan, cloud: Cloud): Json {
       aws_cloudwatch_event_target: {
         [EVENTS]: { rule: tfExpr(`aws_cloudwatch_event_rule.${EVENTS}.name`), target_id: "sns", arn: topicArn },
       },
-      aws_sns_topic: { [EVENTS]: { name: tfLiteral(awsName(plan.name, "-ec2-state-change", 256)) } },
+      // SignatureVersion 2: SNS signs its messages with SHA256, which the provisioner verifies (SignatureVersion 1 is SHA1)
+      aws_sns_topic: {
+        [EVENTS]: { name: tfLiteral(awsName(plan.name, "-ec2-state-change", 256)), signature_version: 2 },
+      },
       aws_sns_topic_policy: { [EVENTS]: { arn: topicArn, policy: JSON.stringify(policy) } },
       // The provisioner confirms the subscription itself (the contract): endpoint_auto_confirms makes apply wait
       // for that and fail after the timeout, so no unconfirmed subscription is ever taken for a working one.
@@ -213,7 +230,8 @@ export function poolResources(plan: BurstPlan, pool: PlannedPool): Json {
             },
           ],
           user_data: userDataExpr(pool),
-          // the join script powers the instance off on a fatal error: terminate it, so the group replaces it at once
+          // An instance shut down from inside (by hand) ends, and the group replaces it. The join script never does
+          // this on a failed join: the instance stays up until Cluster Autoscaler deletes it (PLAN.md: launch loops).
           instance_initiated_shutdown_behavior: "terminate",
           update_default_version: true,
         },
@@ -232,8 +250,14 @@ export function poolResources(plan: BurstPlan, pool: PlannedPool): Json {
             value: tfLiteral(t.value),
             propagate_at_launch: t.propagateAtLaunch,
           })),
+          // AZRebalance terminates instances to even out the zones, without draining them (Cluster Autoscaler's AWS
+          // README: suspend it); it only acts with subnets in more than one zone
+          ...(pool.subnets.length > 1 ? { suspended_processes: [...SUSPENDED_PROCESSES] } : {}),
           // Cluster Autoscaler owns the desired capacity
           lifecycle: { ignore_changes: ["desired_capacity"] },
+          // Destroyed before the event chain: the last instances' terminated events still reach the provisioner
+          // (and the dead-letter queue keeps what it cannot take) while Terraform waits for the group to empty.
+          depends_on: [...EVENT_CHAIN],
         },
       },
     },

@@ -2,6 +2,7 @@
 import {
   ASG_TAG_LIMITS,
   AUTOSCALER_SCALE_FROM_ZERO_MINOR,
+  AUTOSCALER_TIMINGS,
   BURST_NODES_REPORT_EPHEMERAL_STORAGE,
   BURST_ROOT_FILESYSTEM,
   type BurstPlan,
@@ -14,7 +15,13 @@ import {
   mdTable,
   PROVISIONER_EVENT_STATES,
 } from "@clusterspec/core";
-import { AUTOSCALER_CREDENTIALS_SECRET, AUTOSCALER_VALUES_PATH, autoscalerImageTag } from "./autoscaler.js";
+import {
+  AUTOSCALER_CREDENTIALS_SECRET,
+  AUTOSCALER_VALUES_PATH,
+  autoscalerImageTag,
+  failedScaleUpAttempts,
+  MAX_NODE_PROVISION_TIME,
+} from "./autoscaler.js";
 import {
   AUTOSCALER_DESCRIBE_ACTIONS,
   AUTOSCALER_WRITE_ACTIONS,
@@ -26,6 +33,7 @@ import {
   DLQ_RETENTION_SECONDS,
   SNS_CONFIRMATION_TIMEOUT_MINUTES,
   SNS_HEALTHY_RETRY_POLICY,
+  SUSPENDED_PROCESSES,
   snsRetryBoundSeconds,
   snsRetryFloorSeconds,
 } from "./resources.js";
@@ -45,6 +53,8 @@ export function summarizeTerraform(plan: BurstPlan, asOf: string = FEDORA_EOL_AS
   ]);
   const podAccess = cloud.pools.filter((p) => p.imdsHopLimit > 1);
   const oneZone = cloud.pools.filter((p) => p.subnets.length === 1);
+  const rebalanced = cloud.pools.filter((p) => p.subnets.length > 1);
+  const lookups = cloud.pools.filter((p) => "lookup" in p.ami);
   const pastEol = cloud.pools.flatMap((p) => {
     const release = "lookup" in p.ami ? fedoraReleaseOf(p.ami.lookup.name) : undefined;
     const row = release === undefined ? undefined : fedoraPastEol(release, asOf);
@@ -61,6 +71,20 @@ export function summarizeTerraform(plan: BurstPlan, asOf: string = FEDORA_EOL_AS
     "",
     `Scoping to the pools: an EC2 state-change event names no Auto Scaling Group and EventBridge cannot match on tags, so the rule still forwards these two states for every instance of the region. The contract (\`cloud/provisioner/openapi.yaml\`) makes the provisioner check, before it hands out a peer slot or a bootstrap token, that the instance's \`aws:autoscaling:groupName\` tag is one of ${cloud.pools.map((p) => `\`${p.groupName}\``).join(", ")}; other instances get nothing. This was chosen over Auto Scaling's own "EC2 Instance Launch/Terminate Successful" events (which carry \`AutoScalingGroupName\` and could be filtered at the source) because the EC2 states are what the lifecycle is defined on: \`terminated\` comes for every way an instance ends (also terminated by hand or detached first), and \`running\` is when it can first call the provisioner. The cost: the provisioner needs \`ec2:DescribeTags\` (or \`ec2:DescribeInstances\`) in ${cloud.aws.region}, and unrelated instances still cause a (dropped) notification.`,
     "",
+    `**terraform destroy** deletes the Auto Scaling Groups first (they \`depends_on\` the event rule, its target, the SNS topic, its policy and subscription, and the dead-letter queue): Terraform sets each group to 0 and waits until its instances are gone, so their \`terminated\` events still reach the provisioner (which deletes the Nodes and frees the slots), and the queue outlives them with whatever SNS could not deliver. It terminates running burst nodes **without draining** them: first scale the pools down by draining the burst nodes (\`kubectl drain\`; Cluster Autoscaler then removes the empty nodes) or set \`maxSize\` to 0 and wait, then destroy. The IAM user \`${autoscalerName(plan)}\` has \`force_destroy\`, so the access key made by hand (Cluster Autoscaler section) is deleted with it rather than blocking the destroy; read the dead-letter queue before you destroy it.`,
+    "",
+    ...(rebalanced.length > 0
+      ? [
+          `AZ rebalancing: Auto Scaling's ${SUSPENDED_PROCESSES.join(", ")} process terminates instances to even out the zones, without draining them (Cluster Autoscaler's AWS README says to suspend it); it is suspended on the group${rebalanced.length > 1 ? "s" : ""} of ${rebalanced.map((p) => p.name).join(", ")}, which span${rebalanced.length > 1 ? "" : "s"} several subnets. Cluster Autoscaler balances similar groups itself (\`balance-similar-node-groups\`).`,
+          "",
+        ]
+      : []),
+    ...(lookups.length > 0
+      ? [
+          `AMIs: pool${lookups.length > 1 ? "s" : ""} ${lookups.map((p) => p.name).join(", ")} look${lookups.length > 1 ? "" : "s"} up the newest image matching a name (\`most_recent\`), so any \`terraform apply\` may move a pool to a newer image. For production set \`ami.id\` to a tested image and change it on purpose.`,
+          "",
+        ]
+      : []),
     ...podAccess.map(
       (p) =>
         `> **Warning:** pool ${p.name} lets pods reach the instance metadata service (\`imds.podAccess: true\`, hop limit 2): any pod on its nodes can read the instance role's credentials.\n`,
@@ -107,6 +131,10 @@ export function summarizeAutoscaler(plan: BurstPlan): string | undefined {
   const generated = poolsWithoutProfile(cloud);
   const named = cloud.pools.filter((p) => p.instanceProfile !== undefined);
   const minor = plan.kubernetes.version.minor;
+  const hour = failedScaleUpAttempts(3600).length;
+  const attempts = failedScaleUpAttempts(4 * 3600)
+    .slice(0, 6)
+    .map((s) => String(s / 60));
   return [
     "## Cluster Autoscaler",
     "",
@@ -129,6 +157,8 @@ export function summarizeAutoscaler(plan: BurstPlan): string | undefined {
           `> **Warning:** Kubernetes 1.${minor} pairs with Cluster Autoscaler ${autoscalerImageTag(plan)}, older than 1.${AUTOSCALER_SCALE_FROM_ZERO_MINOR}: its AWS provider does not build scale-from-zero template nodes with the extended resources of the \`node-template/resources/*\` tags, so a pool at zero never scales up for pods that request them. Upgrade the cluster to 1.${AUTOSCALER_SCALE_FROM_ZERO_MINOR} or newer, or keep \`minSize\` at 1 or more.\n`,
         ]
       : []),
+    `Launch loops: a failure that repeats on every instance (a refused identity, another Kubernetes minor, archived mirrors, an expired provisioner certificate) ends. The join script never powers a failed instance off (the group would replace it at once, and Cluster Autoscaler, which times each instance, would never see one fail); the instance stays up, unjoined, until Cluster Autoscaler deletes it at \`max-node-provision-time\` ${MAX_NODE_PROVISION_TIME}, decrementing the group, and backs the group off ${AUTOSCALER_TIMINGS.initialBackoffSeconds / 60} minutes, doubling up to ${AUTOSCALER_TIMINGS.maxBackoffSeconds / 60} (all three set in the values). A scale-up of n nodes so launches n instances per attempt, attempts at minutes ${attempts.join(", ")}, … (${hour} in the first hour, then one every ${(AUTOSCALER_TIMINGS.maxNodeProvisionSeconds + AUTOSCALER_TIMINGS.maxBackoffSeconds) / 60} minutes) while pods stay pending, and none once they are gone: the group is back at its minSize at most ${MAX_NODE_PROVISION_TIME} after the last attempt. Cluster Autoscaler does not delete unregistered instances below a group's minSize: a pool with minSize above 0 keeps that many failed instances running (look for instances without a Node).`,
+    "",
     ...ephemeralStorageNotes(cloud),
   ].join("\n");
 }

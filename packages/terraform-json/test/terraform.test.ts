@@ -191,9 +191,11 @@ describe("terraform files", () => {
     const iam = docs(plan)["cloud/terraform/iam.tf.json"] as {
       resource: Record<string, Record<string, Record<string, unknown>>>;
     };
+    // force_destroy: the access key made by hand must not block terraform destroy
     expect(iam.resource.aws_iam_user?.cluster_autoscaler).toEqual({
       name: "prop-cluster-cluster-autoscaler",
       path: "/clusterspec/",
+      force_destroy: true,
     });
     expect(Object.keys(iam.resource)).not.toContain("aws_iam_access_key");
     expect(iam.resource.aws_iam_user_policy_attachment?.cluster_autoscaler).toEqual({
@@ -516,5 +518,54 @@ describe("escaping", () => {
     if (!r.ok) expect(r.errors.map((e) => e.path.join("."))).toContain("cloud.provisioner.url");
     const plan = mustResolve(base);
     expect(checkAll(plan)).toEqual([]);
+  });
+});
+
+describe("round 2 (issue 29): destroy order, AZ rebalancing, SNS signatures", () => {
+  const withSubnets = (subnets: string[]): ClusterPlan => {
+    const input = cloudInput() as { cloud: { pools: Record<string, unknown>[] } };
+    const pools = input.cloud.pools.map((p, i) => (i === 0 ? { ...p, subnets } : p));
+    return mustResolve({ ...input, cloud: { ...input.cloud, pools } });
+  };
+  const groupOf = (plan: ClusterPlan) => {
+    const d = docs(plan);
+    const pool = plan.cloud?.pools[0];
+    const file = d[`cloud/terraform/pool-${pool?.name}.tf.json`] as {
+      resource: { aws_autoscaling_group: Record<string, Record<string, unknown>> };
+    };
+    return Object.values(file.resource.aws_autoscaling_group)[0] ?? {};
+  };
+
+  it("suspends AZRebalance only on a group with more than one subnet, and the schema subset accepts it", () => {
+    const two = withSubnets(["subnet-0aaaaaaaaaaaaaaa1", "subnet-0bbbbbbbbbbbbbbb2"]);
+    expect(groupOf(two).suspended_processes).toEqual(["AZRebalance"]);
+    expect(groupOf(withSubnets(["subnet-0aaaaaaaaaaaaaaa1"])).suspended_processes).toBeUndefined();
+    for (const a of generateTerraform(two))
+      for (const s of [schema, schemaNewest]) expect(checkTerraformJson(JSON.parse(a.content), s), a.path).toEqual([]);
+    expect(summarizeTerraform(two)).toContain(
+      "AZ rebalancing: Auto Scaling's AZRebalance process terminates instances to even out the zones, without draining them",
+    );
+  });
+
+  it("makes every group depend on the whole event chain, which exists, so destroy removes the groups first", () => {
+    const plan = cloudPlan();
+    const d = docs(plan);
+    const events = d["cloud/terraform/events.tf.json"] as { resource: Record<string, Record<string, unknown>> };
+    const declared = Object.entries(events.resource).flatMap(([type, byName]) =>
+      Object.keys(byName).map((n) => `${type}.${n}`),
+    );
+    const deps = groupOf(plan).depends_on as string[];
+    // everything events.tf.json declares, and nothing else
+    expect([...deps].sort()).toEqual([...declared].sort());
+    expect(deps).toContain("aws_sns_topic_subscription.provisioner");
+    expect(deps).toContain("aws_sqs_queue.provisioner_dlq");
+    expect(summarizeTerraform(plan)).toContain("It terminates running burst nodes **without draining** them");
+  });
+
+  it("signs SNS messages with SHA256 (signature_version 2)", () => {
+    const events = docs(cloudPlan())["cloud/terraform/events.tf.json"] as {
+      resource: { aws_sns_topic: Record<string, Record<string, unknown>> };
+    };
+    expect(Object.values(events.resource.aws_sns_topic)[0]?.signature_version).toBe(2);
   });
 });

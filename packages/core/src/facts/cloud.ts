@@ -110,3 +110,18 @@ export function kubeletMaySetLabel(key: string): boolean {
   if (KUBELET_LABELS.has(key)) return true;
   return under("kubelet.kubernetes.io") || under("node.kubernetes.io");
 }
+
+/**
+ * Cluster Autoscaler's timings the burst relies on, written explicitly into its values so they never drift with its
+ * defaults (the same values as its defaults, cluster-autoscaler/FAQ.md "What are the parameters to CA?"):
+ * an instance that has not registered a Node after maxNodeProvision is deleted with the group's desired capacity
+ * decremented, and the scale-up counts as failed, which backs the group off for initialBackoff, doubling up to
+ * maxBackoff. The join script gives up before maxNodeProvision (its deadline) and then leaves the instance running,
+ * unjoined, so that this deletion, not a replacement by the Auto Scaling Group, ends it.
+ */
+export const AUTOSCALER_TIMINGS = {
+  maxNodeProvisionSeconds: 900,
+  initialBackoffSeconds: 300,
+  maxBackoffSeconds: 1800,
+  scanIntervalSeconds: 10,
+} as const;

@@ -37,4 +37,15 @@ export function fedoraReleaseOf(amiName: string): number | undefined {
   return releases.size === 1 ? [...releases][0] : undefined;
 }
 
+/**
+ * The first Fedora release with versioned Kubernetes packages (kubernetesX.Y, cri-oX.Y: one stream per minor), which
+ * burst nodes install; before it Fedora had one unversioned kubernetes package that moves with the release.
+ */
+export const FEDORA_VERSIONED_KUBERNETES_SINCE = 41;
+
+/** Whether an AMI name filter may match images of several Fedora releases: a Fedora name with a wildcard and no release. */
+export function fedoraNameSpansReleases(amiName: string): boolean {
+  return /fedora/i.test(amiName) && /[*?]/.test(amiName) && fedoraReleaseOf(amiName) === undefined;
+}
+
 // fedoraPastEol, the comparison of a release with this table, is in contract.ts (the one module that compares versions).

@@ -3,7 +3,7 @@
 // node keeps, and the layout of the provisioner's peer-config Secrets. Cloud generators read only this.
 import { autoscalerTags } from "../facts/cloud.js";
 import { kubernetesContract } from "../facts/contract.js";
-import { tunnelMtuOf } from "../facts/wireguard.js";
+import { tunnelMtuOf, tunnelOverheadOf } from "../facts/wireguard.js";
 import { addressAt, cidrContains, hostPart, ipFamily, parseCidr } from "../ip.js";
 import { peerKeyLines, type ResolvedSecret, type SecretId } from "../secrets.js";
 import type { CloudBurstSpec, CloudSpec, ClusterSpec } from "../spec/schema.js";
@@ -65,6 +65,10 @@ export function burstPackages(kubernetes: BurstKubernetes): PlannedPackage[] {
         ]
       : []),
     { name: "wireguard-tools", reason: "wg-quick brings up the tunnel from the provisioner's config" },
+    {
+      name: "openssl",
+      reason: "checks the served kubeconfig's CA against the cluster's caCertHash before kubeadm join",
+    },
   ];
 }
 
@@ -159,7 +163,9 @@ export function planCloud(cloud: CloudSpec, ctx: BurstContext): CloudPlan {
     aws: { region: cloud.aws.region, vpcCidr: cloud.aws.vpcCidr, providerVersion: cloud.aws.providerVersion },
     provisioner: { url, namespace: cloud.provisioner.namespace, notifyPath: cloud.provisioner.notifyPath },
     wireguard: { tunnelSubnet: subnet, interface: wg.interface, hub: wg.hub, underlayMtu: wg.underlayMtu },
-    tunnelMtu: tunnelMtuOf(wg.underlayMtu),
+    tunnelMtu: tunnelMtuOf(wg.underlayMtu, wg.endpoint),
+    tunnelOverhead: tunnelOverheadOf(wg.endpoint),
+    caCertHash: ctx.secrets.caCertHash?.value,
     pools,
     snsEndpoint: `${url.replace(/\/+$/, "")}${cloud.provisioner.notifyPath}`,
     apiServerEndpoint: ctx.apiServerEndpoint,

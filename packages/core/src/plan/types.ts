@@ -384,8 +384,12 @@ export interface CloudPlan {
     readonly hub: string | undefined;
     readonly underlayMtu: number;
   };
-  /** MTU inside the WireGuard tunnel: underlay minus 60 bytes (IPv4 + UDP + WireGuard). */
+  /** MTU inside the WireGuard tunnel: underlay minus tunnelOverhead. */
   readonly tunnelMtu: number;
+  /** The outer headers: 60 bytes (IPv4 + UDP + WireGuard) when the hub's endpoint is an IPv4 literal, else 80 (IPv6). */
+  readonly tunnelOverhead: number;
+  /** The cluster CA's hash (sha256:<hex> of its public key), against which a burst node checks the served kubeconfig. */
+  readonly caCertHash: string | undefined;
   readonly pools: readonly PlannedPool[];
   /** the SNS subscription's endpoint: the provisioner URL + notifyPath */
   readonly snsEndpoint: string;

@@ -167,7 +167,7 @@ cilium:
   kubernetesVersion: v1.34.2
   podSubnet: 10.244.0.0/16
   onPremNetworks: [10.0.0.0/24]
-  nameservers: [10.0.0.53]
+  nameservers: [10.0.0.53, 1.1.1.1]
 cloud:
   aws: { region: eu-central-1, vpcCidr: 172.24.0.0/16 }
   provisioner: { url: https://provisioner.example.com }

@@ -14,6 +14,7 @@ import {
   externalVipsOnCiliumDevice,
 } from "./sections/cilium/rules.js";
 import {
+  cloudPoolAmiReleases,
   cloudPoolLabelsSelfSettable,
   cloudPoolNoJoinPlaceholders,
   cloudPoolsValid,
@@ -109,6 +110,7 @@ export const rules: readonly Rule[] = [
   cloudPoolTagsFit,
   cloudPoolLabelsSelfSettable,
   cloudPoolNoJoinPlaceholders,
+  cloudPoolAmiReleases,
   provisionerUrlIsBase,
   wireguardKeysConsistent,
   extraArgsNotOwned,

@@ -2,7 +2,7 @@
 // clusterspec derives.
 import { OWNED_CILIUM_KEYS } from "../../../facts/owned.js";
 import { defaultRouteInterface, externalVipInterface, kubernetesSegment } from "../../../facts/spec.js";
-import { tunnelMtuOf, WIREGUARD_OVERHEAD } from "../../../facts/wireguard.js";
+import { tunnelMtuOf, tunnelOverheadOf } from "../../../facts/wireguard.js";
 import { own } from "../../../own.js";
 import type { Rule } from "../../rule.js";
 
@@ -71,11 +71,11 @@ export const dsrWithWireguard: Rule = (spec, report) => {
 export const ciliumMtuFitsTunnel: Rule = (spec, report) => {
   const mtu = spec.cilium.mtu;
   if (mtu === undefined || !spec.cloud) return;
-  const tunnelMtu = tunnelMtuOf(spec.cloud.wireguard.underlayMtu);
+  const tunnelMtu = tunnelMtuOf(spec.cloud.wireguard.underlayMtu, spec.cloud.wireguard.endpoint);
   if (mtu > tunnelMtu)
     report.error(
       ["cilium", "mtu"],
-      `Cilium MTU ${mtu} exceeds ${tunnelMtu}, the MTU inside WireGuard (underlay ${spec.cloud.wireguard.underlayMtu} - ${WIREGUARD_OVERHEAD})`,
+      `Cilium MTU ${mtu} exceeds ${tunnelMtu}, the MTU inside WireGuard (underlay ${spec.cloud.wireguard.underlayMtu} - ${tunnelOverheadOf(spec.cloud.wireguard.endpoint)})`,
     );
 };
 

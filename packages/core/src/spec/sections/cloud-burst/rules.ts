@@ -7,6 +7,7 @@ import { firstSeen } from "../../rule.js";
 import { type CloudBurstSpec, ON_PREM_SECTIONS } from "../../schema.js";
 import {
   checkPoolNameAndSize,
+  cloudPoolAmiReleases,
   cloudPoolLabelsSelfSettable,
   cloudPoolNoJoinPlaceholders,
   cloudPoolTagsFit,
@@ -91,6 +92,27 @@ export const burstReachesOnPrem: CloudBurstRule = (spec, report) => {
     );
 };
 
+/**
+ * wg-quick resolves the hub's endpoint when it brings the tunnel up, also after a reboot, when only the on-prem
+ * nameservers remain (the AWS resolver is dropped at the first boot): if all of them are reached through the tunnel,
+ * a DNS name cannot be resolved before the tunnel exists. Refused rather than pinned to a resolved address, which
+ * would break silently when the hub's address changes.
+ */
+export const burstHubEndpointResolvable: CloudBurstRule = (spec, report) => {
+  const endpoint = spec.cloud.wireguard.endpoint;
+  if (endpoint === undefined) return;
+  const host = endpoint.startsWith("[")
+    ? endpoint.slice(1, endpoint.lastIndexOf("]"))
+    : endpoint.slice(0, endpoint.lastIndexOf(":"));
+  const e = spec.existingCluster;
+  const tunnelOnly = e.nameservers.every((ns) => e.onPremNetworks.some((n) => cidrContains(n, ns)));
+  if (!isIp(host) && tunnelOnly)
+    report.error(
+      ["cloud", "wireguard", "endpoint"],
+      `hub endpoint ${endpoint} is a DNS name, but every nameserver (${e.nameservers.join(", ")}) is reached through the tunnel: after a reboot a burst node cannot resolve it to bring the tunnel up; give the endpoint as an IP address, or a nameserver outside existingCluster.onPremNetworks`,
+    );
+};
+
 export const burstPoolsValid: CloudBurstRule = (spec, report) => {
   const names = firstSeen<string>();
   spec.cloud.pools.forEach((pool, i) => {
@@ -117,10 +139,12 @@ export const cloudBurstRules: readonly CloudBurstRule[] = [
   burstServiceSubnetSized,
   burstNameserversFit,
   burstReachesOnPrem,
+  burstHubEndpointResolvable,
   burstPoolsValid,
   wireguardKeysConsistent,
   cloudPoolTagsFit,
   cloudPoolLabelsSelfSettable,
   cloudPoolNoJoinPlaceholders,
+  cloudPoolAmiReleases,
   provisionerUrlIsBase,
 ];

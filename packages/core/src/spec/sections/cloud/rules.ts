@@ -1,5 +1,6 @@
 // Rules about cloud burst: pools, the WireGuard tunnel, Auto Scaling Group tags, node labels and the provisioner URL.
 import { ASG_TAG_LIMITS, autoscalerTags, kubeletMaySetLabel } from "../../../facts/cloud.js";
+import { FEDORA_VERSIONED_KUBERNETES_SINCE, fedoraNameSpansReleases, fedoraReleaseOf } from "../../../facts/fedora.js";
 import { kubernetesSegment } from "../../../facts/spec.js";
 import { addressCount, cidrContains, parseCidr } from "../../../ip.js";
 import { type Reporter, toDotPath } from "../../../issues.js";
@@ -153,4 +154,27 @@ export const wireguardKeysConsistent: CloudRule = (spec, report) => {
       [...base, "endpoint"],
       "static peer keys need the hub's endpoint (host:port): the burst slots' client configs dial it",
     );
+};
+
+/**
+ * AMI lookups: a release before the versioned Kubernetes packages cannot install them (error); a name that matches
+ * every Fedora release lets each `terraform apply` move the pool to a newer one (`most_recent`), a warning.
+ */
+export const cloudPoolAmiReleases: CloudRule = (spec, report) => {
+  spec.cloud?.pools.forEach((pool, i) => {
+    if (!("lookup" in pool.ami)) return;
+    const name = pool.ami.lookup.name;
+    const path = ["cloud", "pools", i, "ami", "lookup", "name"];
+    const release = fedoraReleaseOf(name);
+    if (release !== undefined && release < FEDORA_VERSIONED_KUBERNETES_SINCE)
+      report.error(
+        path,
+        `pool ${pool.name} looks up Fedora ${release}, which has no versioned Kubernetes packages (kubernetesX.Y, cri-oX.Y: Fedora ${FEDORA_VERSIONED_KUBERNETES_SINCE} and newer): name Fedora ${FEDORA_VERSIONED_KUBERNETES_SINCE} or newer`,
+      );
+    else if (fedoraNameSpansReleases(name))
+      report.warning(
+        path,
+        `pool ${pool.name} looks up ${name}, which matches images of every Fedora release: with most_recent each terraform apply may move the pool to a new release (kernel, cri-o, package streams); pin the release in the name (e.g. Fedora-Cloud-Base-AmazonEC2.x86_64-43-*), or set ami.id for production`,
+      );
+  });
 };
