@@ -40,12 +40,15 @@ import {
   podSubnetFitsNodes,
   podSubnetNodeMaskDiff,
   serviceSubnetSized,
+  subnetFamiliesConsistent,
 } from "./sections/kubernetes/rules.js";
 import {
   atMostTwoNameservers,
+  dualStackFieldsConsistent,
   gatewaysOnLink,
   networksDisjoint,
   nodeAddressesMatchSegments,
+  nodesHaveClusterFamilies,
   routingTablesValid,
   segmentsWellFormed,
   uplinkRoutesSomething,
@@ -116,4 +119,7 @@ export const rules: readonly Rule[] = [
   nodeLabelsSelfSettable,
   nodeTaintsDistinct,
   noSecretLiterals,
+  subnetFamiliesConsistent,
+  dualStackFieldsConsistent,
+  nodesHaveClusterFamilies,
 ];
