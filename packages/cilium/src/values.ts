@@ -28,7 +28,7 @@ function generatedValues(plan: ClusterPlan): CiliumValues {
   const pod6 = plan.kubernetes.podSubnets.find((n) => ipFamily(n) === 6);
   const pod4 = plan.kubernetes.podSubnets.find((n) => ipFamily(n) === 4);
   const dual = pod4 !== undefined && pod6 !== undefined;
-  const mask6 = plan.kubernetes.nodeCidrMaskSize6 ?? plan.kubernetes.nodeCidrMaskSize;
+  const mask6 = plan.kubernetes.nodeCidrMaskSize6 ?? 64;
   const native = c.routingMode === "native";
   const mtu = ciliumMtu(plan);
   const dsr = c.loadBalancerMode !== "snat";

@@ -20,12 +20,13 @@ export const isDualStack = (spec: ClusterSpec): boolean => new Set(clusterFamili
 export const DEFAULT_NODE_MASK_IPV6 = 64;
 
 /**
- * The node CIDR mask of a family: in a dual-stack cluster nodeCidrMaskSize is the IPv4 one and nodeCidrMaskSize6 the
- * IPv6 one (kubeadm reads --node-cidr-mask-size-ipv4/-ipv6 then); a single-stack cluster has nodeCidrMaskSize alone.
+ * The node CIDR mask of a family: nodeCidrMaskSize for IPv4, nodeCidrMaskSize6 (default 64) for IPv6, in a
+ * single-stack cluster as in a dual-stack one (kubeadm reads --node-cidr-mask-size-ipv4/-ipv6 in a dual-stack one).
  */
 export function nodeMaskFor(spec: ClusterSpec, family: IpFamily): number {
-  if (family === 6 && isDualStack(spec)) return spec.kubernetes.nodeCidrMaskSize6 ?? DEFAULT_NODE_MASK_IPV6;
-  return spec.kubernetes.nodeCidrMaskSize;
+  return family === 6
+    ? (spec.kubernetes.nodeCidrMaskSize6 ?? DEFAULT_NODE_MASK_IPV6)
+    : spec.kubernetes.nodeCidrMaskSize;
 }
 
 /** An interface's addresses with prefix: `address` then `address6`. */

@@ -1,5 +1,5 @@
 // The Kubernetes planner: the version and what it decides, node health timing, and the kubeadm knobs.
-import { clusterFamilies, isDualStack, nodeMaskFor, podSubnets, serviceSubnets } from "../facts/families.js";
+import { clusterFamilies, nodeMaskFor, podSubnets, serviceSubnets } from "../facts/families.js";
 import { defaultMonitorGracePeriod, kubeadmApiVersionFor } from "../facts/kubernetes.js";
 import { canonicalIp, isIp } from "../ip.js";
 import { InternalError } from "../issues.js";
@@ -90,7 +90,7 @@ export function planKubernetes(
     serviceSubnets: serviceSubnets(spec),
     families: clusterFamilies(spec),
     nodeCidrMaskSize: k.nodeCidrMaskSize,
-    nodeCidrMaskSize6: isDualStack(spec) ? nodeMaskFor(spec, 6) : undefined,
+    nodeCidrMaskSize6: clusterFamilies(spec).includes(6) ? nodeMaskFor(spec, 6) : undefined,
     dnsDomain: k.dnsDomain,
     schedulableControlPlanes: k.schedulableControlPlanes,
     criSocket: k.criSocket,

@@ -477,9 +477,9 @@ export interface ClusterPlan {
     readonly serviceSubnets: readonly string[];
     /** The cluster's families, primary first. */
     readonly families: readonly (4 | 6)[];
-    /** The node mask of a single-stack cluster, or the IPv4 one of a dual-stack cluster. */
+    /** The IPv4 node mask (`kubernetes.nodeCidrMaskSize`). */
     readonly nodeCidrMaskSize: number;
-    /** Dual stack only: the IPv6 node mask (kube-controller-manager --node-cidr-mask-size-ipv6). */
+    /** The IPv6 node mask where the cluster runs IPv6 (`kubernetes.nodeCidrMaskSize6`, default 64). */
     readonly nodeCidrMaskSize6: number | undefined;
     readonly dnsDomain: string;
     readonly schedulableControlPlanes: boolean;

@@ -1,7 +1,7 @@
 // Rules about Kubernetes itself: service and pod subnets, kubeadm join secrets, node-health timing, and free-form
 // knobs (extraArgs, KubeletConfiguration fields) that never set what clusterspec derives.
 import { kubernetesContract, MIN_KUBERNETES_MINOR } from "../../../facts/contract.js";
-import { isDualStack, nodeMaskFor } from "../../../facts/families.js";
+import { clusterFamilies, nodeMaskFor } from "../../../facts/families.js";
 import { defaultMonitorGracePeriod } from "../../../facts/kubernetes.js";
 import { type ControlPlaneComponent, OWNED_FLAGS, OWNED_KUBELET_FIELDS } from "../../../facts/owned.js";
 import { addressCount, parseCidr } from "../../../ip.js";
@@ -65,10 +65,10 @@ export const subnetFamiliesConsistent: Rule = (spec, report) => {
       ["kubernetes", "serviceSubnet"],
       `the service network's families (${serviceOrder}) differ from the pod network's (${podOrder}): give one service network per pod network family, in the same order (the first is the cluster's primary family)`,
     );
-  if (spec.kubernetes.nodeCidrMaskSize6 !== undefined && !isDualStack(spec))
+  if (spec.kubernetes.nodeCidrMaskSize6 !== undefined && !clusterFamilies(spec).includes(6))
     report.error(
       ["kubernetes", "nodeCidrMaskSize6"],
-      "nodeCidrMaskSize6 is the IPv6 node mask of a dual-stack cluster; a single-stack cluster's node mask is nodeCidrMaskSize",
+      "nodeCidrMaskSize6 is the node mask of the IPv6 pod network, and kubernetes.podSubnet has none; the IPv4 node mask is nodeCidrMaskSize",
     );
 };
 
@@ -77,8 +77,8 @@ function nodeCount(spec: ClusterSpec): number {
 }
 
 /** The spec field that holds a family's node mask. */
-const maskField = (spec: ClusterSpec, family: 4 | 6): "nodeCidrMaskSize" | "nodeCidrMaskSize6" =>
-  family === 6 && isDualStack(spec) ? "nodeCidrMaskSize6" : "nodeCidrMaskSize";
+const maskField = (_spec: ClusterSpec, family: 4 | 6): "nodeCidrMaskSize" | "nodeCidrMaskSize6" =>
+  family === 6 ? "nodeCidrMaskSize6" : "nodeCidrMaskSize";
 
 export const podSubnetFitsNodes: Rule = (spec, report) => {
   for (const { net, path } of subnetsWithPaths(spec, "podSubnet")) {

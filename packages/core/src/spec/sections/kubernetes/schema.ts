@@ -77,10 +77,10 @@ const ExtraArgsSchema = z
 const familySubnets = (what: string) =>
   z.union([
     networkCidr(),
-    z
-      .array(networkCidr())
-      .min(1, { message: `expected one ${what}, or one per family (IPv4 and IPv6) for dual stack` })
-      .max(2, { message: `expected one ${what}, or one per family (IPv4 and IPv6) for dual stack` }),
+    // A refinement rather than min/max: the message then names the union's list branch, not "expected a string".
+    z.array(networkCidr()).refine((l) => l.length >= 1 && l.length <= 2, {
+      message: `expected one ${what}, or one per family (IPv4 and IPv6) for dual stack`,
+    }),
   ]);
 
 const componentWithArgs = (what: string) => z.strictObject({ extraArgs: ExtraArgsSchema }).describe(what);
@@ -149,7 +149,7 @@ export const KubernetesSchema = z
       .max(30)
       .default(24)
       .describe(
-        "Prefix length of the pod CIDR each node gets (kube-controller-manager --node-cidr-mask-size; --node-cidr-mask-size-ipv4 in a dual-stack cluster)",
+        "Prefix length of the IPv4 pod CIDR each node gets (kube-controller-manager --node-cidr-mask-size; --node-cidr-mask-size-ipv4 in a dual-stack cluster)",
       ),
     nodeCidrMaskSize6: z
       .number()
@@ -158,7 +158,7 @@ export const KubernetesSchema = z
       .max(126)
       .optional()
       .describe(
-        "Dual stack only: prefix length of the IPv6 pod CIDR each node gets (kube-controller-manager --node-cidr-mask-size-ipv6; default 64, kubeadm's)",
+        "Prefix length of the IPv6 pod CIDR each node gets (kube-controller-manager --node-cidr-mask-size-ipv6 in a dual-stack cluster, --node-cidr-mask-size in an IPv6-only one; default 64, kubeadm's)",
       ),
     dnsDomain: clusterDnsDomain(),
     schedulableControlPlanes: z
