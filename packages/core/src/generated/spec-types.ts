@@ -18,9 +18,9 @@ export interface ClusterSpecInput {
     podSubnet: string | string[];
     /** Service network (kubeadm networking.serviceSubnet); dual stack: one network per family, in the pod network's order */
     serviceSubnet?: string | string[] | undefined;
-    /** Prefix length of the pod CIDR each node gets (kube-controller-manager --node-cidr-mask-size; --node-cidr-mask-size-ipv4 in a dual-stack cluster) */
+    /** Prefix length of the IPv4 pod CIDR each node gets (kube-controller-manager --node-cidr-mask-size; --node-cidr-mask-size-ipv4 in a dual-stack cluster) */
     nodeCidrMaskSize?: number | undefined;
-    /** Dual stack only: prefix length of the IPv6 pod CIDR each node gets (kube-controller-manager --node-cidr-mask-size-ipv6; default 64, kubeadm's) */
+    /** Prefix length of the IPv6 pod CIDR each node gets (kube-controller-manager --node-cidr-mask-size-ipv6 in a dual-stack cluster, --node-cidr-mask-size in an IPv6-only one; default 64, kubeadm's) */
     nodeCidrMaskSize6?: number | undefined;
     /** Cluster DNS domain */
     dnsDomain?: string | undefined;
@@ -481,9 +481,9 @@ export interface ClusterSpec {
     podSubnet: string | string[];
     /** Service network (kubeadm networking.serviceSubnet); dual stack: one network per family, in the pod network's order */
     serviceSubnet: string | string[];
-    /** Prefix length of the pod CIDR each node gets (kube-controller-manager --node-cidr-mask-size; --node-cidr-mask-size-ipv4 in a dual-stack cluster) */
+    /** Prefix length of the IPv4 pod CIDR each node gets (kube-controller-manager --node-cidr-mask-size; --node-cidr-mask-size-ipv4 in a dual-stack cluster) */
     nodeCidrMaskSize: number;
-    /** Dual stack only: prefix length of the IPv6 pod CIDR each node gets (kube-controller-manager --node-cidr-mask-size-ipv6; default 64, kubeadm's) */
+    /** Prefix length of the IPv6 pod CIDR each node gets (kube-controller-manager --node-cidr-mask-size-ipv6 in a dual-stack cluster, --node-cidr-mask-size in an IPv6-only one; default 64, kubeadm's) */
     nodeCidrMaskSize6?: number | undefined;
     /** Cluster DNS domain */
     dnsDomain: string;
