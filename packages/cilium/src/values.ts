@@ -24,6 +24,11 @@ function generatedValues(plan: ClusterPlan): CiliumValues {
   const c = plan.cilium;
   const pod = plan.kubernetes.podSubnet;
   const v6 = ipFamily(pod) === 6;
+  // Dual stack: both families on (ipv4.enabled is the chart's default), each with its own pod network.
+  const pod6 = plan.kubernetes.podSubnets.find((n) => ipFamily(n) === 6);
+  const pod4 = plan.kubernetes.podSubnets.find((n) => ipFamily(n) === 4);
+  const dual = pod4 !== undefined && pod6 !== undefined;
+  const mask6 = plan.kubernetes.nodeCidrMaskSize6 ?? 64;
   const native = c.routingMode === "native";
   const mtu = ciliumMtu(plan);
   const dsr = c.loadBalancerMode !== "snat";
@@ -31,18 +36,25 @@ function generatedValues(plan: ClusterPlan): CiliumValues {
     kubeProxyReplacement: true,
     k8sServiceHost: plan.controlPlane.host,
     k8sServicePort: plan.controlPlane.port,
-    ...(v6 ? { ipv4: { enabled: false }, ipv6: { enabled: true } } : {}),
+    ...(dual ? { ipv6: { enabled: true } } : v6 ? { ipv4: { enabled: false }, ipv6: { enabled: true } } : {}),
     routingMode: c.routingMode,
     ...(native
-      ? { [v6 ? "ipv6NativeRoutingCIDR" : "ipv4NativeRoutingCIDR"]: pod, autoDirectNodeRoutes: c.autoDirectNodeRoutes }
+      ? {
+          ...(pod4 === undefined ? {} : { ipv4NativeRoutingCIDR: pod4 }),
+          ...(pod6 === undefined ? {} : { ipv6NativeRoutingCIDR: pod6 }),
+          autoDirectNodeRoutes: c.autoDirectNodeRoutes,
+        }
       : { tunnelProtocol: c.tunnelProtocol }),
     ipam: {
       mode: c.ipamMode,
       ...(c.ipamMode === "cluster-pool"
         ? {
-            operator: v6
-              ? { clusterPoolIPv6PodCIDRList: [pod], clusterPoolIPv6MaskSize: plan.kubernetes.nodeCidrMaskSize }
-              : { clusterPoolIPv4PodCIDRList: [pod], clusterPoolIPv4MaskSize: plan.kubernetes.nodeCidrMaskSize },
+            operator: {
+              ...(pod4 === undefined
+                ? {}
+                : { clusterPoolIPv4PodCIDRList: [pod4], clusterPoolIPv4MaskSize: plan.kubernetes.nodeCidrMaskSize }),
+              ...(pod6 === undefined ? {} : { clusterPoolIPv6PodCIDRList: [pod6], clusterPoolIPv6MaskSize: mask6 }),
+            },
           }
         : {}),
     },

@@ -237,11 +237,43 @@ describe("cluster/cilium-values.yaml", () => {
 
   it("switches to the IPv6 keys for an IPv6 pod subnet", () => {
     const base = mustResolve(buildSpec({ controlPlanes: 1, workers: 0, poolSize: 0, cloud: false }));
-    const plan = { ...base, kubernetes: { ...base.kubernetes, podSubnet: "fd00:10::/56" } };
+    const plan = {
+      ...base,
+      kubernetes: {
+        ...base.kubernetes,
+        podSubnet: "fd00:10::/56",
+        podSubnets: ["fd00:10::/56"],
+        families: [6] as const,
+      },
+    };
     const v = ciliumValues(plan);
     expect(v.ipv6NativeRoutingCIDR).toBe("fd00:10::/56");
     expect(v.ipv4NativeRoutingCIDR).toBeUndefined();
     expect(v).toMatchObject({ ipv4: { enabled: false }, ipv6: { enabled: true } });
+  });
+
+  it("turns both families on for a dual-stack cluster, each with its own native-routing CIDR and pool", () => {
+    const base = mustResolve(buildSpec({ controlPlanes: 1, workers: 0, poolSize: 0, cloud: false }));
+    const kubernetes = {
+      ...base.kubernetes,
+      podSubnets: ["10.244.0.0/16", "fd00:10::/56"],
+      families: [4, 6] as const,
+      nodeCidrMaskSize6: 64,
+    };
+    const native = ciliumValues({ ...base, kubernetes, cilium: { ...base.cilium, routingMode: "native" } });
+    expect(native).toMatchObject({
+      ipv6: { enabled: true },
+      ipv4NativeRoutingCIDR: "10.244.0.0/16",
+      ipv6NativeRoutingCIDR: "fd00:10::/56",
+    });
+    expect(native.ipv4).toBeUndefined();
+    const pool = ciliumValues({ ...base, kubernetes, cilium: { ...base.cilium, ipamMode: "cluster-pool" } });
+    expect((pool.ipam as { operator: unknown }).operator).toEqual({
+      clusterPoolIPv4PodCIDRList: ["10.244.0.0/16"],
+      clusterPoolIPv4MaskSize: base.kubernetes.nodeCidrMaskSize,
+      clusterPoolIPv6PodCIDRList: ["fd00:10::/56"],
+      clusterPoolIPv6MaskSize: 64,
+    });
   });
 
   it("shows the helm command lines in PLAN.md", () => {

@@ -161,6 +161,32 @@ const mutations: Mutation[] = [
     },
   },
   {
+    rule: "subnetFamiliesConsistent",
+    apply: (s) => {
+      s.kubernetes.podSubnet = [s.kubernetes.podSubnet, "fd00:10:244::/56"];
+      return "kubernetes.serviceSubnet";
+    },
+  },
+  {
+    rule: "dualStackFieldsConsistent",
+    apply: (s) => {
+      const iface = Object.values(s.nodes[0].interfaces).find((f: any) => f.address) as any;
+      if (!iface || iface.address.includes(":")) return undefined;
+      iface.address6 = iface.address;
+      return `nodes.0.interfaces.${Object.keys(s.nodes[0].interfaces).find((n) => s.nodes[0].interfaces[n] === iface)}.address6`;
+    },
+  },
+  {
+    rule: "nodesHaveClusterFamilies",
+    apply: (s) => {
+      s.kubernetes.podSubnet = [s.kubernetes.podSubnet, "fd00:10:244::/56"];
+      s.kubernetes.serviceSubnet = [s.kubernetes.serviceSubnet, "fd00:10:96::/112"];
+      const k8s = s.network.kubernetesSegment ?? s.network.segments[0].name;
+      const i = s.network.segments.findIndex((g: any) => g.name === k8s);
+      return `network.segments.${i}.subnet6`;
+    },
+  },
+  {
     rule: "atMostTwoNameservers",
     apply: (s) => {
       s.network.nameservers.push("9.9.9.9");

@@ -678,8 +678,13 @@ describe("VRRP rules", () => {
   });
 
   it("rejects authentication and unicast with IPv6 VIPs (VRRPv3)", () => {
-    const v6 = (s: { network: { segments: { onLink: string[] }[] }; externalVips: { addresses: string[] } }) => {
+    const v6 = (s: {
+      network: { segments: { onLink: string[]; uplink: { gateway6?: string } }[] };
+      externalVips: { addresses: string[] };
+    }) => {
       s.network.segments[0]?.onLink.push("fd00:11::/64");
+      // IPv6 replies through the uplink need its IPv6 gateway (dual stack).
+      if (s.network.segments[0]) s.network.segments[0].uplink.gateway6 = "fd00:11::1";
       s.externalVips.addresses.push("fd00:11::20");
     };
     expect(errorsAfter(v6)).toMatchInlineSnapshot(`

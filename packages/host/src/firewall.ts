@@ -9,6 +9,9 @@ export const FIREWALL_SERVICE_FILE = "etc/init.d/clusterspec-firewall";
 /** IP protocol numbers: VRRP (RFC 5798) and IPsec AH, which keepalived's `auth_type AH` wraps VRRP in. */
 export const VRRP_PROTOCOL = 112;
 export const AH_PROTOCOL = 51;
+/** VRRPv3 over IPv6: adverts come from a link-local address to the all-VRRP-routers group (RFC 5798 5.1.2). */
+export const VRRP_IPV6_SOURCE = "fe80::/10";
+export const VRRP_IPV6_GROUP = "ff02::12";
 
 export interface FirewallView {
   readonly marker: string;
@@ -54,6 +57,13 @@ export function toFirewallView(plan: ClusterPlan, node: PlannedNode): FirewallVi
     const iif = `iifname "${nftToken(f.name)}" `;
     const proto = ` meta l4proto ${set(vrrpProtocols.map(String))} accept`;
     rules.push(...byFamily(f.vrrpPeers, "saddr", proto).map((r) => iif + r));
+    // VRRPv3 over IPv6 is sent from the peer's link-local address to ff02::12 (RFC 5798 5.1.2.1-5.1.2.2): never
+    // from the peer's global address, so the IPv6 VIPs' adverts are let in by that shape (hop limit 255 is
+    // keepalived's own check). Neighbour discovery for the VIPs is ICMPv6, accepted above.
+    if (f.vips.some((a) => ipFamily(a) === 6))
+      rules.push(
+        `${iif}ip6 saddr ${VRRP_IPV6_SOURCE} ip6 daddr ${VRRP_IPV6_GROUP} meta l4proto ${VRRP_PROTOCOL} accept`,
+      );
     rules.push(...byFamily(f.vips, "daddr", " accept").map((r) => iif + r));
   }
   rules.push("counter drop");

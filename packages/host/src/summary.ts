@@ -4,7 +4,7 @@ import { summarizeExposure } from "./exposure.js";
 import { FIREWALL_RULES_FILE, FIREWALL_SERVICE_FILE, FIREWALL_TABLE } from "./firewall.js";
 import {
   interfaceKey,
-  MANAGED_SYSCTL,
+  managedSysctlOf,
   needsStorageIsolationGate,
   rcConfLines,
   SYSCTL_CONF_SNIPPET,
@@ -14,7 +14,7 @@ import {
 /** PLAN.md's post-reboot check: every key clusterspec sets on the nodes (a VLAN's in the slash form sysctl reads), its value and what sets it. */
 function sysctlCheck(plan: ClusterPlan): string {
   const rows: [string, string, string][] = [
-    ...MANAGED_SYSCTL.map(([key, value]): [string, string, string] => [
+    ...managedSysctlOf(plan).map(([key, value]): [string, string, string] => [
       `\`${key}\``,
       value,
       `${SYSCTL_FILE} at boot (OpenRC's sysctl service), and ${SYSCTL_CONF_SNIPPET} at the end of /etc/sysctl.conf`,

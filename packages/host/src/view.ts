@@ -26,6 +26,22 @@ export const MANAGED_SYSCTL: readonly (readonly [string, string])[] = [
   ["net.ipv4.conf.default.rp_filter", "2"],
 ];
 
+/**
+ * Added where the cluster runs IPv6: a node forwards IPv6 for its pods, and with forwarding on the kernel treats the
+ * interface as a router. Addresses and gateways are static, so router advertisements are refused outright (a rogue RA
+ * must not add a default route; ip-sysctl.rst, accept_ra). On `all` and `default`: interfaces made later (VLANs) too.
+ */
+export const MANAGED_SYSCTL_IPV6: readonly (readonly [string, string])[] = [
+  ["net.ipv6.conf.all.forwarding", "1"],
+  ["net.ipv6.conf.all.accept_ra", "0"],
+  ["net.ipv6.conf.default.accept_ra", "0"],
+];
+
+/** The global keys clusterspec sets for a plan: the IPv6 ones only where a cluster family is IPv6. */
+export function managedSysctlOf(plan: ClusterPlan): readonly (readonly [string, string])[] {
+  return plan.kubernetes.families.includes(6) ? [...MANAGED_SYSCTL, ...MANAGED_SYSCTL_IPV6] : MANAGED_SYSCTL;
+}
+
 export const KERNEL_MODULES: readonly string[] = ["overlay", "br_netfilter"];
 
 /**
@@ -83,8 +99,8 @@ export function interfaceKey(iface: string, leaf: string): string {
  * runs in the boot runlevel, before net.<parent> creates a VLAN, and `sysctl --system` fails on a key whose
  * interface does not exist yet (the value would stay at the kernel's).
  */
-export function managedSysctl(_node: PlannedNode): { key: string; value: string }[] {
-  return MANAGED_SYSCTL.map(([key, value]) => ({ key, value }));
+export function managedSysctl(plan: ClusterPlan, _node: PlannedNode): { key: string; value: string }[] {
+  return managedSysctlOf(plan).map(([key, value]) => ({ key, value }));
 }
 
 /** OpenRC's rc.conf for the cgroup mode: nothing for unified (its default); cgroup v1 also needs hierarchical memory accounting. */
@@ -111,7 +127,8 @@ function hostsOf(plan: ClusterPlan): HostView["hosts"] {
     hosts = [
       { address: "127.0.0.1", names: ["localhost"] },
       { address: "::1", names: ["localhost"] },
-      ...plan.nodes.map((n) => ({ address: n.internalAddress, names: [n.name] })),
+      // Every family's address: a dual-stack node resolves by either (primary first, as the kubelet's node-ip).
+      ...plan.nodes.flatMap((n) => n.internalAddresses.map((address) => ({ address, names: [n.name] }))),
       // Nodes reach their own API server without external DNS.
       ...(plan.controlPlane.dnsName === undefined
         ? []
@@ -139,7 +156,7 @@ export function acceptKeywords(plan: ClusterPlan, node: PlannedNode): string[] {
 export function toHostView(plan: ClusterPlan, node: PlannedNode): HostView {
   // sysctl strips blanks around a value itself, so trimming changes nothing it would apply.
   const extras = plan.host.sysctl.map(({ key, value }) => ({ key: field(key), value: sysctlValue(value.trim()) }));
-  const managed = managedSysctl(node).map(({ key, value }) => ({ key: field(key), value: sysctlValue(value) }));
+  const managed = managedSysctl(plan, node).map(({ key, value }) => ({ key: field(key), value: sysctlValue(value) }));
   return {
     marker: lineText(generatedMarker(plan)),
     node: node.name,

@@ -261,7 +261,7 @@ describe("sysctl", () => {
       .map((l) => l.split(" = ")[0]);
     const plan = reference();
     const node = plan.nodes.find((n) => n.name === "k8s-2");
-    expect(keys).toEqual(node ? managedSysctl(node).map((m) => m.key) : []);
+    expect(keys).toEqual(node ? managedSysctl(plan, node).map((m) => m.key) : []);
     await withFileAsync(content, (path) =>
       withNetns(["wan1"], (ns) => {
         ns.must("sysctl", ["-w", "net.ipv4.ip_forward=0"]);
@@ -576,7 +576,7 @@ describe("sysctl --system (OpenRC's sysctl service with procps)", () => {
           const f = files(plan, node.name);
           const lines = (text: string) => text.split("\n").filter((l) => l !== "" && !l.startsWith("#"));
           const snippet = lines(f[SYSCTL_CONF_SNIPPET] ?? "");
-          expect(snippet).toEqual(managedSysctl(node).map((m) => `${m.key} = ${m.value}`));
+          expect(snippet).toEqual(managedSysctl(plan, node).map((m) => `${m.key} = ${m.value}`));
           expect(lines(f[SYSCTL_FILE] ?? "").slice(0, snippet.length)).toEqual(snippet);
         }
       }),

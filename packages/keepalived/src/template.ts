@@ -40,6 +40,9 @@ vrrp_instance <%= i.name %> {
     state <%= i.state %>
     interface <%= i.iface %>
     virtual_router_id <%= i.vrid %>
+<% if (i.version !== undefined) { -%>
+    version <%= i.version %>
+<% } -%>
     priority <%= i.priority %>
     advert_int <%= i.advertInt %>
 <% if (i.nopreempt) { -%>

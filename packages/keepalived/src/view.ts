@@ -3,6 +3,7 @@ import {
   type ClusterPlan,
   generatedMarker,
   InternalError,
+  ipFamily,
   type PlannedNode,
   type PlannedVip,
   preemptDelayFor,
@@ -43,6 +44,12 @@ export interface InstanceView {
   readonly state: "BACKUP" | "MASTER";
   readonly iface: string;
   readonly vrid: number;
+  /**
+   * 3 for an IPv6 VIP, written out: VRRP over IPv6 exists only as version 3 (RFC 5798), and keepalived switches an
+   * IPv6 instance to it with a warning otherwise (the per-instance `version` keyword, keepalived vrrp_parser.c
+   * `install_keyword("version", &vrrp_version_handler)`). Undefined: keepalived's default, 2, for IPv4.
+   */
+  readonly version: 3 | undefined;
   readonly priority: number;
   readonly advertInt: number;
   readonly nopreempt: boolean;
@@ -204,6 +211,7 @@ export function toKeepalivedView(plan: ClusterPlan, node: PlannedNode): Keepaliv
       state: vrrp.initialState,
       iface: vip.interface,
       vrid: vip.vrid,
+      version: ipFamily(vip.address) === 6 ? 3 : undefined,
       priority,
       advertInt: vrrp.advertInterval,
       nopreempt: vrrp.nopreempt,

@@ -82,8 +82,12 @@ export function kubeletRegistrationArgs(node: PlannedNode): Record<string, strin
   const labels = Object.keys(node.labels)
     .sort()
     .map((k) => `${k}=${node.labels[k] ?? ""}`);
-  // node-ip is pinned so that a VIP the node holds can never become its InternalIP.
-  return { "node-ip": node.internalAddress, ...(labels.length > 0 ? { "node-labels": labels.join(",") } : {}) };
+  // node-ip is pinned so that a VIP the node holds can never become its InternalIP; a dual-stack node lists one
+  // address per family, the primary first, or it registers one family only (kubernetes/kubernetes#100675).
+  return {
+    "node-ip": node.internalAddresses.join(","),
+    ...(labels.length > 0 ? { "node-labels": labels.join(",") } : {}),
+  };
 }
 
 function nodeRegistration(plan: ClusterPlan, node: PlannedNode, api: KubeadmApiVersion): KubeadmDocument {
@@ -138,7 +142,12 @@ export function clusterConfiguration(plan: ClusterPlan): KubeadmDocument {
     clusterName: plan.name,
     kubernetesVersion: k.versionText,
     controlPlaneEndpoint: plan.controlPlane.endpoint,
-    networking: { podSubnet: k.podSubnet, serviceSubnet: k.serviceSubnet, dnsDomain: k.dnsDomain },
+    // Dual stack: one comma-separated string, the primary family first (kubeadm validation.go ValidateIPNetFromString).
+    networking: {
+      podSubnet: k.podSubnets.join(","),
+      serviceSubnet: k.serviceSubnets.join(","),
+      dnsDomain: k.dnsDomain,
+    },
     apiServer: {
       certSANs: [...knobs.certSANs],
       ...withArgs(api, apiServerArgs(plan), knobs.apiServerArgs),

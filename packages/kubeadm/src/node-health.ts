@@ -8,8 +8,17 @@ export const LEASE_RENEW_SECONDS = 10;
 export function controllerManagerArgs(plan: ClusterPlan): Record<string, string> {
   const k = plan.kubernetes;
   const h = k.nodeHealth;
+  // A dual-stack controller manager takes one mask per family; kubeadm checks the pod networks against these two
+  // flags (kubeadm validation.go getClusterNodeMask: node-cidr-mask-size-ipv4/-ipv6, defaults 24 and 64).
+  const v6 = k.nodeCidrMaskSize6;
+  const masks: Record<string, string> =
+    v6 === undefined
+      ? { "node-cidr-mask-size": String(k.nodeCidrMaskSize) }
+      : k.families.length === 2
+        ? { "node-cidr-mask-size-ipv4": String(k.nodeCidrMaskSize), "node-cidr-mask-size-ipv6": String(v6) }
+        : { "node-cidr-mask-size": String(v6) };
   return {
-    "node-cidr-mask-size": String(k.nodeCidrMaskSize),
+    ...masks,
     "node-monitor-grace-period": h.monitorGracePeriod,
     "node-monitor-period": h.monitorPeriod,
     ...(kubernetesContract(k.version).acceptsPodEvictionTimeoutFlag()

@@ -40,6 +40,12 @@ export interface NetifrcView {
   readonly postup: readonly PostupView[];
 }
 
+/**
+ * Seconds netifrc waits for tentative IPv6 addresses (`dad_timeout_<if>`): DAD itself takes one probe and the
+ * kernel's RetransTimer (1 s) after a random delay of up to 1 s, so 5 leaves room without holding boot long.
+ */
+export const DAD_TIMEOUT_SECONDS = 5;
+
 /** Priority of `from all to <podSubnet> lookup main`; source rules follow it. */
 export const POD_RULE_PRIORITY = 1000;
 
@@ -68,8 +74,13 @@ export interface PlannedRule {
  */
 export function policyRules(plan: ClusterPlan): PlannedRule[] {
   if (plan.network.policyRoutes.length === 0) return [];
-  const pod = plan.kubernetes.podSubnet;
-  const rules: PlannedRule[] = [{ priority: POD_RULE_PRIORITY, to: pod, table: "main", family: ipFamily(pod) }];
+  // One pod-network exception per family (dual stack: rules_ and rules6_ each get theirs).
+  const rules: PlannedRule[] = plan.kubernetes.podSubnets.map((pod) => ({
+    priority: POD_RULE_PRIORITY,
+    to: pod,
+    table: "main",
+    family: ipFamily(pod),
+  }));
   let priority = POD_RULE_PRIORITY;
   for (const pr of plan.network.policyRoutes) {
     for (const source of pr.sources) {
@@ -88,7 +99,9 @@ export function policyRouteLines(pr: PolicyRoute): string[] {
     ...pr.segment.onLink.map((net) => route(net, "dev", dev)),
     ...pr.segment.onLink.map((net) => route(net, "dev", dev, "scope", "link", "table", t)),
     route(pr.segment.subnet, "dev", dev, "scope", "link", "table", t),
+    ...(pr.segment.subnet6 === undefined ? [] : [route(pr.segment.subnet6, "dev", dev, "scope", "link", "table", t)]),
     route("default", "via", pr.gateway, "table", t),
+    ...(pr.gateway6 === undefined ? [] : [route("default", "via", pr.gateway6, "table", t)]),
   ];
 }
 
@@ -117,12 +130,24 @@ export function toNetifrcView(plan: ClusterPlan, node: PlannedNode): NetifrcView
         if (c.name !== `${f.name}.${id}`) vars.push(v(`${iv}_vlan${id}_name`, [token(c.name)]));
       }
     }
-    vars.push(v(`config_${iv}`, [f.cidr === undefined ? "null" : token(f.cidr)]));
+    // Dual stack: one address per line, as netifrc's multi-address config_ does (net/iproute2.sh _add_address).
+    vars.push(
+      v(
+        `config_${iv}`,
+        f.cidr === undefined ? ["null"] : [f.cidr, ...(f.cidr6 === undefined ? [] : [f.cidr6])].map(token),
+      ),
+    );
+    // netifrc waits this long for tentative IPv6 addresses to finish duplicate-address detection; its code defaults to
+    // 5 while its docs say 10 (net/iproute2.sh iproute2_post_start: `${dad_timeout_IFVAR:-${dad_timeout:-5}}`,
+    // gentoo/netifrc 6632c348), so it is written explicitly wherever the interface has an IPv6 address.
+    if (f.cidr6 !== undefined || (f.cidr !== undefined && isV6(f.cidr)))
+      vars.push(v(`dad_timeout_${iv}`, [token(DAD_TIMEOUT_SECONDS)]));
     // iproute2.sh sets it before the addresses (`ip link set dev <if> mtu <n>`), VLANs included.
     if (f.mtu !== undefined) vars.push(v(`mtu_${iv}`, [token(f.mtu)]));
 
     const routes: string[] = [];
     if (f.gateway !== undefined) routes.push(route("default", "via", f.gateway));
+    if (f.gateway6 !== undefined) routes.push(route("default", "via", f.gateway6));
     for (const pr of plan.network.policyRoutes) if (pr.interface === f.name) routes.push(...policyRouteLines(pr));
     // Burst nodes' tunnel addresses are reached through the on-prem WireGuard hub.
     if (node.tunnelRoute?.interface === f.name)

@@ -225,10 +225,17 @@ describe("conf.d/net applied with iproute2 in a network namespace", () => {
         ),
       };
       await withAppliedNode(plan, node, files, (applied) => {
-        const podHost = plan.kubernetes.podSubnet.replace(/0\/\d+$/, "5");
-        // Cilium's route to another node's pod CIDR, in the main table.
+        // Cilium's route to another node's pod CIDR, in the main table (each family's).
         const internal = node.interfaces.find((f) => f.name === node.internalInterface);
-        applied.ns.must("ip", ["route", "add", plan.kubernetes.podSubnet, "dev", node.internalInterface]);
+        for (const pod of plan.kubernetes.podSubnets)
+          applied.ns.must("ip", [
+            ...(pod.includes(":") ? ["-6"] : []),
+            "route",
+            "add",
+            pod,
+            "dev",
+            node.internalInterface,
+          ]);
         for (const pr of plan.network.policyRoutes) {
           if (!node.interfaces.some((f) => f.name === pr.interface)) continue;
           // Two VIPs per table are enough: every source rule is checked by the property test above.
@@ -238,9 +245,13 @@ describe("conf.d/net applied with iproute2 in a network namespace", () => {
             const v6 = vip.address.includes(":");
             const out = applied.ip(["route", "get", v6 ? "2001:db8::7" : "192.0.2.7", "from", vip.address]);
             expect(out.stderr).toBe("");
-            expect(out.stdout).toContain(`via ${pr.gateway} dev ${pr.interface} table ${pr.table.name}`);
-            if (v6 !== plan.kubernetes.podSubnet.includes(":")) continue;
-            const pod = applied.ip(["route", "get", podHost, "from", vip.address]);
+            // A dual-stack uplink: the IPv6 sources leave through its IPv6 gateway, in the same table.
+            const gateway = v6 && pr.gateway6 !== undefined ? pr.gateway6 : pr.gateway;
+            expect(out.stdout).toContain(`via ${gateway} dev ${pr.interface} table ${pr.table.name}`);
+            const samePod = plan.kubernetes.podSubnets.find((n) => n.includes(":") === v6);
+            if (samePod === undefined) continue;
+            const podOfFamily = samePod.replace(/0\/\d+$/, "5").replace(/::\/\d+$/, "::5");
+            const pod = applied.ip(["route", "get", podOfFamily, "from", vip.address]);
             expect(pod.stderr).toBe("");
             expect(pod.stdout).not.toContain("table");
             expect(pod.stdout).toContain(`dev ${node.internalInterface}`);
@@ -257,20 +268,26 @@ describe("conf.d/net applied with iproute2 in a network namespace", () => {
         // the table is known by its name only through the rt_tables.d drop-in
         for (const pr of plan.network.policyRoutes) {
           if (!node.interfaces.some((f) => f.name === pr.interface)) continue;
-          const v6 = pr.gateway.includes(":");
-          const shown = applied.ip([...(v6 ? ["-6"] : []), "route", "show", "table", pr.table.name]);
-          expect(shown.stderr).toBe("");
-          expect(shown.stdout).toContain(`default via ${pr.gateway} dev ${pr.interface}`);
+          for (const gw of [pr.gateway, ...(pr.gateway6 === undefined ? [] : [pr.gateway6])]) {
+            const shown = applied.ip([...(gw.includes(":") ? ["-6"] : []), "route", "show", "table", pr.table.name]);
+            expect(shown.stderr).toBe("");
+            expect(shown.stdout).toContain(`default via ${gw} dev ${pr.interface}`);
+          }
         }
         // every MTU of the spec is on its link
         for (const f of node.interfaces) {
           if (f.mtu === undefined) continue;
           expect(applied.ns.must("ip", ["-o", "link", "show", "dev", f.name])).toContain(` mtu ${f.mtu} `);
         }
-        const rules = applied.ip(["rule", "show"]).stdout;
-        expect(rules).toMatch(
-          new RegExp(`^1000:\\s+from all to ${plan.kubernetes.podSubnet.replace(/\./g, "\\.")} lookup main`, "m"),
-        );
+        for (const pod of plan.kubernetes.podSubnets) {
+          const rules = applied.ip([pod.includes(":") ? "-6" : "-4", "rule", "show"]).stdout;
+          expect(rules).toMatch(new RegExp(`^1000:\\s+from all to ${pod.replace(/\./g, "\\.")} lookup main`, "m"));
+        }
+        // Every address of the interface is on it, both families on a dual-stack one.
+        for (const f of node.interfaces)
+          for (const cidr of [f.cidr, f.cidr6])
+            if (cidr !== undefined)
+              expect(applied.ns.must("ip", ["-o", "address", "show", "dev", f.name])).toContain(` ${cidr} `);
       });
     }
   }
@@ -319,11 +336,52 @@ describe("conf.d/net applied with iproute2 in a network namespace", () => {
     spec.nodes.forEach((n: Loose, i: number) => {
       n.interfaces.wan1.address = `fd00:12::${20 + i}/64`;
     });
+    // An IPv6-only cluster: its nodes' only Kubernetes addresses are IPv6, so its pods and services are too.
+    spec.kubernetes.podSubnet = "fd00:10:244::/56";
+    spec.kubernetes.serviceSubnet = "fd00:10:96::/112";
     const plan = mustResolve(spec);
-    const values = sourceValues(file(plan, "nodes/node-1/etc/conf.d/net"), ["routes_wan1", "rules6_wan1"]);
+    const values = sourceValues(file(plan, "nodes/node-1/etc/conf.d/net"), [
+      "routes_wan1",
+      "rules_wan1",
+      "rules6_wan1",
+      "dad_timeout_wan1",
+    ]);
     expect(netifrcArray(values.get("routes_wan1"))[3]).toBe("-6 default via fd00:11::1 table up6");
-    expect(values.get("rules6_wan1")).toBe("from fd00:11::/64 table up6 priority 1001");
+    expect(netifrcArray(values.get("rules6_wan1"))).toEqual([
+      "from all to fd00:10:244::/56 lookup main priority 1000",
+      "from fd00:11::/64 table up6 priority 1001",
+    ]);
+    expect(values.get("rules_wan1")).toBeUndefined();
+    // netifrc's code waits 5 s for DAD where its docs say 10: written explicitly on every IPv6 interface.
+    expect(values.get("dad_timeout_wan1")).toBe("5");
     await check(plan);
+  });
+
+  it("writes a dual-stack interface's two addresses, IPv6 policy routing in rules6_ and dad_timeout (examples/dual-stack)", () => {
+    const plan = mustResolve(exampleInput("dual-stack"));
+    const values = sourceValues(file(plan, "nodes/k8s-2/etc/conf.d/net"), [
+      "config_wan1",
+      "config_wan0",
+      "rules_wan1",
+      "rules6_wan1",
+      "dad_timeout_wan1",
+      "dad_timeout_wan0",
+      "routes_wan1",
+    ]);
+    expect(netifrcArray(values.get("config_wan1"))).toEqual(["10.118.12.21/24", "fd00:118:12::21/64"]);
+    expect(values.get("config_wan0")).toBe("10.118.10.21/24");
+    expect(netifrcArray(values.get("rules_wan1"))).toEqual([
+      "from all to 10.244.0.0/16 lookup main priority 1000",
+      "from 10.118.11.0/24 table vswitch priority 1001",
+    ]);
+    expect(netifrcArray(values.get("rules6_wan1"))).toEqual([
+      "from all to fd00:10:244::/56 lookup main priority 1000",
+      "from fd00:118:11::/64 table vswitch priority 1002",
+    ]);
+    expect(netifrcArray(values.get("routes_wan1"))).toContain("-6 default via fd00:118:11::1 table vswitch");
+    expect(netifrcArray(values.get("routes_wan1"))).toContain("-6 fd00:118:12::/64 dev wan1 scope link table vswitch");
+    expect(values.get("dad_timeout_wan1")).toBe("5");
+    expect(values.get("dad_timeout_wan0")).toBeUndefined();
   });
 
   it("accepts property-generated plans", async (ctx) => {

@@ -20,6 +20,8 @@ export const OWNED_FLAGS: Readonly<Record<ControlPlaneComponent, Readonly<Record
     "cluster-cidr": "kubernetes.podSubnet",
     "cluster-name": "name",
     "node-cidr-mask-size": "kubernetes.nodeCidrMaskSize",
+    "node-cidr-mask-size-ipv4": "kubernetes.nodeCidrMaskSize",
+    "node-cidr-mask-size-ipv6": "kubernetes.nodeCidrMaskSize6",
     "node-monitor-period": "kubernetes.nodeHealth.monitorPeriod",
     "node-monitor-grace-period": "kubernetes.nodeHealth.monitorGracePeriod",
     "pod-eviction-timeout": "kubernetes.nodeHealth.evictionAfter",

@@ -14,12 +14,14 @@ export interface ClusterSpecInput {
   kubernetes: {
     /** Kubernetes version, e.g. v1.34.2 (1.22 and newer) */
     version: string;
-    /** Pod network (kubeadm networking.podSubnet) */
-    podSubnet: string;
-    /** Service network (kubeadm networking.serviceSubnet) */
-    serviceSubnet?: string | undefined;
-    /** Prefix length of the pod CIDR each node gets (kube-controller-manager --node-cidr-mask-size) */
+    /** Pod network (kubeadm networking.podSubnet); dual stack: one network per family, the primary family first */
+    podSubnet: string | string[];
+    /** Service network (kubeadm networking.serviceSubnet); dual stack: one network per family, in the pod network's order */
+    serviceSubnet?: string | string[] | undefined;
+    /** Prefix length of the IPv4 pod CIDR each node gets (kube-controller-manager --node-cidr-mask-size; --node-cidr-mask-size-ipv4 in a dual-stack cluster) */
     nodeCidrMaskSize?: number | undefined;
+    /** Prefix length of the IPv6 pod CIDR each node gets (kube-controller-manager --node-cidr-mask-size-ipv6 in a dual-stack cluster, --node-cidr-mask-size in an IPv6-only one; default 64, kubeadm's) */
+    nodeCidrMaskSize6?: number | undefined;
     /** Cluster DNS domain */
     dnsDomain?: string | undefined;
     /** Let control-plane nodes run workloads (no control-plane taint) */
@@ -112,14 +114,18 @@ export interface ClusterSpecInput {
       name: string;
       /** Interface that attaches every node to this segment */
       interface: string;
-      /** Address subnet of the segment */
+      /** Address subnet of the segment (IPv4, or IPv6 on an IPv6-only segment) */
       subnet: string;
+      /** IPv6 subnet of a dual-stack segment, beside its IPv4 subnet: the nodes' address6 lie in it */
+      subnet6?: string | undefined;
       /** Further networks reachable on-link on this segment, without a node address in them */
       onLink?: string[] | undefined;
       /** Replies from external addresses leave through this gateway, in a table of their own */
       uplink?: {
         /** Gateway of the uplink, reachable on-link on this segment */
         gateway: string;
+        /** IPv6 gateway of the uplink on a dual-stack segment: IPv6 replies from its sources leave through it (rules6_<interface>, same table) */
+        gateway6?: string | undefined;
         /** Policy routing table */
         routingTable: {
           /** Routing table number (not 0, 252-255: reserved) */
@@ -265,10 +271,14 @@ export interface ClusterSpecInput {
         /** VLAN id */
         id: number;
       } | undefined;
-      /** Address with prefix, e.g. 10.118.12.20/24 */
+      /** Address with prefix, e.g. 10.118.12.20/24 (IPv4, or IPv6 on an IPv6-only interface) */
       address?: string | undefined;
       /** Default gateway (main table) through this interface */
       gateway?: string | undefined;
+      /** IPv6 address with prefix beside the IPv4 address (dual stack), e.g. fd00:118:12::20/64 */
+      address6?: string | undefined;
+      /** IPv6 default gateway (main table) through this interface, beside the IPv4 one (dual stack) */
+      gateway6?: string | undefined;
       /** Link MTU, written as netifrc's mtu_<interface> (default: the kernel's, 1500 on Ethernet); a VLAN's is at most its parent's */
       mtu?: number | undefined;
     } };
@@ -467,12 +477,14 @@ export interface ClusterSpec {
   kubernetes: {
     /** Kubernetes version, e.g. v1.34.2 (1.22 and newer) */
     version: string;
-    /** Pod network (kubeadm networking.podSubnet) */
-    podSubnet: string;
-    /** Service network (kubeadm networking.serviceSubnet) */
-    serviceSubnet: string;
-    /** Prefix length of the pod CIDR each node gets (kube-controller-manager --node-cidr-mask-size) */
+    /** Pod network (kubeadm networking.podSubnet); dual stack: one network per family, the primary family first */
+    podSubnet: string | string[];
+    /** Service network (kubeadm networking.serviceSubnet); dual stack: one network per family, in the pod network's order */
+    serviceSubnet: string | string[];
+    /** Prefix length of the IPv4 pod CIDR each node gets (kube-controller-manager --node-cidr-mask-size; --node-cidr-mask-size-ipv4 in a dual-stack cluster) */
     nodeCidrMaskSize: number;
+    /** Prefix length of the IPv6 pod CIDR each node gets (kube-controller-manager --node-cidr-mask-size-ipv6 in a dual-stack cluster, --node-cidr-mask-size in an IPv6-only one; default 64, kubeadm's) */
+    nodeCidrMaskSize6?: number | undefined;
     /** Cluster DNS domain */
     dnsDomain: string;
     /** Let control-plane nodes run workloads (no control-plane taint) */
@@ -565,14 +577,18 @@ export interface ClusterSpec {
       name: string;
       /** Interface that attaches every node to this segment */
       interface: string;
-      /** Address subnet of the segment */
+      /** Address subnet of the segment (IPv4, or IPv6 on an IPv6-only segment) */
       subnet: string;
+      /** IPv6 subnet of a dual-stack segment, beside its IPv4 subnet: the nodes' address6 lie in it */
+      subnet6?: string | undefined;
       /** Further networks reachable on-link on this segment, without a node address in them */
       onLink: string[];
       /** Replies from external addresses leave through this gateway, in a table of their own */
       uplink?: {
         /** Gateway of the uplink, reachable on-link on this segment */
         gateway: string;
+        /** IPv6 gateway of the uplink on a dual-stack segment: IPv6 replies from its sources leave through it (rules6_<interface>, same table) */
+        gateway6?: string | undefined;
         /** Policy routing table */
         routingTable: {
           /** Routing table number (not 0, 252-255: reserved) */
@@ -718,10 +734,14 @@ export interface ClusterSpec {
         /** VLAN id */
         id: number;
       } | undefined;
-      /** Address with prefix, e.g. 10.118.12.20/24 */
+      /** Address with prefix, e.g. 10.118.12.20/24 (IPv4, or IPv6 on an IPv6-only interface) */
       address?: string | undefined;
       /** Default gateway (main table) through this interface */
       gateway?: string | undefined;
+      /** IPv6 address with prefix beside the IPv4 address (dual stack), e.g. fd00:118:12::20/64 */
+      address6?: string | undefined;
+      /** IPv6 default gateway (main table) through this interface, beside the IPv4 one (dual stack) */
+      gateway6?: string | undefined;
       /** Link MTU, written as netifrc's mtu_<interface> (default: the kernel's, 1500 on Ethernet); a VLAN's is at most its parent's */
       mtu?: number | undefined;
     } };

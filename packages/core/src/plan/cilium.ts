@@ -57,6 +57,7 @@ export function planCilium(
     // The internal networks: the node InternalIPs, and the burst nodes' tunnel addresses (their node IPs).
     nodePortAddresses: c.nodePortAddresses ?? [
       network.kubernetesSegment.subnet,
+      ...(network.kubernetesSegment.subnet6 === undefined ? [] : [network.kubernetesSegment.subnet6]),
       ...(cloud ? [cloud.wireguard.tunnelSubnet] : []),
     ],
     values: c.values,

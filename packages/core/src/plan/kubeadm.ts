@@ -1,4 +1,5 @@
 // The Kubernetes planner: the version and what it decides, node health timing, and the kubeadm knobs.
+import { clusterFamilies, nodeMaskFor, podSubnets, serviceSubnets } from "../facts/families.js";
 import { defaultMonitorGracePeriod, kubeadmApiVersionFor } from "../facts/kubernetes.js";
 import { canonicalIp, isIp } from "../ip.js";
 import { InternalError } from "../issues.js";
@@ -83,9 +84,13 @@ export function planKubernetes(
   const k = spec.kubernetes;
   return {
     ...parts.version,
-    podSubnet: k.podSubnet,
-    serviceSubnet: k.serviceSubnet,
+    podSubnet: podSubnets(spec)[0] ?? "",
+    serviceSubnet: serviceSubnets(spec)[0] ?? "",
+    podSubnets: podSubnets(spec),
+    serviceSubnets: serviceSubnets(spec),
+    families: clusterFamilies(spec),
     nodeCidrMaskSize: k.nodeCidrMaskSize,
+    nodeCidrMaskSize6: clusterFamilies(spec).includes(6) ? nodeMaskFor(spec, 6) : undefined,
     dnsDomain: k.dnsDomain,
     schedulableControlPlanes: k.schedulableControlPlanes,
     criSocket: k.criSocket,
@@ -94,7 +99,7 @@ export function planKubernetes(
     knobs: kubeadmKnobs(
       k,
       parts.controlPlane,
-      parts.nodes.filter((n) => n.controlPlane).map((n) => n.internalAddress),
+      parts.nodes.filter((n) => n.controlPlane).flatMap((n) => n.internalAddresses),
     ),
   };
 }

@@ -13,9 +13,11 @@ export function planNetwork(spec: ClusterSpec): NetworkPlan {
       name: seg.name,
       interface: seg.interface,
       subnet: seg.subnet,
+      subnet6: seg.subnet6,
       onLink: seg.onLink,
       uplink: seg.uplink && {
         gateway: seg.uplink.gateway,
+        gateway6: seg.uplink.gateway6,
         table: seg.uplink.routingTable,
         sources: uplinkSources(spec, seg).sources,
       },

@@ -1,8 +1,10 @@
 // The nodes planner: each node's roles, addresses and interfaces, and what the VIPs and policy routes ask of
 // its interfaces (rp_filter, accept_local, the host firewall).
+
+import { clusterFamilies } from "../facts/families.js";
 import { clusterStorageIsolationOff, storageIsolationOff } from "../facts/kubernetes.js";
 import { isControlPlane, isWorker } from "../facts/spec.js";
-import { hostPart, ipEquals } from "../ip.js";
+import { hostPart, ipEquals, ipFamily } from "../ip.js";
 import { InternalError } from "../issues.js";
 import type { ClusterSpec } from "../spec/schema.js";
 import type {
@@ -41,6 +43,9 @@ function planInterfaces(network: NetworkPlan, node: NodeSpec): PlannedInterface[
     cidr: f.address,
     address: f.address === undefined ? undefined : hostPart(f.address),
     gateway: f.gateway,
+    cidr6: f.address6,
+    address6: f.address6 === undefined ? undefined : hostPart(f.address6),
+    gateway6: f.gateway6,
     segment: network.segments.find((s) => s.interface === name),
     mtu: f.mtu,
   }));
@@ -140,6 +145,7 @@ export function planNodes(
   },
 ): NodesPlan {
   const k8s = parts.network.kubernetesSegment.interface;
+  const families = clusterFamilies(spec);
   const interfacesByNode = new Map(spec.nodes.map((n) => [n.name, planInterfaces(parts.network, n)]));
   const internalAddresses = spec.nodes.map((n) => {
     const internal = interfacesByNode.get(n.name)?.find((f) => f.name === k8s)?.address;
@@ -168,6 +174,8 @@ export function planNodes(
   const nodes = spec.nodes.map((n, index): PlannedNode => {
     const interfaces = interfacesByNode.get(n.name) ?? [];
     const internalAddress = internalAddresses[index] ?? "";
+    const internal = interfaces.find((f) => f.name === k8s);
+    const byFamily = [internal?.address, internal?.address6].filter((a): a is string => a !== undefined);
     const acceptLocal = acceptLocalInterfaces(spec, parts.network.policyRoutes, interfaces);
     const rpFilterLoose = looseCandidates.filter((i) => has(interfaces, i));
     return {
@@ -180,7 +188,9 @@ export function planNodes(
       localStorageIsolationOff: isolationOff[index],
       disk: n.disk,
       internalInterface: k8s,
-      internalAddress,
+      // The primary family's address: the apiserver's advertise address, etcd's URLs.
+      internalAddress: byFamily.find((a) => ipFamily(a) === families[0]) ?? internalAddress,
+      internalAddresses: families.map((f) => byFamily.find((a) => ipFamily(a) === f) ?? internalAddress),
       tunnelRoute:
         hub === undefined || wireguard === undefined || n.name === hubNode
           ? undefined

@@ -57,12 +57,16 @@ export interface PlannedSegment {
   readonly interface: string;
   /** The segment's subnet: every node has an address in it. */
   readonly subnet: string;
+  /** A dual-stack segment's IPv6 subnet (`subnet6`): the nodes' `address6` lie in it. */
+  readonly subnet6: string | undefined;
   /** Further networks reachable on-link, without a node address in them. */
   readonly onLink: readonly string[];
   /** The uplink, whose replies take their own routing table; `sources` resolved (facts/uplink.ts: `onLink`, else the external VIPs in the subnet). */
   readonly uplink:
     | {
         readonly gateway: string;
+        /** A dual-stack uplink's IPv6 gateway: IPv6 sources take the same table through it. */
+        readonly gateway6: string | undefined;
         readonly table: { readonly id: number; readonly name: string };
         readonly sources: readonly string[];
       }
@@ -97,6 +101,10 @@ export interface PlannedInterface {
   /** `10.118.12.20` */
   readonly address: string | undefined;
   readonly gateway: string | undefined;
+  /** Dual stack: the IPv6 address beside the IPv4 one, with prefix (`fd00::20/64`) and without, and its gateway. */
+  readonly cidr6: string | undefined;
+  readonly address6: string | undefined;
+  readonly gateway6: string | undefined;
   /** The segment this interface attaches, if any. */
   readonly segment: PlannedSegment | undefined;
   /** `nodes[].interfaces.<name>.mtu`; undefined: the kernel's default (1500 on Ethernet). */
@@ -136,6 +144,8 @@ export interface PlannedNode {
   /** Interface and address on the Kubernetes segment: the node's InternalIP. */
   readonly internalInterface: string;
   readonly internalAddress: string;
+  /** The node's address of each cluster family on the Kubernetes segment, primary first (the kubelet's node-ip). */
+  readonly internalAddresses: readonly string[];
   readonly interfaces: readonly PlannedInterface[];
   /** Route to the burst nodes' tunnel addresses through the on-prem WireGuard hub (absent on the hub itself). */
   readonly tunnelRoute: { readonly subnet: string; readonly via: string; readonly interface: string } | undefined;
@@ -185,6 +195,7 @@ export interface PolicyRoute {
   readonly interface: string;
   readonly table: { readonly id: number; readonly name: string };
   readonly gateway: string;
+  readonly gateway6: string | undefined;
   readonly sources: readonly string[];
 }
 
@@ -462,9 +473,18 @@ export interface ClusterPlan {
     /** `v1.34.2` */
     readonly versionText: string;
     readonly kubeadmApiVersion: KubeadmApiVersion;
+    /** The primary family's pod and service networks. */
     readonly podSubnet: string;
     readonly serviceSubnet: string;
+    /** Every family's pod and service networks, primary first (one entry unless dual stack). */
+    readonly podSubnets: readonly string[];
+    readonly serviceSubnets: readonly string[];
+    /** The cluster's families, primary first. */
+    readonly families: readonly (4 | 6)[];
+    /** The IPv4 node mask (`kubernetes.nodeCidrMaskSize`). */
     readonly nodeCidrMaskSize: number;
+    /** The IPv6 node mask where the cluster runs IPv6 (`kubernetes.nodeCidrMaskSize6`, default 64). */
+    readonly nodeCidrMaskSize6: number | undefined;
     readonly dnsDomain: string;
     readonly schedulableControlPlanes: boolean;
     readonly criSocket: string;

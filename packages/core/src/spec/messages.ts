@@ -229,6 +229,9 @@ export function humaneIssues(issues: readonly ZodIssue[], ctx: MessageContext): 
         return error(path, "out_of_range", `expected ${bound} ${unit}(s), got ${describeValue(value)}`);
       }
       case "invalid_union": {
+        // A missing key whose value may take several shapes (kubernetes.podSubnet: one network or a list).
+        if (!found && path.length > 0)
+          return error(path, "missing_key", `missing required key ${JSON.stringify(String(path[path.length - 1]))}`);
         const branch = closestBranch(issue.errors);
         if (branch) {
           for (const i of branch) visit(i, path);

@@ -42,12 +42,15 @@ import {
   podSubnetFitsNodes,
   podSubnetNodeMaskDiff,
   serviceSubnetSized,
+  subnetFamiliesConsistent,
 } from "./sections/kubernetes/rules.js";
 import {
   atMostTwoNameservers,
+  dualStackFieldsConsistent,
   gatewaysOnLink,
   networksDisjoint,
   nodeAddressesMatchSegments,
+  nodesHaveClusterFamilies,
   routingTablesValid,
   segmentsWellFormed,
   uplinkRoutesSomething,
@@ -120,4 +123,7 @@ export const rules: readonly Rule[] = [
   nodeLabelsSelfSettable,
   nodeTaintsDistinct,
   noSecretLiterals,
+  subnetFamiliesConsistent,
+  dualStackFieldsConsistent,
+  nodesHaveClusterFamilies,
 ];

@@ -1,4 +1,6 @@
 // Rules about keepalived: where VIPs may sit, VRRP options that work together, VRIDs and the health check.
+
+import { segmentSubnets } from "../../../facts/families.js";
 import {
   controlPlaneInterface,
   externalVipEntries,
@@ -56,6 +58,13 @@ export const vipsPlacedSafely: Rule = (spec, report) => {
         );
       if (iface.gateway)
         taken.set(hostPart(iface.gateway), `a gateway (${toDotPath(["nodes", i, "interfaces", name, "gateway"])})`);
+      if (iface.address6)
+        taken.set(
+          hostPart(iface.address6),
+          `the address of ${node.name} (${toDotPath(["nodes", i, "interfaces", name, "address6"])})`,
+        );
+      if (iface.gateway6)
+        taken.set(hostPart(iface.gateway6), `a gateway (${toDotPath(["nodes", i, "interfaces", name, "gateway6"])})`);
     }
   });
   spec.network.segments.forEach((seg, i) => {
@@ -76,7 +85,7 @@ export const vipsPlacedSafely: Rule = (spec, report) => {
       );
       continue;
     }
-    const nets = [seg.subnet, ...seg.onLink];
+    const nets = [...segmentSubnets(seg), ...seg.onLink];
     const net = nets.find((n) => cidrContains(n, vip.address));
     if (!net) {
       report.error(

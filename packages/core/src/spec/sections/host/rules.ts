@@ -1,4 +1,5 @@
 // Rules about the host section: sysctls clusterspec sets itself, the cgroup mode and the host firewall's interfaces.
+import { clusterFamilies } from "../../../facts/families.js";
 import { firewallInterfaces, kubernetesSegment, rpFilterLooseInterfaces } from "../../../facts/spec.js";
 import { own } from "../../../own.js";
 import type { Rule } from "../../rule.js";
@@ -10,7 +11,15 @@ import type { Rule } from "../../rule.js";
 const FORWARDING_ALIAS = /^net\.ipv4\.conf\.[^.]+\.forwarding$/;
 
 export const hostSysctlAllowed: Rule = (spec, report) => {
-  const managed = new Set(["net.ipv4.ip_forward", "net.ipv4.ip_nonlocal_bind", "net.ipv6.ip_nonlocal_bind"]);
+  const managed = new Set([
+    "net.ipv4.ip_forward",
+    "net.ipv4.ip_nonlocal_bind",
+    "net.ipv6.ip_nonlocal_bind",
+    // Set where the cluster runs IPv6 (packages/host: forwarding on, router advertisements refused).
+    ...(clusterFamilies(spec).includes(6)
+      ? ["net.ipv6.conf.all.forwarding", "net.ipv6.conf.all.accept_ra", "net.ipv6.conf.default.accept_ra"]
+      : []),
+  ]);
   const pinnedRpFilter = new Set(
     ["all", "default", ...spec.nodes.flatMap((n) => rpFilterLooseInterfaces(spec, n))].map(
       (i) => `net.ipv4.conf.${i}.rp_filter`,

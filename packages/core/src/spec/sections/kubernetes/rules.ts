@@ -1,9 +1,11 @@
 // Rules about Kubernetes itself: service and pod subnets, kubeadm join secrets, node-health timing, and free-form
 // knobs (extraArgs, KubeletConfiguration fields) that never set what clusterspec derives.
 import { kubernetesContract, MIN_KUBERNETES_MINOR } from "../../../facts/contract.js";
+import { clusterFamilies, nodeMaskFor } from "../../../facts/families.js";
 import { defaultMonitorGracePeriod } from "../../../facts/kubernetes.js";
 import { type ControlPlaneComponent, OWNED_FLAGS, OWNED_KUBELET_FIELDS } from "../../../facts/owned.js";
 import { addressCount, parseCidr } from "../../../ip.js";
+import type { IssuePath } from "../../../issues.js";
 import { own } from "../../../own.js";
 import type { Rule } from "../../rule.js";
 import type { ClusterSpec } from "../../schema.js";
@@ -19,13 +21,54 @@ export function serviceSubnetTooLarge(subnet: string): string | undefined {
     : undefined;
 }
 
+/** Each network of a one-or-per-family field with its path: `kubernetes.podSubnet` or `kubernetes.podSubnet[i]`. */
+function subnetsWithPaths(spec: ClusterSpec, field: "podSubnet" | "serviceSubnet"): { net: string; path: IssuePath }[] {
+  const v = spec.kubernetes[field];
+  return typeof v === "string"
+    ? [{ net: v, path: ["kubernetes", field] }]
+    : v.map((net, i) => ({ net, path: ["kubernetes", field, i] }));
+}
+
 export const serviceSubnetSized: Rule = (spec, report) => {
-  const tooLarge = serviceSubnetTooLarge(spec.kubernetes.serviceSubnet);
-  if (tooLarge) report.error(["kubernetes", "serviceSubnet"], tooLarge);
-  else if (addressCount(spec.kubernetes.serviceSubnet) < 10n)
+  for (const { net, path } of subnetsWithPaths(spec, "serviceSubnet")) {
+    const tooLarge = serviceSubnetTooLarge(net);
+    if (tooLarge) report.error(path, tooLarge);
+    else if (addressCount(net) < 10n) report.error(path, `service subnet ${net} has fewer than 10 addresses`);
+  }
+};
+
+/**
+ * A dual-stack cluster has one network of each family, the primary first, and the service network follows the pod
+ * network's order (kubeadm validation.go ValidateIPNetFromString: "expected one (IPv4 or IPv6) CIDR or two CIDRs from
+ * each family for dual-stack networking"; the apiserver's first service range decides a Service's primary family).
+ */
+export const subnetFamiliesConsistent: Rule = (spec, report) => {
+  const families = (field: "podSubnet" | "serviceSubnet") =>
+    subnetsWithPaths(spec, field).map((s) => ({ ...s, family: parseCidr(s.net).family }));
+  const pods = families("podSubnet");
+  const services = families("serviceSubnet");
+  for (const [list, what] of [
+    [pods, "pod"],
+    [services, "service"],
+  ] as const) {
+    const second = list[1];
+    if (second && list[0]?.family === second.family)
+      report.error(
+        second.path,
+        `${what} subnets ${list.map((s) => s.net).join(" and ")} are both IPv${second.family}: a dual-stack cluster has one ${what} network per family (IPv4 and IPv6), the primary family first`,
+      );
+  }
+  const podOrder = pods.map((s) => `IPv${s.family}`).join(", ");
+  const serviceOrder = services.map((s) => `IPv${s.family}`).join(", ");
+  if (podOrder !== serviceOrder && new Set(pods.map((s) => s.family)).size === pods.length)
     report.error(
       ["kubernetes", "serviceSubnet"],
-      `service subnet ${spec.kubernetes.serviceSubnet} has fewer than 10 addresses`,
+      `the service network's families (${serviceOrder}) differ from the pod network's (${podOrder}): give one service network per pod network family, in the same order (the first is the cluster's primary family)`,
+    );
+  if (spec.kubernetes.nodeCidrMaskSize6 !== undefined && !clusterFamilies(spec).includes(6))
+    report.error(
+      ["kubernetes", "nodeCidrMaskSize6"],
+      "nodeCidrMaskSize6 is the node mask of the IPv6 pod network, and kubernetes.podSubnet has none; the IPv4 node mask is nodeCidrMaskSize",
     );
 };
 
@@ -33,24 +76,30 @@ function nodeCount(spec: ClusterSpec): number {
   return spec.nodes.length + (spec.cloud?.pools.reduce((n, p) => n + p.maxSize, 0) ?? 0);
 }
 
+/** The spec field that holds a family's node mask. */
+const maskField = (_spec: ClusterSpec, family: 4 | 6): "nodeCidrMaskSize" | "nodeCidrMaskSize6" =>
+  family === 6 ? "nodeCidrMaskSize6" : "nodeCidrMaskSize";
+
 export const podSubnetFitsNodes: Rule = (spec, report) => {
-  const pod = parseCidr(spec.kubernetes.podSubnet);
-  const mask = spec.kubernetes.nodeCidrMaskSize;
-  if (pod.family === 4 && mask > 32) return;
-  if (pod.prefixLength > mask) {
-    report.error(
-      ["kubernetes", "nodeCidrMaskSize"],
-      `node CIDR /${mask} is larger than the pod subnet ${spec.kubernetes.podSubnet}`,
-    );
-    return;
+  for (const { net, path } of subnetsWithPaths(spec, "podSubnet")) {
+    const pod = parseCidr(net);
+    const mask = nodeMaskFor(spec, pod.family);
+    if (pod.family === 4 && mask > 32) continue;
+    if (pod.prefixLength > mask) {
+      report.error(
+        ["kubernetes", maskField(spec, pod.family)],
+        `node CIDR /${mask} is larger than the pod subnet ${net}`,
+      );
+      continue;
+    }
+    const capacity = 2 ** Math.min(mask - pod.prefixLength, 30);
+    const needed = nodeCount(spec);
+    if (capacity < needed)
+      report.error(
+        path,
+        `pod subnet ${net} holds ${capacity} node CIDRs of /${mask}, but the cluster can have ${needed} nodes`,
+      );
   }
-  const capacity = 2 ** Math.min(mask - pod.prefixLength, 30);
-  const needed = nodeCount(spec);
-  if (capacity < needed)
-    report.error(
-      ["kubernetes", "podSubnet"],
-      `pod subnet ${spec.kubernetes.podSubnet} holds ${capacity} node CIDRs of /${mask}, but the cluster can have ${needed} nodes`,
-    );
 };
 
 /**
@@ -71,15 +120,18 @@ export const kubeadmSecretsForJoins: Rule = (spec, report) => {
     );
 };
 
-/** kubeadm rejects a pod subnet more than 16 bits larger than the node CIDRs (PodSubnetNodeMaskMaxDiff). */
+/** kubeadm rejects a pod subnet more than 16 bits larger than the node CIDRs (PodSubnetNodeMaskMaxDiff), per family. */
 export const podSubnetNodeMaskDiff: Rule = (spec, report) => {
-  const pod = parseCidr(spec.kubernetes.podSubnet);
-  const diff = spec.kubernetes.nodeCidrMaskSize - pod.prefixLength;
-  if (diff > 16)
-    report.error(
-      ["kubernetes", "nodeCidrMaskSize"],
-      `node CIDR /${spec.kubernetes.nodeCidrMaskSize} is ${diff} bits smaller than the pod subnet ${spec.kubernetes.podSubnet}; kubeadm allows at most 16`,
-    );
+  for (const { net } of subnetsWithPaths(spec, "podSubnet")) {
+    const pod = parseCidr(net);
+    const mask = nodeMaskFor(spec, pod.family);
+    const diff = mask - pod.prefixLength;
+    if (diff > 16)
+      report.error(
+        ["kubernetes", maskField(spec, pod.family)],
+        `node CIDR /${mask} is ${diff} bits smaller than the pod subnet ${net}; kubeadm allows at most 16`,
+      );
+  }
 };
 
 /**

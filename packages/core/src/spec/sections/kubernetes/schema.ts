@@ -70,6 +70,19 @@ const ExtraArgsSchema = z
   .default({})
   .describe("Extra command-line flags: flag name without -- to a string value");
 
+/**
+ * A network, or one network per family for a dual-stack cluster (primary family first). kubeadm takes the two as one
+ * comma-separated string and refuses more than two, or two of one family (validation.go ValidateIPNetFromString).
+ */
+const familySubnets = (what: string) =>
+  z.union([
+    networkCidr(),
+    // A refinement rather than min/max: the message then names the union's list branch, not "expected a string".
+    z.array(networkCidr()).refine((l) => l.length >= 1 && l.length <= 2, {
+      message: `expected one ${what}, or one per family (IPv4 and IPv6) for dual stack`,
+    }),
+  ]);
+
 const componentWithArgs = (what: string) => z.strictObject({ extraArgs: ExtraArgsSchema }).describe(what);
 
 const SanSchema = z.string().refine((s) => isIp(s) || DNS_SUBDOMAIN.test(s) || WILDCARD_DNS.test(s), {
@@ -121,15 +134,32 @@ const KubernetesKnobs = {
 export const KubernetesSchema = z
   .strictObject({
     version: kubernetesVersion().describe("Kubernetes version, e.g. v1.34.2 (1.22 and newer)"),
-    podSubnet: networkCidr().describe("Pod network (kubeadm networking.podSubnet)"),
-    serviceSubnet: networkCidr().default("10.96.0.0/12").describe("Service network (kubeadm networking.serviceSubnet)"),
+    podSubnet: familySubnets("pod network").describe(
+      "Pod network (kubeadm networking.podSubnet); dual stack: one network per family, the primary family first",
+    ),
+    serviceSubnet: familySubnets("service network")
+      .default("10.96.0.0/12")
+      .describe(
+        "Service network (kubeadm networking.serviceSubnet); dual stack: one network per family, in the pod network's order",
+      ),
     nodeCidrMaskSize: z
       .number()
       .int()
       .min(8)
       .max(30)
       .default(24)
-      .describe("Prefix length of the pod CIDR each node gets (kube-controller-manager --node-cidr-mask-size)"),
+      .describe(
+        "Prefix length of the IPv4 pod CIDR each node gets (kube-controller-manager --node-cidr-mask-size; --node-cidr-mask-size-ipv4 in a dual-stack cluster)",
+      ),
+    nodeCidrMaskSize6: z
+      .number()
+      .int()
+      .min(8)
+      .max(126)
+      .optional()
+      .describe(
+        "Prefix length of the IPv6 pod CIDR each node gets (kube-controller-manager --node-cidr-mask-size-ipv6 in a dual-stack cluster, --node-cidr-mask-size in an IPv6-only one; default 64, kubeadm's)",
+      ),
     dnsDomain: clusterDnsDomain(),
     schedulableControlPlanes: z
       .boolean()

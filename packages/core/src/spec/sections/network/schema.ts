@@ -19,6 +19,11 @@ const RoutingTableSchema = z
 const UplinkSchema = z
   .strictObject({
     gateway: ipAddress().describe("Gateway of the uplink, reachable on-link on this segment"),
+    gateway6: ipAddress()
+      .optional()
+      .describe(
+        "IPv6 gateway of the uplink on a dual-stack segment: IPv6 replies from its sources leave through it (rules6_<interface>, same table)",
+      ),
     routingTable: RoutingTableSchema,
     sources: z
       .array(networkCidr())
@@ -33,7 +38,10 @@ const SegmentSchema = z
   .strictObject({
     name: rfc1123Label("segment name").describe("Name of the L2 segment"),
     interface: InterfaceNameSchema.describe("Interface that attaches every node to this segment"),
-    subnet: networkCidr().describe("Address subnet of the segment"),
+    subnet: networkCidr().describe("Address subnet of the segment (IPv4, or IPv6 on an IPv6-only segment)"),
+    subnet6: networkCidr()
+      .optional()
+      .describe("IPv6 subnet of a dual-stack segment, beside its IPv4 subnet: the nodes' address6 lie in it"),
     onLink: z
       .array(networkCidr())
       .default([])

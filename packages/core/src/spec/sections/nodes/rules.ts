@@ -20,7 +20,7 @@ export const uniqueNodeNames: Rule = (spec, report) => {
 function reportDuplicateInterfaceValues(
   spec: ClusterSpec,
   report: Reporter,
-  field: "address" | "mac",
+  field: "address" | "address6" | "mac",
   what: string,
   value: (iface: InterfaceSpec) => string | undefined,
 ): void {
@@ -36,10 +36,14 @@ function reportDuplicateInterfaceValues(
   });
 }
 
-export const uniqueNodeAddresses: Rule = (spec, report) =>
+export const uniqueNodeAddresses: Rule = (spec, report) => {
   reportDuplicateInterfaceValues(spec, report, "address", "address", (f) =>
     f.address ? hostPart(f.address) : undefined,
   );
+  reportDuplicateInterfaceValues(spec, report, "address6", "address", (f) =>
+    f.address6 ? hostPart(f.address6) : undefined,
+  );
+};
 
 export const uniqueMacs: Rule = (spec, report) =>
   reportDuplicateInterfaceValues(spec, report, "mac", "MAC", (f) => f.mac?.toLowerCase());

@@ -43,8 +43,16 @@ const InterfaceSchema = z
       })
       .optional()
       .describe("Makes this a VLAN sub-interface"),
-    address: cidr().optional().describe("Address with prefix, e.g. 10.118.12.20/24"),
+    address: cidr()
+      .optional()
+      .describe("Address with prefix, e.g. 10.118.12.20/24 (IPv4, or IPv6 on an IPv6-only interface)"),
     gateway: ipAddress().optional().describe("Default gateway (main table) through this interface"),
+    address6: cidr()
+      .optional()
+      .describe("IPv6 address with prefix beside the IPv4 address (dual stack), e.g. fd00:118:12::20/64"),
+    gateway6: ipAddress()
+      .optional()
+      .describe("IPv6 default gateway (main table) through this interface, beside the IPv4 one (dual stack)"),
     mtu: z
       .number()
       .int()
@@ -66,6 +74,12 @@ const InterfaceSchema = z
       });
     if (v.gateway && !v.address)
       ctx.addIssue({ code: "custom", path: ["gateway"], message: "a gateway needs an address on the same interface" });
+    if (v.gateway6 && !v.address6)
+      ctx.addIssue({
+        code: "custom",
+        path: ["gateway6"],
+        message: "an IPv6 gateway (gateway6) needs an IPv6 address (address6) on the same interface",
+      });
   })
   .describe("A network interface of the node");
 
