@@ -9,7 +9,7 @@ import { loadSpec, type SpecIssue, validateSpec } from "@clusterspec/core";
 import { buildSpec } from "@clusterspec/core/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { stringify } from "yaml";
+import { parse, stringify } from "yaml";
 import { OWNED_CILIUM_KEYS } from "../src/facts/owned.js";
 import { MAX_DEPTH } from "../src/spec/parse.js";
 import { OWNED_CILIUM_ALIASES } from "../src/spec/sections/cilium/rules.js";
@@ -370,11 +370,11 @@ describe("the join script's placeholders in pool labels and taints (issue 32 ite
     expect(r.ok ? [] : r.errors.map((e) => [e.path.join("."), e.message])).toEqual([
       [
         "cloud.pools.0.labels.example.com/ip",
-        "label value x__NODE_IP__y contains __NODE_IP__, a placeholder the burst node's join script replaces at boot (__NODE_IP__, __PROVIDER_ID__, __NODE_NAME__): choose another label value",
+        "label value x__NODE_IP__y contains __NODE_IP__, a placeholder the burst node's join script replaces at boot (__NODE_IP__, __PROVIDER_ID__, __NODE_NAME__, __ZONE__, __REGION__, __INSTANCE_TYPE__): choose another label value",
       ],
       [
         "cloud.pools.0.taints.0.key",
-        "taint key a__NODE_NAME__b contains __NODE_NAME__, a placeholder the burst node's join script replaces at boot (__NODE_IP__, __PROVIDER_ID__, __NODE_NAME__): choose another taint key",
+        "taint key a__NODE_NAME__b contains __NODE_NAME__, a placeholder the burst node's join script replaces at boot (__NODE_IP__, __PROVIDER_ID__, __NODE_NAME__, __ZONE__, __REGION__, __INSTANCE_TYPE__): choose another taint key",
       ],
     ]);
   });
@@ -407,6 +407,37 @@ describe("owned settings under another name (issue 32 item 6)", () => {
     expect(errorsOf((s) => (s.host.sysctl = { "net/ipv4/ip_forward": "0" }))).toEqual([
       ["host.sysctl.net/ipv4/ip_forward", "invalid key: expected a sysctl key such as vm.swappiness"],
     ]);
+  });
+
+  it("refuses, in an IPv6 cluster, IPv6 forwarding and accept_ra under default and an interface's name", () => {
+    const spec = parse(readFileSync(join(repoRoot, "examples", "dual-stack", "cluster.yaml"), "utf8"));
+    spec.host = {
+      ...spec.host,
+      sysctl: {
+        "net.ipv6.conf.default.forwarding": "0",
+        "net.ipv6.conf.eth0.accept_ra": "2",
+        "net.ipv6.conf.all.forwarding": "0",
+      },
+    };
+    const r = validateSpec(spec);
+    expect(r.ok ? [] : r.errors.map((e) => [e.path.join("."), e.message])).toEqual([
+      [
+        "host.sysctl.net.ipv6.conf.default.forwarding",
+        "net.ipv6.conf.default.forwarding would undo, on that interface, what clusterspec sets for an IPv6 cluster (net.ipv6.conf.all.forwarding = 1, all and default accept_ra = 0: a node forwards its pods' IPv6 and takes no router advertisements)",
+      ],
+      [
+        "host.sysctl.net.ipv6.conf.eth0.accept_ra",
+        "net.ipv6.conf.eth0.accept_ra would undo, on that interface, what clusterspec sets for an IPv6 cluster (net.ipv6.conf.all.forwarding = 1, all and default accept_ra = 0: a node forwards its pods' IPv6 and takes no router advertisements)",
+      ],
+      [
+        "host.sysctl.net.ipv6.conf.all.forwarding",
+        "net.ipv6.conf.all.forwarding is set by clusterspec itself (Kubernetes needs it on)",
+      ],
+    ]);
+    // An IPv4-only cluster leaves IPv6 to the user.
+    const v4 = referenceSpec() as any;
+    v4.host.sysctl = { "net.ipv6.conf.default.forwarding": "0" };
+    expect(validateSpec(v4).ok).toBe(true);
   });
 
   const sysctlAvailable =
@@ -488,5 +519,28 @@ describe("names that differ only by case (issue 32 item 9)", () => {
         "pool name must be an RFC 1123 label: lowercase letters, digits and '-', starting and ending with a letter or digit, got \"Arm\"",
       ],
     ]);
+  });
+});
+
+describe("line breaks of classic Mac OS (issue 32 item 7)", () => {
+  it("refuses a text with lone carriage returns at its first one, instead of calling it empty", () => {
+    const mac = `# a comment\r${base.replaceAll("\n", "\r")}`;
+    const r = loadSpec(mac);
+    expect(r.ok).toBe(false);
+    expect(r.ok ? [] : r.errors).toEqual([
+      {
+        path: [],
+        message:
+          "the spec has a carriage return without a line feed on line 1 (line breaks of classic Mac OS): save it with LF or CRLF line endings",
+        severity: "error",
+        code: "yaml_syntax",
+        line: 1,
+      },
+    ]);
+    // the line is counted by line feeds before it; CRLF is a line break, not a lone CR
+    const late = `${base.replaceAll("\n", "\r\n")}extra: 1\rmore: 2\n`;
+    const rLate = loadSpec(late);
+    expect(rLate.ok ? undefined : rLate.errors[0]?.line).toBe(base.split("\n").length);
+    expect(loadSpec(base.replaceAll("\n", "\r\n")).ok).toBe(true);
   });
 });

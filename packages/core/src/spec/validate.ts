@@ -93,6 +93,8 @@ export function loadSpecWithLines(text: string): {
   validated: Validated<AnySpec>;
   lineOf: (path: IssuePath) => number | undefined;
 } {
+  const lone = loneCarriageReturnIssue(text);
+  if (lone) return { validated: lone, lineOf: () => undefined };
   const lineCounter = new LineCounter();
   const parsed = parseSpecText(text, lineCounter);
   if (!parsed.ok) return { validated: tooDeepIssue(parsed.offset, lineCounter), lineOf: () => undefined };
@@ -144,6 +146,30 @@ export function loadSpecWithLines(text: string): {
 }
 
 /** A text nested deeper than MAX_DEPTH (at `offset`, the first collection beyond it), or one whose aliases do. */
+/**
+ * A text whose lines end in a carriage return alone (classic Mac OS): YAML 1.2 takes a lone CR as a line break, the
+ * parser clusterspec uses does not, so it would read one long first line (a comment, when it starts with one) and
+ * call the spec empty. Refused in words, with the line, for the library as for the CLI.
+ */
+function loneCarriageReturnIssue(text: string): Validated<AnySpec> | undefined {
+  const at = /\r(?!\n)/.exec(text)?.index;
+  if (at === undefined) return undefined;
+  const line = text.slice(0, at).split("\n").length;
+  return {
+    ok: false,
+    errors: [
+      {
+        path: [],
+        message: `the spec has a carriage return without a line feed on line ${line} (line breaks of classic Mac OS): save it with LF or CRLF line endings`,
+        severity: "error",
+        code: "yaml_syntax",
+        line,
+      },
+    ],
+    warnings: [],
+  };
+}
+
 function tooDeepIssue(offset: number | undefined, lineCounter: LineCounter): Validated<AnySpec> {
   const pos = offset === undefined ? undefined : lineCounter.linePos(offset);
   return {
@@ -237,6 +263,8 @@ function locator(root: unknown, lineCounter: LineCounter): (issue: SpecIssue) =>
 /** Adds `line`/`column` from the spec text to issues found later (e.g. while the CLI resolves secrets). */
 export function locateIssues(text: string, issues: readonly SpecIssue[]): SpecIssue[] {
   if (issues.length === 0) return []; // nothing to locate: no second parse of the spec
+  const lone = loneCarriageReturnIssue(text);
+  if (lone) return { validated: lone, lineOf: () => undefined };
   const lineCounter = new LineCounter();
   const parsed = parseSpecText(text, lineCounter);
   return parsed.ok ? issues.map(locator(parsed.doc.contents, lineCounter)) : [...issues];
@@ -247,6 +275,8 @@ export function locateIssues(text: string, issues: readonly SpecIssue[]): SpecIs
  * one parse: `clusterspec changes` asks it for every changed path of both specs.
  */
 export function specLineLocator(text: string): (path: IssuePath) => number | undefined {
+  const lone = loneCarriageReturnIssue(text);
+  if (lone) return { validated: lone, lineOf: () => undefined };
   const lineCounter = new LineCounter();
   const parsed = parseSpecText(text, lineCounter);
   const root = parsed.ok ? parsed.doc.contents : undefined;

@@ -91,7 +91,14 @@ export const cloudPoolLabelsSelfSettable: CloudRule = (spec, report) => {
  * (packages/cloud-init/src/join-script.ts: NODE_IP_PLACEHOLDER, PROVIDER_ID_PLACEHOLDER, NODE_NAME_PLACEHOLDER;
  * packages/core/test/reliability-round2.test.ts checks this list against that file).
  */
-export const JOIN_PLACEHOLDERS = ["__NODE_IP__", "__PROVIDER_ID__", "__NODE_NAME__"] as const;
+export const JOIN_PLACEHOLDERS = [
+  "__NODE_IP__",
+  "__PROVIDER_ID__",
+  "__NODE_NAME__",
+  "__ZONE__",
+  "__REGION__",
+  "__INSTANCE_TYPE__",
+] as const;
 
 /**
  * Pool labels and taints are written into the join template, where the join script replaces its placeholders at

@@ -9,14 +9,21 @@ import type { Rule } from "../../rule.js";
  * `forwarding`. The schema admits only dotted keys of [a-z0-9_-] (no `/` spelling, no `-` prefix), so these are all.
  */
 const FORWARDING_ALIAS = /^net\.ipv4\.conf\.[^.]+\.forwarding$/;
+/**
+ * Where the cluster runs IPv6 clusterspec sets net.ipv6.conf.all.forwarding = 1 and all/default accept_ra = 0:
+ * `default` and an interface's own `forwarding` or `accept_ra` would undo that there (IPv6 has no ip_forward; the
+ * kernel forwards per interface, and accept_ra = 2 takes router advertisements even with forwarding on).
+ */
+const IPV6_ROUTER_ALIAS = /^net\.ipv6\.conf\.[^.]+\.(?:forwarding|accept_ra)$/;
 
 export const hostSysctlAllowed: Rule = (spec, report) => {
+  const ipv6 = clusterFamilies(spec).includes(6);
   const managed = new Set([
     "net.ipv4.ip_forward",
     "net.ipv4.ip_nonlocal_bind",
     "net.ipv6.ip_nonlocal_bind",
     // Set where the cluster runs IPv6 (packages/host: forwarding on, router advertisements refused).
-    ...(clusterFamilies(spec).includes(6)
+    ...(ipv6
       ? ["net.ipv6.conf.all.forwarding", "net.ipv6.conf.all.accept_ra", "net.ipv6.conf.default.accept_ra"]
       : []),
   ]);
@@ -41,6 +48,11 @@ export const hostSysctlAllowed: Rule = (spec, report) => {
       report.error(
         ["host", "sysctl", key],
         `${key} switches IPv4 forwarding under another name (conf.all.forwarding is net.ipv4.ip_forward; default and an interface's own forwarding turn it off there): net.ipv4.ip_forward is set by clusterspec itself (Kubernetes needs it on)`,
+      );
+    else if (ipv6 && IPV6_ROUTER_ALIAS.test(key))
+      report.error(
+        ["host", "sysctl", key],
+        `${key} would undo, on that interface, what clusterspec sets for an IPv6 cluster (net.ipv6.conf.all.forwarding = 1, all and default accept_ra = 0: a node forwards its pods' IPv6 and takes no router advertisements)`,
       );
     else if (pinnedRpFilter.has(key))
       report.error(
