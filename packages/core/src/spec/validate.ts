@@ -263,8 +263,6 @@ function locator(root: unknown, lineCounter: LineCounter): (issue: SpecIssue) =>
 /** Adds `line`/`column` from the spec text to issues found later (e.g. while the CLI resolves secrets). */
 export function locateIssues(text: string, issues: readonly SpecIssue[]): SpecIssue[] {
   if (issues.length === 0) return []; // nothing to locate: no second parse of the spec
-  const lone = loneCarriageReturnIssue(text);
-  if (lone) return { validated: lone, lineOf: () => undefined };
   const lineCounter = new LineCounter();
   const parsed = parseSpecText(text, lineCounter);
   return parsed.ok ? issues.map(locator(parsed.doc.contents, lineCounter)) : [...issues];
@@ -275,8 +273,6 @@ export function locateIssues(text: string, issues: readonly SpecIssue[]): SpecIs
  * one parse: `clusterspec changes` asks it for every changed path of both specs.
  */
 export function specLineLocator(text: string): (path: IssuePath) => number | undefined {
-  const lone = loneCarriageReturnIssue(text);
-  if (lone) return { validated: lone, lineOf: () => undefined };
   const lineCounter = new LineCounter();
   const parsed = parseSpecText(text, lineCounter);
   const root = parsed.ok ? parsed.doc.contents : undefined;
