@@ -447,6 +447,14 @@ const mutations: Mutation[] = [
     },
   },
   {
+    rule: "cloudPoolNoJoinPlaceholders",
+    apply: (s) => {
+      if (!s.cloud) return undefined;
+      s.cloud.pools[0].labels = { ...s.cloud.pools[0].labels, "example.com/ip": "__NODE_IP__" };
+      return "cloud.pools.0.labels.example.com/ip";
+    },
+  },
+  {
     rule: "cloudPoolAmiReleases",
     apply: (s) => {
       if (!s.cloud) return undefined;

@@ -463,7 +463,7 @@ describe("Cilium DSR behind policy routing", () => {
     spec.cilium.loadBalancerMode = mode;
     if (!uplink) {
       delete spec.network.segments[0].uplink;
-      spec.externalVips = undefined;
+      delete spec.externalVips;
       for (const n of spec.nodes) n.carriesExternalVips = false;
     }
     return mustResolve(spec);
@@ -770,7 +770,7 @@ except (socket.timeout, TimeoutError): print("dropped")`;
     spec.network.segments.push({ name: "uplink", interface: "wan0", subnet: "10.118.10.0/24" });
     spec.externalVips.interface = "wan0";
     spec.externalVips.addresses = ["10.118.10.50", "10.118.10.51"];
-    spec.network.segments[0].uplink = undefined;
+    delete spec.network.segments[0].uplink;
     spec.network.segments[0].onLink = [];
     spec.host.firewall = { publicInterfaces: ["wan0"], sshFrom: ["192.0.2.0/24"] };
     const plan = mustResolve(spec);
