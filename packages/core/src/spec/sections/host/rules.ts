@@ -23,9 +23,7 @@ export const hostSysctlAllowed: Rule = (spec, report) => {
     "net.ipv4.ip_nonlocal_bind",
     "net.ipv6.ip_nonlocal_bind",
     // Set where the cluster runs IPv6 (packages/host: forwarding on, router advertisements refused).
-    ...(ipv6
-      ? ["net.ipv6.conf.all.forwarding", "net.ipv6.conf.all.accept_ra", "net.ipv6.conf.default.accept_ra"]
-      : []),
+    ...(ipv6 ? ["net.ipv6.conf.all.forwarding", "net.ipv6.conf.all.accept_ra", "net.ipv6.conf.default.accept_ra"] : []),
   ]);
   const pinnedRpFilter = new Set(
     ["all", "default", ...spec.nodes.flatMap((n) => rpFilterLooseInterfaces(spec, n))].map(
