@@ -358,7 +358,7 @@ describe("reference clusters", () => {
         k8sServicePort: 6443,
         bpf: { hostLegacyRouting: true },
       });
-      if (plan.cloud) expect(values).toMatchObject({ routingMode: "tunnel", MTU: 1440 });
+      if (plan.cloud) expect(values).toMatchObject({ routingMode: "tunnel", MTU: plan.cloud.tunnelMtu });
       else expect(values).toMatchObject({ routingMode: "native", ipv4NativeRoutingCIDR: "10.244.0.0/16" });
     },
   );

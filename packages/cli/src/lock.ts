@@ -125,8 +125,8 @@ export function acquireOutputLock(fs: FileSystem, outDir: string, proc: LockProc
   let last: LockOwner | undefined;
   for (let attempt = 0; attempt < 5; attempt++) {
     if (create(path)) {
-      removeDeadScratch(fs, path, proc, outDir);
       return () => {
+        removeDeadScratch(fs, path, proc, outDir);
         try {
           if (parseOwner(fs.readRegular(path, 4096, { noFollow: true }))?.token === owner.token) fs.removeFile(path);
         } catch {
@@ -179,8 +179,10 @@ function createWhole(fs: FileSystem, target: string, text: string, owner: LockOw
 }
 
 /**
- * Called holding the lock: removes the scratch files of runs that were killed between writing and removing them
- * (their process is gone, or the pid now belongs to a later process). A live run's scratch is left alone.
+ * Called holding the lock, as it is released (so the run's own listing of the folder comes first): removes the
+ * scratch files of runs that were killed between writing and removing them (their process is gone, or the pid now
+ * belongs to a later process). A live run's scratch is left alone, and so is one that is not this user's own (it
+ * is not clusterspec's: skipped, never followed).
  */
 function removeDeadScratch(fs: FileSystem, path: string, proc: LockProcess, outDir: string): void {
   const prefix = basename(path);
@@ -194,7 +196,11 @@ function removeDeadScratch(fs: FileSystem, path: string, proc: LockProcess, outD
     const dead = start === undefined || (m[2] !== "x" && start !== null && start !== m[2]);
     if (!dead) continue;
     const scratch = join(dirname(path), name);
-    proveOwn(fs, scratch, "file", "a lock file of another run", outDir);
+    try {
+      proveOwn(fs, scratch, "file", "a lock file of another run", outDir);
+    } catch {
+      continue;
+    }
     fs.removeFile(scratch);
   }
 }

@@ -206,14 +206,15 @@ describe("overlays on user data", () => {
   it("report in PLAN.md the size of the user data written, overlays included", async () => {
     const unpatched = generate(hybrid);
     const r = await generateChecked(
-      `${hybrid}overlays:\n  - { target: cloud/*/user-data.yaml, patch: { bootcmd: ["${"x".repeat(1400)}"] } }\n`,
+      `${hybrid}overlays:\n  - { target: cloud/*/user-data.yaml, patch: { bootcmd: ["${"x".repeat(400)}"] } }\n`,
     );
     expect(r.ok && unpatched.ok).toBe(true);
     if (!r.ok || !unpatched.ok) return;
     const size = (artifacts: readonly Artifact[]) =>
       new TextEncoder().encode(artifacts.find((a) => a.path === "cloud/ci-arm64/user-data.yaml")?.content).length;
     const plan = r.artifacts.find((a) => a.path === "PLAN.md")?.content ?? "";
-    expect(size(r.artifacts)).toBeGreaterThan(size(unpatched.artifacts) + 1400);
+    // 400 bytes: the generated user data leaves about 750 of EC2's 16384 (the join script ships without comments)
+    expect(size(r.artifacts)).toBeGreaterThan(size(unpatched.artifacts) + 400);
     expect(plan).toContain(`| ci-arm64 | ${size(r.artifacts)} of 16384 bytes | no |`);
   });
 
@@ -232,7 +233,7 @@ describe("overlays on user data", () => {
         `${hybrid}overlays:\n  - { target: cloud/*/user-data.yaml, patch: { timezone: UTC } }\n  - { target: cloud/*/user-data.yaml, patch: { bootcmd: ["${"x".repeat(17000)}"] } }\n`,
       ),
     ).toMatchInlineSnapshot(`
-      "✖ cloud/ci-arm64/user-data.yaml is 31395 bytes after overlays, over the 16384 bytes EC2 accepts as plain user data: patch less
+      "✖ cloud/ci-arm64/user-data.yaml is 32656 bytes after overlays, over the 16384 bytes EC2 accepts as plain user data: patch less
         → at overlays[1].target (cluster.yaml:109:7)"
     `);
   });

@@ -299,6 +299,7 @@ describe("generated configs", () => {
     const spec = buildSpec({ controlPlanes: 3, workers: 0, poolSize: 2, cloud: false }) as Loose;
     spec.network.segments[0].onLink.push("fd00:11::/64");
     spec.externalVips.addresses.push("fd00:11::20", "fd00:11::21");
+    if (spec.network.segments[0].uplink) spec.network.segments[0].uplink.gateway6 = "fd00:11::1"; // replies of that family
     const plan = mustResolve(spec);
     const artifacts = generateKeepalived(plan);
     expect(parsedInstances(confOf(artifacts, "node-1")).map((i) => i.vips[0])).toEqual([

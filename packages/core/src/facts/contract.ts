@@ -1,6 +1,6 @@
 // The version contract (Talos's VersionContract): every version-dependent behaviour is a named predicate here, the
 // one file that compares versions (test/version-contract.test.ts scans for others). keepalived has none.
-import { FEDORA_EOL, FEDORA_EOL_AS_OF, type FedoraEol } from "./fedora.js";
+import { FEDORA_EOL, FEDORA_EOL_AS_OF, FEDORA_VERSIONED_KUBERNETES_SINCE, type FedoraEol } from "./fedora.js";
 
 /** The oldest Kubernetes minor clusterspec generates for (1.22: kubeadm v1beta3's first release). */
 export const MIN_KUBERNETES_MINOR = 22;
@@ -99,11 +99,14 @@ export interface FedoraContract {
    * archived, so a node booting it cannot install packages. Releases older than the table's first row ended earlier.
    */
   pastEndOfLife(asOf?: string): FedoraEol | undefined;
+  /** Whether it ships the versioned Kubernetes packages (kubernetesX.Y, cri-oX.Y) the burst nodes install. */
+  readonly hasVersionedKubernetes: boolean;
 }
 
 export function fedoraContract(release: number): FedoraContract {
   return {
     release,
+    hasVersionedKubernetes: release >= FEDORA_VERSIONED_KUBERNETES_SINCE,
     pastEndOfLife(asOf = FEDORA_EOL_AS_OF) {
       const first = FEDORA_EOL[0];
       // anything older than the table's first row ended even earlier

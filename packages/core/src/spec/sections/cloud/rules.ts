@@ -1,5 +1,6 @@
 // Rules about cloud burst: pools, the WireGuard tunnel, Auto Scaling Group tags, node labels and the provisioner URL.
 import { ASG_TAG_LIMITS, autoscalerTags, kubeletMaySetLabel } from "../../../facts/cloud.js";
+import { fedoraContract } from "../../../facts/contract.js";
 import { FEDORA_VERSIONED_KUBERNETES_SINCE, fedoraNameSpansReleases, fedoraReleaseOf } from "../../../facts/fedora.js";
 import { kubernetesSegment } from "../../../facts/spec.js";
 import { addressCount, cidrContains, parseCidr } from "../../../ip.js";
@@ -173,7 +174,7 @@ export const cloudPoolAmiReleases: CloudRule = (spec, report) => {
     const name = pool.ami.lookup.name;
     const path = ["cloud", "pools", i, "ami", "lookup", "name"];
     const release = fedoraReleaseOf(name);
-    if (release !== undefined && release < FEDORA_VERSIONED_KUBERNETES_SINCE)
+    if (release !== undefined && !fedoraContract(release).hasVersionedKubernetes)
       report.error(
         path,
         `pool ${pool.name} looks up Fedora ${release}, which has no versioned Kubernetes packages (kubernetesX.Y, cri-oX.Y: Fedora ${FEDORA_VERSIONED_KUBERNETES_SINCE} and newer): name Fedora ${FEDORA_VERSIONED_KUBERNETES_SINCE} or newer`,
