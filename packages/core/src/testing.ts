@@ -474,7 +474,8 @@ export const arbCloudBurstSpec = (): fc.Arbitrary<CloudBurstSpecInput> =>
               ? {}
               : {
                   hub: `10.${r.k8s}.0.10`,
-                  endpoint: "vpn.example.com:51820",
+                  // a DNS name needs a nameserver outside the tunnel (burstHubEndpointResolvable)
+                  endpoint: r.nameservers > 1 ? "vpn.example.com:51820" : "203.0.113.10:51820",
                   privateKey: { env: "WG_HUB_PRIVATE_KEY" },
                   publicKey: testWireguardKey(9999),
                 }),

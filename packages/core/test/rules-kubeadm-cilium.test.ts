@@ -137,7 +137,7 @@ describe("Cilium rules", () => {
       }),
     ).toBe("(valid)");
     // 1440 fits only when the hub's endpoint is an IPv4 literal (60 bytes of outer headers, not 80)
-    const v4 = { ...cloud, wireguard: { ...cloud.wireguard, hub: undefined, endpoint: "203.0.113.7:51820" } };
+    const v4 = { ...cloud, wireguard: { ...cloud.wireguard, endpoint: "203.0.113.7:51820" } };
     expect(
       errorsAfter((s) => {
         s.cloud = v4;

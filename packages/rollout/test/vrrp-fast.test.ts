@@ -33,9 +33,14 @@ const agree = (
     fc.property(arbVrrpLabSpec(shape), changes, (drawn, change) => {
       // The generator draws at most 16 carriers: a big rollout needs every node to carry the pool.
       // ... and every carrier in every VIP's order (no `replicas`), so that every node has instances.
-      const pool = drawn.externalVips && { ...drawn.externalVips, replicas: undefined };
+      // (keys left out, not set to undefined: a spec holds no undefined values)
+      const { replicas: _replicas, ...pool } = drawn.externalVips ?? {};
       const oldInput = allCarry
-        ? { ...drawn, externalVips: pool, nodes: drawn.nodes.map((n) => ({ ...n, carriesExternalVips: true })) }
+        ? {
+            ...drawn,
+            ...(drawn.externalVips ? { externalVips: pool } : {}),
+            nodes: drawn.nodes.map((n) => ({ ...n, carriesExternalVips: true })),
+          }
         : drawn;
       const newInput = applyChange(oldInput as unknown as Spec, change);
       fc.pre(validateSpec(newInput as unknown as ClusterSpecInput).ok);
