@@ -5,9 +5,10 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type FileSystem, nodeFileSystem, REDACTED, Redaction, runCli } from "clusterspec/cli";
+import { type FileSystem, nodeFileSystem, REDACTED, Redaction } from "clusterspec/cli";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { captureCli } from "./capture-cli.js";
 
 const repo = join(import.meta.dirname, "..", "..", "..");
 const example = (name: string) => readFileSync(join(repo, "examples", name, "cluster.yaml"), "utf8");
@@ -20,23 +21,8 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function cli(argv: string[], env: Record<string, string>, fs?: FileSystem) {
-  let stdout = "";
-  let stderr = "";
-  const code = await runCli(argv, {
-    cwd: dir,
-    env,
-    version: "0.0.0-test",
-    ...(fs ? { fs } : {}),
-    stdout: (t) => {
-      stdout += t;
-    },
-    stderr: (t) => {
-      stderr += t;
-    },
-  });
-  return { code, stdout, stderr };
-}
+const cli = (argv: string[], env: Record<string, string>, fs?: FileSystem) =>
+  captureCli(argv, { cwd: dir, env, ...(fs ? { fs } : {}) });
 
 const SECRETS = {
   KUBEADM_TOKEN: "q1w2e3.r4t5y6u7i8o9p0a1",

@@ -5,8 +5,9 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CliError, nodeFileSystem, renderCheckMarkdown, runCli, writeTree } from "clusterspec/cli";
+import { CliError, nodeFileSystem, renderCheckMarkdown, writeTree } from "clusterspec/cli";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { captureCli } from "./capture-cli.js";
 
 const repo = join(import.meta.dirname, "..", "..", "..");
 const bin = join(repo, "packages", "cli", "bin.cjs");
@@ -21,22 +22,7 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function cli(argv: string[], env: Record<string, string> = {}) {
-  let stdout = "";
-  let stderr = "";
-  const code = await runCli(argv, {
-    cwd: dir,
-    env,
-    version: "0.0.0-test",
-    stdout: (t) => {
-      stdout += t;
-    },
-    stderr: (t) => {
-      stderr += t;
-    },
-  });
-  return { code, stdout, stderr };
-}
+const cli = (argv: string[], env: Record<string, string> = {}) => captureCli(argv, { cwd: dir, env });
 
 describe("item 7: inputs that hung or were misnamed", () => {
   it("a cache folder whose mkdir answers ENOENT (under /proc) does not loop: the run writes, exit 0", () => {
