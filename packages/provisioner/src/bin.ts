@@ -23,6 +23,7 @@ export const USAGE = `usage: clusterspec-provisioner --spec cluster.yaml --accou
   --reconcile-seconds N         default 60
   --kube-server URL --kube-token-file FILE --kube-ca-file FILE   default: the pod's ServiceAccount
   --identity-certificate FILE   AWS's instance-identity certificate, for a region none is pinned for
+                                (replacing a pinned one needs --test-mode: a lab's own signing key)
   --aws-endpoint-ec2 URL --aws-endpoint-autoscaling URL          e.g. VPC endpoints
   --test-mode --test-sns-certificate FILE   trust FILE as every SNS signing certificate (tests only)`;
 
@@ -87,6 +88,11 @@ export async function main(argv: readonly string[]): Promise<number> {
     const plan = resolvePlan(loaded.value, { sourceName: specPath });
     const settings = settingsFrom(plan, { accountId, topicArn });
     const cloud = settings.cloud;
+    // a pinned region's certificate is replaced only in test mode: anything else would let a flag trust any signer
+    if (str("identity-certificate") && pinnedCertificate(cloud.aws.region) !== undefined && !values["test-mode"])
+      return fail(
+        `an AWS identity certificate is pinned for region ${cloud.aws.region}: --identity-certificate replaces it only with --test-mode`,
+      );
     const identityCert = str("identity-certificate")
       ? read("identity certificate", str("identity-certificate") ?? "")
       : pinnedCertificate(cloud.aws.region);

@@ -1,4 +1,7 @@
 // The command refuses bad configuration with exit 2 and a message naming what is wrong, before listening.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { loadSpec, resolvePlan } from "@clusterspec/core";
 import { exampleText } from "@clusterspec/testkit";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -34,6 +37,31 @@ describe("clusterspec-provisioner", () => {
     const r = await run(["--spec", "x", "--account-id", "1", "--topic-arn", "t", "--test-sns-certificate", "c.pem"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("clusterspec-provisioner: --test-sns-certificate needs --test-mode");
+  });
+
+  it("replaces a pinned region's identity certificate only in test mode", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "clusterspec-bin-"));
+    try {
+      const spec = join(dir, "cluster.yaml");
+      writeFileSync(spec, exampleText("cloud-burst-only"));
+      const p = plan();
+      const r = await run([
+        "--spec",
+        spec,
+        "--account-id",
+        "123456789012",
+        "--topic-arn",
+        `arn:aws:sns:eu-central-1:123456789012:${topicName(p)}`,
+        "--identity-certificate",
+        join(dir, "lab.pem"),
+      ]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(
+        "clusterspec-provisioner: an AWS identity certificate is pinned for region eu-central-1: --identity-certificate replaces it only with --test-mode",
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("exits 2 when the spec file cannot be read", async () => {
