@@ -1,3 +1,17 @@
+export {
+  bridge,
+  caCertHash,
+  certificate,
+  type Exec,
+  Ipc,
+  LAB_DIR,
+  LabNamespace,
+  labPrefix,
+  RECORDED_COMMANDS,
+  recorded,
+  until,
+  writeStandIns,
+} from "./burst-lab.js";
 export { clusterExampleNames, exampleInput, exampleNames, examplesDir, exampleText } from "./examples.js";
 export {
   failoverSteps,
