@@ -99,6 +99,7 @@ describe.skipIf(!haveTools)("burst lab: hub, provisioner and burst nodes with re
   let kubeletPatch = "";
   let notifyPath = "";
   let apiErrors = "";
+  let hubPub = "";
   let groupName = "";
   let nameservers: string[] = [];
   let spec = "";
@@ -354,7 +355,7 @@ describe.skipIf(!haveTools)("burst lab: hub, provisioner and burst nodes with re
     certs.aws = certificate(dir, "aws-identity-test", "");
     writeFileSync(join(dir, "kube.token"), "lab-kube-token\n");
     const hubKey = execFileSync("wg", ["genkey"], { encoding: "utf8" }).trim();
-    const hubPub = execFileSync("wg", ["pubkey"], { input: hubKey, encoding: "utf8" }).trim();
+    hubPub = execFileSync("wg", ["pubkey"], { input: hubKey, encoding: "utf8" }).trim();
 
     // the lab's spec: the example with the lab hub's public key (its private key comes in by env, as in production)
     const example = readFileSync(join(examplesDir, "hybrid-cloud-burst", "cluster.yaml"), "utf8");
@@ -516,6 +517,13 @@ describe.skipIf(!haveTools)("burst lab: hub, provisioner and burst nodes with re
     expect(over.status).not.toBe(0);
     expect(`${over.stdout}${over.stderr}`).toMatch(/mtu = 1420|Message too long/i);
     expect(Number(hub.must("wg", ["show", "wg0", "latest-handshakes"]).trim().split("\t")[1])).toBeGreaterThan(0);
+    // the node's interface is the served config: the hub's key, reached at the spec's endpoint
+    expect(node.ns.must("wg", ["show", "wg0", "endpoints"]).trim()).toBe(`${hubPub}\t${HUB_IP}:51820`);
+    // IMDSv2: a token first, every read with it
+    const imds = readFileSync(join(node.dir, "imds.log"), "utf8").trim().split("\n");
+    expect(imds[0]).toBe("PUT /latest/api/token 200");
+    expect(imds).toContain("GET /latest/dynamic/instance-identity/pkcs7 200");
+    expect(imds.filter((l) => !l.endsWith(" 200"))).toEqual([]);
     // what ran instead of the real thing
     const calls = recorded(readFileSync(node.record, "utf8"));
     expect(calls).toContainEqual(["systemctl", "enable", "--now", "wg-quick@wg0.service"]);
