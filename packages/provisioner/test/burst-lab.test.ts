@@ -1,7 +1,7 @@
 // The burst end to end (issue "Burst end to end", item 5), with real WireGuard tunnels.
 //
 // Network namespaces on one bridge (in its own namespace, nothing is added to the host's): the on-prem hub
-// (192.168.77.1) and two burst nodes (192.168.77.11, .12). The tree is generated for real (`clusterspec generate
+// (192.168.77.1) and three burst nodes (192.168.77.11 to .13). The tree is generated for real (`clusterspec generate
 // --with-secrets`) from examples/hybrid-cloud-burst with the lab's hub key and CA; the hub's wg0 comes up with
 // `wg-quick up` on the generated hub config, a node's with `wg-quick up` on the config the provisioner served it, both
 // on Debian's wireguard-go (this kernel has no wireguard module). The provisioner runs for real (its bin) on the hub,
@@ -414,7 +414,7 @@ describe.skipIf(!haveTools)("burst lab: hub, provisioner and burst nodes with re
     if (r.status !== 0) throw new Error("ip netns add");
     hub = new LabNamespace(`${prefix}-hub`);
     namespaces.push(hub);
-    nodes.push(setUpNode(1), setUpNode(2));
+    nodes.push(setUpNode(1), setUpNode(2), setUpNode(3));
     bridge(wan, [{ ns: hub.name, address: HUB_IP }, ...nodes.map((n) => ({ ns: n.ns.name, address: n.ip }))]);
 
     // the hub: wg0 from the generated config
@@ -613,6 +613,28 @@ describe.skipIf(!haveTools)("burst lab: hub, provisioner and burst nodes with re
     expect(again.body).toContain("served once");
   });
 
+  it("a second node joins through its own tunnel: the refused attempts on its identity consumed nothing", {
+    timeout: 90_000,
+  }, async () => {
+    const node2 = nodes[1] as LabNode;
+    const r = await boot(node2);
+    expect(r.status, r.stderr).toBe(0);
+    expect(node2.ns.must("ip", ["-o", "-4", "addr", "show", "dev", "wg0"])).toContain("172.30.99.3/32");
+    expect(
+      node2.ns.exec("ping", ["-M", "do", "-c", "1", "-W", "3", "-s", String(MTU - 28), "172.30.99.1"]).status,
+    ).toBe(0);
+    expect(
+      hubPeers()
+        .map((p) => p.allowed)
+        .sort(),
+    ).toEqual(["172.30.99.2/32", "172.30.99.3/32"]);
+    const joins = readFileSync(node2.record, "utf8")
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l) as { problems?: unknown[]; config?: { nodeRegistration?: { name?: string } }[] });
+    expect(joins.map((j) => [j.config?.[0]?.nodeRegistration?.name, j.problems])).toEqual([[node2.instanceId, []]]);
+  });
+
   it("SNS: a message with a bad signature is refused and changes nothing", async () => {
     const [node1] = nodes as [LabNode];
     const before = await state();
@@ -711,7 +733,7 @@ describe.skipIf(!haveTools)("burst lab: hub, provisioner and burst nodes with re
   it("provisioner down at boot: the script retries within its stated bounds, then fails cleanly", {
     timeout: 90_000,
   }, async () => {
-    const node2 = nodes[1] as LabNode;
+    const node2 = nodes[2] as LabNode;
     provisioner?.kill("SIGTERM");
     await until("provisioner stopped", 10_000, () => (provisioner?.exitCode === null ? undefined : true));
     // sleeps are recorded, not slept: the script's own bounds (attempts, delay) are what is checked
