@@ -87,6 +87,8 @@ export interface ClusterSpecInput {
         /** Kubernetes hostPath type check */
         pathType?: "DirectoryOrCreate" | "Directory" | "FileOrCreate" | "File" | "Socket" | "CharDevice" | "BlockDevice" | undefined;
       }[] | undefined;
+      /** Anonymous requests to kube-apiserver. healthEndpoints (Kubernetes 1.32 and newer): allowed only for /healthz, /livez and /readyz, through a generated AuthenticationConfiguration (--authentication-config), so keepalived's anonymous /readyz check keeps working. all (the default, also when unset): kube-apiserver's default (anonymous on; RBAC's system:public-info-viewer lets it read only the health endpoints and /version) */
+      anonymousAuth?: "all" | "healthEndpoints" | undefined;
     } | undefined;
     /** kube-controller-manager settings */
     controllerManager?: {
@@ -550,6 +552,8 @@ export interface ClusterSpec {
         /** Kubernetes hostPath type check */
         pathType?: "DirectoryOrCreate" | "Directory" | "FileOrCreate" | "File" | "Socket" | "CharDevice" | "BlockDevice" | undefined;
       }[];
+      /** Anonymous requests to kube-apiserver. healthEndpoints (Kubernetes 1.32 and newer): allowed only for /healthz, /livez and /readyz, through a generated AuthenticationConfiguration (--authentication-config), so keepalived's anonymous /readyz check keeps working. all (the default, also when unset): kube-apiserver's default (anonymous on; RBAC's system:public-info-viewer lets it read only the health endpoints and /version) */
+      anonymousAuth?: "all" | "healthEndpoints" | undefined;
     };
     /** kube-controller-manager settings */
     controllerManager: {
