@@ -336,7 +336,7 @@ export interface ClusterSpecInput {
     mtu?: number | undefined;
     /** Networks whose node addresses serve NodePorts (Helm nodePort.addresses); default the Kubernetes segment's subnet (and the burst nodes' WireGuard tunnel subnet), so no other interface (a public one) serves them; [] restores Cilium's default (every device's primary address) */
     nodePortAddresses?: string[] | undefined;
-    /** Helm values deep-merged over the generated ones; checked against the chart's values.schema.json, unknown keys refused */
+    /** Helm values deep-merged over the generated ones; checked against the chart's values.schema.json; keys in none of the schema, values.yaml and the chart's templates are refused */
     values?: { [key: string]: unknown } | undefined;
   };
   /** Cloud burst into AWS */
@@ -801,7 +801,7 @@ export interface ClusterSpec {
     mtu?: number | undefined;
     /** Networks whose node addresses serve NodePorts (Helm nodePort.addresses); default the Kubernetes segment's subnet (and the burst nodes' WireGuard tunnel subnet), so no other interface (a public one) serves them; [] restores Cilium's default (every device's primary address) */
     nodePortAddresses?: string[] | undefined;
-    /** Helm values deep-merged over the generated ones; checked against the chart's values.schema.json, unknown keys refused */
+    /** Helm values deep-merged over the generated ones; checked against the chart's values.schema.json; keys in none of the schema, values.yaml and the chart's templates are refused */
     values: { [key: string]: unknown };
   };
   /** Cloud burst into AWS */
