@@ -190,7 +190,7 @@ export interface ClusterSpecInput {
     preemptDelay?: number | undefined;
     /** vrrp_garp_master_refresh: seconds between gratuitous ARPs a master repeats for its VIPs; 0 turns it off */
     garpRefresh?: number | undefined;
-    /** Track the uplink gateway (ping) on every external VIP instance, so external VIPs leave a node that cannot route their replies */
+    /** Track the uplink gateway (ping) on every external VIP instance, so external VIPs leave a node that cannot route their replies; it takes the readiness check's interval, timeout, fall, rise and weight (vrrp.readinessCheck.weight 0: FAULT, which also takes an isolated node off its external VIPs on a partition that cuts it from the gateway) */
     uplinkCheck?: boolean | undefined;
     /** Unicast to the other nodes instead of multicast (not with AH) */
     unicast?: boolean | undefined;
@@ -655,7 +655,7 @@ export interface ClusterSpec {
     preemptDelay?: number | undefined;
     /** vrrp_garp_master_refresh: seconds between gratuitous ARPs a master repeats for its VIPs; 0 turns it off */
     garpRefresh: number;
-    /** Track the uplink gateway (ping) on every external VIP instance, so external VIPs leave a node that cannot route their replies */
+    /** Track the uplink gateway (ping) on every external VIP instance, so external VIPs leave a node that cannot route their replies; it takes the readiness check's interval, timeout, fall, rise and weight (vrrp.readinessCheck.weight 0: FAULT, which also takes an isolated node off its external VIPs on a partition that cuts it from the gateway) */
     uplinkCheck: boolean;
     /** Unicast to the other nodes instead of multicast (not with AH) */
     unicast: boolean;
