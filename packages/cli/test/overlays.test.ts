@@ -58,7 +58,7 @@ describe("overlays through generate", () => {
     ).toMatchInlineSnapshot(`
       "✖ nodes/k8s-1/kubeadm.yaml (ClusterConfiguration) at /apiServer/certSANz fails its upstream schema: unknown field certSANz
         → at overlays[0].patch.apiServer.certSANz (cluster.yaml:76:9)
-      ✖ cluster/cilium-values.yaml at /hubble/relai fails its upstream schema: unknown key hubble.relai: neither in the Cilium 1.20.0 chart's values.schema.json nor documented in its values.yaml; did you mean hubble.relay?
+      ✖ cluster/cilium-values.yaml at /hubble/relai fails its upstream schema: unknown key hubble.relai: not in the Cilium 1.20.0 chart's values.schema.json, not documented in its values.yaml and read by none of its templates; did you mean hubble.relay?
         → at overlays[1].patch.hubble.relai (cluster.yaml:78:24)"
     `);
   });
@@ -151,6 +151,23 @@ describe("cilium.values and kubernetes.kubelet through generate", () => {
     expect(values).toMatchObject({ l7Proxy: false, hubble: { enabled: true }, routingMode: "native" });
   });
 
+  it("accept a key only the chart's templates read (nodePort.directRoutingDevice, issue 33) and refuse its typo", async () => {
+    const r = await generateChecked(
+      base.replace("cilium:\n", "cilium:\n  values: { nodePort: { directRoutingDevice: eth0 } }\n"),
+    );
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    const values = parseYamlDocuments(
+      r.artifacts.find((a) => a.path === "cluster/cilium-values.yaml")?.content ?? "",
+    )[0];
+    expect(values).toMatchObject({ nodePort: { directRoutingDevice: "eth0" } });
+    expect(
+      await messages(base.replace("cilium:\n", "cilium:\n  values:\n    nodePort: { directRoutingDevise: eth0 }\n")),
+    ).toContain(
+      "unknown key nodePort.directRoutingDevise: not in the Cilium 1.20.0 chart's values.schema.json, not documented in its values.yaml and read by none of its templates; did you mean nodePort.directRoutingDevice?\n  → at cilium.values.nodePort.directRoutingDevise (cluster.yaml:69:17)",
+    );
+  });
+
   it("fail at cilium.values… with a did-you-mean, and at kubernetes.kubelet… for a field the kubelet does not have", async () => {
     expect(
       await messages(
@@ -161,7 +178,7 @@ describe("cilium.values and kubernetes.kubelet through generate", () => {
     ).toMatchInlineSnapshot(`
       "✖ nodes/k8s-1/kubeadm.yaml (KubeletConfiguration) at /maxPod fails its upstream schema: unknown field maxPod
         → at kubernetes.kubelet.maxPod (cluster.yaml:8:5)
-      ✖ cluster/cilium-values.yaml at /l7proxy fails its upstream schema: unknown key l7proxy: neither in the Cilium 1.20.0 chart's values.schema.json nor documented in its values.yaml; did you mean l7Proxy?
+      ✖ cluster/cilium-values.yaml at /l7proxy fails its upstream schema: unknown key l7proxy: not in the Cilium 1.20.0 chart's values.schema.json, not documented in its values.yaml and read by none of its templates; did you mean l7Proxy?
         → at cilium.values.l7proxy (cluster.yaml:71:5)"
     `);
   });

@@ -44,6 +44,17 @@ const mutations: Mutation[] = [
     },
   },
   {
+    rule: "anonymousHealthEndpointsOnly",
+    apply: (s, k) => {
+      // any valid spec: --anonymous-auth next to healthEndpoints is refused whatever the version
+      s.kubernetes.apiServer = {
+        anonymousAuth: "healthEndpoints",
+        extraArgs: { "anonymous-auth": ["true", "1"][k % 2] },
+      };
+      return "kubernetes.apiServer.extraArgs.anonymous-auth";
+    },
+  },
+  {
     rule: "kubeletFieldsNotOwned",
     apply: (s, k) => {
       const field = ownedKubelet[k % ownedKubelet.length] as string;

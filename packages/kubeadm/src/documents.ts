@@ -132,6 +132,39 @@ const withArgs = (api: KubeadmApiVersion, derived: Record<string, string>, extra
     ? {}
     : { extraArgs: formatExtraArgs(api, { ...extra, ...derived }) };
 
+/** The spec's kube-apiserver volumes, then the AuthenticationConfiguration's (`anonymousAuth: healthEndpoints`). */
+function apiServerVolumes(plan: ClusterPlan): KubeadmDocument[] {
+  const knobs = plan.kubernetes.knobs;
+  const auth = knobs.apiServerAuthentication;
+  return [
+    ...knobs.apiServerVolumes.map((v) => ({
+      name: v.name,
+      hostPath: v.hostPath,
+      mountPath: v.mountPath,
+      readOnly: v.readOnly,
+      ...(v.pathType === undefined ? {} : { pathType: v.pathType }),
+    })),
+    ...(auth === undefined
+      ? []
+      : [{ name: auth.volume, hostPath: auth.path, mountPath: auth.path, readOnly: true, pathType: "File" }]),
+  ];
+}
+
+/**
+ * `anonymousAuth: healthEndpoints`: kube-apiserver's AuthenticationConfiguration, anonymous requests allowed for the
+ * health endpoints only (exact paths; every other anonymous request gets 401). Shape and rules from
+ * k8s.io/apiserver/pkg/apis/apiserver/{v1beta1,v1}/types.go and validation.go (conditions need enabled: true).
+ */
+export function authenticationConfiguration(plan: ClusterPlan): KubeadmDocument | undefined {
+  const auth = plan.kubernetes.knobs.apiServerAuthentication;
+  if (auth === undefined) return undefined;
+  return {
+    apiVersion: auth.apiVersion,
+    kind: "AuthenticationConfiguration",
+    anonymous: { enabled: true, conditions: auth.anonymousPaths.map((path) => ({ path })) },
+  };
+}
+
 export function clusterConfiguration(plan: ClusterPlan): KubeadmDocument {
   const api = plan.kubernetes.kubeadmApiVersion;
   const k = plan.kubernetes;
@@ -151,17 +184,7 @@ export function clusterConfiguration(plan: ClusterPlan): KubeadmDocument {
     apiServer: {
       certSANs: [...knobs.certSANs],
       ...withArgs(api, apiServerArgs(plan), knobs.apiServerArgs),
-      ...(knobs.apiServerVolumes.length > 0
-        ? {
-            extraVolumes: knobs.apiServerVolumes.map((v) => ({
-              name: v.name,
-              hostPath: v.hostPath,
-              mountPath: v.mountPath,
-              readOnly: v.readOnly,
-              ...(v.pathType === undefined ? {} : { pathType: v.pathType }),
-            })),
-          }
-        : {}),
+      ...(apiServerVolumes(plan).length > 0 ? { extraVolumes: apiServerVolumes(plan) } : {}),
     },
     controllerManager: withArgs(api, controllerManagerArgs(plan), knobs.controllerManagerArgs),
     ...(Object.keys(knobs.schedulerArgs).length > 0 ? { scheduler: withArgs(api, {}, knobs.schedulerArgs) } : {}),

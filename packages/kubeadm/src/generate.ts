@@ -1,5 +1,6 @@
 import { type Artifact, type ClusterPlan, generatedMarker, toYaml, toYamlDocuments } from "@clusterspec/core";
 import {
+  authenticationConfiguration,
   CLUSTER_CONFIG_PATH,
   carriesSecret,
   clusterConfigDocuments,
@@ -16,7 +17,19 @@ export function generateKubeadm(plan: ClusterPlan): Artifact[] {
     clusterDocuments === undefined
       ? []
       : [{ path: CLUSTER_CONFIG_PATH, content: header + toYamlDocuments(clusterDocuments), schema: "kubeadm" }];
+  const authentication = authenticationConfiguration(plan);
   const perNode = plan.nodes.flatMap((node): Artifact[] => {
+    // Every control plane's kube-apiserver reads it (a joining control plane gets the flag from the cluster's
+    // ClusterConfiguration, not the file): the node folder is a root-filesystem overlay.
+    const auth: Artifact[] =
+      authentication === undefined || !node.controlPlane
+        ? []
+        : [
+            {
+              path: `nodes/${node.name}${plan.kubernetes.knobs.apiServerAuthentication?.path}`,
+              content: header + toYaml(authentication),
+            },
+          ];
     const config: Artifact = {
       path: `nodes/${node.name}/kubeadm.yaml`,
       content: header + toYamlDocuments(kubeadmDocuments(plan, node)),
@@ -24,9 +37,10 @@ export function generateKubeadm(plan: ClusterPlan): Artifact[] {
       ...(carriesSecret(plan, node) ? { secret: true, mode: 0o600 } : {}),
     };
     const patch = kubeletPatch(plan, node);
-    if (!patch) return [config];
+    if (!patch) return [config, ...auth];
     return [
       config,
+      ...auth,
       {
         path: `nodes/${node.name}${PATCHES_DIRECTORY}/${KUBELET_PATCH_FILE}`,
         content: header + toYaml(patch),

@@ -37,10 +37,12 @@ export function controllerManagerArgs(plan: ClusterPlan): Record<string, string>
 export function apiServerArgs(plan: ClusterPlan): Record<string, string> {
   const seconds = String(Math.ceil(plan.kubernetes.nodeHealth.seconds.evictionAfter));
   const delay = apiserverShutdownDelay(plan);
+  const auth = plan.kubernetes.knobs.apiServerAuthentication;
   return {
     "default-not-ready-toleration-seconds": seconds,
     "default-unreachable-toleration-seconds": seconds,
     ...(delay === undefined ? {} : { "shutdown-delay-duration": `${delay}s` }),
+    ...(auth === undefined ? {} : { "authentication-config": auth.path }),
   };
 }
 

@@ -93,6 +93,11 @@ export function summarizeKubeadm(plan: ClusterPlan): string {
           `- \`${CLUSTER_CONFIG_PATH}\` holds the cluster-wide ClusterConfiguration and KubeletConfiguration, which no node's kubeadm.yaml carries once every node joins: a join and \`kubeadm upgrade\` read them from the cluster (the \`kubeadm-config\` and \`kubelet-config\` ConfigMaps in kube-system), so a change to this file takes effect only once those ConfigMaps say the same (kubeadm's "Reconfiguring a kubeadm cluster").`,
         ]
       : []),
+    ...(k.knobs.apiServerAuthentication === undefined
+      ? []
+      : [
+          `- Anonymous requests reach kube-apiserver only at ${k.knobs.apiServerAuthentication.anonymousPaths.map((p) => `\`${p}\``).join(", ")} (\`kubernetes.apiServer.anonymousAuth: healthEndpoints\`): every control plane carries \`${k.knobs.apiServerAuthentication.path}\` (an \`${k.knobs.apiServerAuthentication.apiVersion}\` AuthenticationConfiguration), which the ClusterConfiguration mounts into the kube-apiserver pod and passes as \`--authentication-config\`. Any other anonymous request gets 401, while keepalived's anonymous \`/readyz\` check keeps working. Keep the file on every control plane: a control plane that joins later needs it before \`kubeadm join\`, or its kube-apiserver does not start.`,
+        ]),
     ...(clusterWideStorageIsolationOff(plan)
       ? [
           "- Every node is on btrfs: `localStorageCapacityIsolation: false` is in the cluster-wide KubeletConfiguration (the `kubelet-config` ConfigMap), which `kubeadm upgrade apply` and `kubeadm upgrade node` write each kubelet's config from, so upgrades keep it with no extra flag; no node needs a patch.",

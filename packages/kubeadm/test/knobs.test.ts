@@ -1,9 +1,11 @@
 // The typed kubeadm knobs of issue 10: extraArgs, certSANs, extraVolumes, kubelet fields, dnsName, labels, taints.
 import { type ClusterPlan, formatExtraArgs, loadSpec, parseYamlDocuments } from "@clusterspec/core";
 import { buildSpec, mustInitNode, mustResolve, TEST_SECRETS } from "@clusterspec/core/testing";
+import { ajv07 } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { generateKubeadm } from "../src/generate.js";
+import { summarizeKubeadm } from "../src/summary.js";
 import { schemaErrors } from "./schema.js";
 
 type Doc = Record<string, any>;
@@ -32,6 +34,7 @@ const arbFlag = fc
       !f.startsWith("node-") &&
       ![
         "advertise-address",
+        "authentication-config",
         "secure-port",
         "service-cluster-ip-range",
         "etcd-servers",
@@ -163,11 +166,12 @@ describe("the apiserver drains while the control-plane VIP moves (issue 33)", ()
 });
 
 describe("anonymous-auth and the /readyz check (issue 33)", () => {
-  const refusal = (version: string, value: string) => {
-    const text = specText().replace("v1.34.2", version);
-    const r = loadSpec(`${text}  apiServer:\n    extraArgs: { anonymous-auth: "${value}" }\n`);
+  const errorsOf = (text: string) => {
+    const r = loadSpec(text);
     return r.ok ? [] : r.errors.map((e) => [e.path.join("."), e.line, e.message]);
   };
+  const refusal = (version: string, value: string) =>
+    errorsOf(`${specText().replace("v1.34.2", version)}  apiServer:\n    extraArgs: { anonymous-auth: "${value}" }\n`);
 
   it("refuses anonymous-auth false with the way that keeps the check working from 1.32", () => {
     for (const value of ["false", "0", "f", "F", "FALSE", "False"])
@@ -175,7 +179,7 @@ describe("anonymous-auth and the /readyz check (issue 33)", () => {
         [
           "kubernetes.apiServer.extraArgs.anonymous-auth",
           15,
-          "--anonymous-auth=false stops the control-plane VIP from following the apiserver: keepalived's check asks /readyz without credentials and would get 401 on every control plane. Kubernetes 1.34 can allow anonymous requests to the health endpoints only: drop anonymous-auth and pass an AuthenticationConfiguration (--authentication-config) whose anonymous section is enabled with the conditions /readyz, /livez and /healthz",
+          "--anonymous-auth=false stops the control-plane VIP from following the apiserver: keepalived's check asks /readyz without credentials and would get 401 on every control plane. Kubernetes 1.34 can allow anonymous requests to the health endpoints only: drop anonymous-auth and set kubernetes.apiServer.anonymousAuth: healthEndpoints (clusterspec then writes an AuthenticationConfiguration that allows anonymous requests to /healthz, /livez and /readyz only)",
         ],
       ]);
     expect(refusal("v1.32.0", "false")[0]?.[2]).toContain("Kubernetes 1.32 can allow anonymous requests");
@@ -194,6 +198,165 @@ describe("anonymous-auth and the /readyz check (issue 33)", () => {
   it("accepts anonymous-auth true", () => {
     expect(refusal("v1.31.4", "true")).toEqual([]);
     expect(refusal("v1.34.2", "true")).toEqual([]);
+  });
+
+  const healthOnly = (version: string, extra = "") =>
+    `${specText().replace("v1.34.2", version)}  apiServer:\n    anonymousAuth: healthEndpoints\n${extra}`;
+
+  it("refuses anonymousAuth healthEndpoints below 1.32 with the reason", () => {
+    expect(errorsOf(healthOnly("v1.31.4"))).toEqual([
+      [
+        "kubernetes.apiServer.anonymousAuth",
+        15,
+        "anonymousAuth healthEndpoints needs an AuthenticationConfiguration anonymous section (Kubernetes 1.32 and newer; alpha and off in 1.31). Kubernetes 1.31 cannot allow anonymous requests to the health endpoints only (that needs 1.32), so keep anonymous-auth on: RBAC's system:public-info-viewer lets anonymous users read only /healthz, /livez, /readyz and /version, and leave anonymousAuth unset",
+      ],
+    ]);
+    expect(errorsOf(healthOnly("v1.32.0"))).toEqual([]);
+  });
+
+  it("refuses --anonymous-auth, --authentication-config and its volume next to anonymousAuth healthEndpoints", () => {
+    expect(errorsOf(healthOnly("v1.34.2", '    extraArgs: { anonymous-auth: "true" }\n'))).toEqual([
+      [
+        "kubernetes.apiServer.extraArgs.anonymous-auth",
+        16,
+        "kube-apiserver refuses --anonymous-auth together with an AuthenticationConfiguration anonymous section, which anonymousAuth healthEndpoints writes: drop anonymous-auth from kubernetes.apiServer.extraArgs",
+      ],
+    ]);
+    expect(errorsOf(healthOnly("v1.34.2", "    extraArgs: { authentication-config: /etc/a.yaml }\n"))).toEqual([
+      [
+        "kubernetes.apiServer.extraArgs.authentication-config",
+        16,
+        "--authentication-config is derived by clusterspec from kubernetes.apiServer.anonymousAuth (healthEndpoints writes /etc/kubernetes/authentication-config.yaml): set that field instead of kubernetes.apiServer.extraArgs",
+      ],
+    ]);
+    expect(errorsOf(healthOnly("v1.34.2", "    extraArgs: { oidc-client-id: kubernetes }\n"))).toEqual([
+      [
+        "kubernetes.apiServer.extraArgs.oidc-client-id",
+        16,
+        "kube-apiserver refuses --oidc-client-id together with --authentication-config, which anonymousAuth healthEndpoints sets (the --oidc-* flags and an AuthenticationConfiguration are mutually exclusive; clusterspec writes no jwt authenticators): use one of the two",
+      ],
+    ]);
+    expect(
+      errorsOf(
+        healthOnly(
+          "v1.34.2",
+          "    extraVolumes: [{ name: authentication-config, hostPath: /etc/x, mountPath: /etc/x }]\n",
+        ),
+      ),
+    ).toEqual([
+      [
+        "kubernetes.apiServer.extraVolumes.0",
+        16,
+        "anonymousAuth healthEndpoints mounts its AuthenticationConfiguration as volume authentication-config at /etc/kubernetes/authentication-config.yaml: give this volume another name and mount path",
+      ],
+    ]);
+  });
+
+  // What kube-apiserver reads (k8s.io/apiserver/pkg/apis/apiserver/v1beta1 and v1 types.go, AuthenticationConfiguration:
+  // jwt, anonymous (AnonymousAuthConfig: enabled, conditions[] of AnonymousAuthCondition: path), also
+  // authorization's and httpSignature's sections we never write); validation.go: conditions need enabled: true.
+  const authenticationConfigurationSchema = {
+    type: "object",
+    additionalProperties: false,
+    required: ["apiVersion", "kind"],
+    properties: {
+      apiVersion: { enum: ["apiserver.config.k8s.io/v1beta1", "apiserver.config.k8s.io/v1"] },
+      kind: { const: "AuthenticationConfiguration" },
+      jwt: { type: "array" },
+      anonymous: {
+        type: "object",
+        additionalProperties: false,
+        required: ["enabled"],
+        properties: {
+          enabled: { type: "boolean" },
+          conditions: {
+            type: "array",
+            items: {
+              type: "object",
+              additionalProperties: false,
+              required: ["path"],
+              properties: { path: { type: "string", minLength: 1 } },
+            },
+          },
+        },
+        if: { required: ["conditions"], properties: { conditions: { minItems: 1 } } },
+        // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then
+        then: { properties: { enabled: { const: true } } },
+      },
+    },
+  };
+
+  it("writes an AuthenticationConfiguration of the version's apiVersion, mounted and passed to every control plane", () => {
+    for (const [minor, apiVersion] of [
+      [32, "apiserver.config.k8s.io/v1beta1"],
+      [33, "apiserver.config.k8s.io/v1beta1"],
+      [34, "apiserver.config.k8s.io/v1"],
+    ] as const) {
+      const plan = base(minor, (s) => {
+        s.kubernetes.apiServer = { anonymousAuth: "healthEndpoints" };
+      });
+      const artifacts = generateKubeadm(plan);
+      const files = artifacts.filter((a) => a.path.endsWith("/etc/kubernetes/authentication-config.yaml"));
+      expect(files.map((a) => a.path)).toEqual(
+        plan.nodes
+          .filter((n) => n.controlPlane)
+          .map((n) => `nodes/${n.name}/etc/kubernetes/authentication-config.yaml`),
+      );
+      for (const f of files) {
+        const [doc] = parseYamlDocuments(f.content) as Doc[];
+        expect(doc).toEqual({
+          apiVersion,
+          kind: "AuthenticationConfiguration",
+          anonymous: { enabled: true, conditions: [{ path: "/healthz" }, { path: "/livez" }, { path: "/readyz" }] },
+        });
+        const validate = ajv07().compile(authenticationConfigurationSchema);
+        expect(validate(doc), JSON.stringify(validate.errors)).toBe(true);
+      }
+      const cluster = docsOf(plan, mustInitNode(plan).name)[1] as Doc;
+      expect(argsRecord(cluster.apiServer.extraArgs)["authentication-config"]).toBe(
+        "/etc/kubernetes/authentication-config.yaml",
+      );
+      expect(argsRecord(cluster.apiServer.extraArgs)["anonymous-auth"]).toBeUndefined();
+      expect(cluster.apiServer.extraVolumes).toEqual([
+        {
+          name: "authentication-config",
+          hostPath: "/etc/kubernetes/authentication-config.yaml",
+          mountPath: "/etc/kubernetes/authentication-config.yaml",
+          readOnly: true,
+          pathType: "File",
+        },
+      ]);
+      expect(schemaErrors(cluster)).toBe("");
+    }
+  });
+
+  it("the schema it is checked against refuses what kube-apiserver refuses", () => {
+    const validate = ajv07().compile(authenticationConfigurationSchema);
+    const doc = (anonymous: unknown) => ({
+      apiVersion: "apiserver.config.k8s.io/v1",
+      kind: "AuthenticationConfiguration",
+      anonymous,
+    });
+    expect(validate(doc({ enabled: false, conditions: [{ path: "/readyz" }] }))).toBe(false);
+    expect(validate(doc({ enabled: true, conditions: [{ paths: "/readyz" }] }))).toBe(false);
+    expect(validate(doc({ enabled: true, conditions: [{ path: "/readyz" }] }))).toBe(true);
+  });
+
+  it("PLAN.md says which paths stay anonymous and where the file lives, only when it is written", () => {
+    const plan = base(33, (s) => {
+      s.kubernetes.apiServer = { anonymousAuth: "healthEndpoints" };
+    });
+    expect(summarizeKubeadm(plan)).toContain(
+      "- Anonymous requests reach kube-apiserver only at `/healthz`, `/livez`, `/readyz` (`kubernetes.apiServer.anonymousAuth: healthEndpoints`): every control plane carries `/etc/kubernetes/authentication-config.yaml` (an `apiserver.config.k8s.io/v1beta1` AuthenticationConfiguration)",
+    );
+    expect(summarizeKubeadm(base(33))).not.toContain("Anonymous requests");
+  });
+
+  it("writes none without anonymousAuth healthEndpoints", () => {
+    const plan = base(34);
+    expect(generateKubeadm(plan).some((a) => a.path.includes("authentication-config"))).toBe(false);
+    const cluster = docsOf(plan, mustInitNode(plan).name)[1] as Doc;
+    expect(argsRecord(cluster.apiServer.extraArgs)["authentication-config"]).toBeUndefined();
   });
 });
 

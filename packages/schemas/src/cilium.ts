@@ -6,15 +6,22 @@ import { ajv07, problemsOf, withoutMeta } from "./ajv.js";
 type Json = Record<string, unknown>;
 const isMap = (v: unknown): v is Json => v !== null && typeof v === "object" && !Array.isArray(v);
 
+/** The key paths a chart's templates read (data/cilium/<version>/template-keys.json, scripts/derive-cilium-template-keys.mjs). */
+interface TemplateKeys {
+  readonly keys: readonly string[];
+}
+
 /** Stored charts (data/cilium/<version>/), each loaded only when asked for. */
-const CHARTS: Readonly<Record<string, () => Promise<[Json, string]>>> = {
+const CHARTS: Readonly<Record<string, () => Promise<[Json, string, TemplateKeys]>>> = {
   "1.19.6": async () => [
     (await import("../data/cilium/1.19.6/values.schema.json", { with: { type: "json" } })).default as Json,
     (await import("./generated/cilium-1.19.6-values.js")).default,
+    (await import("../data/cilium/1.19.6/template-keys.json", { with: { type: "json" } })).default,
   ],
   "1.20.0": async () => [
     (await import("../data/cilium/1.20.0/values.schema.json", { with: { type: "json" } })).default as Json,
     (await import("./generated/cilium-1.20.0-values.js")).default,
+    (await import("../data/cilium/1.20.0/template-keys.json", { with: { type: "json" } })).default,
   ],
 };
 
@@ -119,7 +126,13 @@ export function loadCiliumChart(version: string): Promise<CiliumChart> {
 async function compileChart(chart: string): Promise<CiliumChart> {
   const load = CHARTS[chart];
   if (!load) throw new Error("no Cilium chart stored");
-  const [schema, valuesText] = await load();
+  const [schema, valuesText, templates] = await load();
+  // a key the templates read is a key of the chart, even where values.schema.json and values.yaml leave it out
+  // (nodePort.directRoutingDevice): its prefixes are maps the templates walk through
+  const templateKeys = new Set(templates.keys);
+  const templatePrefixes = new Set(
+    templates.keys.flatMap((k) => k.split(".").map((_, i, parts) => parts.slice(0, i + 1).join("."))),
+  );
   // values.yaml is parsed only when a key is not in the schema (parsing it costs about 0.5 s)
   let parsedDefaults: Json | undefined;
   const defaultsAt = (path: readonly string[]): unknown => {
@@ -140,11 +153,12 @@ async function compileChart(chart: string): Promise<CiliumChart> {
         const def = node.properties[k] ? undefined : defaultsAt(path);
         if (node.properties[k]) walk(v, node.properties[k], p);
         else if (isMap(def) && k in def) continue;
+        else if (templateKeys.has(p.join(".")) || (isMap(v) && templatePrefixes.has(p.join(".")))) continue;
         else if (!commented.has(p.join("."))) {
           const siblings = [
             ...Object.keys(node.properties),
             ...(isMap(def) ? Object.keys(def) : []),
-            ...[...commented]
+            ...[...templatePrefixes, ...commented]
               .filter((c) => c.startsWith(path.join(".")) && c.split(".").length === p.length)
               .map((c) => c.split(".").at(-1) as string),
           ];
@@ -152,7 +166,7 @@ async function compileChart(chart: string): Promise<CiliumChart> {
           problems.push({
             document: 0,
             pointer: p,
-            message: `unknown key ${p.join(".")}: neither in the Cilium ${chart} chart's values.schema.json nor documented in its values.yaml${hint ? `; did you mean ${[...path, hint].join(".")}?` : ""}`,
+            message: `unknown key ${p.join(".")}: not in the Cilium ${chart} chart's values.schema.json, not documented in its values.yaml and read by none of its templates${hint ? `; did you mean ${[...path, hint].join(".")}?` : ""}`,
           });
         }
       }

@@ -36,6 +36,43 @@ describe("Cilium values, strictly", () => {
     ).toEqual([]);
   });
 
+  it.each(chartVersions)(
+    "accept keys only the %s chart's templates read (nodePort.directRoutingDevice, issue 33), not their typos",
+    async (v) => {
+      const chart = await loadCiliumChart(v);
+      // cilium-configmap.yaml: {{- if hasKey .Values.nodePort "directRoutingDevice" }}; neither schema nor values.yaml
+      const schema = JSON.parse(readFileSync(join(data, "cilium", v, "values.schema.json"), "utf8"));
+      expect(schema.properties.nodePort.properties.directRoutingDevice).toBeUndefined();
+      expect(chart.check({ nodePort: { directRoutingDevice: "bond0" } })).toEqual([]);
+      expect(chart.check({ nodePort: { directRoutingDevise: "bond0" } })).toEqual([
+        {
+          document: 0,
+          pointer: ["nodePort", "directRoutingDevise"],
+          message: `unknown key nodePort.directRoutingDevise: not in the Cilium ${v} chart's values.schema.json, not documented in its values.yaml and read by none of its templates; did you mean nodePort.directRoutingDevice?`,
+        },
+      ]);
+      // read only by templates/validate.yaml, which fails the install: removed in 1.15
+      expect(chart.check({ tunnel: "vxlan" }).map((p) => p.pointer)).toEqual([["tunnel"]]);
+    },
+  );
+
+  it("derives the template keys from .Values paths and literal hasKey/index keys", async () => {
+    // @ts-expect-error: a plain .mjs script without types
+    const { templateKeyPaths } = await import("../scripts/derive-cilium-template-keys.mjs");
+    const keys = [
+      ...templateKeyPaths(
+        '{{- if hasKey .Values.nodePort "directRoutingDevice" }}{{ index $.Values.a "b" "c" }}{{ .Values.x.y | quote }}{{ dig "z" "" .Values.AsMap }}',
+      ),
+    ].sort();
+    expect(keys).toEqual(["a", "a.b.c", "nodePort", "nodePort.directRoutingDevice", "x.y"]);
+    for (const v of chartVersions) {
+      const stored = JSON.parse(readFileSync(join(data, "cilium", v, "template-keys.json"), "utf8"));
+      expect(stored.source).toContain(`cilium-${v}.tgz (sha256 `);
+      expect(stored.keys).toEqual([...stored.keys].sort());
+      expect(stored.keys).toContain("nodePort.directRoutingDevice");
+    }
+  });
+
   it("refuse an unknown key with a did-you-mean, an undocumented value and a wrong type", async () => {
     const chart = await loadCiliumChart("1.20.0");
     expect(
@@ -44,14 +81,14 @@ describe("Cilium values, strictly", () => {
       [
         {
           "document": 0,
-          "message": "unknown key l7proxy: neither in the Cilium 1.20.0 chart's values.schema.json nor documented in its values.yaml; did you mean l7Proxy?",
+          "message": "unknown key l7proxy: not in the Cilium 1.20.0 chart's values.schema.json, not documented in its values.yaml and read by none of its templates; did you mean l7Proxy?",
           "pointer": [
             "l7proxy",
           ],
         },
         {
           "document": 0,
-          "message": "unknown key hubble.relai: neither in the Cilium 1.20.0 chart's values.schema.json nor documented in its values.yaml; did you mean hubble.relay?",
+          "message": "unknown key hubble.relai: not in the Cilium 1.20.0 chart's values.schema.json, not documented in its values.yaml and read by none of its templates; did you mean hubble.relay?",
           "pointer": [
             "hubble",
             "relai",

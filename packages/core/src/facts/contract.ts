@@ -14,6 +14,7 @@ export const CONTAINER_RUNTIME_ENDPOINT_SINCE_MINOR = 27;
 export const AUTOSCALER_SCALE_FROM_ZERO_MINOR = 26;
 
 export type KubeadmApiVersion = "kubeadm.k8s.io/v1beta3" | "kubeadm.k8s.io/v1beta4";
+export type AuthenticationConfigApiVersion = "apiserver.config.k8s.io/v1beta1" | "apiserver.config.k8s.io/v1";
 
 /** What a Kubernetes minor (1.x; only Kubernetes 1 exists) does differently. */
 export interface KubernetesContract {
@@ -50,6 +51,13 @@ export interface KubernetesContract {
    */
   limitsAnonymousToHealthEndpoints(): boolean;
   /**
+   * The apiVersion of kube-apiserver's AuthenticationConfiguration (`--authentication-config`) that carries the
+   * `anonymous` section: apiserver.config.k8s.io/v1beta1 (served from 1.30, `anonymous` from 1.31) up to 1.33, v1 from
+   * 1.34 (StructuredAuthenticationConfiguration GA); undefined below 1.32, where anonymous conditions are off by
+   * default (k8s.io/apiserver/pkg/apis/apiserver/{v1beta1,v1}/types.go, AuthenticationConfiguration.Anonymous).
+   */
+  authenticationConfigApiVersion(): AuthenticationConfigApiVersion | undefined;
+  /**
    * Cluster Autoscaler of this minor (it matches the Kubernetes minor) builds scale-from-zero template nodes with the
    * extended resources of `node-template/resources/*` tags from 1.26 (its AWS provider).
    */
@@ -74,6 +82,8 @@ export function kubernetesContract(version: number | { readonly minor: number })
     acceptsPodEvictionTimeoutFlag: () => !since(27),
     kubeadmPreflightRequiresConntrack: () => !since(32),
     limitsAnonymousToHealthEndpoints: () => since(32),
+    authenticationConfigApiVersion: () =>
+      since(34) ? "apiserver.config.k8s.io/v1" : since(32) ? "apiserver.config.k8s.io/v1beta1" : undefined,
     autoscalerScalesFromZeroWithExtendedResources: () => since(AUTOSCALER_SCALE_FROM_ZERO_MINOR),
   };
 }

@@ -40,3 +40,10 @@ export function clusterStorageIsolationOff(
   const everyNode = !burstNodes && perNode.length > 0 && perNode.every((p) => p === "kubelet-config-patch");
   return everyNode ? perNode.map(() => "kubelet-config") : [...perNode];
 }
+
+/** Where `kubernetes.apiServer.anonymousAuth: healthEndpoints` puts the AuthenticationConfiguration, on each control plane and in the kube-apiserver pod. */
+export const AUTHENTICATION_CONFIG_PATH = "/etc/kubernetes/authentication-config.yaml";
+/** The kubeadm extraVolume that mounts it. */
+export const AUTHENTICATION_CONFIG_VOLUME = "authentication-config";
+/** kube-apiserver's health endpoints: the only paths anonymous requests reach with `healthEndpoints` (exact matches). */
+export const HEALTH_ENDPOINTS = ["/healthz", "/livez", "/readyz"] as const;

@@ -12,6 +12,8 @@ export const OWNED_FLAGS: Readonly<Record<ControlPlaneComponent, Readonly<Record
     "default-not-ready-toleration-seconds": "kubernetes.nodeHealth.evictionAfter",
     "default-unreachable-toleration-seconds": "kubernetes.nodeHealth.evictionAfter",
     "etcd-servers": "nodes[] (local etcd on each control plane)",
+    "authentication-config":
+      "kubernetes.apiServer.anonymousAuth (healthEndpoints writes /etc/kubernetes/authentication-config.yaml)",
     "shutdown-delay-duration":
       "vrrp.healthCheck (its fall × interval plus keepalived's takeover of the control-plane VIP)",
   },

@@ -87,6 +87,8 @@ export interface ClusterSpecInput {
         /** Kubernetes hostPath type check */
         pathType?: "DirectoryOrCreate" | "Directory" | "FileOrCreate" | "File" | "Socket" | "CharDevice" | "BlockDevice" | undefined;
       }[] | undefined;
+      /** Anonymous requests to kube-apiserver. healthEndpoints (Kubernetes 1.32 and newer): allowed only for /healthz, /livez and /readyz, through a generated AuthenticationConfiguration (--authentication-config), so keepalived's anonymous /readyz check keeps working. all (the default, also when unset): kube-apiserver's default (anonymous on; RBAC's system:public-info-viewer lets it read only the health endpoints and /version) */
+      anonymousAuth?: "all" | "healthEndpoints" | undefined;
     } | undefined;
     /** kube-controller-manager settings */
     controllerManager?: {
@@ -188,7 +190,7 @@ export interface ClusterSpecInput {
     preemptDelay?: number | undefined;
     /** vrrp_garp_master_refresh: seconds between gratuitous ARPs a master repeats for its VIPs; 0 turns it off */
     garpRefresh?: number | undefined;
-    /** Track the uplink gateway (ping) on every external VIP instance, so external VIPs leave a node that cannot route their replies */
+    /** Track the uplink gateway (ping) on every external VIP instance, so external VIPs leave a node that cannot route their replies; it takes the readiness check's interval, timeout, fall, rise and weight (vrrp.readinessCheck.weight 0: FAULT, which also takes an isolated node off its external VIPs on a partition that cuts it from the gateway) */
     uplinkCheck?: boolean | undefined;
     /** Unicast to the other nodes instead of multicast (not with AH) */
     unicast?: boolean | undefined;
@@ -334,7 +336,7 @@ export interface ClusterSpecInput {
     mtu?: number | undefined;
     /** Networks whose node addresses serve NodePorts (Helm nodePort.addresses); default the Kubernetes segment's subnet (and the burst nodes' WireGuard tunnel subnet), so no other interface (a public one) serves them; [] restores Cilium's default (every device's primary address) */
     nodePortAddresses?: string[] | undefined;
-    /** Helm values deep-merged over the generated ones; checked against the chart's values.schema.json, unknown keys refused */
+    /** Helm values deep-merged over the generated ones; checked against the chart's values.schema.json; keys in none of the schema, values.yaml and the chart's templates are refused */
     values?: { [key: string]: unknown } | undefined;
   };
   /** Cloud burst into AWS */
@@ -550,6 +552,8 @@ export interface ClusterSpec {
         /** Kubernetes hostPath type check */
         pathType?: "DirectoryOrCreate" | "Directory" | "FileOrCreate" | "File" | "Socket" | "CharDevice" | "BlockDevice" | undefined;
       }[];
+      /** Anonymous requests to kube-apiserver. healthEndpoints (Kubernetes 1.32 and newer): allowed only for /healthz, /livez and /readyz, through a generated AuthenticationConfiguration (--authentication-config), so keepalived's anonymous /readyz check keeps working. all (the default, also when unset): kube-apiserver's default (anonymous on; RBAC's system:public-info-viewer lets it read only the health endpoints and /version) */
+      anonymousAuth?: "all" | "healthEndpoints" | undefined;
     };
     /** kube-controller-manager settings */
     controllerManager: {
@@ -651,7 +655,7 @@ export interface ClusterSpec {
     preemptDelay?: number | undefined;
     /** vrrp_garp_master_refresh: seconds between gratuitous ARPs a master repeats for its VIPs; 0 turns it off */
     garpRefresh: number;
-    /** Track the uplink gateway (ping) on every external VIP instance, so external VIPs leave a node that cannot route their replies */
+    /** Track the uplink gateway (ping) on every external VIP instance, so external VIPs leave a node that cannot route their replies; it takes the readiness check's interval, timeout, fall, rise and weight (vrrp.readinessCheck.weight 0: FAULT, which also takes an isolated node off its external VIPs on a partition that cuts it from the gateway) */
     uplinkCheck: boolean;
     /** Unicast to the other nodes instead of multicast (not with AH) */
     unicast: boolean;
@@ -797,7 +801,7 @@ export interface ClusterSpec {
     mtu?: number | undefined;
     /** Networks whose node addresses serve NodePorts (Helm nodePort.addresses); default the Kubernetes segment's subnet (and the burst nodes' WireGuard tunnel subnet), so no other interface (a public one) serves them; [] restores Cilium's default (every device's primary address) */
     nodePortAddresses?: string[] | undefined;
-    /** Helm values deep-merged over the generated ones; checked against the chart's values.schema.json, unknown keys refused */
+    /** Helm values deep-merged over the generated ones; checked against the chart's values.schema.json; keys in none of the schema, values.yaml and the chart's templates are refused */
     values: { [key: string]: unknown };
   };
   /** Cloud burst into AWS */

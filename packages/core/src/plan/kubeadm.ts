@@ -1,11 +1,20 @@
 // The Kubernetes planner: the version and what it decides, node health timing, and the kubeadm knobs.
+
+import { kubernetesContract } from "../facts/contract.js";
 import { clusterFamilies, nodeMaskFor, podSubnets, serviceSubnets } from "../facts/families.js";
-import { defaultMonitorGracePeriod, kubeadmApiVersionFor } from "../facts/kubernetes.js";
+import {
+  AUTHENTICATION_CONFIG_PATH,
+  AUTHENTICATION_CONFIG_VOLUME,
+  defaultMonitorGracePeriod,
+  HEALTH_ENDPOINTS,
+  kubeadmApiVersionFor,
+} from "../facts/kubernetes.js";
 import { canonicalIp, isIp } from "../ip.js";
 import { InternalError } from "../issues.js";
 import type { ClusterSpec } from "../spec/schema.js";
 import { durationSeconds, formatKubernetesVersion, parseKubernetesVersion } from "../spec/version.js";
 import type {
+  ApiServerAuthenticationPlan,
   ClusterPlan,
   ControlPlanePlan,
   KubeadmKnobs,
@@ -36,6 +45,20 @@ function uniqueSans(sans: readonly string[]): string[] {
   });
 }
 
+function apiServerAuthentication(k: ClusterSpec["kubernetes"]): ApiServerAuthenticationPlan | undefined {
+  if (k.apiServer.anonymousAuth !== "healthEndpoints") return undefined;
+  const minor = parseKubernetesVersion(k.version)?.minor;
+  const apiVersion = minor === undefined ? undefined : kubernetesContract(minor).authenticationConfigApiVersion();
+  // the rules refuse healthEndpoints below 1.32
+  if (apiVersion === undefined) throw new InternalError("anonymousAuth healthEndpoints needs Kubernetes 1.32 or newer");
+  return {
+    apiVersion,
+    path: AUTHENTICATION_CONFIG_PATH,
+    volume: AUTHENTICATION_CONFIG_VOLUME,
+    anonymousPaths: HEALTH_ENDPOINTS,
+  };
+}
+
 function kubeadmKnobs(
   k: ClusterSpec["kubernetes"],
   controlPlane: ControlPlanePlan,
@@ -50,6 +73,7 @@ function kubeadmKnobs(
     ]),
     apiServerArgs: k.apiServer.extraArgs,
     apiServerVolumes: k.apiServer.extraVolumes,
+    apiServerAuthentication: apiServerAuthentication(k),
     controllerManagerArgs: k.controllerManager.extraArgs,
     schedulerArgs: k.scheduler.extraArgs,
     etcdArgs: k.etcd.extraArgs,

@@ -177,11 +177,27 @@ export interface InterfaceSysctl {
 }
 
 /** Free-form settings of the control-plane components, merged into what clusterspec derives (never over it). */
+export interface ApiServerAuthenticationPlan {
+  /** apiserver.config.k8s.io/v1beta1 up to 1.33, v1 from 1.34 (the version contract). */
+  readonly apiVersion: string;
+  /** The file on each control plane, mounted at the same path into the kube-apiserver pod. */
+  readonly path: string;
+  /** The kubeadm extraVolume's name. */
+  readonly volume: string;
+  /** The only paths anonymous requests may reach (keepalived's check asks /readyz). */
+  readonly anonymousPaths: readonly string[];
+}
+
 export interface KubeadmKnobs {
   /** Every SAN once: the VIP, controlPlane.dnsName, each control plane's internal address, then the spec's. */
   readonly certSANs: readonly string[];
   readonly apiServerArgs: Readonly<Record<string, string>>;
   readonly apiServerVolumes: readonly PlannedVolume[];
+  /**
+   * `kubernetes.apiServer.anonymousAuth: healthEndpoints`: the AuthenticationConfiguration every control plane's
+   * kube-apiserver reads (`--authentication-config`), allowing anonymous requests to `anonymousPaths` only.
+   */
+  readonly apiServerAuthentication: ApiServerAuthenticationPlan | undefined;
   readonly controllerManagerArgs: Readonly<Record<string, string>>;
   readonly schedulerArgs: Readonly<Record<string, string>>;
   readonly etcdArgs: Readonly<Record<string, string>>;

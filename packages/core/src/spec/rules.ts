@@ -34,6 +34,7 @@ import {
 } from "./sections/control-plane/rules.js";
 import { hostSettingsFit, hostSysctlAllowed } from "./sections/host/rules.js";
 import {
+  anonymousHealthEndpointsOnly,
   apiserverHealthStaysAnonymous,
   extraArgsNotOwned,
   kubeadmSecretsForJoins,
@@ -118,6 +119,7 @@ export const rules: readonly Rule[] = [
   wireguardKeysConsistent,
   extraArgsNotOwned,
   apiserverHealthStaysAnonymous,
+  anonymousHealthEndpointsOnly,
   kubeletFieldsNotOwned,
   ciliumValuesNotOwned,
   nodeLabelsSelfSettable,

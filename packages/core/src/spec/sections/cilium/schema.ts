@@ -8,7 +8,7 @@ const CiliumValuesSchema = z
   .record(z.string(), z.unknown())
   .default({})
   .describe(
-    "Helm values deep-merged over the generated ones; checked against the chart's values.schema.json, unknown keys refused",
+    "Helm values deep-merged over the generated ones; checked against the chart's values.schema.json; keys in none of the schema, values.yaml and the chart's templates are refused",
   );
 
 export const CiliumSchema = z

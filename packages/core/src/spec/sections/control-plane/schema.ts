@@ -126,7 +126,7 @@ export const VrrpSchema = z
       .boolean()
       .default(false)
       .describe(
-        "Track the uplink gateway (ping) on every external VIP instance, so external VIPs leave a node that cannot route their replies",
+        "Track the uplink gateway (ping) on every external VIP instance, so external VIPs leave a node that cannot route their replies; it takes the readiness check's interval, timeout, fall, rise and weight (vrrp.readinessCheck.weight 0: FAULT, which also takes an isolated node off its external VIPs on a partition that cuts it from the gateway)",
       ),
     unicast: z.boolean().default(false).describe("Unicast to the other nodes instead of multicast (not with AH)"),
     basePriority: z.number().int().min(2).max(MAX_BASE_PRIORITY).default(100).describe("Priority of a VIP's master"),

@@ -2,7 +2,11 @@
 // knobs (extraArgs, KubeletConfiguration fields) that never set what clusterspec derives.
 import { kubernetesContract, MIN_KUBERNETES_MINOR } from "../../../facts/contract.js";
 import { clusterFamilies, nodeMaskFor } from "../../../facts/families.js";
-import { defaultMonitorGracePeriod } from "../../../facts/kubernetes.js";
+import {
+  AUTHENTICATION_CONFIG_PATH,
+  AUTHENTICATION_CONFIG_VOLUME,
+  defaultMonitorGracePeriod,
+} from "../../../facts/kubernetes.js";
 import { type ControlPlaneComponent, OWNED_FLAGS, OWNED_KUBELET_FIELDS } from "../../../facts/owned.js";
 import { addressCount, parseCidr } from "../../../ip.js";
 import type { IssuePath } from "../../../issues.js";
@@ -192,7 +196,8 @@ const GO_FALSE = new Set(["0", "f", "F", "false", "FALSE", "False"]);
 /**
  * keepalived's apiserver check asks /readyz without credentials (system:public-info-viewer lets anonymous users read
  * it), so `--anonymous-auth=false` makes it fail on every control plane with 401: the control-plane VIP no longer
- * follows apiserver health. Refused, with the way that keeps the check working where the version has one.
+ * follows apiserver health. Refused, with the way that keeps the check working where the version has one
+ * (`kubernetes.apiServer.anonymousAuth: healthEndpoints`, 1.32 and newer).
  */
 export const apiserverHealthStaysAnonymous: Rule = (spec, report) => {
   const value = spec.kubernetes.apiServer.extraArgs["anonymous-auth"];
@@ -203,9 +208,45 @@ export const apiserverHealthStaysAnonymous: Rule = (spec, report) => {
   report.error(
     ["kubernetes", "apiServer", "extraArgs", "anonymous-auth"],
     kubernetesContract(minor).limitsAnonymousToHealthEndpoints()
-      ? `${why}. Kubernetes 1.${minor} can allow anonymous requests to the health endpoints only: drop anonymous-auth and pass an AuthenticationConfiguration (--authentication-config) whose anonymous section is enabled with the conditions /readyz, /livez and /healthz`
-      : `${why}. Kubernetes 1.${minor} cannot allow anonymous requests to the health endpoints only (that needs 1.32), so keep anonymous-auth on: RBAC's system:public-info-viewer lets anonymous users read only /healthz, /livez, /readyz and /version`,
+      ? `${why}. Kubernetes 1.${minor} can allow anonymous requests to the health endpoints only: drop anonymous-auth and set kubernetes.apiServer.anonymousAuth: healthEndpoints (clusterspec then writes an AuthenticationConfiguration that allows anonymous requests to /healthz, /livez and /readyz only)`
+      : `${why}. ${noHealthOnlyAnonymous(minor)}`,
   );
+};
+
+const noHealthOnlyAnonymous = (minor: number) =>
+  `Kubernetes 1.${minor} cannot allow anonymous requests to the health endpoints only (that needs 1.32), so keep anonymous-auth on: RBAC's system:public-info-viewer lets anonymous users read only /healthz, /livez, /readyz and /version`;
+
+/**
+ * `anonymousAuth: healthEndpoints` writes an AuthenticationConfiguration with an `anonymous` section: that needs
+ * Kubernetes 1.32 (AnonymousAuthConfigurableEndpoints on by default), and kube-apiserver refuses to start when
+ * `--anonymous-auth` or an `--oidc-*` flag is also set (each mutually exclusive with it, k8s.io/kubernetes
+ * pkg/kubeapiserver/options/authentication.go).
+ */
+export const anonymousHealthEndpointsOnly: Rule = (spec, report) => {
+  const api = spec.kubernetes.apiServer;
+  if (api.anonymousAuth !== "healthEndpoints") return;
+  const minor = parseKubernetesVersion(spec.kubernetes.version)?.minor ?? MIN_KUBERNETES_MINOR;
+  if (!kubernetesContract(minor).limitsAnonymousToHealthEndpoints())
+    report.error(
+      ["kubernetes", "apiServer", "anonymousAuth"],
+      `anonymousAuth healthEndpoints needs an AuthenticationConfiguration anonymous section (Kubernetes 1.32 and newer; alpha and off in 1.31). ${noHealthOnlyAnonymous(minor)}, and leave anonymousAuth unset`,
+    );
+  if (api.extraArgs["anonymous-auth"] !== undefined)
+    report.error(
+      ["kubernetes", "apiServer", "extraArgs", "anonymous-auth"],
+      "kube-apiserver refuses --anonymous-auth together with an AuthenticationConfiguration anonymous section, which anonymousAuth healthEndpoints writes: drop anonymous-auth from kubernetes.apiServer.extraArgs",
+    );
+  for (const flag of Object.keys(api.extraArgs).filter((f) => f.startsWith("oidc-")))
+    report.error(
+      ["kubernetes", "apiServer", "extraArgs", flag],
+      `kube-apiserver refuses --${flag} together with --authentication-config, which anonymousAuth healthEndpoints sets (the --oidc-* flags and an AuthenticationConfiguration are mutually exclusive; clusterspec writes no jwt authenticators): use one of the two`,
+    );
+  for (const [i, v] of api.extraVolumes.entries())
+    if (v.name === AUTHENTICATION_CONFIG_VOLUME || v.mountPath === AUTHENTICATION_CONFIG_PATH)
+      report.error(
+        ["kubernetes", "apiServer", "extraVolumes", i],
+        `anonymousAuth healthEndpoints mounts its AuthenticationConfiguration as volume ${AUTHENTICATION_CONFIG_VOLUME} at ${AUTHENTICATION_CONFIG_PATH}: give this volume another name and mount path`,
+      );
 };
 
 export const kubeletFieldsNotOwned: Rule = (spec, report) => {

@@ -115,6 +115,12 @@ const ApiServerKnobsSchema = z
       ),
     extraArgs: ExtraArgsSchema,
     extraVolumes: z.array(ExtraVolumeSchema).default([]).describe("Host paths mounted into kube-apiserver"),
+    anonymousAuth: z
+      .enum(["all", "healthEndpoints"])
+      .optional()
+      .describe(
+        "Anonymous requests to kube-apiserver. healthEndpoints (Kubernetes 1.32 and newer): allowed only for /healthz, /livez and /readyz, through a generated AuthenticationConfiguration (--authentication-config), so keepalived's anonymous /readyz check keeps working. all (the default, also when unset): kube-apiserver's default (anonymous on; RBAC's system:public-info-viewer lets it read only the health endpoints and /version)",
+      ),
   })
   .describe("kube-apiserver settings (kubeadm ClusterConfiguration.apiServer)");
 
