@@ -144,7 +144,14 @@ export type {
   VrrpPlan,
 } from "./plan/types.js";
 export { isCloudBurstPlan } from "./plan/types.js";
-export { identitiesOf, instanceAddresses, mastersWith, type PlannedVip, type VipKind } from "./plan/vrrp.js";
+export {
+  identitiesOf,
+  instanceAddresses,
+  mastersWith,
+  type PlannedVip,
+  type VipKind,
+  vipLabel,
+} from "./plan/vrrp.js";
 export {
   checkSecretValues,
   peerKeyLines,

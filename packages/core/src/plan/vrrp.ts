@@ -180,6 +180,13 @@ export function instanceAddresses(vip: PlannedVip): { readonly address: string; 
   return [{ address: vip.address, prefixLength: vip.prefixLength }, ...(vip.pair6 ? [vip.pair6] : [])];
 }
 
+/** `10.118.11.20`, or a dual-stack pair's two addresses: `10.118.11.20 + fd00:118:11::20` (PLAN.md, simulate). */
+export function vipLabel(vip: PlannedVip, withPrefix = false): string {
+  return instanceAddresses(vip)
+    .map((a) => (withPrefix ? `${a.address}/${a.prefixLength}` : a.address))
+    .join(" + ");
+}
+
 /** The identities.json a tree carries: every VIP's order after this run, by address (control-plane VIP included). */
 export function identitiesOf(vips: readonly PlannedVip[]): Identities {
   return { schemaVersion: 1, vips: Object.fromEntries(vips.map((v) => [v.address, [...v.order]])) };
