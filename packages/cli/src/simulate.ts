@@ -2,7 +2,15 @@
 // when those nodes are down or fail their apiserver check, starting from the cluster at rest. The plan alone
 // decides (core's simulateFailover, the model the VRRP lab checks against real keepalived); nothing runs.
 import { basename } from "node:path";
-import { AT_REST, holderMap, isCloudBurstPlan, mdTable, resolvePlan, simulateFailover } from "@clusterspec/core";
+import {
+  AT_REST,
+  holderMap,
+  isCloudBurstPlan,
+  mdTable,
+  resolvePlan,
+  simulateFailover,
+  vipLabel,
+} from "@clusterspec/core";
 import type { ClusterPlan, FailureState, Simulation } from "@clusterspec/core/types";
 import { CliError, EXIT_INVALID, EXIT_OK } from "./errors.js";
 import { describeFsError, type FileSystem, isFsError, SPEC_MAX_BYTES, UnreadableFileError } from "./fs.js";
@@ -98,6 +106,8 @@ export function simulationJson(plan: ClusterPlan, state: FailureState): unknown 
       key: h.vip.key,
       kind: h.vip.kind,
       address: `${h.vip.address}/${h.vip.prefixLength}`,
+      // A dual-stack pair's IPv6 instance: same VRID, same holder (the pair moves as one).
+      ...(h.vip.pair6 ? { address6: `${h.vip.pair6.address}/${h.vip.pair6.prefixLength}` } : {}),
       interface: h.vip.interface,
       vrid: h.vip.vrid,
       holder: h.holder ?? null,
@@ -125,7 +135,7 @@ export function renderSimulation(plan: ClusterPlan, state: FailureState): string
     now.holdings.map((h, i) => {
       const before = rest.holdings[i]?.holder;
       return [
-        `${h.vip.address}/${h.vip.prefixLength}`,
+        vipLabel(h.vip, true),
         h.vip.kind,
         h.holder === undefined ? "nobody" : `${h.holder} (${h.priority})`,
         before === h.holder ? "same" : `moved from ${before ?? "nobody"}`,

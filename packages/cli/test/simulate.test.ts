@@ -132,6 +132,37 @@ describe("clusterspec simulate (the command)", () => {
     expect(c.stderr).toContain("expected exactly one spec file");
   });
 
+  it("reports both instances of a dual-stack pair, on one holder, and exits 2 at the line of a bad pair", async () => {
+    const dual = join(examplesDir, "dual-stack", "cluster.yaml");
+    const dualPlan = mustResolve(exampleInput("dual-stack"));
+    const text = await cli(["simulate", dual, "--down", "k8s-1"]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain(
+      "| 10.118.12.100/24 + fd00:118:12::100/64 | control-plane | k8s-3 (99) | moved from k8s-1 |",
+    );
+    expect(text.stdout).toContain(
+      "| 10.118.11.20/32 + fd00:118:11::20/128 | external | k8s-3 (99) | moved from k8s-1 |",
+    );
+    const json = await cli(["simulate", dual, "--down", "k8s-1", "--json"]);
+    const vips = JSON.parse(json.stdout).vips as { address: string; address6?: string; holder: string }[];
+    expect(vips.map((v) => [v.address, v.address6, v.holder])).toEqual([
+      ["10.118.12.100/24", "fd00:118:12::100/64", "k8s-3"],
+      ["10.118.11.20/32", "fd00:118:11::20/128", "k8s-3"],
+      ["fd00:118:11::21/128", undefined, "k8s-2"],
+    ]);
+    expect(JSON.parse(json.stdout)).toEqual(simulationJson(dualPlan, { down: ["k8s-1"], unhealthy: [] }));
+    const { mkdtempSync, readFileSync, writeFileSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const bad = join(mkdtempSync(join(tmpdir(), "cs-dual-")), "cluster.yaml");
+    const yaml = readFileSync(dual, "utf8").replace('address6: "fd00:118:11::20"', 'address6: "10.118.11.30"');
+    writeFileSync(bad, yaml);
+    const r = await cli(["simulate", bad]);
+    const line = yaml.split("\n").findIndex((l) => l.includes("10.118.11.30")) + 1;
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("address6 10.118.11.30 is not an IPv6 address");
+    expect(r.stderr).toContain(`cluster.yaml:${line}`);
+  });
+
   it("exits 2 with the spec's own errors when the spec is invalid", async () => {
     const r = await cli(["simulate", join(examplesDir, "..", "package.json")]);
     expect(r.code).toBe(2);

@@ -66,7 +66,7 @@ export { type KubeadmApiVersion, type StorageIsolationOff, storageIsolationOff }
 export { shellVar } from "./facts/spec.js";
 export type { VipId, VipKey } from "./facts/vrrp.js";
 export { tunnelOverheadOf, WIREGUARD_OVERHEAD, WIREGUARD_OVERHEAD_IPV6 } from "./facts/wireguard.js";
-export { type Cidr, cidrContains, type IpFamily, ipFamily } from "./ip.js";
+export { type Cidr, canonicalIp, cidrContains, type IpFamily, ipFamily } from "./ip.js";
 export {
   type FormatOptions,
   formatIssues,
@@ -144,7 +144,14 @@ export type {
   VrrpPlan,
 } from "./plan/types.js";
 export { isCloudBurstPlan } from "./plan/types.js";
-export { identitiesOf, mastersWith, type PlannedVip, type VipKind } from "./plan/vrrp.js";
+export {
+  identitiesOf,
+  instanceAddresses,
+  mastersWith,
+  type PlannedVip,
+  type VipKind,
+  vipLabel,
+} from "./plan/vrrp.js";
 export {
   checkSecretValues,
   peerKeyLines,

@@ -32,6 +32,7 @@ function ipv6Only(): any {
   delete seg.uplink.gateway6;
   s.network.nameservers = ["2606:4700:4700::1111"];
   s.controlPlane.vip = "fd00:118:12::100/64";
+  delete s.controlPlane.vip6;
   s.externalVips.addresses = [{ address: "fd00:118:11::20", vrid: 11 }];
   for (const n of s.nodes) {
     n.interfaces.wan1.address = n.interfaces.wan1.address6;
@@ -81,7 +82,9 @@ describe("dual-stack spec", () => {
         delete s.kubernetes.nodeCidrMaskSize6;
       }),
     ).toMatchInlineSnapshot(`
-      "✖ pod subnets 10.244.0.0/16 and 10.245.0.0/16 are both IPv4: a dual-stack cluster has one pod network per family (IPv4 and IPv6), the primary family first
+      "✖ vip6 fd00:118:12::100/64 needs a dual-stack cluster: kubernetes.podSubnet has no IPv6 network, so no node has the IPv6 address the VIP's health check would ask
+        → at controlPlane.vip6
+      ✖ pod subnets 10.244.0.0/16 and 10.245.0.0/16 are both IPv4: a dual-stack cluster has one pod network per family (IPv4 and IPv6), the primary family first
         → at kubernetes.podSubnet[1]"
     `);
     expect(
@@ -140,7 +143,9 @@ describe("dual-stack spec", () => {
         s.kubernetes.serviceSubnet = "10.96.0.0/12";
       }),
     ).toMatchInlineSnapshot(`
-      "✖ nodeCidrMaskSize6 is the node mask of the IPv6 pod network, and kubernetes.podSubnet has none; the IPv4 node mask is nodeCidrMaskSize
+      "✖ vip6 fd00:118:12::100/64 needs a dual-stack cluster: kubernetes.podSubnet has no IPv6 network, so no node has the IPv6 address the VIP's health check would ask
+        → at controlPlane.vip6
+      ✖ nodeCidrMaskSize6 is the node mask of the IPv6 pod network, and kubernetes.podSubnet has none; the IPv4 node mask is nodeCidrMaskSize
         → at kubernetes.nodeCidrMaskSize6"
     `);
   });
@@ -163,7 +168,9 @@ describe("dual-stack spec", () => {
         delete s.network.segments[0].uplink.gateway6;
       }),
     ).toMatchInlineSnapshot(`
-      "✖ the cluster runs IPv6 (kubernetes.podSubnet) but Kubernetes segment internal has no IPv6 subnet: add subnet6
+      "✖ VIP fd00:118:12::100 is outside 10.118.12.0/24 and 10.118.11.0/24, the networks of wan1 (segment internal)
+        → at controlPlane.vip6
+      ✖ the cluster runs IPv6 (kubernetes.podSubnet) but Kubernetes segment internal has no IPv6 subnet: add subnet6
         → at network.segments[0].subnet6
       ✖ node k8s-1 has no IPv6 address on wan1, but the cluster runs IPv6 (kubernetes.podSubnet): every node needs an address of each cluster family on the Kubernetes segment (address6)
         → at nodes[0].interfaces.wan1
@@ -316,4 +323,110 @@ describe("family consistency (property)", () => {
       expect(r.errors.map((e) => e.path.join("."))).toContain(`nodes.${i}.interfaces.wan1`);
     },
   );
+});
+
+describe("dual-stack VIP pairs (controlPlane.vip6, externalVips address6)", () => {
+  it("plans a pair as one VIP with one VRID and order and its IPv6 half beside it", () => {
+    const plan = mustResolve(dual());
+    const [cp, pair, alone] = plan.vips;
+    expect(cp?.pair6).toEqual({ address: "fd00:118:12::100", prefixLength: 64, specPath: ["controlPlane", "vip6"] });
+    expect(pair?.address).toBe("10.118.11.20");
+    expect(pair?.pair6).toEqual({
+      address: "fd00:118:11::20",
+      prefixLength: 128,
+      specPath: ["externalVips", "addresses", 0, "address6"],
+    });
+    expect(pair?.vrid).toBe(10);
+    // fd00:118:11::21 alone: its own instance, its VRID the IPv6 address's last 8 bits.
+    expect(alone?.pair6).toBeUndefined();
+    expect(alone?.vrid).toBe(0x21);
+  });
+
+  it("puts the control-plane endpoint in the primary family and both control-plane VIPs in the certSANs", () => {
+    const v4 = mustResolve(dual());
+    expect(v4.controlPlane.endpoint).toBe("10.118.12.100:6443");
+    expect(v4.kubernetes.knobs.certSANs.slice(0, 2)).toEqual(["10.118.12.100", "fd00:118:12::100"]);
+    const s = dual();
+    s.kubernetes.podSubnet.reverse();
+    s.kubernetes.serviceSubnet.reverse();
+    const v6 = mustResolve(s);
+    expect(v6.controlPlane.endpoint).toBe("[fd00:118:12::100]:6443");
+    expect(v6.kubernetes.knobs.certSANs.slice(0, 2)).toEqual(["fd00:118:12::100", "10.118.12.100"]);
+  });
+
+  it("gives a pair's halves one VRID, unique per interface and family: an IPv6 VIP may reuse an IPv4 VIP's", () => {
+    expect(
+      errorsOf((s) => {
+        // 10 is the pair's: the IPv6 half of the pair has it on wan1 already.
+        s.externalVips.addresses[1] = { address: "fd00:118:11::21", vrid: 10 };
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ externalVips.addresses[1].vrid gets VRID 10 (given explicitly), which externalVips.addresses[0].vrid already has on wan1 (IPv6) (given explicitly): give one of them an explicit, unused vrid
+        → at externalVips.addresses[1].vrid"
+    `);
+    // The control-plane pair is IPv4 + IPv6 with VRID 5; an IPv6-only VIP with VRID 5 collides, an IPv4-only one too.
+    expect(
+      errorsOf((s) => {
+        s.externalVips.addresses[1] = { address: "fd00:118:11::21", vrid: 5 };
+      }),
+    ).toContain("which controlPlane.vrid already has on wan1 (IPv6)");
+    // Without the control-plane pair's IPv6 half, VRID 5 is free in IPv6.
+    expect(
+      errorsOf((s) => {
+        delete s.controlPlane.vip6;
+        s.externalVips.addresses[1] = { address: "fd00:118:11::21", vrid: 5 };
+      }),
+    ).toBe("(valid)");
+  });
+
+  it("refuses a pair whose halves are not IPv4 + IPv6, a vip6 without IPv6 in the cluster, and a vip6 off its segment's prefix", () => {
+    expect(errorsOf((s) => (s.controlPlane.vip6 = "10.118.12.101/24"))).toMatchInlineSnapshot(`
+      "✖ vip6 10.118.12.101/24 is not an IPv6 address with prefix
+        → at controlPlane.vip6"
+    `);
+    expect(
+      errorsOf((s) => {
+        s.externalVips.addresses[0] = { address: "fd00:118:11::30", address6: "fd00:118:11::20" };
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ address6 fd00:118:11::20 beside the IPv6 address fd00:118:11::30: address6 is the IPv6 half of a pair whose address is IPv4 (an IPv6-only VIP writes its address in address)
+        → at externalVips.addresses[0].address6"
+    `);
+    expect(errorsOf((s) => (s.externalVips.addresses[0].address6 = "10.118.11.30"))).toMatchInlineSnapshot(`
+      "✖ address6 10.118.11.30 is not an IPv6 address
+        → at externalVips.addresses[0].address6"
+    `);
+    expect(errorsOf((s) => (s.controlPlane.vip6 = "fd00:118:12::100/120"))).toMatchInlineSnapshot(`
+      "✖ VIP fd00:118:12::100/120 must carry the prefix of its segment fd00:118:12::/64 (/64)
+        → at controlPlane.vip6"
+    `);
+    expect(errorsOf((s) => (s.controlPlane.vip6 = "fd00:118:12::20/64"))).toMatchInlineSnapshot(`
+      "✖ VIP fd00:118:12::20 is already the address of k8s-1 (nodes[0].interfaces.wan1.address6)
+        → at controlPlane.vip6"
+    `);
+    const v6only = ipv6Only();
+    v6only.controlPlane.vip6 = "fd00:118:12::101/64";
+    const r = validateSpec(v6only);
+    expect(r.ok ? "(valid)" : formatIssues(r.errors)).toMatchInlineSnapshot(`
+      "✖ vip6 fd00:118:12::101/64 beside the IPv6 vip fd00:118:12::100/64: vip6 is the IPv6 VIP beside an IPv4 one (an IPv6-only cluster writes its VIP in vip)
+        → at controlPlane.vip6"
+    `);
+    const v4only = dual();
+    v4only.kubernetes.podSubnet = "10.244.0.0/16";
+    v4only.kubernetes.serviceSubnet = "10.96.0.0/12";
+    const r4 = validateSpec(v4only);
+    expect(r4.ok ? "(valid)" : formatIssues(r4.errors)).toContain(
+      "✖ vip6 fd00:118:12::100/64 needs a dual-stack cluster: kubernetes.podSubnet has no IPv6 network, so no node has the IPv6 address the VIP's health check would ask\n  → at controlPlane.vip6",
+    );
+  });
+
+  it("reports a pair error at its YAML line", () => {
+    const text = dualYaml.replace('address6: "fd00:118:11::20"', 'address6: "10.118.11.30"');
+    const r = loadSpec(text);
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    const issue = r.errors.find((e) => e.path.join(".") === "externalVips.addresses.0.address6");
+    expect(issue?.message).toBe("address6 10.118.11.30 is not an IPv6 address");
+    expect(issue?.line).toBe(text.split("\n").findIndex((l) => l.includes("10.118.11.30")) + 1);
+  });
 });

@@ -188,6 +188,20 @@ const mutations: Mutation[] = [
     },
   },
   {
+    rule: "dualStackVipsConsistent",
+    apply: (s, k) => {
+      // A pair's IPv6 half written as IPv4: the control-plane VIP's, or an external entry's.
+      if (k % 2 === 0 || !s.externalVips) {
+        s.controlPlane.vip6 = s.controlPlane.vip;
+        return "controlPlane.vip6";
+      }
+      const first = s.externalVips.addresses[0];
+      const address = typeof first === "string" ? first : first.address;
+      s.externalVips.addresses[0] = { address, address6: address };
+      return "externalVips.addresses.0.address6";
+    },
+  },
+  {
     rule: "nodesHaveClusterFamilies",
     apply: (s) => {
       s.kubernetes.podSubnet = [s.kubernetes.podSubnet, "fd00:10:244::/56"];

@@ -36,6 +36,8 @@ function specWith(
     reserved?: readonly number[];
     /** Replaces the pool's addresses (the pool is 192.168.11.2 up otherwise). */
     addresses?: readonly string[];
+    /** The IPv6 half of each address that forms a dual-stack pair (`address6`), by position. */
+    addresses6?: readonly (string | undefined)[];
   } = {},
 ): ClusterSpec {
   const input = buildSpec(
@@ -50,7 +52,10 @@ function specWith(
   if (spec.externalVips)
     spec.externalVips.addresses = spec.externalVips.addresses.map((a, i) => {
       const vrid = options.explicit?.[i];
-      return vrid === undefined ? a : { address: typeof a === "string" ? a : a.address, vrid };
+      const address6 = options.addresses6?.[i];
+      const address = typeof a === "string" ? a : a.address;
+      if (address6 !== undefined) return vrid === undefined ? { address, address6 } : { address, address6, vrid };
+      return vrid === undefined ? a : { address, vrid };
     });
   return spec;
 }
@@ -331,11 +336,15 @@ describe("replicaOrders", () => {
 });
 
 describe("allocateVrids", () => {
-  /** Distinct pool addresses 192.168.11.1..254 and 192.168.12.1..254 (low bytes 1..254), in a drawn order. */
-  const arbPool = fc.uniqueArray(fc.record({ net: fc.constantFrom(11, 12), host: fc.integer({ min: 1, max: 254 }) }), {
-    maxLength: 60,
-    selector: (a) => `${a.net}.${a.host}`,
-  });
+  /**
+   * Distinct pool addresses 192.168.11.1..254 and 192.168.12.1..254 (low bytes 1..254), in a drawn order; each an IPv4
+   * VIP, a dual-stack pair with fd00:<net>::<host> (same low byte), or that IPv6 address alone.
+   */
+  const arbFamily = fc.constantFrom("v4" as const, "pair" as const, "v6" as const);
+  const arbPool = fc.uniqueArray(
+    fc.record({ net: fc.constantFrom(11, 12), host: fc.integer({ min: 1, max: 254 }), family: arbFamily }),
+    { maxLength: 60, selector: (a) => `${a.net}.${a.host}` },
+  );
   const arbAlloc = fc.record({
     pool: arbPool,
     cpVrid: fc.option(fc.integer({ min: 1, max: 255 }), { nil: null }),
@@ -344,19 +353,31 @@ describe("allocateVrids", () => {
   });
   type AllocInput = typeof arbAlloc extends fc.Arbitrary<infer T> ? T : never;
   type PoolEntry = AllocInput["pool"][number] & { vrid?: number | undefined };
-  const addressOf = (a: PoolEntry) => `192.168.${a.net}.${a.host}`;
-  const keyOf = (a: PoolEntry): VipKey => `external-192-168-${a.net}-${a.host}`;
+  const address6Of = (a: PoolEntry) => `fd00:${a.net}::${a.host.toString(16)}`;
+  const addressOf = (a: PoolEntry) => (a.family === "v6" ? address6Of(a) : `192.168.${a.net}.${a.host}`);
+  const keyOf = (a: PoolEntry): VipKey =>
+    a.family === "v6" ? `external-fd00-${a.net}--${a.host.toString(16)}` : `external-192-168-${a.net}-${a.host}`;
+  /** The families an entry's instances speak: a pair both, sharing its VRID. */
+  const familiesOf = (a: PoolEntry): (4 | 6)[] => (a.family === "pair" ? [4, 6] : a.family === "v6" ? [6] : [4]);
   /** The spec with these pool entries (each with its explicit vrid, if any), in this order. */
   const build = (r: AllocInput, entries: readonly PoolEntry[]) =>
     specWith(entries.length, {
       cpVrid: r.cpVrid,
       addresses: entries.map(addressOf),
+      addresses6: entries.map((e) => (e.family === "pair" ? address6Of(e) : undefined)),
       explicit: entries.map((e) => e.vrid),
       reserved: r.reserved,
     });
   const entriesOf = (r: AllocInput): PoolEntry[] => r.pool.map((a, i) => ({ ...a, vrid: r.explicit[i] }));
 
-  it("gives each VIP its explicit vrid, else its address's last 8 bits: in 1..255, unique per interface, never reserved", () => {
+  /** Every instance's VRID by family (the control-plane VIP is IPv4 here): a pair counts in both. */
+  const vridsByFamily = (r: AllocInput, entries: readonly PoolEntry[], vrid: (e: PoolEntry) => number) => {
+    const by = { 4: [r.cpVrid ?? 5], 6: [] as number[] };
+    for (const e of entries) for (const f of familiesOf(e)) by[f].push(vrid(e));
+    return by;
+  };
+
+  it("gives each VIP its explicit vrid, else its address's last 8 bits (a pair one for both halves): in 1..255, unique per interface and family, never reserved", () => {
     fc.assert(
       fc.property(arbAlloc, (r) => {
         const entries = entriesOf(r);
@@ -364,22 +385,26 @@ describe("allocateVrids", () => {
         expect(vrids.get("control-plane")).toBe(r.cpVrid ?? 5);
         for (const e of entries) expect(vrids.get(keyOf(e))).toBe(e.vrid ?? e.host);
         if (issues.length > 0) return;
-        const values = [...vrids.values()];
-        expect(values.every((x) => Number.isInteger(x) && x >= 1 && x <= 255)).toBe(true);
-        expect(new Set(values).size).toBe(values.length);
-        for (const x of values) expect(r.reserved).not.toContain(x);
+        const by = vridsByFamily(r, entries, (e) => vrids.get(keyOf(e)) ?? -1);
+        for (const values of [by[4], by[6]]) {
+          expect(values.every((x) => Number.isInteger(x) && x >= 1 && x <= 255)).toBe(true);
+          expect(new Set(values).size).toBe(values.length);
+          for (const x of values) expect(r.reserved).not.toContain(x);
+        }
       }),
       { numRuns: 300 },
     );
   });
 
-  it("reports exactly the collisions: a clean result is a spec whose VRIDs are unique and unreserved", () => {
+  it("reports exactly the collisions: a clean result is a spec whose VRIDs are unique per family and unreserved", () => {
     fc.assert(
       fc.property(arbAlloc, (r) => {
         const entries = entriesOf(r);
         const { issues } = allocateVrids(build(r, entries));
-        const all = [r.cpVrid ?? 5, ...entries.map((e) => e.vrid ?? e.host)];
-        const clash = new Set(all).size !== all.length || all.some((x) => r.reserved.includes(x));
+        const by = vridsByFamily(r, entries, (e) => e.vrid ?? e.host);
+        const clash = [by[4], by[6]].some(
+          (all) => new Set(all).size !== all.length || all.some((x) => r.reserved.includes(x)),
+        );
         expect(issues.length > 0).toBe(clash);
       }),
       { numRuns: 300 },
@@ -391,7 +416,7 @@ describe("allocateVrids", () => {
       fc.property(
         arbAlloc,
         fc.nat(),
-        fc.record({ net: fc.constantFrom(11, 12), host: fc.integer({ min: 1, max: 254 }) }),
+        fc.record({ net: fc.constantFrom(11, 12), host: fc.integer({ min: 1, max: 254 }), family: arbFamily }),
         fc.nat(),
         (r, at, extra, seed) => {
           const entries = entriesOf(r);
@@ -677,7 +702,7 @@ describe("VRRP rules", () => {
     `);
   });
 
-  it("rejects authentication and unicast with IPv6 VIPs (VRRPv3)", () => {
+  it("rejects authentication with IPv6 VIPs (VRRPv3), and unicast unless every holder has an IPv6 address there", () => {
     const v6 = (s: {
       network: { segments: { onLink: string[]; uplink: { gateway6?: string } }[] };
       externalVips: { addresses: string[] };
@@ -698,8 +723,12 @@ describe("VRRP rules", () => {
         s.vrrp.unicast = true;
       }),
     ).toMatchInlineSnapshot(`
-      "✖ unicast VRRP is supported for IPv4 VIPs only; fd00:11::20 is IPv6
-        → at vrrp.unicast"
+      "✖ node node-1 needs an IPv6 address on wan1 for unicast VRRP (an IPv6 VIP lives there)
+        → at nodes[0].interfaces.wan1.address6
+      ✖ node node-2 needs an IPv6 address on wan1 for unicast VRRP (an IPv6 VIP lives there)
+        → at nodes[1].interfaces.wan1.address6
+      ✖ node node-3 needs an IPv6 address on wan1 for unicast VRRP (an IPv6 VIP lives there)
+        → at nodes[2].interfaces.wan1.address6"
     `);
     expect(
       errorsAfter((s) => {
@@ -721,7 +750,7 @@ describe("VRRP rules", () => {
         delete s.nodes[1].interfaces.wan0.gateway;
       }),
     ).toMatchInlineSnapshot(`
-      "✖ node node-2 needs an IPv4 address on wan0 for unicast VRRP
+      "✖ node node-2 needs an IPv4 address on wan0 for unicast VRRP (an IPv4 VIP lives there)
         → at nodes[1].interfaces.wan0.address"
     `);
   });

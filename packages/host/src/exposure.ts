@@ -1,5 +1,5 @@
 // PLAN.md's "what each interface exposes": derived from the plan (segments, VIPs, NodePort addresses, firewall).
-import { type ClusterPlan, cidrContains, ipFamily, mdTable } from "@clusterspec/core";
+import { type ClusterPlan, cidrContains, ipFamily, mdTable, vipLabel } from "@clusterspec/core";
 import { AH_PROTOCOL, FIREWALL_TABLE, VRRP_PROTOCOL } from "./firewall.js";
 
 /** The listeners kubeadm leaves on every address (0.0.0.0 / ::) of a node. */
@@ -22,7 +22,7 @@ export function interfaceExposure(plan: ClusterPlan): InterfaceExposure[] {
     const nodes = plan.nodes.filter((n) => n.interfaces.some((f) => f.name === name));
     const segment = nodes.flatMap((n) => n.interfaces.filter((f) => f.name === name)).find((f) => f.segment)?.segment;
     const vips = plan.vips.filter((v) => v.interface === name);
-    const external = vips.filter((v) => v.kind !== "control-plane").map((v) => v.address);
+    const external = vips.filter((v) => v.kind !== "control-plane").map((v) => vipLabel(v));
     const addresses = nodes.flatMap((n) =>
       n.interfaces.filter((f) => f.name === name && f.address).map((f) => f.address ?? ""),
     );
@@ -36,7 +36,7 @@ export function interfaceExposure(plan: ClusterPlan): InterfaceExposure[] {
     const parts: string[] = [];
     if (name === k8s)
       parts.push(
-        `the cluster's own traffic: kube-apiserver :${plan.controlPlane.port} (control planes, and the VIP ${plan.controlPlane.host}), etcd :2379-2380 (control planes), kubelet :10250, Cilium health :4240${c.routingMode === "tunnel" ? (c.tunnelProtocol === "vxlan" ? ", VXLAN :8472/udp" : ", Geneve :6081/udp") : ""}${c.encryption === "wireguard" ? ", Cilium WireGuard :51871/udp" : ""}`,
+        `the cluster's own traffic: kube-apiserver :${plan.controlPlane.port} (control planes, and the VIP ${vipLabel(plan.controlPlane.vip)}), etcd :2379-2380 (control planes), kubelet :10250, Cilium health :4240${c.routingMode === "tunnel" ? (c.tunnelProtocol === "vxlan" ? ", VXLAN :8472/udp" : ", Geneve :6081/udp") : ""}${c.encryption === "wireguard" ? ", Cilium WireGuard :51871/udp" : ""}`,
       );
     if (vips.length > 0) parts.push(vrrp);
     if (external.length > 0)

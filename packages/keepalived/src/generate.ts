@@ -11,6 +11,7 @@ import {
 import {
   AUTH_FILE,
   CHECK_SCRIPT,
+  CHECK_SCRIPT6,
   OPENRC_CONF,
   READINESS_SCRIPT,
   toAuthView,
@@ -58,6 +59,12 @@ function nodeArtifacts(plan: ClusterPlan, nodes: readonly ClusterPlan["nodes"][n
       out.push({
         path: `${dir}${CHECK_SCRIPT}`,
         content: renderCheckScript(toCheckScriptView(plan, node)),
+        mode: 0o755,
+      });
+    if (plan.controlPlane.vip.pair6 && vips.some((v) => v.kind === "control-plane"))
+      out.push({
+        path: `${dir}${CHECK_SCRIPT6}`,
+        content: renderCheckScript(toCheckScriptView(plan, node, 6)),
         mode: 0o755,
       });
     const external = vips.some((v) => v.kind === "external");

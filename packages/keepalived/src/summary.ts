@@ -14,12 +14,15 @@ import {
   type TakeoverBound,
   takeoverBounds,
   type VrrpCheckPlan,
+  vipLabel,
 } from "@clusterspec/core";
 import {
   AUTH_FILE,
   CHECK_SCRIPT,
+  CHECK_SCRIPT6,
   ciliumHealthPort,
   instanceName,
+  instanceName6,
   OPENRC_CONF,
   READINESS_SCRIPT,
   UPLINK_SCRIPT,
@@ -208,8 +211,8 @@ export function summarizeKeepalived(plan: ClusterPlan): string {
         .map((_, r) => named(v, r + 1))
         .join(", ");
       return [
-        `${v.address}/${v.prefixLength}`,
-        instanceName(v),
+        vipLabel(v, true),
+        [instanceName(v), ...(v.pair6 ? [instanceName6(v)] : [])].join(" + "),
         v.interface,
         v.vrid,
         v.order.length > 0 ? named(v, 0) : "-",
@@ -233,7 +236,7 @@ export function summarizeKeepalived(plan: ClusterPlan): string {
     const cpMoves = (cpVips.get(dead) ?? []).map((v): [PlannedVip, string | undefined] => [v, v.order[1]]);
     return [
       dead,
-      [...cpMoves, ...moves].map(([v, to]) => `${v.address} → ${to ?? "nobody"}`).join(", ") || "nothing",
+      [...cpMoves, ...moves].map(([v, to]) => `${vipLabel(v)} → ${to ?? "nobody"}`).join(", ") || "nothing",
       pool.length === 0 ? "-" : loads.describe([dead], changed),
     ];
   });
@@ -249,7 +252,7 @@ export function summarizeKeepalived(plan: ClusterPlan): string {
         ? node === cpAtRest
           ? `stays on ${node}${vrrp.nopreempt ? " (nopreempt: no backup takes a VIP from a live master)" : ""}`
           : "nothing (a backup)"
-        : `${cp.address} → ${holder ?? "nobody"}`;
+        : `${vipLabel(cp)} → ${holder ?? "nobody"}`;
     return [node, what];
   });
   // Takeover times: the fastest backup has the highest priority below the master, the slowest the lowest.
@@ -339,6 +342,12 @@ export function summarizeKeepalived(plan: ClusterPlan): string {
     "",
     `Every node that holds a VIP gets \`/etc/keepalived/keepalived.conf\`: one \`vrrp_instance\` per VIP it may hold, state ${vrrp.initialState}${vrrp.nopreempt ? " with nopreempt" : ""}, advert_int ${vrrp.advertInterval}, ${vrrp.unicast ? "unicast to the other nodes" : "multicast"}, ${vrrp.auth ? `auth_type ${vrrp.auth.type} with the password in \`${AUTH_FILE}\` (mode 0600, included by keepalived)` : "no authentication"}. The highest priority among the live nodes holds a VIP; a VIP survives as many node failures as it has backups.`,
   ];
+  const pairs = plan.vips.filter((v) => v.pair6 !== undefined);
+  if (pairs.length > 0)
+    lines.push(
+      "",
+      `Dual-stack pairs (${pairs.map((v) => vipLabel(v)).join("; ")}): an instance is IPv4 or IPv6, never both, so each pair is two instances, the IPv6 one VRRPv3 (\`version 3\`), with one interface, VRID and priority order, in one \`vrrp_sync_group\` that moves them as one (a member going BACKUP or FAULT takes the other with it). Both halves track the same checks with the same weights${plan.controlPlane.vip.pair6 ? ` (the control-plane pair both \`${CHECK_SCRIPT}\` and \`${CHECK_SCRIPT6}\`, which asks the apiserver on the node's IPv6 address)` : ""}, and \`sync_group_tracking_weight\` keeps those weights in force (keepalived ignores weights in a sync group without it), so the two elections agree and every row below holds for both addresses of a pair. One caveat: when every holder of a pair fails its checks at once, the holders tie at priority 1 and VRRP breaks the tie by the sender's address, IPv4 for one half and the IPv6 link-local address for the other; the sync group then keeps the halves in one state, not necessarily on the node this model picks.`,
+    );
   if (pool.length > 0 && replicas < carriers.length)
     lines.push(
       "",
@@ -387,7 +396,7 @@ export function summarizeKeepalived(plan: ClusterPlan): string {
       "<details><summary>Full priority order of every VIP</summary>",
       "",
       ...plan.vips.map(
-        (v) => `- ${instanceName(v)} ${v.address}: ${v.order.map((n, r) => `${n} ${v.priorities[r]}`).join(", ")}`,
+        (v) => `- ${instanceName(v)} ${vipLabel(v)}: ${v.order.map((n, r) => `${n} ${v.priorities[r]}`).join(", ")}`,
       ),
       "",
       "</details>",

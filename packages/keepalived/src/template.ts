@@ -80,6 +80,18 @@ vrrp_instance <%= i.name %> {
 <% } -%>
 }
 <% } -%>
+<% for (const g of v.syncGroups) { -%>
+
+# <%- g.comment %>
+vrrp_sync_group <%= g.name %> {
+    group {
+<% for (const m of g.members) { -%>
+        <%= m %>
+<% } -%>
+    }
+    sync_group_tracking_weight
+}
+<% } -%>
 `;
 
 export const authConfSource = `# <%- v.header %>

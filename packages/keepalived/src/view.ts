@@ -1,6 +1,7 @@
 // Every decision about a node's keepalived files, as typed data; the templates only loop over it.
 import {
   type ClusterPlan,
+  canonicalIp,
   generatedMarker,
   InternalError,
   ipFamily,
@@ -14,6 +15,9 @@ export const KEEPALIVED_DIR = "/etc/keepalived";
 export const AUTH_FILE = `${KEEPALIVED_DIR}/auth.conf`;
 export const CHECK_SCRIPT = `${KEEPALIVED_DIR}/check-apiserver.sh`;
 export const CHECK_SCRIPT_NAME = "chk_apiserver";
+/** A dual-stack control-plane VIP: the same check against the node's IPv6 address, the family its IPv6 half guards. */
+export const CHECK_SCRIPT6 = `${KEEPALIVED_DIR}/check-apiserver6.sh`;
+export const CHECK_SCRIPT6_NAME = "chk_apiserver6";
 export const READINESS_SCRIPT = `${KEEPALIVED_DIR}/check-cilium.sh`;
 export const READINESS_SCRIPT_NAME = "chk_cilium";
 export const UPLINK_SCRIPT = `${KEEPALIVED_DIR}/check-uplink.sh`;
@@ -66,6 +70,19 @@ export interface InstanceView {
   }[];
 }
 
+/**
+ * The two instances of a dual-stack VIP pair, kept together. keepalived 2.2.7 moves a sync group's members as one:
+ * a member going BACKUP or FAULT takes the others with it (vrrp_sync.c). Both halves track the same scripts with the
+ * same weights and carry the same priority, so their elections agree anyway; `sync_group_tracking_weight` keeps the
+ * weights working, which keepalived otherwise ignores in a sync group ("ignoring tracked script … with weights due
+ * to SYNC group", vrrp.c), the behaviour it guards against being members with differing weights, which a pair never has.
+ */
+export interface SyncGroupView {
+  readonly comment: string;
+  readonly name: string;
+  readonly members: readonly string[];
+}
+
 export interface KeepalivedView {
   readonly header: string;
   readonly routerId: string;
@@ -75,6 +92,7 @@ export interface KeepalivedView {
   /** The vrrp_script blocks this node's instances track. */
   readonly checks: readonly HealthCheckView[];
   readonly instances: readonly InstanceView[];
+  readonly syncGroups: readonly SyncGroupView[];
 }
 
 export interface ReadinessScriptView {
@@ -117,13 +135,37 @@ export function instanceName(vip: PlannedVip): string {
   return `VI_${vip.key.replace(/-/g, "_")}`;
 }
 
+/**
+ * The IPv6 half of a dual-stack pair: `VI_external_fd00_118_11__20` (its own address, as every external instance),
+ * `VI_control_plane6` for the control-plane VIP's.
+ */
+export function instanceName6(vip: PlannedVip): string | undefined {
+  if (!vip.pair6) return undefined;
+  return vip.kind === "control-plane"
+    ? "VI_control_plane6"
+    : `VI_external_${canonicalIp(vip.pair6.address).replace(/[.:]/g, "_")}`;
+}
+
+/** `SG_control_plane`, `SG_external_10_118_11_20`: the sync group of a pair, named by its IPv4 half. */
+export function syncGroupName(vip: PlannedVip): string {
+  return `SG_${vip.key.replace(/-/g, "_")}`;
+}
+
 /** What every node's files need from the plan, built once per plan: O(V·R) instead of a scan per node. */
 interface VrrpIndex {
   /** Node name → the VIPs it holds an instance for (plan order) with its rank in each. */
   readonly byNode: ReadonlyMap<string, readonly { readonly vip: PlannedVip; readonly rank: number }[]>;
   readonly nodes: ReadonlyMap<string, PlannedNode>;
   /** What every node's instance of a VIP shares, worked out once per VIP. */
-  readonly shared: ReadonlyMap<PlannedVip, { readonly comment: string; readonly name: string; readonly vip: string }>;
+  readonly shared: ReadonlyMap<
+    PlannedVip,
+    {
+      readonly comment: string;
+      readonly name: string;
+      readonly vip: string;
+      readonly pair6: { readonly comment: string; readonly name: string; readonly vip: string } | undefined;
+    }
+  >;
 }
 
 const indexes = new WeakMap<ClusterPlan, VrrpIndex>();
@@ -139,16 +181,33 @@ function vrrpIndex(plan: ClusterPlan): VrrpIndex {
       else byNode.set(name, [{ vip, rank }]);
     });
   const shared = new Map(
-    plan.vips.map((vip) => [
-      vip,
-      {
-        comment: keepalivedComment(
-          `${vip.kind === "control-plane" ? "control-plane VIP" : "external VIP"} ${vip.address}: ${describeOrder(vip)}`,
-        ),
-        name: instanceName(vip),
-        vip: `${vip.address}/${vip.prefixLength}`,
-      },
-    ]),
+    plan.vips.map((vip) => {
+      const what = vip.kind === "control-plane" ? "control-plane VIP" : "external VIP";
+      const pair = vip.pair6;
+      const name6 = instanceName6(vip);
+      return [
+        vip,
+        {
+          comment: keepalivedComment(
+            pair
+              ? `${what} ${vip.address} (IPv4 half of a dual-stack pair with ${pair.address}): ${describeOrder(vip)}`
+              : `${what} ${vip.address}: ${describeOrder(vip)}`,
+          ),
+          name: instanceName(vip),
+          vip: `${vip.address}/${vip.prefixLength}`,
+          pair6:
+            pair && name6
+              ? {
+                  comment: keepalivedComment(
+                    `${what} ${pair.address} (IPv6 half of the pair with ${vip.address}, same VRID and order, VRRPv3)`,
+                  ),
+                  name: name6,
+                  vip: `${pair.address}/${pair.prefixLength}`,
+                }
+              : undefined,
+        },
+      ];
+    }),
   );
   const index = { byNode, nodes: new Map(plan.nodes.map((n) => [n.name, n])), shared };
   indexes.set(plan, index);
@@ -160,9 +219,12 @@ export function vipsOf(plan: ClusterPlan, node: string): PlannedVip[] {
   return (vrrpIndex(plan).byNode.get(node) ?? []).map((x) => x.vip);
 }
 
-function addressOn(index: VrrpIndex, nodeName: string, iface: string): string {
-  const address = index.nodes.get(nodeName)?.interfaces.find((f) => f.name === iface)?.address;
-  if (address === undefined) throw new InternalError(`node ${nodeName} has no address on ${iface} for unicast VRRP`);
+/** The node's address of `family` on `iface`: unicast peers are per family (an instance speaks one). */
+function addressOn(index: VrrpIndex, nodeName: string, iface: string, family: 4 | 6): string {
+  const f = index.nodes.get(nodeName)?.interfaces.find((x) => x.name === iface);
+  const address = [f?.address, f?.address6].find((a) => a !== undefined && ipFamily(a) === family);
+  if (address === undefined)
+    throw new InternalError(`node ${nodeName} has no IPv${family} address on ${iface} for unicast VRRP`);
   return address;
 }
 
@@ -186,43 +248,69 @@ export function toKeepalivedView(plan: ClusterPlan, node: PlannedNode): Keepaliv
   const notify = vrrp.notify.map((n) => ({ keyword: `notify_${n.on}` as const, path: n.script }));
   const auth = vrrp.auth && { type: vrrp.auth.type, include: AUTH_FILE };
   const hasExternal = held.some((h) => h.vip.kind === "external");
+  const cpPair = plan.controlPlane.vip.pair6 !== undefined;
   const checks = [
     ...(hasControlPlane ? [apiserverCheck(plan)] : []),
+    ...(hasControlPlane && cpPair ? [apiserverCheck6(plan)] : []),
     ...(hasExternal && vrrp.readinessCheck ? [readinessCheck(plan, vrrp.readinessCheck)] : []),
     ...(hasExternal && vrrp.uplinkCheck ? [uplinkCheck(plan, vrrp.uplinkCheck)] : []),
   ];
-  const cpTracks = hasControlPlane ? [CHECK_SCRIPT_NAME] : [];
+  // Both halves of a dual-stack control-plane VIP track both families' checks: each family's check guards its half,
+  // and equal tracking keeps the pair's priorities, so its elections, identical.
+  const cpTracks = hasControlPlane ? [CHECK_SCRIPT_NAME, ...(cpPair ? [CHECK_SCRIPT6_NAME] : [])] : [];
   const externalTracks = [
     ...(vrrp.readinessCheck ? [READINESS_SCRIPT_NAME] : []),
     ...(vrrp.uplinkCheck ? [UPLINK_SCRIPT_NAME] : []),
   ];
-  const instances = held.map(({ vip, rank }): InstanceView => {
+  const instances = held.flatMap(({ vip, rank }): InstanceView[] => {
     const priority = vip.priorities[rank];
     if (priority === undefined) throw new InternalError(`no priority for ${node.name} on ${vip.key}`);
-    // Peers only for unicast: with multicast they would cost O(R) per instance for nothing.
-    const peers = vrrp.unicast
-      ? vip.order.filter((n) => n !== node.name).map((n) => addressOn(index, n, vip.interface))
-      : [];
     const same = index.shared.get(vip);
     if (!same) throw new InternalError(`${vip.key} is not in the plan`);
-    return {
-      comment: same.comment,
-      name: same.name,
-      state: vrrp.initialState,
-      iface: vip.interface,
-      vrid: vip.vrid,
-      version: ipFamily(vip.address) === 6 ? 3 : undefined,
-      priority,
-      advertInt: vrrp.advertInterval,
-      nopreempt: vrrp.nopreempt,
-      preemptDelay: preemptDelayFor(plan, vip.kind) || undefined,
-      auth,
-      unicast:
-        vrrp.unicast && peers.length > 0 ? { src: addressOn(index, node.name, vip.interface), peers } : undefined,
-      vip: same.vip,
-      trackScripts: vip.kind === "control-plane" ? cpTracks : externalTracks,
-      notify,
+    const one = (
+      shared: { readonly comment: string; readonly name: string; readonly vip: string },
+      address: string,
+    ): InstanceView => {
+      const family = ipFamily(address);
+      // Peers only for unicast: with multicast they would cost O(R) per instance for nothing.
+      const peers = vrrp.unicast
+        ? vip.order.filter((n) => n !== node.name).map((n) => addressOn(index, n, vip.interface, family))
+        : [];
+      return {
+        comment: shared.comment,
+        name: shared.name,
+        state: vrrp.initialState,
+        iface: vip.interface,
+        vrid: vip.vrid,
+        version: family === 6 ? 3 : undefined,
+        priority,
+        advertInt: vrrp.advertInterval,
+        nopreempt: vrrp.nopreempt,
+        preemptDelay: preemptDelayFor(plan, vip.kind) || undefined,
+        auth,
+        unicast:
+          vrrp.unicast && peers.length > 0
+            ? { src: addressOn(index, node.name, vip.interface, family), peers }
+            : undefined,
+        vip: shared.vip,
+        trackScripts: vip.kind === "control-plane" ? cpTracks : externalTracks,
+        notify,
+      };
     };
+    return [one(same, vip.address), ...(same.pair6 && vip.pair6 ? [one(same.pair6, vip.pair6.address)] : [])];
+  });
+  const syncGroups = held.flatMap(({ vip }): SyncGroupView[] => {
+    const same = index.shared.get(vip);
+    if (!same?.pair6 || !vip.pair6) return [];
+    return [
+      {
+        comment: keepalivedComment(
+          `the dual-stack pair ${vip.address} and ${vip.pair6.address} moves as one; both halves track the same checks with the same weights, which sync_group_tracking_weight keeps in force`,
+        ),
+        name: syncGroupName(vip),
+        members: [same.name, same.pair6.name],
+      },
+    ];
   });
   return {
     header: keepalivedComment(generatedMarker(plan)),
@@ -231,6 +319,7 @@ export function toKeepalivedView(plan: ClusterPlan, node: PlannedNode): Keepaliv
     garpRefresh: vrrp.garpRefresh > 0 ? vrrp.garpRefresh : undefined,
     checks,
     instances,
+    syncGroups,
   };
 }
 
@@ -280,6 +369,16 @@ function apiserverCheck(plan: ClusterPlan): HealthCheckView {
     CHECK_SCRIPT_NAME,
     CHECK_SCRIPT,
     `kube-apiserver /readyz on this node; ${startBound(hc.timeout, hc.weight, plan.vrrp.advertInterval)}; ${onFailure(hc.weight, "control-plane instance")}`,
+    hc,
+  );
+}
+
+function apiserverCheck6(plan: ClusterPlan): HealthCheckView {
+  const hc = plan.vrrp.healthCheck;
+  return checkView(
+    CHECK_SCRIPT6_NAME,
+    CHECK_SCRIPT6,
+    `kube-apiserver /readyz on this node's IPv6 address (the family of the control-plane VIP's IPv6 half); ${startBound(hc.timeout, hc.weight, plan.vrrp.advertInterval)}; ${onFailure(hc.weight, "control-plane instances")}`,
     hc,
   );
 }
@@ -339,8 +438,15 @@ export function toOpenrcView(plan: ClusterPlan): OpenrcView | undefined {
   };
 }
 
-export function toCheckScriptView(plan: ClusterPlan, node: PlannedNode): CheckScriptView {
-  const host = node.internalAddress.includes(":") ? `[${node.internalAddress}]` : node.internalAddress;
+/**
+ * The apiserver check asks the node's address of the family it guards: its primary internal address, or (`family`
+ * 6, the IPv6 half of a dual-stack control-plane VIP) its IPv6 one.
+ */
+export function toCheckScriptView(plan: ClusterPlan, node: PlannedNode, family?: 6): CheckScriptView {
+  const address =
+    family === undefined ? node.internalAddress : node.internalAddresses.find((a) => ipFamily(a) === family);
+  if (address === undefined) throw new InternalError(`node ${node.name} has no IPv6 internal address`);
+  const host = address.includes(":") ? `[${address}]` : address;
   return {
     header: keepalivedComment(generatedMarker(plan)),
     maxTime: plan.vrrp.healthCheck.timeout,

@@ -2,6 +2,7 @@ import {
   type Artifact,
   type ClusterPlan,
   checkSecretValues,
+  holderMap,
   loadSpread,
   resolvePlan,
   simulateFailover,
@@ -16,7 +17,7 @@ import { KEEPALIVED_TOKEN, keepalivedComment, keepalivedToken, shellWord } from 
 import { generateKeepalived } from "../src/generate.js";
 import { keepalivedModule } from "../src/module.js";
 import { summarizeKeepalived, worstCarrierPair } from "../src/summary.js";
-import { instanceName, vipsOf } from "../src/view.js";
+import { instanceName, instanceName6, vipsOf } from "../src/view.js";
 import { instancesOf, keepalivedCheck, nodeFiles, parseKeepalivedConf, tokenizeLine } from "./helpers.js";
 
 type Loose = any;
@@ -833,5 +834,168 @@ describe("externalVips.replicas", () => {
     const tableRows = summary.split("\n").filter((l) => l.startsWith("| "));
     const longest = tableRows.reduce((a, b) => (b.length > a.length ? b : a), "");
     expect(longest.length, longest).toBeLessThan(200);
+  });
+});
+
+describe("dual-stack VIP pairs", () => {
+  /** The dual-stack example with n nodes (3 control planes), a drawn pool of IPv4, IPv6 and paired VIPs, and options. */
+  const arbDualSpec = fc
+    .record({
+      n: fc.integer({ min: 3, max: 6 }),
+      vip6: fc.boolean(),
+      unicast: fc.boolean(),
+      fault: fc.boolean(),
+      pool: fc.uniqueArray(
+        fc.record({ host: fc.integer({ min: 30, max: 250 }), family: fc.constantFrom("v4", "pair", "v6") }),
+        { minLength: 1, maxLength: 8, selector: (e) => e.host },
+      ),
+    })
+    .map((r) => {
+      const s = exampleInput("dual-stack");
+      if (!r.vip6) delete s.controlPlane.vip6;
+      s.vrrp = { unicast: r.unicast, ...(r.fault ? { healthCheck: { weight: 0 } } : {}) };
+      s.externalVips.addresses = r.pool.map((e) =>
+        e.family === "v6"
+          ? `fd00:118:11::${e.host.toString(16)}`
+          : e.family === "pair"
+            ? { address: `10.118.11.${e.host}`, address6: `fd00:118:11::${e.host.toString(16)}` }
+            : `10.118.11.${e.host}`,
+      );
+      const template = s.nodes[0];
+      s.nodes = Array.from({ length: r.n }, (_, i) => ({
+        ...structuredClone(template),
+        name: `k8s-${i + 1}`,
+        roles: i < 3 ? ["control-plane", "worker"] : ["worker"],
+        interfaces: {
+          wan0: {
+            mac: `52:54:00:12:34:${(0x10 + i).toString(16)}`,
+            address: `10.118.10.${20 + i}/24`,
+            gateway: "10.118.10.1",
+          },
+          wan1: {
+            mac: `52:54:00:12:35:${(0x10 + i).toString(16)}`,
+            address: `10.118.12.${20 + i}/24`,
+            address6: `fd00:118:12::${(0x20 + i).toString(16)}/64`,
+          },
+        },
+      }));
+      return s;
+    });
+
+  /** Every node's parsed instances and scripts, and its sync groups. */
+  function parsedNodes(plan: ClusterPlan) {
+    const artifacts = generateKeepalived(plan);
+    return plan.nodes.flatMap((node) => {
+      const conf = artifacts.find((a) => a.path === `nodes/${node.name}/etc/keepalived/keepalived.conf`);
+      if (!conf) return [];
+      const tree = parseKeepalivedConf(conf.content);
+      const weights = new Map(
+        tree
+          .filter((s) => s.tokens[0] === "vrrp_script")
+          .map((s) => [s.tokens[1] ?? "", Number(s.block?.find((x) => x.tokens[0] === "weight")?.tokens[1])]),
+      );
+      const groups = tree
+        .filter((s) => s.tokens[0] === "vrrp_sync_group")
+        .map((s) => ({
+          members: (s.block?.find((x) => x.tokens[0] === "group")?.block ?? []).map((x) => x.tokens[0] ?? ""),
+          trackingWeight: s.block?.some((x) => x.tokens[0] === "sync_group_tracking_weight") ?? false,
+        }));
+      return [{ node: node.name, instances: instancesOf(tree), weights, groups }];
+    });
+  }
+
+  it("writes each pair as two single-family instances in one sync group, with one VRID, priority, interface and checks on every node", () => {
+    fc.assert(
+      fc.property(arbDualSpec, (input) => {
+        const plan = mustResolve(input);
+        const pairs = plan.vips.filter((v) => v.pair6);
+        for (const { node, instances, groups } of parsedNodes(plan)) {
+          const held = vipsOf(plan, node).filter((v) => v.pair6);
+          expect(groups.length).toBe(held.length);
+          for (const g of groups) {
+            expect(g.trackingWeight).toBe(true);
+            const [a, b] = g.members.map((m) => instances.find((i) => i.name === m));
+            expect(a && b).toBeTruthy();
+            if (!a || !b) continue;
+            for (const key of ["virtual_router_id", "priority", "interface", "state", "advert_int"])
+              expect(b.settings.get(key), `${node} ${g.members.join("/")} ${key}`).toEqual(a.settings.get(key));
+            expect(b.trackScripts).toEqual(a.trackScripts);
+            // One family per instance: the IPv4 half with IPv4 VIPs and peers, the IPv6 half VRRPv3 with IPv6 ones.
+            expect(a.settings.get("version")).toBeUndefined();
+            expect(b.settings.get("version")).toEqual(["3"]);
+            expect(a.vips.every((v) => !v.includes(":"))).toBe(true);
+            expect(b.vips.every((v) => v.includes(":"))).toBe(true);
+            expect(a.unicastPeers.every((p) => !p.includes(":"))).toBe(true);
+            expect(b.unicastPeers.every((p) => p.includes(":"))).toBe(true);
+            expect(b.unicastPeers.length).toBe(a.unicastPeers.length);
+          }
+        }
+        expect(pairs.length).toBe(plan.vips.filter((v) => v.pair6).length);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it("never splits a pair under any single or double node failure or failing apiserver check, as elected from the files", () => {
+    fc.assert(
+      fc.property(arbDualSpec, (input) => {
+        const plan = mustResolve(input);
+        const nodes = parsedNodes(plan);
+        const names = nodes.map((n) => n.node);
+        const states = [
+          { down: [], unhealthy: [] },
+          ...names.flatMap((a, i) => [
+            { down: [a], unhealthy: [] },
+            { down: [], unhealthy: [a] },
+            ...names.slice(i + 1).flatMap((b) => [
+              { down: [a, b], unhealthy: [] },
+              { down: [], unhealthy: [a, b] },
+              { down: [a], unhealthy: [b] },
+              { down: [b], unhealthy: [a] },
+            ]),
+          ]),
+        ];
+        const controlPlanes = new Set(plan.nodes.filter((n) => n.controlPlane).map((n) => n.name));
+        // The winner of one instance from the files: highest priority after the failing checks' weights (keepalived
+        // clamps at 1; weight 0 is FAULT); undefined on a tie (VRRP then compares addresses, per family).
+        const winner = (name: string, state: { down: string[]; unhealthy: string[] }) => {
+          const bids = nodes.flatMap(({ node, instances, weights }) => {
+            const inst = instances.find((i) => i.name === name);
+            if (!inst || state.down.includes(node)) return [];
+            const failing = inst.trackScripts.filter(
+              (t) => t.startsWith("chk_apiserver") && state.unhealthy.includes(node) && controlPlanes.has(node),
+            );
+            if (failing.some((t) => weights.get(t) === 0)) return [];
+            const p =
+              Number(inst.settings.get("priority")?.[0]) + failing.reduce((s, t) => s + (weights.get(t) ?? 0), 0);
+            return [{ node, p: Math.max(1, p) }];
+          });
+          const top = Math.max(...bids.map((b) => b.p));
+          const best = bids.filter((b) => b.p === top);
+          return best.length === 1 ? best[0]?.node : best.length === 0 ? null : undefined;
+        };
+        for (const state of states) {
+          const model = holderMap(simulateFailover(plan, state));
+          for (const vip of plan.vips.filter((v) => v.pair6)) {
+            const [v4, v6] = [instanceName(vip), instanceName6(vip) ?? ""];
+            const w4 = winner(v4, state);
+            const w6 = winner(v6, state);
+            expect(w6, `${vip.key} ${JSON.stringify(state)}`).toBe(w4);
+            if (w4 !== undefined)
+              expect(w4 ?? undefined, `${vip.key} ${JSON.stringify(state)}`).toBe(model.get(vip.key));
+          }
+        }
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  it("passes keepalived -t with pairs, IPv6-only VIPs and unicast peers per family", async (ctx) => {
+    if (!keepalivedAvailable()) return ctx.skip("needs keepalived, unshare and root");
+    for (const input of fc.sample(arbDualSpec, { numRuns: 3, seed: 30 })) {
+      input.vrrp.unicast = true;
+      const artifacts = generateKeepalived(mustResolve(input));
+      for (const node of ["k8s-1", "k8s-3"]) await expectKeepalivedAccepts(artifacts, node);
+    }
   });
 });

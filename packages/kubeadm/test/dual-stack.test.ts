@@ -79,10 +79,11 @@ describe("dual-stack kubeadm.yaml", () => {
     for (const d of docs) expect(schemaErrors(d), String(d.kind)).toBe("");
   });
 
-  it("puts every control plane's address of both families in the apiserver certificate", () => {
+  it("puts both control-plane VIPs and every control plane's address of both families in the apiserver certificate", () => {
     const cluster = docsOf("v1.34.2").find((d) => d.kind === "ClusterConfiguration");
     expect(cluster?.apiServer.certSANs).toEqual([
       "10.118.12.100",
+      "fd00:118:12::100",
       "10.118.12.20",
       "fd00:118:12::20",
       "10.118.12.21",

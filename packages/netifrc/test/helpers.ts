@@ -2,7 +2,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ClusterPlan, PlannedNode } from "@clusterspec/core";
+import { type ClusterPlan, instanceAddresses, type PlannedNode } from "@clusterspec/core";
 import { ipWithTables, type Netns, run, withNetns } from "@clusterspec/testkit";
 import { variableLines } from "../src/template.js";
 import type { NetifrcView } from "../src/view.js";
@@ -171,9 +171,10 @@ export async function withAppliedNode<T>(
       // keepalived would add these; here they only give `ip route get` a local source.
       for (const vip of plan.vips)
         if (node.interfaces.some((f) => f.name === vip.interface))
-          plain(
-            `address add ${vip.address}/${vip.kind === "control-plane" ? vip.prefixLength : hostBits(vip.address)} dev ${vip.interface}${nodad(vip.address)}`,
-          );
+          for (const a of instanceAddresses(vip))
+            plain(
+              `address add ${a.address}/${vip.kind === "control-plane" ? a.prefixLength : hostBits(a.address)} dev ${vip.interface}${nodad(a.address)}`,
+            );
       node.interfaces.forEach((f, i) => {
         const v = f.name.replace(/[^A-Za-z0-9_]/g, "_");
         for (const r of netifrcArray(values.get(`routes_${v}`))) batch.push(netifrcRouteCommand(r, f.name, i + 2));

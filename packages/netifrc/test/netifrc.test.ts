@@ -1,4 +1,12 @@
-import { type ClusterPlan, cidrContains, formatIssues, resolvePlan, shellVar, validateSpec } from "@clusterspec/core";
+import {
+  type ClusterPlan,
+  cidrContains,
+  formatIssues,
+  instanceAddresses,
+  resolvePlan,
+  shellVar,
+  validateSpec,
+} from "@clusterspec/core";
 import { arbPlan, arbSpecAndPlan, asClusterSpec, buildSpec, mustResolve } from "@clusterspec/core/testing";
 import { clusterExampleNames, exampleInput, toolAvailable } from "@clusterspec/testkit";
 import fc from "fast-check";
@@ -239,9 +247,11 @@ describe("conf.d/net applied with iproute2 in a network namespace", () => {
         for (const pr of plan.network.policyRoutes) {
           if (!node.interfaces.some((f) => f.name === pr.interface)) continue;
           // Two VIPs per table are enough: every source rule is checked by the property test above.
+          // Each instance's address: a dual-stack pair's IPv6 half is a source of its own.
           for (const vip of plan.vips
             .filter((x) => x.kind !== "control-plane" && x.interface === pr.interface)
-            .slice(0, 2)) {
+            .slice(0, 2)
+            .flatMap((x) => instanceAddresses(x))) {
             const v6 = vip.address.includes(":");
             const out = applied.ip(["route", "get", v6 ? "2001:db8::7" : "192.0.2.7", "from", vip.address]);
             expect(out.stderr).toBe("");

@@ -5,7 +5,7 @@
 // Where a rolling order cannot avoid that, the nodes involved are drained: all but a set that cannot disagree stop,
 // that set takes the new config, and the others start again on it. Every move is predicted by core's failover
 // model (simulateFailover's rules) over the configs that are live at that moment, kept incrementally (holders.ts).
-import { type ClusterPlan, takeoverBounds } from "@clusterspec/core";
+import { type ClusterPlan, instanceAddresses, takeoverBounds } from "@clusterspec/core";
 import { HolderModel, type Live, prioritiesByAddress } from "./holders.js";
 import type { NodeStepPlanner, TreeSide } from "./node-steps.js";
 import type { ChangePlan, RolloutStep, VipMove } from "./types.js";
@@ -96,7 +96,10 @@ function planInstances(plan: ClusterPlan): Map<string, Instance> {
     const password = passwordKey(plan);
     index = new Map(
       plan.vips.map((v): [string, Instance] => {
-        const address = `${v.address}/${v.prefixLength}`;
+        // A dual-stack pair's IPv6 half is part of its group: adding, changing or removing it is a change of terms.
+        const address = instanceAddresses(v)
+          .map((a) => `${a.address}/${a.prefixLength}`)
+          .join(" + ");
         return [
           v.address,
           {

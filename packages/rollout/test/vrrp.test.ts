@@ -1,5 +1,6 @@
 // The keepalived planner on the change cases (4-node VLAN cluster): which cases roll node by node and which
 // drain, and the planner's contract shape. The VRRP lab (keepalived-lab.test.ts) runs the same plans on real daemons.
+import { exampleInput } from "@clusterspec/testkit";
 import { describe, expect, it } from "vitest";
 import type { TreeSide } from "../src/node-steps.js";
 import { planKeepalivedRollout, planKeepalivedSteps } from "../src/vrrp.js";
@@ -42,6 +43,17 @@ describe("keepalived steps", () => {
     expect(r.drained).toEqual([]);
     expect(r.notInPlace).toEqual([]);
     expect(r.steps.every((s) => s.action !== "stop" || !s.files.length)).toBe(true);
+  });
+
+  it("adding the IPv6 half of a dual-stack pair changes its group's terms: drained, reported at the VIP", () => {
+    const dual = exampleInput("dual-stack");
+    const before = structuredClone(dual);
+    before.externalVips.addresses[0] = { address: "10.118.11.20", vrid: 10 };
+    const r = planKeepalivedRollout(treeSide(before), treeSide(dual));
+    expect(r.drained.length).toBeGreaterThan(0);
+    expect(r.notInPlace.map((n) => n.path)).toContain("externalVips.addresses[0].address");
+    // The same tree on both sides: nothing to do.
+    expect(planKeepalivedRollout(treeSide(dual), treeSide(dual)).steps).toEqual([]);
   });
 
   it.each([

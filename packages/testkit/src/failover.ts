@@ -6,6 +6,7 @@ import {
   effectivePriority,
   type FailureState,
   holderMap,
+  instanceAddresses,
   simulateFailover,
   type TakeoverBound,
   takeoverBounds,
@@ -184,13 +185,15 @@ export async function runFailoverScenarios(
     ? undefined
     : await lab.waitUntil(
         (observed) =>
-          plan.vips.flatMap((v) => {
-            const holders = observed.get(canonicalIp(v.address)) ?? [];
-            const want = v.order.filter((n) => lab.nodes.includes(n));
-            return holders.length === want.length
-              ? []
-              : [`${v.address}: ${holders.length} of ${want.length} isolated nodes master`];
-          }),
+          plan.vips.flatMap((v) =>
+            instanceAddresses(v).flatMap(({ address }) => {
+              const holders = observed.get(canonicalIp(address)) ?? [];
+              const want = v.order.filter((n) => lab.nodes.includes(n));
+              return holders.length === want.length
+                ? []
+                : [`${address}: ${holders.length} of ${want.length} isolated nodes master`];
+            }),
+          ),
         { deadlineMs: 2 * worstBound("rejoin") * 1000 + margin + startAllowance * 1000 * nodeStarts, holdMs: 0 },
       );
   if (alone && !alone.ok) {
@@ -314,12 +317,15 @@ async function confirm(
   expected: ReadonlyMap<string, string | undefined>,
 ): Promise<string[]> {
   const snap: Observation = await lab.snapshot();
-  return plan.vips.flatMap((v) => {
-    const got = snap.get(canonicalIp(v.address)) ?? [];
-    const want = expected.get(v.key);
-    const ok = want === undefined ? got.length === 0 : got.length === 1 && got[0] === want;
-    return ok ? [] : [`ip addr: ${v.address} expected on ${want ?? "nobody"}, found on ${got.join(" + ") || "nobody"}`];
-  });
+  // Every instance: a dual-stack pair's two addresses both on the pair's one expected holder.
+  return plan.vips.flatMap((v) =>
+    instanceAddresses(v).flatMap(({ address }) => {
+      const got = snap.get(canonicalIp(address)) ?? [];
+      const want = expected.get(v.key);
+      const ok = want === undefined ? got.length === 0 : got.length === 1 && got[0] === want;
+      return ok ? [] : [`ip addr: ${address} expected on ${want ?? "nobody"}, found on ${got.join(" + ") || "nobody"}`];
+    }),
+  );
 }
 
 /** One line per step, its takeovers summed up (every out-of-bound one listed): for annotations and reports. */

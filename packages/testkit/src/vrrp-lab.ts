@@ -24,7 +24,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type ClusterPlan, shellVar } from "@clusterspec/core";
+import { type ClusterPlan, instanceAddresses, type PlannedVip, shellVar } from "@clusterspec/core";
 import { canonicalIp } from "@clusterspec/core/testing";
 
 /** Every lab namespace starts with this, then the pid of the process that made it: stale ones can be reaped. */
@@ -39,6 +39,8 @@ const stub = (what: string, flag: string): string =>
 /** Every check script the keepalived generator writes, and the flag that fails its stub. */
 const STUBS: Readonly<Record<string, { readonly text: string; readonly flag: string }>> = {
   "check-apiserver.sh": { text: stub("apiserver check", STUB_FLAG), flag: STUB_FLAG },
+  // A dual-stack control-plane VIP's IPv6 check: the node's apiserver fails on both its addresses at once.
+  "check-apiserver6.sh": { text: stub("apiserver check (IPv6)", STUB_FLAG), flag: STUB_FLAG },
   "check-cilium.sh": { text: stub("Cilium readiness check", READY_FLAG), flag: READY_FLAG },
   "check-uplink.sh": { text: stub("uplink check", READY_FLAG), flag: READY_FLAG },
 };
@@ -305,7 +307,8 @@ export async function startVrrpLab(options: VrrpLabOptions): Promise<VrrpLab> {
   chmodSync(root, 0o755);
   const sides = [{ plan, tree }, ...(options.others ?? [])];
   const allVips = sides.flatMap((side) => side.plan.vips);
-  const vipAddresses = [...new Set(allVips.map((v) => canonicalIp(v.address)))];
+  // Every instance's address: a dual-stack pair's IPv6 half is observed as its own VIP.
+  const vipAddresses = [...new Set(allVips.flatMap((v) => instanceAddresses(v).map((a) => canonicalIp(a.address))))];
   const vipSet = new Set(vipAddresses);
   const hasKeepalived = (t: string, n: string) =>
     existsSync(join(t, "nodes", n, "etc", "keepalived", "keepalived.conf"));
@@ -475,6 +478,12 @@ export async function startVrrpLab(options: VrrpLabOptions): Promise<VrrpLab> {
     const hostBatch = [`netns add ${bridgeNs}`, ...nodes.map((n) => `netns add ${n.ns}`)];
     mustSync("ip", ["-batch", "-"], `${hostBatch.join("\n")}\n`);
     created.push(bridgeNs, ...nodes.map((n) => n.ns));
+    // No IPv6 duplicate-address detection on the lab's links (set before they exist, so every veth inherits it):
+    // a tentative address (a node's, its link-local one VRRPv3 sends from, or a VIP) would hold an instance in
+    // FAULT for a second or more, which is a property of the lab's timing, not of the plan.
+    for (const ns of [bridgeNs, ...nodes.map((n) => n.ns)])
+      for (const scope of ["all", "default"])
+        mustSync("ip", ["netns", "exec", ns, "sysctl", "-qw", `net.ipv6.conf.${scope}.accept_dad=0`]);
     const links = nodes.flatMap((n) =>
       n.interfaces.map(
         (f, j) => `link add ${f.name} netns ${n.ns} type veth peer name ${n.ports[j]} netns ${bridgeNs}`,
@@ -559,14 +568,15 @@ export async function startVrrpLab(options: VrrpLabOptions): Promise<VrrpLab> {
 
   const diffOf = (expected: ReadonlyMap<string, string | undefined>, observed: Observation): string[] => {
     const diff: string[] = [];
-    plan.vips.forEach((v, i) => {
-      const a = vipAddresses[i] ?? "";
-      const want = expected.get(v.key);
-      const got = observed.get(a) ?? [];
-      const ok = want === undefined ? got.length === 0 : got.length === 1 && got[0] === want;
-      if (!ok)
-        diff.push(`${v.address} (${v.key}): expected ${want ?? "nobody"}, observed ${got.join(" + ") || "nobody"}`);
-    });
+    // Both halves of a dual-stack pair are expected where the pair's one holder is.
+    for (const v of plan.vips as readonly PlannedVip[])
+      for (const { address } of instanceAddresses(v)) {
+        const want = expected.get(v.key);
+        const got = observed.get(canonicalIp(address)) ?? [];
+        const ok = want === undefined ? got.length === 0 : got.length === 1 && got[0] === want;
+        if (!ok)
+          diff.push(`${address} (${v.key}): expected ${want ?? "nobody"}, observed ${got.join(" + ") || "nobody"}`);
+      }
     return diff;
   };
 

@@ -27,6 +27,9 @@ export function externalVipInterface(spec: ClusterSpec): string | undefined {
 
 export interface ExternalVipEntry {
   readonly address: string;
+  /** The IPv6 half of a dual-stack pair (`address6`), with its spec path. */
+  readonly address6: string | undefined;
+  readonly path6: IssuePath | undefined;
   readonly vrid: number | undefined;
   readonly path: IssuePath;
 }
@@ -34,9 +37,29 @@ export interface ExternalVipEntry {
 export function externalVipEntries(spec: ClusterSpec): ExternalVipEntry[] {
   return (spec.externalVips?.addresses ?? []).map((entry, i) =>
     typeof entry === "string"
-      ? { address: entry, vrid: undefined, path: ["externalVips", "addresses", i] }
-      : { address: entry.address, vrid: entry.vrid, path: ["externalVips", "addresses", i, "address"] },
+      ? {
+          address: entry,
+          address6: undefined,
+          path6: undefined,
+          vrid: undefined,
+          path: ["externalVips", "addresses", i],
+        }
+      : {
+          address: entry.address,
+          address6: entry.address6,
+          path6: entry.address6 === undefined ? undefined : ["externalVips", "addresses", i, "address6"],
+          vrid: entry.vrid,
+          path: ["externalVips", "addresses", i, "address"],
+        },
   );
+}
+
+/** Every external VIP address of both families, each with its spec path (a pair gives two). */
+export function externalVipAddresses(spec: ClusterSpec): { readonly address: string; readonly path: IssuePath }[] {
+  return externalVipEntries(spec).flatMap((e) => [
+    { address: e.address, path: e.path },
+    ...(e.address6 !== undefined && e.path6 !== undefined ? [{ address: e.address6, path: e.path6 }] : []),
+  ]);
 }
 
 export const isControlPlane = (node: NodeSpec): boolean => node.roles.includes("control-plane");

@@ -3,7 +3,7 @@
 import { cidrContains, ipFamily } from "../ip.js";
 import type { ClusterSpec, SegmentSpec } from "../spec/schema.js";
 import { segmentSubnets } from "./families.js";
-import { externalVipEntries, externalVipInterface } from "./spec.js";
+import { externalVipAddresses, externalVipInterface } from "./spec.js";
 
 /** Where an uplink's sources come from: the spec's `sources`, the segment's on-link networks, or its external VIPs. */
 export type UplinkSourcesFrom = "sources" | "onLink" | "external-vips" | "none";
@@ -24,7 +24,7 @@ export function uplinkSources(
   if (segment.onLink.length > 0) return { sources: segment.onLink, from: "onLink" };
   const vips =
     spec.externalVips && externalVipInterface(spec) === segment.interface
-      ? externalVipEntries(spec)
+      ? externalVipAddresses(spec)
           .map((e) => e.address)
           .filter((a) => segmentSubnets(segment).some((n) => cidrContains(n, a)))
       : [];

@@ -1,6 +1,6 @@
 // VRRP facts the rules and the plan share: which VRID each VIP gets, and the order of nodes for each VIP.
 
-import { canonicalIp, hostPart, ipEquals, lowByte } from "../ip.js";
+import { canonicalIp, hostPart, ipEquals, ipFamily, isIp, lowByte } from "../ip.js";
 import type { IssuePath } from "../issues.js";
 import { toDotPath } from "../issues.js";
 import type { ClusterSpec } from "../spec/schema.js";
@@ -27,6 +27,8 @@ export interface VridRequest {
   /** Address without prefix, as written. */
   readonly address: string;
   readonly iface: string;
+  /** The families of its instances: one, or both for a dual-stack pair (which shares one VRID). */
+  readonly families: readonly (4 | 6)[];
   readonly explicit: number | undefined;
   /** Where the VRID comes from: the `vrid` key when explicit, else the address. */
   readonly path: IssuePath;
@@ -50,11 +52,15 @@ export function vridRequests(
   const cpIface = interfaces.controlPlane ?? "";
   const poolIface = interfaces.external ?? "";
   const cpExplicit = spec.controlPlane.vrid;
+  const cpAddress = hostPart(spec.controlPlane.vip);
+  const pair = (address: string, address6: string | undefined): (4 | 6)[] =>
+    address6 === undefined || !isIp(address) ? familyOf(address) : [4, 6];
   const requests: VridRequest[] = [
     {
       id: { kind: "control-plane" },
-      address: hostPart(spec.controlPlane.vip),
+      address: cpAddress,
       iface: cpIface,
+      families: pair(cpAddress, spec.controlPlane.vip6),
       explicit: cpExplicit,
       path: cpExplicit === undefined ? ["controlPlane", "vip"] : ["controlPlane", "vrid"],
     },
@@ -64,11 +70,14 @@ export function vridRequests(
       id: { kind: "external", address: e.address },
       address: e.address,
       iface: poolIface,
+      families: pair(e.address, e.address6),
       explicit: e.vrid,
       path: e.vrid === undefined ? e.path : [...e.path.slice(0, -1), "vrid"],
     });
   return requests;
 }
+
+const familyOf = (address: string): (4 | 6)[] => (isIp(address) ? [ipFamily(address)] : []);
 
 const vridSource = (r: VridRequest): string =>
   r.explicit === undefined ? `the last 8 bits of ${r.address}` : "given explicitly";
@@ -98,19 +107,26 @@ export function allocateVrids(spec: ClusterSpec, interfaces?: VipInterfaceNames)
       continue;
     }
     vrids.set(vipKey(req.id), vrid);
-    const taken = owners.get(req.iface) ?? new Map<number, VridRequest>();
-    owners.set(req.iface, taken);
-    const prior = taken.get(vrid);
+    // A VRID is unique per interface and family (RFC 5798 §5.2.3: an IPv4 and an IPv6 virtual router are separate
+    // even with one VRID), so a pair's two instances share theirs and an IPv6 VIP may reuse an IPv4 VIP's.
+    const tables = req.families.map((fam) => {
+      const owner = `${req.iface}\u0000${fam}`;
+      const taken = owners.get(owner) ?? new Map<number, VridRequest>();
+      owners.set(owner, taken);
+      return { fam, taken, prior: taken.get(vrid) };
+    });
+    const clash = tables.find((t) => t.prior !== undefined);
     // The same address listed twice is reported by its own rule, not as a VRID collision.
-    if (prior && ipEquals(prior.address, req.address)) continue;
-    if (prior) {
+    if (clash?.prior && ipEquals(clash.prior.address, req.address)) continue;
+    if (clash?.prior) {
+      const family = req.families.length > 1 || clash.prior.families.length > 1 ? ` (IPv${clash.fam})` : "";
       issues.push({
         path: req.path,
-        message: `${toDotPath(req.path)} gets VRID ${vrid} (${vridSource(req)}), which ${toDotPath(prior.path)} already has on ${req.iface} (${vridSource(prior)}): give one of them an explicit, unused vrid`,
+        message: `${toDotPath(req.path)} gets VRID ${vrid} (${vridSource(req)}), which ${toDotPath(clash.prior.path)} already has on ${req.iface}${family} (${vridSource(clash.prior)}): give one of them an explicit, unused vrid`,
       });
       continue;
     }
-    taken.set(vrid, req);
+    for (const t of tables) t.taken.set(vrid, req);
     const reservedHere = reserved.get(req.iface);
     if (reservedHere?.set.has(vrid))
       issues.push({

@@ -3,7 +3,7 @@
 // lineTemplate in the repository, keyed by its source (see line-template.ts).
 export const precompiledTemplates = new Map([
   [
-    "# <%- v.header %>\n\nglobal_defs {\n    router_id <%= v.routerId %>\n    enable_script_security\n    script_user <%= v.scriptUser %>\n<% if (v.garpRefresh !== undefined) { -%>\n    vrrp_garp_master_refresh <%= v.garpRefresh %>\n<% } -%>\n}\n<% for (const c of v.checks) { -%>\n\n# <%- c.comment %>\nvrrp_script <%= c.name %> {\n    script <%= c.path %>\n    interval <%= c.interval %>\n    timeout <%= c.timeout %>\n    fall <%= c.fall %>\n    rise <%= c.rise %>\n    weight <%= c.weight %>\n}\n<% } -%>\n<% for (const i of v.instances) { -%>\n\n# <%- i.comment %>\nvrrp_instance <%= i.name %> {\n    state <%= i.state %>\n    interface <%= i.iface %>\n    virtual_router_id <%= i.vrid %>\n<% if (i.version !== undefined) { -%>\n    version <%= i.version %>\n<% } -%>\n    priority <%= i.priority %>\n    advert_int <%= i.advertInt %>\n<% if (i.nopreempt) { -%>\n    nopreempt\n<% } -%>\n<% if (i.preemptDelay !== undefined) { -%>\n    preempt_delay <%= i.preemptDelay %>\n<% } -%>\n<% if (i.auth) { -%>\n    authentication {\n        auth_type <%= i.auth.type %>\n        include <%= i.auth.include %>\n    }\n<% } -%>\n<% if (i.unicast) { -%>\n    unicast_src_ip <%= i.unicast.src %>\n    unicast_peer {\n<% for (const peer of i.unicast.peers) { -%>\n        <%= peer %>\n<% } -%>\n    }\n<% } -%>\n    virtual_ipaddress {\n        <%= i.vip %> dev <%= i.iface %>\n    }\n<% if (i.trackScripts.length > 0) { -%>\n    track_script {\n<% for (const t of i.trackScripts) { -%>\n        <%= t %>\n<% } -%>\n    }\n<% } -%>\n<% for (const n of i.notify) { -%>\n    <%= n.keyword %> <%= n.path %>\n<% } -%>\n}\n<% } -%>\n",
+    "# <%- v.header %>\n\nglobal_defs {\n    router_id <%= v.routerId %>\n    enable_script_security\n    script_user <%= v.scriptUser %>\n<% if (v.garpRefresh !== undefined) { -%>\n    vrrp_garp_master_refresh <%= v.garpRefresh %>\n<% } -%>\n}\n<% for (const c of v.checks) { -%>\n\n# <%- c.comment %>\nvrrp_script <%= c.name %> {\n    script <%= c.path %>\n    interval <%= c.interval %>\n    timeout <%= c.timeout %>\n    fall <%= c.fall %>\n    rise <%= c.rise %>\n    weight <%= c.weight %>\n}\n<% } -%>\n<% for (const i of v.instances) { -%>\n\n# <%- i.comment %>\nvrrp_instance <%= i.name %> {\n    state <%= i.state %>\n    interface <%= i.iface %>\n    virtual_router_id <%= i.vrid %>\n<% if (i.version !== undefined) { -%>\n    version <%= i.version %>\n<% } -%>\n    priority <%= i.priority %>\n    advert_int <%= i.advertInt %>\n<% if (i.nopreempt) { -%>\n    nopreempt\n<% } -%>\n<% if (i.preemptDelay !== undefined) { -%>\n    preempt_delay <%= i.preemptDelay %>\n<% } -%>\n<% if (i.auth) { -%>\n    authentication {\n        auth_type <%= i.auth.type %>\n        include <%= i.auth.include %>\n    }\n<% } -%>\n<% if (i.unicast) { -%>\n    unicast_src_ip <%= i.unicast.src %>\n    unicast_peer {\n<% for (const peer of i.unicast.peers) { -%>\n        <%= peer %>\n<% } -%>\n    }\n<% } -%>\n    virtual_ipaddress {\n        <%= i.vip %> dev <%= i.iface %>\n    }\n<% if (i.trackScripts.length > 0) { -%>\n    track_script {\n<% for (const t of i.trackScripts) { -%>\n        <%= t %>\n<% } -%>\n    }\n<% } -%>\n<% for (const n of i.notify) { -%>\n    <%= n.keyword %> <%= n.path %>\n<% } -%>\n}\n<% } -%>\n<% for (const g of v.syncGroups) { -%>\n\n# <%- g.comment %>\nvrrp_sync_group <%= g.name %> {\n    group {\n<% for (const m of g.members) { -%>\n        <%= m %>\n<% } -%>\n    }\n    sync_group_tracking_weight\n}\n<% } -%>\n",
     function anonymous(v, escapeFn, include, rethrow
 ) {
 "use strict";
@@ -114,6 +114,19 @@ escapeFn = escapeFn || function missingEscape() {
     ; __append("\n")
     ;  } 
     ; __append("}\n")
+    ;  } 
+    ;  for (const g of v.syncGroups) { 
+    ; __append("\n# ")
+    ; __append( g.comment )
+    ; __append("\nvrrp_sync_group ")
+    ; __append(escapeFn( g.name ))
+    ; __append(" {\n    group {\n")
+    ;  for (const m of g.members) { 
+    ; __append("        ")
+    ; __append(escapeFn( m ))
+    ; __append("\n")
+    ;  } 
+    ; __append("    }\n    sync_group_tracking_weight\n}\n")
     ;  } 
   return __output;
 

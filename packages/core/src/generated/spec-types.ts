@@ -152,6 +152,8 @@ export interface ClusterSpecInput {
   controlPlane: {
     /** Control-plane virtual IP with prefix, e.g. 10.118.12.100/24 */
     vip: string;
+    /** The IPv6 control-plane VIP beside an IPv4 vip (a dual-stack pair), e.g. fd00:118:12::100/64: its own VRRPv3 instance with the same VRID and priority order, kept with the IPv4 one by a vrrp_sync_group */
+    vip6?: string | undefined;
     /** API server port */
     port?: number | undefined;
     /** Interface carrying the VIP; default the Kubernetes segment's */
@@ -244,7 +246,9 @@ export interface ClusterSpecInput {
     addresses: (string | {
       /** External address (a /32 or /128 VIP) */
       address: string;
-      /** VRRP router id; default the last 8 bits of the address (10.118.11.20: 20) */
+      /** The IPv6 address beside an IPv4 address (a dual-stack pair): its own VRRPv3 instance with the same VRID and carriers, kept with the IPv4 one by a vrrp_sync_group */
+      address6?: string | undefined;
+      /** VRRP router id; default the last 8 bits of the address (10.118.11.20: 20); a dual-stack pair's two instances share it */
       vrid?: number | undefined;
     })[];
     /** How many carriers hold each address (master and backups); default every carrier. Fewer keeps keepalived.conf small on many carriers, and appending an address never moves an existing one */
@@ -617,6 +621,8 @@ export interface ClusterSpec {
   controlPlane: {
     /** Control-plane virtual IP with prefix, e.g. 10.118.12.100/24 */
     vip: string;
+    /** The IPv6 control-plane VIP beside an IPv4 vip (a dual-stack pair), e.g. fd00:118:12::100/64: its own VRRPv3 instance with the same VRID and priority order, kept with the IPv4 one by a vrrp_sync_group */
+    vip6?: string | undefined;
     /** API server port */
     port: number;
     /** Interface carrying the VIP; default the Kubernetes segment's */
@@ -709,7 +715,9 @@ export interface ClusterSpec {
     addresses: (string | {
       /** External address (a /32 or /128 VIP) */
       address: string;
-      /** VRRP router id; default the last 8 bits of the address (10.118.11.20: 20) */
+      /** The IPv6 address beside an IPv4 address (a dual-stack pair): its own VRRPv3 instance with the same VRID and carriers, kept with the IPv4 one by a vrrp_sync_group */
+      address6?: string | undefined;
+      /** VRRP router id; default the last 8 bits of the address (10.118.11.20: 20); a dual-stack pair's two instances share it */
       vrid?: number | undefined;
     })[];
     /** How many carriers hold each address (master and backups); default every carrier. Fewer keeps keepalived.conf small on many carriers, and appending an address never moves an existing one */

@@ -3,7 +3,7 @@
 // external VIP lives. Kept readable at 16 nodes: past a few VIPs the pool is grouped by master, past 16 nodes
 // the nodes that hold no VIP are summarised in one box.
 import type { ClusterPlan, PlannedNode } from "./types.js";
-import type { PlannedVip } from "./vrrp.js";
+import { type PlannedVip, vipLabel } from "./vrrp.js";
 
 /** External VIPs drawn one by one up to this many; beyond, one box per master. */
 export const DIAGRAM_MAX_SINGLE_VIPS = 12;
@@ -48,7 +48,7 @@ export function failoverDiagram(plan: ClusterPlan): string {
 
   // The control-plane VIP: master, then every backup in order.
   const cp = plan.controlPlane.vip;
-  lines.push(`  cp(["control-plane VIP<br/>${cp.address}/${cp.prefixLength} VRID ${cp.vrid}"])`);
+  lines.push(`  cp(["control-plane VIP<br/>${vipLabel(cp, true)} VRID ${cp.vrid}"])`);
   cp.order.forEach((node, r) => {
     lines.push(r === 0 ? `  cp ==>|"master"| ${id.get(node)}` : `  cp -.->|"backup ${r}"| ${id.get(node)}`);
   });
@@ -59,7 +59,7 @@ export function failoverDiagram(plan: ClusterPlan): string {
     pool.forEach((v, i) => {
       const rest = v.order.slice(2);
       const then = rest.length > 0 ? `<br/>then ${label(rest.join(", "))}` : "";
-      lines.push(`  x${i}(["${v.address} VRID ${v.vrid}${then}"])`);
+      lines.push(`  x${i}(["${vipLabel(v)} VRID ${v.vrid}${then}"])`);
       const [master, backup] = v.order;
       if (master) lines.push(`  x${i} ==> ${id.get(master)}`);
       if (backup) lines.push(`  x${i} -.-> ${id.get(backup)}`);
@@ -72,7 +72,7 @@ export function failoverDiagram(plan: ClusterPlan): string {
     }
     [...byMaster].forEach(([master, vips], i) => {
       const backups = new Set(vips.map((v) => v.order[1]).filter((b): b is string => b !== undefined));
-      const first = vips[0]?.address ?? "";
+      const first = vips[0] === undefined ? "" : vipLabel(vips[0]);
       const more = vips.length > 1 ? ` and ${vips.length - 1} more` : "";
       lines.push(
         `  g${i}(["${vips.length} external VIP(s): ${first}${more}<br/>first backups on ${backups.size} node(s)"])`,

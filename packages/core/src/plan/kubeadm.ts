@@ -66,7 +66,10 @@ function kubeadmKnobs(
 ): KubeadmKnobs {
   return {
     certSANs: uniqueSans([
+      // Every control-plane VIP of both families (a dual-stack pair's two halves), the endpoint's family first.
       controlPlane.host,
+      controlPlane.vip.address,
+      ...(controlPlane.vip.pair6 ? [controlPlane.vip.pair6.address] : []),
       ...(controlPlane.dnsName === undefined ? [] : [controlPlane.dnsName]),
       ...cpAddresses,
       ...k.apiServer.certSANs,

@@ -1,6 +1,7 @@
 import { summarizeBootstrap } from "./bootstrap.js";
 import { summarizeNodeRunbooks } from "./runbooks.js";
 import type { CloudBurstPlan, ClusterPlan } from "./types.js";
+import { vipLabel } from "./vrrp.js";
 
 /** Escapes a value for a Markdown table cell. */
 export function mdCell(value: string | number): string {
@@ -33,7 +34,7 @@ export function summarizeCore(plan: ClusterPlan): string {
     "",
     ...warning,
     `- Kubernetes ${k.versionText}, kubeadm API \`${k.kubeadmApiVersion}\``,
-    `- Control-plane endpoint \`${plan.controlPlane.endpoint}\` (VIP ${plan.controlPlane.vip.address}/${plan.controlPlane.vip.prefixLength} on ${plan.controlPlane.vip.interface})`,
+    `- Control-plane endpoint \`${plan.controlPlane.endpoint}\` (VIP ${vipLabel(plan.controlPlane.vip, true)} on ${plan.controlPlane.vip.interface})`,
     `- Pod subnet ${k.podSubnet} (/${k.nodeCidrMaskSize} per node), service subnet ${k.serviceSubnet}, DNS domain ${k.dnsDomain}`,
     `- Nameservers ${plan.network.nameservers.join(", ")}`,
     "",

@@ -83,6 +83,11 @@ export interface PlannedVip {
   /** Address without prefix. */
   readonly address: string;
   readonly prefixLength: number;
+  /**
+   * The IPv6 half of a dual-stack pair (`controlPlane.vip6`, an external entry's `address6`), when `address` is its
+   * IPv4 half: one more vrrp_instance with the same interface, VRID and order, kept with the first by a sync group.
+   */
+  readonly pair6?: { readonly address: string; readonly prefixLength: number; readonly specPath: IssuePath };
   readonly interface: string;
   readonly vrid: number;
   /** Node names, best first; priorities[i] belongs to order[i]. */

@@ -1,6 +1,7 @@
 // The VRRP planner: the interfaces that carry VIPs, every VIP with its VRID and each node's priority for it,
 // the control-plane endpoint on its VIP, and the keepalived settings common to every instance.
 
+import { clusterFamilies } from "../facts/families.js";
 import type { Identities } from "../facts/identities.js";
 import { controlPlaneInterface, externalVipEntries, externalVipInterface } from "../facts/spec.js";
 import {
@@ -63,6 +64,15 @@ export function planVips(
       order: cpOrder,
       priorities: prioritiesFrom(base, cpOrder.length),
       specPath: ["controlPlane", "vip"],
+      ...(spec.controlPlane.vip6 === undefined
+        ? {}
+        : {
+            pair6: {
+              address: hostPart(spec.controlPlane.vip6),
+              prefixLength: parseCidr(spec.controlPlane.vip6).prefixLength,
+              specPath: ["controlPlane", "vip6"],
+            },
+          }),
     },
   ];
   const { carriers } = roles;
@@ -85,6 +95,9 @@ export function planVips(
       order,
       priorities: prioritiesFrom(base, order.length),
       specPath: e.path,
+      ...(e.address6 === undefined || e.path6 === undefined
+        ? {}
+        : { pair6: { address: hostPart(e.address6), prefixLength: 128, specPath: e.path6 } }),
     });
   });
   return vips;
@@ -94,7 +107,8 @@ export function planVips(
 export function planControlPlane(spec: ClusterSpec, vips: readonly PlannedVip[]): ControlPlanePlan {
   const vip = vips[0];
   if (vip?.kind !== "control-plane") throw new InternalError("no control-plane VIP");
-  const host = vip.address;
+  // controlPlaneEndpoint in the cluster's primary family: the IPv6 half of a dual-stack pair when IPv6 is primary.
+  const host = vip.pair6 && clusterFamilies(spec)[0] === 6 ? vip.pair6.address : vip.address;
   const port = spec.controlPlane.port;
   const dnsName = spec.controlPlane.dnsName;
   const vipEndpoint = `${ipFamily(host) === 6 ? `[${host}]` : host}:${port}`;
@@ -159,6 +173,18 @@ export function planVrrp(
       return script === undefined ? [] : [{ on, script }];
     }),
   };
+}
+
+/** Every VRRP instance of a VIP: its own address, and the IPv6 half of a dual-stack pair (same VRID and order). */
+export function instanceAddresses(vip: PlannedVip): { readonly address: string; readonly prefixLength: number }[] {
+  return [{ address: vip.address, prefixLength: vip.prefixLength }, ...(vip.pair6 ? [vip.pair6] : [])];
+}
+
+/** `10.118.11.20`, or a dual-stack pair's two addresses: `10.118.11.20 + fd00:118:11::20` (PLAN.md, simulate). */
+export function vipLabel(vip: PlannedVip, withPrefix = false): string {
+  return instanceAddresses(vip)
+    .map((a) => (withPrefix ? `${a.address}/${a.prefixLength}` : a.address))
+    .join(" + ");
 }
 
 /** The identities.json a tree carries: every VIP's order after this run, by address (control-plane VIP included). */

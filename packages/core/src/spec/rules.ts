@@ -23,6 +23,7 @@ import {
   wireguardKeysConsistent,
 } from "./sections/cloud/rules.js";
 import {
+  dualStackVipsConsistent,
   healthCheckMovesVip,
   initNodeIsControlPlane,
   vipInterfacesOnNodes,
@@ -92,6 +93,7 @@ export const rules: readonly Rule[] = [
   routingTablesValid,
   uplinkRoutesSomething,
   vrrpOptionsConsistent,
+  dualStackVipsConsistent,
   vipInterfacesOnNodes,
   vrrpFamiliesAndUnicast,
   vridsAllocatable,

@@ -1,8 +1,9 @@
 // Rules about keepalived: where VIPs may sit, VRRP options that work together, VRIDs and the health check.
 
-import { segmentSubnets } from "../../../facts/families.js";
+import { clusterFamilies, segmentSubnets } from "../../../facts/families.js";
 import {
   controlPlaneInterface,
+  externalVipAddresses,
   externalVipEntries,
   externalVipInterface,
   isControlPlane,
@@ -36,15 +37,60 @@ interface VipRef {
 }
 
 function allVips(spec: ClusterSpec): VipRef[] {
+  const vip6 = spec.controlPlane.vip6;
   return [
     { address: hostPart(spec.controlPlane.vip), iface: controlPlaneInterface(spec), path: ["controlPlane", "vip"] },
-    ...externalVipEntries(spec).map((e) => ({
+    ...(vip6 === undefined
+      ? []
+      : [{ address: hostPart(vip6), iface: controlPlaneInterface(spec), path: ["controlPlane", "vip6"] }]),
+    ...externalVipAddresses(spec).map((e) => ({
       address: hostPart(e.address),
       iface: externalVipInterface(spec),
       path: e.path,
     })),
   ];
 }
+
+/**
+ * A dual-stack VIP pair is an IPv4 address with its IPv6 partner (`controlPlane.vip6`, an external entry's
+ * `address6`), as `address6` beside `address` on an interface: each half its own family, so each renders as its own
+ * single-family vrrp_instance (authentication with an IPv6 VIP is refused by vrrpFamiliesAndUnicast: VRRPv3 has none).
+ */
+export const dualStackVipsConsistent: Rule = (spec, report) => {
+  const cp = spec.controlPlane;
+  if (cp.vip6 !== undefined) {
+    if (!isCidr(cp.vip6) || ipFamily(cp.vip6) !== 6)
+      report.error(["controlPlane", "vip6"], `vip6 ${cp.vip6} is not an IPv6 address with prefix`);
+    else if (ipFamily(cp.vip) !== 4)
+      report.error(
+        ["controlPlane", "vip6"],
+        `vip6 ${cp.vip6} beside the IPv6 vip ${cp.vip}: vip6 is the IPv6 VIP beside an IPv4 one (an IPv6-only cluster writes its VIP in vip)`,
+      );
+    else if (!clusterFamilies(spec).includes(6))
+      report.error(
+        ["controlPlane", "vip6"],
+        `vip6 ${cp.vip6} needs a dual-stack cluster: kubernetes.podSubnet has no IPv6 network, so no node has the IPv6 address the VIP's health check would ask`,
+      );
+    else {
+      const seg = segmentOfInterface(spec, controlPlaneInterface(spec) ?? "");
+      const net6 = seg && segmentSubnets(seg).find((n) => ipFamily(n) === 6);
+      if (net6 && cidrContains(net6, hostPart(cp.vip6)) && networkOf(cp.vip6) !== net6)
+        report.error(
+          ["controlPlane", "vip6"],
+          `VIP ${cp.vip6} must carry the prefix of its segment ${net6} (/${parseCidr(net6).prefixLength})`,
+        );
+    }
+  }
+  for (const e of externalVipEntries(spec)) {
+    if (e.address6 === undefined || e.path6 === undefined) continue;
+    if (ipFamily(e.address6) !== 6) report.error(e.path6, `address6 ${e.address6} is not an IPv6 address`);
+    else if (ipFamily(e.address) !== 4)
+      report.error(
+        e.path6,
+        `address6 ${e.address6} beside the IPv6 address ${e.address}: address6 is the IPv6 half of a pair whose address is IPv4 (an IPv6-only VIP writes its address in address)`,
+      );
+  }
+};
 
 /** A VIP must be reachable where keepalived puts it and must not shadow anything else. */
 export const vipsPlacedSafely: Rule = (spec, report) => {
@@ -190,9 +236,11 @@ export const vrrpFamiliesAndUnicast: Rule = (spec, report) => {
       `VIP ${v6.address} is IPv6, which keepalived runs as VRRP version 3 without authentication; drop vrrp.auth`,
     );
   if (!v.unicast) return;
-  if (v6) report.error(["vrrp", "unicast"], `unicast VRRP is supported for IPv4 VIPs only; ${v6.address} is IPv6`);
+  // Unicast peers per family: every instance's peers are the other nodes' addresses of its VIP's family.
   const cpIface = controlPlaneInterface(spec);
   const poolIface = externalVipInterface(spec);
+  const familiesOn = (iface: string | undefined): Set<4 | 6> =>
+    new Set(vips.filter((x) => x.iface === iface && isIp(x.address)).map((x) => ipFamily(x.address)));
   spec.nodes.forEach((node, i) => {
     const needs = [
       ...(isControlPlane(node) && cpIface ? [cpIface] : []),
@@ -200,12 +248,18 @@ export const vrrpFamiliesAndUnicast: Rule = (spec, report) => {
     ];
     for (const iface of new Set(needs)) {
       const declared = own(node.interfaces, iface);
-      const address = declared?.address;
-      if (declared && (!address || ipFamily(hostPart(address)) !== 4))
-        report.error(
-          ["nodes", i, "interfaces", iface, "address"],
-          `node ${node.name} needs an IPv4 address on ${iface} for unicast VRRP`,
-        );
+      if (!declared) continue;
+      const have = new Set(
+        [declared.address, declared.address6]
+          .filter((a): a is string => a !== undefined)
+          .map((a) => ipFamily(hostPart(a))),
+      );
+      for (const fam of familiesOn(iface))
+        if (!have.has(fam))
+          report.error(
+            ["nodes", i, "interfaces", iface, fam === 6 && declared.address ? "address6" : "address"],
+            `node ${node.name} needs an IPv${fam} address on ${iface} for unicast VRRP (an IPv${fam} VIP lives there)`,
+          );
     }
   });
 };

@@ -147,6 +147,11 @@ const vridField = (description: string) => z.number().int().min(1).max(255).opti
 export const ControlPlaneSchema = z
   .strictObject({
     vip: cidr().describe("Control-plane virtual IP with prefix, e.g. 10.118.12.100/24"),
+    vip6: cidr()
+      .optional()
+      .describe(
+        "The IPv6 control-plane VIP beside an IPv4 vip (a dual-stack pair), e.g. fd00:118:12::100/64: its own VRRPv3 instance with the same VRID and priority order, kept with the IPv4 one by a vrrp_sync_group",
+      ),
     port: z.number().int().min(1).max(65535).default(6443).describe("API server port"),
     interface: InterfaceNameSchema.optional().describe("Interface carrying the VIP; default the Kubernetes segment's"),
     vrid: vridField("VRRP router id; default the last 8 bits of the VIP's address (10.118.12.100/24: 100)"),
@@ -169,7 +174,14 @@ const ExternalVipEntry = z.union([
   ipAddress(),
   z.strictObject({
     address: ipAddress().describe("External address (a /32 or /128 VIP)"),
-    vrid: vridField("VRRP router id; default the last 8 bits of the address (10.118.11.20: 20)"),
+    address6: ipAddress()
+      .optional()
+      .describe(
+        "The IPv6 address beside an IPv4 address (a dual-stack pair): its own VRRPv3 instance with the same VRID and carriers, kept with the IPv4 one by a vrrp_sync_group",
+      ),
+    vrid: vridField(
+      "VRRP router id; default the last 8 bits of the address (10.118.11.20: 20); a dual-stack pair's two instances share it",
+    ),
   }),
 ]);
 
