@@ -451,11 +451,26 @@ export function generateFromPlan(
   return finish(plan, renderArtifacts(plan, modules), [], options.checker, modules);
 }
 
-/** Issues found after validation (overlays, schema checks) get their YAML line too when the spec was text. */
-function located(spec: string | unknown, result: GenerateResult): GenerateResult {
+/**
+ * Issues found after validation (overlays, schema checks) get their YAML line too when the spec was text. `done` are
+ * the validation's own issues, located by the parse that validated the text: the text is parsed again only when
+ * some other issue needs a line (on 300 nodes, a parse is a tenth of generate's time, and any warning asked for it).
+ */
+function located(spec: string | unknown, result: GenerateResult, done: readonly SpecIssue[]): GenerateResult {
   if (typeof spec !== "string") return result;
-  const warnings = locateIssues(spec, result.warnings);
-  return result.ok ? { ...result, warnings } : { ...result, errors: locateIssues(spec, result.errors), warnings };
+  const known = new Set(done);
+  const issues = result.ok ? result.warnings : [...result.errors, ...result.warnings];
+  const pending = issues.filter((i) => !known.has(i));
+  if (pending.length === 0) return result;
+  const found = new Map(pending.map((issue, k) => [issue, k]));
+  const fresh = locateIssues(spec, pending);
+  const locate = (list: readonly SpecIssue[]) =>
+    list.map((i) => {
+      const k = found.get(i);
+      return k === undefined ? i : (fresh[k] as SpecIssue);
+    });
+  const warnings = locate(result.warnings);
+  return result.ok ? { ...result, warnings } : { ...result, errors: locate(result.errors), warnings };
 }
 
 /**
@@ -471,7 +486,7 @@ export function generate(spec: string | SpecInput, options: GenerateOptions = {}
   if (!prepared.ok) return prepared.result;
   const modules = options.modules ?? generatorModules;
   const rendered = renderArtifacts(prepared.plan, modules);
-  return located(spec, finish(prepared.plan, rendered, prepared.warnings, options.checker, modules));
+  return located(spec, finish(prepared.plan, rendered, prepared.warnings, options.checker, modules), prepared.warnings);
 }
 
 /** The schema checker a rendering needs, imported only then: a spec without free-form parts never loads a schema. */
@@ -498,5 +513,5 @@ export async function generateChecked(
   const modules = options.modules ?? generatorModules;
   const rendered = renderArtifacts(prepared.plan, modules);
   const checker = options.checker ?? (rendered.errors.length > 0 ? undefined : await loadCheckerFor(rendered));
-  return located(spec, finish(prepared.plan, rendered, prepared.warnings, checker, modules));
+  return located(spec, finish(prepared.plan, rendered, prepared.warnings, checker, modules), prepared.warnings);
 }
