@@ -135,6 +135,7 @@ export function planCloud(cloud: CloudSpec, ctx: BurstContext): CloudPlan {
       securityGroups: pool.securityGroups,
       instanceProfile: pool.instanceProfile,
       rootVolumeGiB: pool.rootVolumeGiB,
+      ...(pool.dataVolume === undefined ? {} : { dataVolume: pool.dataVolume }),
       taints: pool.taints,
       labels: pool.labels,
       resources: pool.resources,

@@ -317,6 +317,8 @@ export interface PlannedPool {
   readonly securityGroups: readonly string[];
   readonly instanceProfile: string | undefined;
   readonly rootVolumeGiB: number;
+  /** the second EBS volume for /var/lib/kubelet and /var/lib/containers (`dataVolume`), if any */
+  readonly dataVolume?: { readonly sizeGiB: number; readonly filesystem: "xfs" | "ext4" };
   readonly taints: readonly PlannedTaint[];
   readonly labels: Readonly<Record<string, string>>;
   readonly resources: Readonly<Record<string, string>>;
