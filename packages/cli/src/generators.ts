@@ -2,7 +2,7 @@
 import { ciliumModule } from "@clusterspec/cilium";
 import { cloudInitModule } from "@clusterspec/cloud-init";
 import type { BurstGeneratorModule, GeneratorModule } from "@clusterspec/core/types";
-import { hostModule } from "@clusterspec/host";
+import { hostModule, hubHostModule } from "@clusterspec/host";
 import { keepalivedModule } from "@clusterspec/keepalived";
 import { kubeadmModule } from "@clusterspec/kubeadm";
 import { netifrcModule } from "@clusterspec/netifrc";
@@ -20,4 +20,5 @@ export const generatorModules: readonly (GeneratorModule | BurstGeneratorModule)
   terraformModule,
   autoscalerModule,
   wireguardModule,
+  hubHostModule,
 ];

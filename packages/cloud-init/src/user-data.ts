@@ -3,10 +3,12 @@ import {
   BURST_ROOT_FILESYSTEM,
   type BurstPlan,
   type CloudPlan,
+  DATA_VOLUME_LAYOUT,
   formatExtraArgs,
   generatedMarker,
   InternalError,
   ipFamily,
+  kubernetesContract,
   type PlannedPool,
   shellQuote,
   storageIsolationOff,
@@ -40,16 +42,23 @@ export const BURST_CGROUP_DRIVER = "systemd";
  * kubelet flags before (no kubeletconfiguration patches then). The systemd cgroup driver (Fedora, cri-o) and, on
  * Fedora Cloud's btrfs root, local storage isolation off, as on on-prem btrfs nodes.
  */
-export function burstKubeletSettings(plan: BurstPlan): {
+export function burstKubeletSettings(
+  plan: BurstPlan,
+  /** a pool with a data volume keeps isolation on: /var/lib/kubelet is on its xfs or ext4 partition */
+  pool?: PlannedPool,
+): {
   readonly patch: Record<string, unknown> | undefined;
   readonly flags: Record<string, string>;
 } {
-  const off = storageIsolationOff(BURST_ROOT_FILESYSTEM, plan.kubernetes.version.minor);
+  const minor = plan.kubernetes.version.minor;
+  const off = storageIsolationOff(pool?.dataVolume?.filesystem ?? BURST_ROOT_FILESYSTEM, minor);
   if (off === "kubelet-feature-gate")
     return {
       patch: undefined,
       flags: { "cgroup-driver": BURST_CGROUP_DRIVER, "feature-gates": "LocalStorageCapacityIsolation=false" },
     };
+  if (off === undefined && !kubernetesContract(minor).supportsKubeletConfigPatches())
+    return { patch: undefined, flags: { "cgroup-driver": BURST_CGROUP_DRIVER } };
   // strategic merge patch of the cluster's KubeletConfiguration, bare fields as on-prem nodes' patches
   return {
     patch: {
@@ -99,7 +108,7 @@ export function joinConfiguration(plan: BurstPlan, pool: PlannedPool): Record<st
     .sort()
     .map((k) => `${k}=${all[k] ?? ""}`)
     .join(",");
-  const kubelet = burstKubeletSettings(plan);
+  const kubelet = burstKubeletSettings(plan, pool);
   const kubeletArgs: Record<string, string> = {
     ...kubelet.flags,
     "node-ip": NODE_IP_PLACEHOLDER,
@@ -131,9 +140,10 @@ export function userDataObject(plan: BurstPlan, pool: PlannedPool): Record<strin
   for (const ns of cloud.nameservers)
     if (!/^[0-9A-Fa-f.:]+$/.test(ns)) throw new InternalError(`nameserver ${ns} is not an IP address`);
   const cgroup = BURST_CGROUP_DRIVER;
-  const kubeletPatch = burstKubeletSettings(plan).patch;
+  const kubeletPatch = burstKubeletSettings(plan, pool).patch;
   const file = (path: string, content: string, permissions = "0644") => ({ path, content, permissions });
   return {
+    ...dataVolumeConfig(pool),
     packages: fedoraPackages(cloud),
     write_files: [
       file("/etc/modules-load.d/clusterspec.conf", iniFile(plan, ["overlay", "br_netfilter", "wireguard"])),
@@ -180,6 +190,29 @@ export function userDataObject(plan: BurstPlan, pool: PlannedPool): Record<strin
       file(JOIN_SCRIPT_PATH, shippedJoinScript(generatedMarker(plan)), "0755"),
     ],
     runcmd: [[JOIN_SCRIPT_PATH]],
+  };
+}
+
+/**
+ * A pool's data volume (`dataVolume`): cloud-init partitions it (GPT, never over an existing table), makes a
+ * labelled filesystem on each partition (never over an existing one) and mounts them by label on /var/lib/kubelet
+ * and /var/lib/containers before the join script runs (cc_disk_setup and cc_mounts run in cloud-init's init stage,
+ * runcmd in its final stage).
+ */
+export function dataVolumeConfig(pool: PlannedPool): Record<string, unknown> {
+  const v = pool.dataVolume;
+  if (v === undefined) return {};
+  const d = DATA_VOLUME_LAYOUT;
+  return {
+    disk_setup: { [d.device]: { table_type: "gpt", layout: d.partitions.map((p) => p.percent), overwrite: false } },
+    fs_setup: d.partitions.map((p, i) => ({
+      label: p.label,
+      filesystem: v.filesystem,
+      // cloud-init's dotted form <device>.<partition number> (the schema takes only auto, any or none as partition)
+      device: `${d.device}.${i + 1}`,
+      overwrite: false,
+    })),
+    mounts: d.partitions.map((p) => [`LABEL=${p.label}`, p.mountPoint, v.filesystem, "defaults,nofail", "0", "2"]),
   };
 }
 

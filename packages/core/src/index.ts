@@ -35,6 +35,7 @@ export {
   AUTOSCALER_TIMINGS,
   BURST_NODES_REPORT_EPHEMERAL_STORAGE,
   BURST_ROOT_FILESYSTEM,
+  DATA_VOLUME_LAYOUT,
 } from "./facts/cloud.js";
 export {
   AUTOSCALER_SCALE_FROM_ZERO_MINOR,
@@ -93,7 +94,13 @@ export {
 } from "./module.js";
 export { type AppliedPatch, applyOverlays, blameOverlay, type OverlayOutcome } from "./overlay/apply.js";
 export { isJsonMap, mergePatch, toPointer } from "./overlay/merge-patch.js";
-export { PROVISIONER_EVENT_STATES } from "./plan/burst.js";
+export {
+  CILIUM_PORTS,
+  HUB_FIREWALL_FILE,
+  HUB_SYSCTL_FILE,
+  KUBELET_PORT,
+  PROVISIONER_EVENT_STATES,
+} from "./plan/burst.js";
 export { failoverDiagram } from "./plan/diagram.js";
 export { type ExtraArgs, formatExtraArgs } from "./plan/kubeadm-api.js";
 export { userDataPaths } from "./plan/paths.js";
@@ -128,12 +135,14 @@ export type {
   CloudPlan,
   ClusterPlan,
   HostPlan,
+  HubFirewallAllow,
   InterfaceSysctl,
   KubeadmKnobs,
   NodeHealthPlan,
   PeerSecretLayout,
   PlannedFirewall,
   PlannedHub,
+  PlannedHubHost,
   PlannedInterface,
   PlannedNode,
   PlannedPackage,

@@ -488,6 +488,26 @@ const mutations: Mutation[] = [
     },
   },
   {
+    rule: "cloudHubEndpointResolvable",
+    apply: (s) => {
+      if (!s.cloud) return undefined;
+      const segment =
+        s.network.segments.find((g: any) => g.name === s.network.kubernetesSegment) ?? s.network.segments[0];
+      s.network.nameservers = [segment.subnet.split("/")[0].replace(/\.0$/, ".53")];
+      s.cloud.wireguard.endpoint = "vpn.example.com:51820";
+      return "cloud.wireguard.endpoint";
+    },
+  },
+  {
+    rule: "cloudNodeHealthOverWan",
+    warning: true,
+    apply: (s) => {
+      if (!s.cloud) return undefined;
+      s.kubernetes.nodeHealth = { ...s.kubernetes.nodeHealth, evictionAfter: "60s" };
+      return "kubernetes.nodeHealth.evictionAfter";
+    },
+  },
+  {
     rule: "provisionerUrlIsBase",
     apply: (s) => {
       if (!s.cloud) return undefined;

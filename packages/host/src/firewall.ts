@@ -24,10 +24,11 @@ export interface FirewallView {
   readonly rules: readonly string[];
 }
 
-const set = (words: readonly string[]): string => (words.length === 1 ? (words[0] ?? "") : `{ ${words.join(", ")} }`);
+export const set = (words: readonly string[]): string =>
+  words.length === 1 ? (words[0] ?? "") : `{ ${words.join(", ")} }`;
 
 /** `ip saddr {…}` / `ip6 saddr {…}` rules for one list of addresses or networks, one per family present. */
-function byFamily(addresses: readonly string[], field: "saddr" | "daddr", rest: string): string[] {
+export function byFamily(addresses: readonly string[], field: "saddr" | "daddr", rest: string): string[] {
   const out: string[] = [];
   for (const family of [4, 6] as const) {
     const some = addresses.filter((a) => ipFamily(a) === family).map(nftToken);

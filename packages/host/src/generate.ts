@@ -1,4 +1,4 @@
-import { type Artifact, type ClusterPlan, toYaml } from "@clusterspec/core";
+import { type Artifact, type BurstPlan, type ClusterPlan, toYaml } from "@clusterspec/core";
 import {
   FIREWALL_RULES_FILE,
   FIREWALL_SERVICE_FILE,
@@ -6,6 +6,7 @@ import {
   renderFirewallService,
   toFirewallView,
 } from "./firewall.js";
+import { HUB_FIREWALL_FILE, HUB_SYSCTL_FILE, renderHubFirewall, renderHubSysctl, toHubView } from "./hub.js";
 import {
   renderAcceptKeywords,
   renderFstabLine,
@@ -55,4 +56,15 @@ export function generateHost(plan: ClusterPlan): Artifact[] {
         : []),
     ];
   });
+}
+
+/** The WireGuard hub's forwarding sysctls and forward filter, beside its wg-quick config. */
+export function generateHub(plan: BurstPlan): Artifact[] {
+  const v = toHubView(plan);
+  const dir = plan.cloud?.hub?.host.dir;
+  if (v === undefined || dir === undefined) return [];
+  return [
+    { path: `${dir}/${HUB_SYSCTL_FILE}`, content: renderHubSysctl(v) },
+    { path: `${dir}/${HUB_FIREWALL_FILE}`, content: renderHubFirewall(v) },
+  ];
 }

@@ -1,1 +1,1 @@
-export { hostModule } from "./module.js";
+export { hostModule, hubHostModule } from "./module.js";

@@ -1,5 +1,6 @@
-import type { GeneratorModule } from "@clusterspec/core";
-import { generateHost } from "./generate.js";
+import type { BurstGeneratorModule, GeneratorModule } from "@clusterspec/core";
+import { generateHost, generateHub } from "./generate.js";
+import { summarizeHub } from "./hub-summary.js";
 import { summarizeHost } from "./summary.js";
 
 /** Each node's host files: sysctl, hosts, modules, kubelet and crictl settings, udev names, fstab, firewall. */
@@ -7,4 +8,12 @@ export const hostModule: GeneratorModule = {
   name: "host",
   generate: generateHost,
   summarize: (plan) => summarizeHost(plan),
+};
+
+/** The WireGuard hub's host files, in both layouts: forwarding sysctls and the forward filter of the tunnel. */
+export const hubHostModule: BurstGeneratorModule = {
+  name: "hub-host",
+  burst: true,
+  generate: generateHub,
+  summarize: (plan) => summarizeHub(plan),
 };

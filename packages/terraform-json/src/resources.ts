@@ -3,6 +3,7 @@
 import {
   type BurstPlan,
   type CloudPlan,
+  DATA_VOLUME_LAYOUT,
   type PlannedPool,
   PROVISIONER_EVENT_STATES,
   userDataPaths,
@@ -228,6 +229,22 @@ export function poolResources(plan: BurstPlan, pool: PlannedPool): Json {
                 },
               ],
             },
+            // the data volume for /var/lib/kubelet and /var/lib/containers (cloud-init partitions and mounts it)
+            ...(pool.dataVolume === undefined
+              ? []
+              : [
+                  {
+                    device_name: DATA_VOLUME_LAYOUT.awsDeviceName,
+                    ebs: [
+                      {
+                        volume_size: pool.dataVolume.sizeGiB,
+                        volume_type: "gp3",
+                        encrypted: "true",
+                        delete_on_termination: "true",
+                      },
+                    ],
+                  },
+                ]),
           ],
           user_data: userDataExpr(pool),
           // An instance shut down from inside (by hand) ends, and the group replaces it. The join script never does

@@ -7,6 +7,7 @@ import {
   BURST_ROOT_FILESYSTEM,
   type BurstPlan,
   type CloudPlan,
+  DATA_VOLUME_LAYOUT,
   FEDORA_EOL_AS_OF,
   FEDORA_EOL_SOURCE,
   fedoraPastEol,
@@ -65,6 +66,8 @@ export function summarizeTerraform(plan: BurstPlan, asOf: string = FEDORA_EOL_AS
     "",
     `Region ${cloud.aws.region}, provider hashicorp/aws ${cloud.aws.providerVersion}. EventBridge sends "EC2 Instance State-change Notification" events for the states ${PROVISIONER_EVENT_STATES.map((st) => `\`${st}\``).join(" and ")} only to an SNS topic with an HTTPS subscription to ${cloud.snsEndpoint}. Launch templates require IMDSv2; Cluster Autoscaler discovers the groups by their tags and owns their desired capacity. No state, backend or credential is generated.`,
     "",
+    awsPrerequisites(cloud),
+    "",
     `The provisioner confirms the SNS subscription itself (\`endpoint_auto_confirms = true\`): \`terraform apply\` waits up to ${SNS_CONFIRMATION_TIMEOUT_MINUTES} minutes for the confirmation and fails without it. Terraform cannot delete an unconfirmed subscription (it only drops it from state), but \`terraform destroy\` deletes the topic, and with it every subscription, confirmed or pending; AWS also expires pending ones after 3 days.`,
     "",
     `Delivery that loses nothing: SNS's default for HTTPS is 3 retries 20 s apart, then the message is dropped. The subscription's delivery policy retries ${SNS_HEALTHY_RETRY_POLICY.numRetries} times (${SNS_HEALTHY_RETRY_POLICY.numMinDelayRetries} × ${SNS_HEALTHY_RETRY_POLICY.minDelayTarget} s, then ${SNS_HEALTHY_RETRY_POLICY.backoffFunction} backoff up to ${SNS_HEALTHY_RETRY_POLICY.maxDelayTarget} s, the last ${SNS_HEALTHY_RETRY_POLICY.numMaxDelayRetries} at ${SNS_HEALTHY_RETRY_POLICY.maxDelayTarget} s), between ${Math.round(snsRetryFloorSeconds() / 60)} and ${Math.round(snsRetryBoundSeconds() / 60)} minutes in all (SNS allows at most 60), so a provisioner can be redeployed or restarted without losing an event. What still fails goes to the SQS dead-letter queue \`${plan.name}-provisioner-dlq\` (kept ${DLQ_RETENTION_SECONDS / 86400} days; its policy admits only this topic): replay each message to the provisioner (or act on it by hand) after an outage longer than that, or a \`running\` instance never joins and a \`terminated\` one keeps its slot, token and Node.`,
@@ -101,6 +104,23 @@ export function summarizeTerraform(plan: BurstPlan, asOf: string = FEDORA_EOL_AS
   ].join("\n");
 }
 
+/**
+ * What the AWS side must offer that the generated Terraform does not create (issue 29 item 13): the pools' security
+ * groups and subnets are the user's, so their egress, public addressing and name resolution are listed here.
+ */
+function awsPrerequisites(cloud: CloudPlan): string {
+  const hubPort = cloud.hub?.listenPort;
+  const endpoint = cloud.hub?.endpoint;
+  const host = new URL(cloud.provisioner.url).host;
+  return [
+    "**Prerequisites** (the pools' subnets and security groups are yours; Terraform does not create or change them):",
+    "",
+    `- security-group egress: TCP 443 to the provisioner ${host}; TCP 443 and 80 to the Fedora mirrors (\`mirrors.fedoraproject.org\` picks a mirror per request, so in practice 443/80 to any address, or an HTTP proxy); TCP 443 to the container registries the nodes pull from (registry.k8s.io, quay.io for Cilium, and those of your workloads); UDP ${hubPort ?? "<hub port>"} to the hub${endpoint === undefined ? "" : ` ${endpoint}`}; UDP and TCP 53 to every nameserver outside the tunnel (the VPC resolver, used at first boot until the tunnel is up, needs no rule); UDP 123 for NTP to chrony's pool (the Amazon Time Sync Service at 169.254.169.123 and IMDS at 169.254.169.254, like the VPC resolver, are not filtered by security groups);`,
+    "- a route to the internet: a public IPv4 address on each instance (the subnet's auto-assign setting: the launch template does not set one) or a NAT gateway in the subnet's route table; the hub's UDP endpoint must be reachable from there;",
+    `- a publicly trusted certificate on the provisioner (${cloud.provisioner.url}): the join script and SNS verify it against their system trust stores (no CA is pinned), so a private CA or an expired certificate stops every join (the instances then end in Cluster Autoscaler's back-off).`,
+  ].join("\n");
+}
+
 /** Why scale-from-zero promises no ephemeral storage on btrfs burst nodes, or how much it promises. */
 function ephemeralStorageNotes(cloud: CloudPlan): string[] {
   if (BURST_NODES_REPORT_EPHEMERAL_STORAGE)
@@ -113,10 +133,27 @@ function ephemeralStorageNotes(cloud: CloudPlan): string[] {
         ]),
       ),
     ];
-  const explicit = cloud.pools.filter((p) => "ephemeral-storage" in p.resources);
+  const explicit = cloud.pools.filter((p) => "ephemeral-storage" in p.resources && p.dataVolume === undefined);
+  const withVolume = cloud.pools.filter((p) => p.dataVolume !== undefined);
+  const d = DATA_VOLUME_LAYOUT;
   return [
-    `Ephemeral storage: burst nodes boot Fedora Cloud, whose root is ${BURST_ROOT_FILESYSTEM}; the kubelet cannot measure it there, so its local storage capacity isolation is off (as on on-prem btrfs nodes) and a burst node reports no \`ephemeral-storage\`. No \`node-template/resources/ephemeral-storage\` tag is derived from the root volume, since it would promise Cluster Autoscaler storage the new node never offers: a pod that requests ephemeral storage fits no burst node and does not trigger a scale-up.`,
+    `Ephemeral storage: burst nodes boot Fedora Cloud, whose root is ${BURST_ROOT_FILESYSTEM}; the kubelet cannot measure it there, so its local storage capacity isolation is off (as on on-prem btrfs nodes) and a burst node reports no \`ephemeral-storage\`. No \`node-template/resources/ephemeral-storage\` tag is derived from the root volume, since it would promise Cluster Autoscaler storage the new node never offers: a pod that requests ephemeral storage fits no burst node and does not trigger a scale-up${withVolume.length > 0 ? "" : ". Give a pool a `dataVolume` to change that"}.`,
     "",
+    ...(withVolume.length > 0
+      ? [
+          `Data volumes: pool${withVolume.length > 1 ? "s" : ""} ${withVolume.map((p) => p.name).join(", ")} get${withVolume.length > 1 ? "" : "s"} a second gp3 volume (\`${d.awsDeviceName}\`, encrypted, deleted with the instance) that cloud-init partitions (GPT, ${d.partitions.map((p) => `${p.percent}%`).join(" + ")}) and mounts by label: ${d.partitions.map((p) => `\`${p.label}\` on ${p.mountPoint}`).join(", ")}. The kubelet measures it, so local storage capacity isolation stays on there and the pool's \`node-template/resources/ephemeral-storage\` tag is the kubelet's partition less the 10% hard eviction threshold. cloud-init finds the volume as \`${d.device}\`, the second NVMe device of a Nitro instance: do not use it with instance types that have instance-store NVMe volumes (the \`d\` types such as c6id), which may be numbered first; partitions and filesystems are never made over existing ones.`,
+          "",
+          mdTable(
+            ["pool", "data volume", "ephemeral storage (scale from zero)"],
+            withVolume.map((p) => [
+              p.name,
+              `${p.dataVolume?.sizeGiB} GiB ${p.dataVolume?.filesystem}`,
+              p.asgTags.find((t) => t.key.endsWith("/node-template/resources/ephemeral-storage"))?.value ?? "none",
+            ]),
+          ),
+          "",
+        ]
+      : []),
     ...explicit.map(
       (p) =>
         `> **Warning:** pool ${p.name} sets \`resources.ephemeral-storage\` (\`cloud.pools[${cloud.pools.indexOf(p)}].resources\`): Cluster Autoscaler will scale up for pods that request ephemeral storage, but the new node reports none (${BURST_ROOT_FILESYSTEM} root), so they stay pending while it keeps scaling. Remove it.\n`,
@@ -157,6 +194,10 @@ export function summarizeAutoscaler(plan: BurstPlan): string | undefined {
           `> **Warning:** Kubernetes 1.${minor} pairs with Cluster Autoscaler ${autoscalerImageTag(plan)}, older than 1.${AUTOSCALER_SCALE_FROM_ZERO_MINOR}: its AWS provider does not build scale-from-zero template nodes with the extended resources of the \`node-template/resources/*\` tags, so a pool at zero never scales up for pods that request them. Upgrade the cluster to 1.${AUTOSCALER_SCALE_FROM_ZERO_MINOR} or newer, or keep \`minSize\` at 1 or more.\n`,
         ]
       : []),
+    `Scale from zero: Cluster Autoscaler's AWS provider builds a pool's template node from the instance type and the group's tags, with **allocatable equal to capacity** (no system-reserved, kube-reserved or eviction threshold subtracted): a pod sized near a whole ${cloud.pools[0]?.instanceType ?? "instance"} fits the template, triggers a scale-up, and then fits no real node, which reports less allocatable. Size burst pods with headroom (a few hundred MiB and some CPU below the instance).`,
+    "",
+    `On-prem Nodes carry no AWS provider ID: Cluster Autoscaler's AWS provider logs that each of them "has no providerId" (or is not in any node group) on every loop (every ${AUTOSCALER_TIMINGS.scanIntervalSeconds} s). It is noise: they belong to no group, are never scaled, and no label or annotation silences it.`,
+    "",
     `Launch loops: a failure that repeats on every instance (a refused identity, another Kubernetes minor, archived mirrors, an expired provisioner certificate) ends. The join script never powers a failed instance off (the group would replace it at once, and Cluster Autoscaler, which times each instance, would never see one fail); the instance stays up, unjoined, until Cluster Autoscaler deletes it at \`max-node-provision-time\` ${MAX_NODE_PROVISION_TIME}, decrementing the group, and backs the group off ${AUTOSCALER_TIMINGS.initialBackoffSeconds / 60} minutes, doubling up to ${AUTOSCALER_TIMINGS.maxBackoffSeconds / 60} (all three set in the values). A scale-up of n nodes so launches n instances per attempt, attempts at minutes ${attempts.join(", ")}, … (${hour} in the first hour, then one every ${(AUTOSCALER_TIMINGS.maxNodeProvisionSeconds + AUTOSCALER_TIMINGS.maxBackoffSeconds) / 60} minutes) while pods stay pending, and none once they are gone: the group is back at its minSize at most ${MAX_NODE_PROVISION_TIME} after the last attempt. Cluster Autoscaler does not delete unregistered instances below a group's minSize: a pool with minSize above 0 keeps that many failed instances running (look for instances without a Node).`,
     "",
     ...ephemeralStorageNotes(cloud),

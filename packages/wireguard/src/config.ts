@@ -1,6 +1,12 @@
 // The on-prem hub's wg-quick config and, with static peer keys, each burst slot's client config as the
 // Kubernetes Secret the provisioner serves it from (the contract's layout).
-import { type BurstPlan, type CloudPlan, generatedMarker, type PlannedSlot } from "@clusterspec/core";
+import {
+  type BurstPlan,
+  type CloudPlan,
+  generatedMarker,
+  HUB_FIREWALL_FILE,
+  type PlannedSlot,
+} from "@clusterspec/core";
 import { type IniSection, renderWireguardConfig } from "./ini-file.js";
 
 /** The Secrets of the slots' client configs (static peer keys only). */
@@ -18,7 +24,14 @@ export function hubConfig(plan: BurstPlan, cloud: CloudPlan): string | undefined
     comments: [
       `WireGuard hub of cluster ${plan.name}: ${cloud.slots.length} burst slots in ${cloud.wireguard.tunnelSubnet}`,
     ],
-    values: { Address: hub.tunnelCidr, ListenPort: hub.listenPort, MTU: cloud.tunnelMtu, PrivateKey: hub.privateKey },
+    values: {
+      Address: hub.tunnelCidr,
+      ListenPort: hub.listenPort,
+      MTU: cloud.tunnelMtu,
+      PrivateKey: hub.privateKey,
+      // the forward filter of the tunnel (host package), in place before the interface carries a packet
+      PreUp: `nft -f /${HUB_FIREWALL_FILE}`,
+    },
   };
   const wg = cloud.wireguard.interface;
   if (cloud.peerKeys === "static") {

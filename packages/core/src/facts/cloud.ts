@@ -44,6 +44,26 @@ export function ephemeralStorageOf(rootVolumeGiB: number): string {
 }
 
 /**
+ * The ephemeral storage of a pool with a data volume (`dataVolume`): its first partition, half the volume, holds
+ * /var/lib/kubelet (the kubelet's nodefs), less the hard eviction threshold, in Mi. The filesystem's own overhead
+ * (about 1% for xfs, 2% for ext4) lies within the 10% the threshold leaves.
+ */
+export function dataVolumeEphemeralStorageOf(sizeGiB: number): string {
+  return `${Math.floor((sizeGiB * 512 * (100 - NODEFS_EVICTION_PERCENT)) / 100)}Mi`;
+}
+
+/** How a pool's data volume is laid out: the device EC2 attaches it as, the partitions and their labels. */
+export const DATA_VOLUME_LAYOUT = {
+  /** the launch template's device name; on Nitro instances the second NVMe device */
+  awsDeviceName: "/dev/sdb",
+  device: "/dev/nvme1n1",
+  partitions: [
+    { label: "cs-kubelet", mountPoint: "/var/lib/kubelet", percent: 50 },
+    { label: "cs-containers", mountPoint: "/var/lib/containers", percent: 50 },
+  ],
+} as const;
+
+/**
  * The tags of a pool's Auto Scaling Group: a Name, Cluster Autoscaler auto-discovery, and the
  * node-template tags that let it scale from zero (labels, taints as `<value>:<Effect>`, the ephemeral storage derived
  * from the root volume when the node reports it and `resources` does not name it, resources).
@@ -52,8 +72,8 @@ export function autoscalerTags(
   clusterName: string,
   pool: PoolSpec,
   poolPath: IssuePath,
-  /** whether the node's kubelet reports ephemeral-storage: only then is it derived (never on btrfs burst nodes) */
-  reportsEphemeralStorage: boolean = BURST_NODES_REPORT_EPHEMERAL_STORAGE,
+  /** whether the node's kubelet reports ephemeral-storage: only then is it derived (on btrfs, only with a data volume) */
+  reportsEphemeralStorage: boolean = BURST_NODES_REPORT_EPHEMERAL_STORAGE || pool.dataVolume !== undefined,
 ): AsgTag[] {
   const name = [...poolPath, "name"];
   const ca = (key: string, value: string, specPath: IssuePath): AsgTag => ({
@@ -75,10 +95,16 @@ export function autoscalerTags(
     ...("ephemeral-storage" in pool.resources || !reportsEphemeralStorage
       ? []
       : [
-          ca("node-template/resources/ephemeral-storage", ephemeralStorageOf(pool.rootVolumeGiB), [
-            ...poolPath,
-            "rootVolumeGiB",
-          ]),
+          pool.dataVolume === undefined
+            ? ca("node-template/resources/ephemeral-storage", ephemeralStorageOf(pool.rootVolumeGiB), [
+                ...poolPath,
+                "rootVolumeGiB",
+              ])
+            : ca("node-template/resources/ephemeral-storage", dataVolumeEphemeralStorageOf(pool.dataVolume.sizeGiB), [
+                ...poolPath,
+                "dataVolume",
+                "sizeGiB",
+              ]),
         ]),
     ...Object.keys(pool.resources)
       .sort()

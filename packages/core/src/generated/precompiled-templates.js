@@ -343,6 +343,28 @@ escapeFn = escapeFn || function missingEscape() {
   ],
 
   [
+    "# <%- v.marker %>\n# WireGuard hub: forwards between the tunnel and the on-prem networks (applied at boot; now: sysctl --system).\n<% for (const k of v.forwarding) { -%>\n<%- k %> = 1\n<% } -%>\n",
+    function anonymous(v, escapeFn, include, rethrow
+) {
+"use strict";
+escapeFn = escapeFn || function missingEscape() {
+	throw new Error("a line template renders with the escape of its format");
+};
+  var __output = "";
+  function __append(s) { if (s !== undefined && s !== null) __output += s }
+    ; __append("# ")
+    ; __append( v.marker )
+    ; __append("\n# WireGuard hub: forwards between the tunnel and the on-prem networks (applied at boot; now: sysctl --system).\n")
+    ;  for (const k of v.forwarding) { 
+    ; __append( k )
+    ; __append(" = 1\n")
+    ;  } 
+  return __output;
+
+},
+  ],
+
+  [
     "# <%- v.marker %>\n# kubeadm, kubelet and kubectl are keyworded ~arch in ::gentoo; pinned to the cluster's minor version.\n# sys-cluster/keepalived (on the nodes that hold a VIP) is ~amd64 too, from the oldest version clusterspec checks.\n<% for (const p of v.kubernetesPackages) { %><%= p %>\n<% } %>",
     function anonymous(v, escapeFn, include, rethrow
 ) {
@@ -601,6 +623,42 @@ escapeFn = escapeFn || function missingEscape() {
     ; __append(" } jump public\n")
     ;  } 
     ; __append("	}\n	chain public {\n")
+    ;  for (const r of v.rules) { 
+    ; __append("		")
+    ; __append( r )
+    ; __append("\n")
+    ;  } 
+    ; __append("	}\n}\n")
+  return __output;
+
+},
+  ],
+
+  [
+    "#!/usr/sbin/nft -f\n# <%- v.marker %>\n# WireGuard hub: new connections forwarded from the tunnel (<%- v.interface %>, <%- v.tunnelSubnet %>) are dropped\n# unless the burst nodes need them (below). AllowedIPs checks only a packet's source. Traffic towards the tunnel,\n# the hub's own input and every other table are untouched. Only this table is replaced (declared, deleted,\n# declared again). Loaded by the hub's wg-quick PreUp, before the tunnel carries a packet.\ntable inet <%- v.table %>\ndelete table inet <%- v.table %>\ntable inet <%- v.table %> {\n\tchain forward {\n\t\ttype filter hook forward priority 0; policy accept;\n\t\tiifname \"<%- v.interface %>\" jump from_tunnel\n\t}\n\tchain from_tunnel {\n<% for (const r of v.rules) { -%>\n\t\t<%- r %>\n<% } -%>\n\t}\n}\n",
+    function anonymous(v, escapeFn, include, rethrow
+) {
+"use strict";
+escapeFn = escapeFn || function missingEscape() {
+	throw new Error("a line template renders with the escape of its format");
+};
+  var __output = "";
+  function __append(s) { if (s !== undefined && s !== null) __output += s }
+    ; __append("#!/usr/sbin/nft -f\n# ")
+    ; __append( v.marker )
+    ; __append("\n# WireGuard hub: new connections forwarded from the tunnel (")
+    ; __append( v.interface )
+    ; __append(", ")
+    ; __append( v.tunnelSubnet )
+    ; __append(") are dropped\n# unless the burst nodes need them (below). AllowedIPs checks only a packet's source. Traffic towards the tunnel,\n# the hub's own input and every other table are untouched. Only this table is replaced (declared, deleted,\n# declared again). Loaded by the hub's wg-quick PreUp, before the tunnel carries a packet.\ntable inet ")
+    ; __append( v.table )
+    ; __append("\ndelete table inet ")
+    ; __append( v.table )
+    ; __append("\ntable inet ")
+    ; __append( v.table )
+    ; __append(" {\n	chain forward {\n		type filter hook forward priority 0; policy accept;\n		iifname \"")
+    ; __append( v.interface )
+    ; __append("\" jump from_tunnel\n	}\n	chain from_tunnel {\n")
     ;  for (const r of v.rules) { 
     ; __append("		")
     ; __append( r )

@@ -440,6 +440,13 @@ export interface ClusterSpecInput {
       instanceProfile?: string | undefined;
       /** Root volume size */
       rootVolumeGiB?: number | undefined;
+      /** A second EBS volume for /var/lib/kubelet and /var/lib/containers: local storage capacity isolation stays on and scale from zero promises its ephemeral storage */
+      dataVolume?: {
+        /** Size of the second EBS volume (gp3, encrypted): half for the kubelet, half for cri-o */
+        sizeGiB: number;
+        /** Filesystem of its two partitions (the kubelet measures either, unlike Fedora Cloud's btrfs root) */
+        filesystem?: "xfs" | "ext4" | undefined;
+      } | undefined;
       /** Taints registered with the node and advertised to Cluster Autoscaler */
       taints?: {
         /** Taint key */
@@ -909,6 +916,13 @@ export interface ClusterSpec {
       instanceProfile?: string | undefined;
       /** Root volume size */
       rootVolumeGiB: number;
+      /** A second EBS volume for /var/lib/kubelet and /var/lib/containers: local storage capacity isolation stays on and scale from zero promises its ephemeral storage */
+      dataVolume?: {
+        /** Size of the second EBS volume (gp3, encrypted): half for the kubelet, half for cri-o */
+        sizeGiB: number;
+        /** Filesystem of its two partitions (the kubelet measures either, unlike Fedora Cloud's btrfs root) */
+        filesystem: "xfs" | "ext4";
+      } | undefined;
       /** Taints registered with the node and advertised to Cluster Autoscaler */
       taints: {
         /** Taint key */
@@ -1080,6 +1094,13 @@ export interface CloudBurstSpecInput {
       instanceProfile?: string | undefined;
       /** Root volume size */
       rootVolumeGiB?: number | undefined;
+      /** A second EBS volume for /var/lib/kubelet and /var/lib/containers: local storage capacity isolation stays on and scale from zero promises its ephemeral storage */
+      dataVolume?: {
+        /** Size of the second EBS volume (gp3, encrypted): half for the kubelet, half for cri-o */
+        sizeGiB: number;
+        /** Filesystem of its two partitions (the kubelet measures either, unlike Fedora Cloud's btrfs root) */
+        filesystem?: "xfs" | "ext4" | undefined;
+      } | undefined;
       /** Taints registered with the node and advertised to Cluster Autoscaler */
       taints?: {
         /** Taint key */
@@ -1236,6 +1257,13 @@ export interface CloudBurstSpec {
       instanceProfile?: string | undefined;
       /** Root volume size */
       rootVolumeGiB: number;
+      /** A second EBS volume for /var/lib/kubelet and /var/lib/containers: local storage capacity isolation stays on and scale from zero promises its ephemeral storage */
+      dataVolume?: {
+        /** Size of the second EBS volume (gp3, encrypted): half for the kubelet, half for cri-o */
+        sizeGiB: number;
+        /** Filesystem of its two partitions (the kubelet measures either, unlike Fedora Cloud's btrfs root) */
+        filesystem: "xfs" | "ext4";
+      } | undefined;
       /** Taints registered with the node and advertised to Cluster Autoscaler */
       taints: {
         /** Taint key */

@@ -4,7 +4,7 @@
 import { autoscalerTags } from "../facts/cloud.js";
 import { kubernetesContract } from "../facts/contract.js";
 import { tunnelMtuOf, tunnelOverheadOf } from "../facts/wireguard.js";
-import { addressAt, cidrContains, hostPart, ipFamily, parseCidr } from "../ip.js";
+import { addressAt, cidrContains, hostPart, ipFamily, isIp, parseCidr } from "../ip.js";
 import { peerKeyLines, type ResolvedSecret, type SecretId } from "../secrets.js";
 import type { CloudBurstSpec, CloudSpec, ClusterSpec } from "../spec/schema.js";
 import { planVersion } from "./kubeadm.js";
@@ -12,8 +12,10 @@ import type {
   BurstKubernetes,
   CloudPlan,
   ControlPlanePlan,
+  HubFirewallAllow,
   NetworkPlan,
   PlannedHub,
+  PlannedHubHost,
   PlannedPackage,
   PlannedPool,
   PlannedSlot,
@@ -39,6 +41,13 @@ export interface BurstContext {
   readonly onPremNetworks: readonly string[];
   /** the generated node that is the hub (`cloud.wireguard.hub` is its internal address), if any */
   readonly hubNode: string | undefined;
+  /**
+   * The on-prem nodes' addresses the burst nodes talk to (kubelet, Cilium): a generated cluster's internal addresses;
+   * for an existing cluster, unknown (its on-prem networks stand for them).
+   */
+  readonly onPremNodes?: readonly string[];
+  /** Cilium's routing of a generated cluster; unknown for an existing cluster (VXLAN, Cilium's default, assumed). */
+  readonly cilium?: { readonly routingMode: "native" | "tunnel"; readonly tunnelProtocol: "vxlan" | "geneve" };
   readonly secrets: Partial<Record<SecretId, ResolvedSecret>>;
 }
 
@@ -126,6 +135,7 @@ export function planCloud(cloud: CloudSpec, ctx: BurstContext): CloudPlan {
       securityGroups: pool.securityGroups,
       instanceProfile: pool.instanceProfile,
       rootVolumeGiB: pool.rootVolumeGiB,
+      ...(pool.dataVolume === undefined ? {} : { dataVolume: pool.dataVolume }),
       taints: pool.taints,
       labels: pool.labels,
       resources: pool.resources,
@@ -155,6 +165,7 @@ export function planCloud(cloud: CloudSpec, ctx: BurstContext): CloudPlan {
           ? `cloud/hub/etc/wireguard/${wg.interface}.conf`
           : `nodes/${node}/etc/wireguard/${wg.interface}.conf`
         : undefined,
+      host: planHubHost(cloud, ctx, wg.hub, node),
     };
   }
   const routed = [subnet, ...ctx.onPremNetworks.filter((n) => !cidrContains(subnet, hostPart(n)))];
@@ -191,6 +202,74 @@ export function planCloud(cloud: CloudSpec, ctx: BurstContext): CloudPlan {
   };
 }
 
+/** The hub's forward filter and forwarding sysctls, under its folder (written by host, loaded by the wg-quick PreUp). */
+export const HUB_FIREWALL_FILE = "etc/nftables/clusterspec-hub.nft";
+export const HUB_SYSCTL_FILE = "etc/sysctl.d/90-clusterspec-hub.conf";
+
+/** Cilium's ports between nodes (its defaults): the VXLAN and Geneve tunnel ports and the health check. */
+export const CILIUM_PORTS = { vxlan: 8472, geneve: 6081, health: 4240 } as const;
+/** The kubelet's API, which the burst nodes' metrics and log readers may reach on the on-prem nodes. */
+export const KUBELET_PORT = 10250;
+
+/**
+ * The hub host (issue 29 items 4 and 12): it forwards between the tunnel and on-prem in both layouts, every on-prem
+ * host needs a route to the tunnel subnet through it, and its forward filter lets the burst nodes open only what
+ * they need: the API endpoint, the nodes' kubelet and Cilium ports (the tunnel subnet's too: burst nodes reach each
+ * other through the hub), the on-prem nameservers. Where the nodes are unknown (an existing cluster), the on-prem
+ * networks stand for them (also for an API endpoint by name).
+ */
+function planHubHost(cloud: CloudSpec, ctx: BurstContext, hub: string, node: string | undefined): PlannedHubHost {
+  const subnet = cloud.wireguard.tunnelSubnet;
+  const families = [...new Set([subnet, ...ctx.onPremNetworks].map((n) => ipFamily(hostPart(n))))].sort();
+  const nodes = [...(ctx.onPremNodes ?? ctx.onPremNetworks), subnet];
+  const endpoint = ctx.apiServerEndpoint;
+  const apiHost = endpoint.startsWith("[")
+    ? endpoint.slice(1, endpoint.lastIndexOf("]"))
+    : endpoint.slice(0, endpoint.lastIndexOf(":"));
+  const apiPort = Number(endpoint.slice(endpoint.lastIndexOf(":") + 1));
+  const routed = [subnet, ...ctx.onPremNetworks];
+  const onPremNameservers = ctx.nameservers.filter((ns) => routed.some((n) => cidrContains(n, ns)));
+  const cilium = ctx.cilium ?? { routingMode: "tunnel", tunnelProtocol: "vxlan" };
+  const allow: HubFirewallAllow[] = [
+    {
+      what: "Kubernetes API",
+      // the endpoint, and the control planes behind it: Cilium on a burst node sends the kubernetes Service's
+      // traffic (and any Service's with host-network backends) straight to the backend node's address
+      daddr: [...(isIp(apiHost) ? [apiHost] : []), ...(ctx.onPremNodes ?? ctx.onPremNetworks)],
+      protocol: "tcp",
+      ports: [apiPort],
+    },
+    { what: "kubelet", daddr: nodes, protocol: "tcp", ports: [KUBELET_PORT] },
+    { what: "Cilium health", daddr: nodes, protocol: "tcp", ports: [CILIUM_PORTS.health] },
+    ...(cilium.routingMode === "tunnel"
+      ? [
+          {
+            what: `Cilium ${cilium.tunnelProtocol === "vxlan" ? "VXLAN" : "Geneve"}`,
+            daddr: nodes,
+            protocol: "udp" as const,
+            ports: [CILIUM_PORTS[cilium.tunnelProtocol]],
+          },
+        ]
+      : []),
+    ...(onPremNameservers.length > 0
+      ? (["udp", "tcp"] as const).map((protocol) => ({
+          what: "DNS",
+          daddr: onPremNameservers,
+          protocol,
+          ports: [53],
+        }))
+      : []),
+  ];
+  return {
+    dir: node === undefined ? "cloud/hub" : `nodes/${node}`,
+    forwarding: families.map((f) => (f === 4 ? "net.ipv4.ip_forward" : "net.ipv6.conf.all.forwarding")),
+    returnRoutes: ctx.onPremNetworks.map((network) =>
+      cidrContains(network, hub) ? { network, tunnelSubnet: subnet, via: hub } : { network, tunnelSubnet: subnet },
+    ),
+    firewall: { interface: cloud.wireguard.interface, allow },
+  };
+}
+
 /** The Kubernetes facts of the existing cluster a cloud-burst-only spec joins. */
 export function planExistingKubernetes(e: CloudBurstSpec["existingCluster"]): BurstKubernetes {
   return {
@@ -211,6 +290,8 @@ export function planClusterCloud(
     readonly network: NetworkPlan;
     readonly hubNode: string | undefined;
     readonly secrets: BurstContext["secrets"];
+    /** the nodes' internal addresses (every family) */
+    readonly onPremNodes?: readonly string[];
   },
 ): CloudPlan | undefined {
   const { controlPlane, network } = parts;
@@ -226,6 +307,8 @@ export function planClusterCloud(
       searchDomains: network.searchDomains,
       onPremNetworks: [network.kubernetesSegment.subnet],
       hubNode: parts.hubNode,
+      ...(parts.onPremNodes === undefined ? {} : { onPremNodes: parts.onPremNodes }),
+      cilium: { routingMode: spec.cilium.routingMode, tunnelProtocol: spec.cilium.tunnelProtocol },
       secrets: parts.secrets,
     })
   );

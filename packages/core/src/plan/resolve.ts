@@ -70,7 +70,8 @@ function resolveClusterPlan(spec: ClusterSpec, options: ResolveOptions): Cluster
   const kubernetes = planKubernetes(spec, { version, controlPlane, nodes });
   const vrrp = planVrrp(spec, { network, vipInterfaces, roles });
   const secrets = resolveSecrets(spec, options.secrets ?? {});
-  const cloud = planClusterCloud(spec, { kubernetes, controlPlane, network, hubNode, secrets });
+  const onPremNodes = nodes.flatMap((n) => n.internalAddresses);
+  const cloud = planClusterCloud(spec, { kubernetes, controlPlane, network, hubNode, secrets, onPremNodes });
   const cilium = planCilium(spec, { network, cloud, vipInterfaces });
   return {
     sourceName: options.sourceName ?? "cluster.yaml",

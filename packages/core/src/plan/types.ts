@@ -338,6 +338,8 @@ export interface PlannedPool {
   readonly securityGroups: readonly string[];
   readonly instanceProfile: string | undefined;
   readonly rootVolumeGiB: number;
+  /** the second EBS volume for /var/lib/kubelet and /var/lib/containers (`dataVolume`), if any */
+  readonly dataVolume?: { readonly sizeGiB: number; readonly filesystem: "xfs" | "ext4" };
   readonly taints: readonly PlannedTaint[];
   readonly labels: Readonly<Record<string, string>>;
   readonly resources: Readonly<Record<string, string>>;
@@ -383,6 +385,35 @@ export interface PlannedHub {
   readonly privateKey: string | undefined;
   /** where the hub's wg-quick config is written */
   readonly configPath: string | undefined;
+  /** the hub's own host settings: forwarding, the on-prem return routes, the forward filter (issue 29 items 4, 12) */
+  readonly host: PlannedHubHost;
+}
+
+/** What the hub host needs beside its wg-quick config, and what the other on-prem hosts need to reach the tunnel. */
+export interface PlannedHubHost {
+  /** folder of the hub's files: `nodes/<node>` for a generated node, else `cloud/hub` */
+  readonly dir: string;
+  /** sysctl keys the hub sets to 1 so that it forwards between the tunnel and on-prem (one per family in use) */
+  readonly forwarding: readonly string[];
+  /**
+   * The route each on-prem network's hosts need to the tunnel subnet: `via` the hub where the network holds it,
+   * else undefined (through that network's router, which routes the tunnel subnet to the hub).
+   */
+  readonly returnRoutes: readonly { readonly network: string; readonly tunnelSubnet: string; readonly via?: string }[];
+  /** The forward filter: what the burst nodes may open through the hub, new connections in from the tunnel. */
+  readonly firewall: {
+    readonly interface: string;
+    readonly allow: readonly HubFirewallAllow[];
+  };
+}
+
+export interface HubFirewallAllow {
+  /** what the burst nodes use it for (a comment in the rules and a PLAN.md row) */
+  readonly what: string;
+  /** destination addresses or networks */
+  readonly daddr: readonly string[];
+  readonly protocol: "tcp" | "udp";
+  readonly ports: readonly number[];
 }
 
 /** Where the provisioner keeps one burst slot's client config (the contract names this layout). */

@@ -14,6 +14,8 @@ import {
   externalVipsOnCiliumDevice,
 } from "./sections/cilium/rules.js";
 import {
+  cloudHubEndpointResolvable,
+  cloudNodeHealthOverWan,
   cloudPoolAmiReleases,
   cloudPoolLabelsSelfSettable,
   cloudPoolNoJoinPlaceholders,
@@ -117,6 +119,8 @@ export const rules: readonly Rule[] = [
   cloudPoolLabelsSelfSettable,
   cloudPoolNoJoinPlaceholders,
   cloudPoolAmiReleases,
+  cloudHubEndpointResolvable,
+  cloudNodeHealthOverWan,
   provisionerUrlIsBase,
   wireguardKeysConsistent,
   extraArgsNotOwned,

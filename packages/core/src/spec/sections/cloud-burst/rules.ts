@@ -6,6 +6,7 @@ import { type IssuePath, type Reporter, type SpecIssue, toDotPath } from "../../
 import { firstSeen } from "../../rule.js";
 import { type CloudBurstSpec, ON_PREM_SECTIONS } from "../../schema.js";
 import {
+  checkHubEndpointResolvable,
   checkPoolNameAndSize,
   cloudPoolAmiReleases,
   cloudPoolLabelsSelfSettable,
@@ -99,18 +100,14 @@ export const burstReachesOnPrem: CloudBurstRule = (spec, report) => {
  * would break silently when the hub's address changes.
  */
 export const burstHubEndpointResolvable: CloudBurstRule = (spec, report) => {
-  const endpoint = spec.cloud.wireguard.endpoint;
-  if (endpoint === undefined) return;
-  const host = endpoint.startsWith("[")
-    ? endpoint.slice(1, endpoint.lastIndexOf("]"))
-    : endpoint.slice(0, endpoint.lastIndexOf(":"));
   const e = spec.existingCluster;
-  const tunnelOnly = e.nameservers.every((ns) => e.onPremNetworks.some((n) => cidrContains(n, ns)));
-  if (!isIp(host) && tunnelOnly)
-    report.error(
-      ["cloud", "wireguard", "endpoint"],
-      `hub endpoint ${endpoint} is a DNS name, but every nameserver (${e.nameservers.join(", ")}) is reached through the tunnel: after a reboot a burst node cannot resolve it to bring the tunnel up; give the endpoint as an IP address, or a nameserver outside existingCluster.onPremNetworks`,
-    );
+  checkHubEndpointResolvable(
+    spec.cloud.wireguard.endpoint,
+    e.nameservers,
+    e.onPremNetworks,
+    "existingCluster.onPremNetworks",
+    report,
+  );
 };
 
 export const burstPoolsValid: CloudBurstRule = (spec, report) => {

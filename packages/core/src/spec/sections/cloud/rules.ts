@@ -3,9 +3,10 @@ import { ASG_TAG_LIMITS, autoscalerTags, kubeletMaySetLabel } from "../../../fac
 import { fedoraContract } from "../../../facts/contract.js";
 import { FEDORA_VERSIONED_KUBERNETES_SINCE, fedoraNameSpansReleases, fedoraReleaseOf } from "../../../facts/fedora.js";
 import { kubernetesSegment } from "../../../facts/spec.js";
-import { addressCount, cidrContains, parseCidr } from "../../../ip.js";
+import { addressCount, cidrContains, isIp, parseCidr } from "../../../ip.js";
 import { type Reporter, toDotPath } from "../../../issues.js";
 import { type CloudRule, firstSeen, type Rule } from "../../rule.js";
+import { durationSeconds } from "../../version.js";
 
 /** A pool's name is unique and its minSize at most its maxSize: shared by on-prem clusters and cloud-only specs. */
 export function checkPoolNameAndSize(
@@ -185,4 +186,62 @@ export const cloudPoolAmiReleases: CloudRule = (spec, report) => {
         `pool ${pool.name} looks up ${name}, which matches images of every Fedora release: with most_recent each terraform apply may move the pool to a new release (kernel, cri-o, package streams); pin the release in the name (e.g. Fedora-Cloud-Base-AmazonEC2.x86_64-43-*), or set ami.id for production`,
       );
   });
+};
+
+/**
+ * The check of burstHubEndpointResolvable (../cloud-burst/rules.ts), shared with cloudHubEndpointResolvable: refused,
+ * never resolved ahead of the tunnel (a pinned address would break silently when the hub's address changes).
+ */
+export function checkHubEndpointResolvable(
+  endpoint: string | undefined,
+  nameservers: readonly string[],
+  tunnelNetworks: readonly string[],
+  where: string,
+  report: Reporter,
+): void {
+  if (endpoint === undefined) return;
+  const host = endpoint.startsWith("[")
+    ? endpoint.slice(1, endpoint.lastIndexOf("]"))
+    : endpoint.slice(0, endpoint.lastIndexOf(":"));
+  const tunnelOnly = nameservers.every((ns) => tunnelNetworks.some((n) => cidrContains(n, ns)));
+  if (!isIp(host) && tunnelOnly)
+    report.error(
+      ["cloud", "wireguard", "endpoint"],
+      `hub endpoint ${endpoint} is a DNS name, but every nameserver (${nameservers.join(", ")}) is reached through the tunnel: after a reboot a burst node cannot resolve it to bring the tunnel up; give the endpoint as an IP address, or a nameserver outside ${where}`,
+    );
+}
+
+/**
+ * The burst nodes of a generated cluster keep its nameservers and route the Kubernetes segment and the tunnel
+ * through the tunnel (issue 29 item 3, the hybrid layout): a hub endpoint by name needs a nameserver outside them.
+ */
+export const cloudHubEndpointResolvable: Rule = (spec, report) => {
+  const k8s = kubernetesSegment(spec);
+  if (!spec.cloud || !k8s) return;
+  checkHubEndpointResolvable(
+    spec.cloud.wireguard.endpoint,
+    spec.network.nameservers,
+    [k8s.subnet, spec.cloud.wireguard.tunnelSubnet],
+    `the Kubernetes segment ${k8s.subnet} and the tunnel subnet`,
+    report,
+  );
+};
+
+/** The upstream default of kube-apiserver's --default-not-ready-toleration-seconds / unreachable-toleration-seconds. */
+const UPSTREAM_EVICTION_SECONDS = 300;
+
+/**
+ * kubernetes.nodeHealth is cluster-wide: the burst nodes behind an internet tunnel get the on-prem timings too, and
+ * Kubernetes has no per-node (or per-pool) toleration: tolerations are per pod, the defaults cluster-wide
+ * (DefaultTolerationSeconds). An eviction shorter than upstream's is warned about (issue 29 item 13).
+ */
+export const cloudNodeHealthOverWan: Rule = (spec, report) => {
+  if (!spec.cloud) return;
+  const after = spec.kubernetes.nodeHealth.evictionAfter;
+  const seconds = durationSeconds(after);
+  if (Number.isInteger(seconds) && seconds < UPSTREAM_EVICTION_SECONDS)
+    report.warning(
+      ["kubernetes", "nodeHealth", "evictionAfter"],
+      `evictionAfter ${after} also applies to the burst nodes behind the internet tunnel: a WAN outage that long evicts their pods; Kubernetes has no per-pool toleration, so give the burst pods their own tolerations (node.kubernetes.io/unreachable and not-ready, NoExecute, tolerationSeconds ${UPSTREAM_EVICTION_SECONDS} or more)`,
+    );
 };

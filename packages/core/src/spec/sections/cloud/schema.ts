@@ -136,6 +136,25 @@ function buildCloudSchema() {
         .optional()
         .describe("IAM instance profile name"),
       rootVolumeGiB: z.number().int().min(8).max(16384).default(30).describe("Root volume size"),
+      dataVolume: z
+        .strictObject({
+          sizeGiB: z
+            .number()
+            .int()
+            .min(8)
+            .max(16384)
+            .describe("Size of the second EBS volume (gp3, encrypted): half for the kubelet, half for cri-o"),
+          filesystem: z
+            .enum(["xfs", "ext4"])
+            .default("xfs")
+            .describe(
+              "Filesystem of its two partitions (the kubelet measures either, unlike Fedora Cloud's btrfs root)",
+            ),
+        })
+        .optional()
+        .describe(
+          "A second EBS volume for /var/lib/kubelet and /var/lib/containers: local storage capacity isolation stays on and scale from zero promises its ephemeral storage",
+        ),
       taints: z
         .array(TaintSchema)
         .default([])
