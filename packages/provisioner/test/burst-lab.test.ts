@@ -105,6 +105,19 @@ describe.skipIf(!haveTools)("burst lab: hub, provisioner and burst nodes with re
   let spec = "";
   const certs = {} as Record<"kube" | "provisioner" | "aws", { key: string; cert: string }>;
 
+  /** The EC2 stand-in starts `node` as a running instance of the pool's group in zone `zone`. */
+  const launch = (node: { instanceId: string; ip: string }, zone = "a"): Promise<unknown> =>
+    apis.call("launch", {
+      instance: {
+        id: node.instanceId,
+        state: "running",
+        privateIp: node.ip,
+        group: groupName,
+        type: "t4g.xlarge",
+        az: `${REGION}${zone}`,
+      },
+    });
+
   const provisionerArgs = (): string[] => [
     join(ROOT, "packages/provisioner/bin.mjs"),
     "--spec",
@@ -422,10 +435,13 @@ describe.skipIf(!haveTools)("burst lab: hub, provisioner and burst nodes with re
     hub.must("sh", ["-c", "mount -t tmpfs tmpfs /run && mkdir -p /run/wireguard"]);
     const hubConf = join(dir, "hub", "wg0.conf");
     mkdirSync(join(dir, "hub"), { recursive: true });
-    writeFileSync(hubConf, readFileSync(join(dir, "gen", "cloud", "hub", "etc", "wireguard", "wg0.conf")), {
-      mode: 0o600,
-    });
+    // its PreUp loads the generated forward filter: from the lab's tree, not the hub's /etc
+    const hubTable = join(dir, "gen", "cloud", "hub", "etc", "nftables", "clusterspec-hub.nft");
+    const generatedHubConf = readFileSync(join(dir, "gen", "cloud", "hub", "etc", "wireguard", "wg0.conf"), "utf8");
+    expect(generatedHubConf).toContain("PreUp = nft -f /etc/nftables/clusterspec-hub.nft");
+    writeFileSync(hubConf, generatedHubConf.replace("/etc/nftables/clusterspec-hub.nft", hubTable), { mode: 0o600 });
     hub.must("wg-quick", ["up", hubConf], { ...process.env, WG_QUICK_USERSPACE_IMPLEMENTATION: "wireguard-go" });
+    expect(hub.exec("nft", ["list", "table", "inet", "clusterspec_hub"]).status).toBe(0);
 
     // the API stand-ins, then the provisioner
     const layout = cloud.peerSecret;
@@ -485,16 +501,7 @@ describe.skipIf(!haveTools)("burst lab: hub, provisioner and burst nodes with re
     timeout: 90_000,
   }, async () => {
     const [node] = nodes as [LabNode];
-    await apis.call("launch", {
-      instance: {
-        id: node.instanceId,
-        state: "running",
-        privateIp: node.ip,
-        group: groupName,
-        type: "t4g.xlarge",
-        az: `${REGION}a`,
-      },
-    });
+    await launch(node);
     expect(postSns(sns.event(node.instanceId, "running"))).toBe(200);
     const slot = slotOf(await state(), node.instanceId);
     expect(slot?.metadata.annotations?.["clusterspec.dev/public-key"]).toMatch(/^[A-Za-z0-9+/]{43}=$/);
@@ -571,16 +578,7 @@ describe.skipIf(!haveTools)("burst lab: hub, provisioner and burst nodes with re
 
   it("forged identity: a document signed by a self-made key is refused and nothing is served", async () => {
     const node = nodes[1] as LabNode;
-    await apis.call("launch", {
-      instance: {
-        id: node.instanceId,
-        state: "running",
-        privateIp: node.ip,
-        group: groupName,
-        type: "t4g.xlarge",
-        az: `${REGION}a`,
-      },
-    });
+    await launch(node);
     expect(postSns(sns.event(node.instanceId, "running"))).toBe(200);
     const forger = certificate(node.dir, "forger", "");
     const { doc, pkcs7 } = identity(node, forger);
@@ -680,16 +678,7 @@ describe.skipIf(!haveTools)("burst lab: hub, provisioner and burst nodes with re
 
   it("lost event: an instance whose running event never came gets its slot and peer from reconciliation", async () => {
     const node3 = { instanceId: "i-0a1b2c3d4e5f60009", ip: "192.168.77.19" };
-    await apis.call("launch", {
-      instance: {
-        id: node3.instanceId,
-        state: "running",
-        privateIp: node3.ip,
-        group: groupName,
-        type: "t4g.xlarge",
-        az: `${REGION}b`,
-      },
-    });
+    await launch(node3, "b");
     const start = Date.now();
     const slot = await until("slot by reconciliation", (RECONCILE_SECONDS + 3) * 1000, async () =>
       slotOf(await state(), node3.instanceId),

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadSpec, resolvePlan } from "@clusterspec/core";
-import { exampleText } from "@clusterspec/testkit";
+import { certificate, exampleText } from "@clusterspec/testkit";
 import { clientConfig } from "@clusterspec/wireguard";
 import { OpensslIdentityVerifier } from "../src/identity.js";
 import { generateKeyPair } from "../src/keys.js";
@@ -124,29 +124,9 @@ function sharedCertificate(name: string): { cert: string; key: string; certPem: 
   return c;
 }
 
-/** A self-signed certificate and its key, made by openssl in `dir`. */
+/** A self-signed certificate and its key, made by openssl in `dir` (testkit's `certificate`), with its PEM text. */
 export function makeCertificate(dir: string, name: string): { cert: string; key: string; certPem: string } {
-  const cert = join(dir, `${name}.pem`);
-  const key = join(dir, `${name}.key`);
-  execFileSync(
-    "openssl",
-    [
-      "req",
-      "-x509",
-      "-newkey",
-      "rsa:2048",
-      "-nodes",
-      "-keyout",
-      key,
-      "-out",
-      cert,
-      "-days",
-      "2",
-      "-subj",
-      `/CN=${name}`,
-    ],
-    { stdio: "ignore" },
-  );
+  const { cert, key } = certificate(dir, name, "");
   return { cert, key, certPem: readFileSync(cert, "utf8") };
 }
 
