@@ -239,7 +239,9 @@ describe("overlays on user data", () => {
     expect(
       await messages(`${hybrid}overlays:\n  - { target: cloud/*/user-data.yaml, patch: { timezon: Europe/Berlin } }\n`),
     ).toMatchInlineSnapshot(`
-      "✖ cloud/ci-arm64/user-data.yaml at /timezon fails its upstream schema: unknown field timezon
+      "⚠ evictionAfter 30s also applies to the burst nodes behind the internet tunnel: a WAN outage that long evicts their pods; Kubernetes has no per-pool toleration, so give the burst pods their own tolerations (node.kubernetes.io/unreachable and not-ready, NoExecute, tolerationSeconds 300 or more)
+        → at kubernetes.nodeHealth.evictionAfter (cluster.yaml:17:5)
+      ✖ cloud/ci-arm64/user-data.yaml at /timezon fails its upstream schema: unknown field timezon
         → at overlays[0].patch.timezon (cluster.yaml:108:48)"
     `);
   });
@@ -251,7 +253,9 @@ describe("overlays on user data", () => {
       ),
     ).toMatchInlineSnapshot(`
       "✖ cloud/ci-arm64/user-data.yaml is 32656 bytes after overlays, over the 16384 bytes EC2 accepts as plain user data: patch less
-        → at overlays[1].target (cluster.yaml:109:7)"
+        → at overlays[1].target (cluster.yaml:109:7)
+      ⚠ evictionAfter 30s also applies to the burst nodes behind the internet tunnel: a WAN outage that long evicts their pods; Kubernetes has no per-pool toleration, so give the burst pods their own tolerations (node.kubernetes.io/unreachable and not-ready, NoExecute, tolerationSeconds 300 or more)
+        → at kubernetes.nodeHealth.evictionAfter (cluster.yaml:17:5)"
     `);
   });
 });
@@ -269,7 +273,9 @@ describe("overlays on Terraform JSON", () => {
         `${hybrid}overlays:\n  - target: cloud/terraform/pool-ci-arm64.tf.json\n    patch: { resource: { aws_autoscaling_group: { ci-arm64: { max_sizee: 3 } } } }\n`,
       ),
     ).toMatchInlineSnapshot(`
-      "✖ cloud/terraform/pool-ci-arm64.tf.json at /resource/aws_autoscaling_group/ci-arm64/max_sizee fails its upstream schema: unknown argument or block max_sizee
+      "⚠ evictionAfter 30s also applies to the burst nodes behind the internet tunnel: a WAN outage that long evicts their pods; Kubernetes has no per-pool toleration, so give the burst pods their own tolerations (node.kubernetes.io/unreachable and not-ready, NoExecute, tolerationSeconds 300 or more)
+        → at kubernetes.nodeHealth.evictionAfter (cluster.yaml:17:5)
+      ✖ cloud/terraform/pool-ci-arm64.tf.json at /resource/aws_autoscaling_group/ci-arm64/max_sizee fails its upstream schema: unknown argument or block max_sizee
         → at overlays[0].patch.resource.aws_autoscaling_group.ci-arm64.max_sizee (cluster.yaml:109:63)"
     `);
   });
