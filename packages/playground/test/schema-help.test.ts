@@ -33,9 +33,10 @@ describe("keyCompletions", () => {
     const lines = text.split("\n");
     const at = lines.findIndex((l) => l.startsWith("controlPlane:")) + 2;
     const withNew = [...lines.slice(0, at), "  ", ...lines.slice(at)].join("\n");
-    // vip, port and vrid are there; interface, dnsName (an optional name for the VIP, added with the knobs), initNode
-    // and bootstrapped (who runs kubeadm init, and whether it has: issue 27) are left
-    expect(keysAt(withNew, at + 1)).toEqual(["interface", "dnsName", "initNode", "bootstrapped"]);
+    // vip, port and vrid are there; vip6 (the IPv6 half of a dual-stack VIP pair: issue 30), interface, dnsName (an
+    // optional name for the VIP, added with the knobs), initNode and bootstrapped (who runs kubeadm init, and whether
+    // it has: issue 27) are left
+    expect(keysAt(withNew, at + 1)).toEqual(["vip6", "interface", "dnsName", "initNode", "bootstrapped"]);
   });
   it("offers a list item's keys inside a node and top-level keys at column 0", () => {
     const lines = text.split("\n");
