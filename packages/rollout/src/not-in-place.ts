@@ -62,16 +62,22 @@ export function notInPlaceChanges(
   const a = old.plan;
   const b = next.plan;
 
-  if (a.kubernetes.podSubnet !== b.kubernetes.podSubnet)
+  // The lists, not only the primary family's network: adding, changing or dropping the IPv6 network of a dual-stack
+  // cluster is as much a rebuild as changing the IPv4 one.
+  const podA = a.kubernetes.podSubnets.join(", ");
+  const podB = b.kubernetes.podSubnets.join(", ");
+  if (podA !== podB)
     report(
       ["kubernetes", "podSubnet"],
-      `the pod network (${a.kubernetes.podSubnet} → ${b.kubernetes.podSubnet}) is the controller-manager's --cluster-cidr, every node's podCIDR and Cilium's IPAM pool: the running pods keep their addresses`,
+      `the pod network (${podA} → ${podB}) is the controller-manager's --cluster-cidr, every node's podCIDR and Cilium's IPAM pool: the running pods keep their addresses`,
       REBUILD("the pod network"),
     );
-  if (a.kubernetes.serviceSubnet !== b.kubernetes.serviceSubnet)
+  const serviceA = a.kubernetes.serviceSubnets.join(", ");
+  const serviceB = b.kubernetes.serviceSubnets.join(", ");
+  if (serviceA !== serviceB)
     report(
       ["kubernetes", "serviceSubnet"],
-      `the service network (${a.kubernetes.serviceSubnet} → ${b.kubernetes.serviceSubnet}) holds every Service's cluster IP, the kubernetes Service address in the apiserver certificate and the DNS address in every kubelet's configuration`,
+      `the service network (${serviceA} → ${serviceB}) holds every Service's cluster IP, the kubernetes Service address in the apiserver certificate and the DNS address in every kubelet's configuration`,
       REBUILD("the service network"),
     );
   if (a.name !== b.name)

@@ -1,5 +1,7 @@
 // planChanges on the reference clusters: the spec changes with their files and lines, the steps that make each kind
 // of change live (exact commands), and every message of a change that cannot be made in place or is refused.
+
+import { exampleText } from "@clusterspec/testkit";
 import { describe, expect, it } from "vitest";
 import { type NodeStepPlanner, planChanges } from "../src/index.js";
 import { bare, changes, edit, hybrid, lineOf, side, WORKER_K8S_4 } from "./helpers.js";
@@ -359,6 +361,27 @@ describe("changes that are not made in place (change_not_in_place), with path, l
         steps: 3,
       },
     ]);
+  });
+
+  it("the IPv6 half of a dual-stack pod or service network, though the primary (IPv4) one stays", () => {
+    const dual = exampleText("dual-stack");
+    const pods = edit(dual, '"fd00:10:244::/56"', '"fd00:10:245::/56"');
+    expect(notInPlace(pods, dual)).toEqual([
+      {
+        path: "kubernetes.podSubnet",
+        line: lineOf(pods, "podSubnet"),
+        code: "change_not_in_place",
+        reason:
+          "the pod network (10.244.0.0/16, fd00:10:244::/56 → 10.244.0.0/16, fd00:10:245::/56) is the controller-manager's --cluster-cidr, every node's podCIDR and Cilium's IPAM pool: the running pods keep their addresses",
+        steps: 3,
+      },
+    ]);
+    const services = edit(dual, '"fd00:10:96::/112"', '"fd00:10:97::/112"');
+    expect(notInPlace(services, dual).map((n) => [n.path, n.line])).toEqual([
+      ["kubernetes.serviceSubnet", lineOf(services, "serviceSubnet")],
+    ]);
+    // the same networks are no change at all
+    expect(changes(dual, dual).notInPlace).toEqual([]);
   });
 
   it("the cluster name", () => {
