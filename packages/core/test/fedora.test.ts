@@ -10,6 +10,9 @@ describe("Fedora releases in AMI name filters", () => {
     expect(fedoraReleaseOf("Fedora-Cloud-Base-AmazonEC2.aarch64-43-*")).toBe(43);
     expect(fedoraReleaseOf("Fedora-Cloud-Base-AmazonEC2.x86_64-41-20250101.0")).toBe(41);
     expect(fedoraReleaseOf("Fedora-Cloud-Base-39-1.5.x86_64-hvm-us-east-1-gp3-0")).toBe(39);
+    // a two-digit compose minor is not a second release
+    expect(fedoraReleaseOf("Fedora-Cloud-Base-40-1.14.x86_64-hvm-us-east-1-gp3-0")).toBe(40);
+    expect(fedoraReleaseOf("Fedora-Cloud-Base-AmazonEC2.x86_64-42-1.11")).toBe(42);
     expect(fedoraReleaseOf("Fedora-Cloud-Base-AmazonEC2.aarch64-*")).toBeUndefined();
     expect(fedoraReleaseOf("al2023-ami-2023.6-x86_64")).toBeUndefined();
     expect(fedoraReleaseOf("Fedora-Cloud-Base-4?-*")).toBeUndefined();

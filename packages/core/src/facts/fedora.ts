@@ -29,11 +29,12 @@ export const FEDORA_EOL_SOURCE = "https://docs.fedoraproject.org/en-US/releases/
 /**
  * The Fedora release an AMI name filter names, if it names exactly one: the two-digit field between separators in
  * `Fedora-Cloud-Base-AmazonEC2.x86_64-43-*` or `Fedora-Cloud-Base-39-1.5.x86_64-hvm-*` (the architecture's `_64` and
- * `aarch64` do not count: they follow `_` or a letter). Undefined for a filter without "Fedora" or without a release.
+ * `aarch64` do not count: they follow `_` or a letter; nor does the compose number's minor, `14` in `-40-1.14.`, which
+ * follows a digit and a dot). Undefined for a filter without "Fedora" or without a release.
  */
 export function fedoraReleaseOf(amiName: string): number | undefined {
   if (!/fedora/i.test(amiName)) return undefined;
-  const releases = new Set([...amiName.matchAll(/(?:^|[-.])(\d{2})(?=[-.*]|$)/g)].map((m) => Number(m[1])));
+  const releases = new Set([...amiName.matchAll(/(?:^|-|(?<!\d)\.)(\d{2})(?=[-.*]|$)/g)].map((m) => Number(m[1])));
   return releases.size === 1 ? [...releases][0] : undefined;
 }
 
