@@ -392,6 +392,11 @@ export interface RolloutStepResult {
   readonly observed: readonly RolloutMove[];
   /** Seconds from the commands to the settled state (undefined: never settled). */
   readonly settledAfter: number | undefined;
+  /**
+   * For a step that starts keepalived: seconds from the start until it had set every instance's first state, as the
+   * lab measured it (its timers start only then, so a busy host delays a restarted node's return by this much).
+   */
+  readonly startupSeconds?: number | undefined;
 }
 
 export interface RolloutReport {
@@ -485,9 +490,11 @@ export async function runRolloutSteps(
       for (const [vip, g] of openGap) if (mayBeUnheld.has(vip)) openGap.set(vip, { ...g, allowed: true });
       lab.installFiles(step.node, newTree, step.files);
       let at = Date.now();
+      let startedAt: number | undefined;
       for (const command of step.commands) {
         const t = await runCommand(lab, step.node, command);
-        if (command === step.commands[0]) at = t;
+        if (command === step.commands[0]) at = t.at;
+        startedAt = t.startedAt ?? startedAt;
       }
       const moving = step.vipMoves.length > 0;
       const waited = await lab.waitUntil(expectedDiff(step.holdersAfter), {
@@ -523,6 +530,7 @@ export async function runRolloutSteps(
         predicted,
         observed,
         settledAfter: waited.reachedAt === undefined ? undefined : (waited.reachedAt - at) / 1000,
+        ...(startedAt === undefined ? {} : { startupSeconds: lab.startupSeconds(step.node, startedAt) }),
       };
       results.push(result);
       options.onStep?.(result);
@@ -548,18 +556,23 @@ export async function runRolloutSteps(
 }
 
 /** The four keepalived commands a change plan prints, as the lab runs them. */
-async function runCommand(lab: VrrpLab, node: string, command: string): Promise<number> {
+async function runCommand(
+  lab: VrrpLab,
+  node: string,
+  command: string,
+): Promise<{ readonly at: number; readonly startedAt?: number }> {
   switch (command) {
     case "rc-service keepalived reload":
-      return lab.reload(node);
+      return { at: lab.reload(node) };
     case "rc-service keepalived stop":
-      return lab.stopKeepalived(node);
-    case "rc-service keepalived start":
-      return lab.startKeepalived(node);
+      return { at: await lab.stopKeepalived(node) };
+    case "rc-service keepalived start": {
+      const at = lab.startKeepalived(node);
+      return { at, startedAt: at };
+    }
     case "rc-service keepalived restart": {
       const at = await lab.stopKeepalived(node);
-      lab.startKeepalived(node);
-      return at;
+      return { at, startedAt: lab.startKeepalived(node) };
     }
     default:
       throw new Error(`the lab cannot run "${command}" (only the four keepalived commands of a change plan)`);
@@ -573,7 +586,7 @@ export function formatRolloutReport(report: RolloutReport): string {
   const lines = [`${report.rest.ok ? "✔" : "✖"} at rest on the old tree`, ...report.rest.diff.map((d) => `    ${d}`)];
   report.steps.forEach((s, i) => {
     lines.push(
-      `${s.ok ? "✔" : "✖"} ${i + 1}. ${s.title} — predicted ${moves(s.predicted)}; observed ${moves(s.observed)}; settled ${s.settledAfter === undefined ? "never" : `${s.settledAfter.toFixed(2)}s`}`,
+      `${s.ok ? "✔" : "✖"} ${i + 1}. ${s.title} — predicted ${moves(s.predicted)}; observed ${moves(s.observed)}; settled ${s.settledAfter === undefined ? "never" : `${s.settledAfter.toFixed(2)}s`}${s.startupSeconds === undefined ? "" : `; keepalived start-up ${s.startupSeconds.toFixed(2)}s`}`,
     );
     for (const d of s.diff) lines.push(`    ${d}`);
   });
