@@ -16,13 +16,13 @@ export function summarizeWireguard(plan: BurstPlan): string | undefined {
   return [
     "## WireGuard hub",
     "",
-    `Hub ${hub.address}: tunnel address ${hub.tunnelCidr}, UDP ${hub.listenPort}${hub.endpoint ? `, reached by the burst nodes at ${hub.endpoint}` : ""}. Its config: ${where}. ${keys} Burst nodes route ${cloud.routedNetworks.join(", ")} through the tunnel. Slots take the tunnel addresses after the hub's, in pool order: appending a pool keeps every address, while growing an earlier pool's maxSize moves the later pools' slots (and their keys' lines).`,
+    `Hub ${hub.address}: tunnel address ${hub.tunnelCidr}${hub.tunnelCidr6 === undefined ? "" : ` and ${hub.tunnelCidr6}`}, UDP ${hub.listenPort}${hub.endpoint ? `, reached by the burst nodes at ${hub.endpoint}` : ""}. Its config: ${where}. ${keys} Burst nodes route ${cloud.routedNetworks.join(", ")} through the tunnel. Slots take the tunnel addresses after the hub's, in pool order: appending a pool keeps every address, while growing an earlier pool's maxSize moves the later pools' slots (and their keys' lines).`,
     "",
     mdTable(
       ["slot", "address", "keys"],
       cloud.slots.map((s) => [
         s.id,
-        s.cidr,
+        s.cidr6 === undefined ? s.cidr : `${s.cidr}, ${s.cidr6}`,
         cloud.peerKeys === "static" ? "static (peerKeys)" : "minted by the provisioner",
       ]),
     ),

@@ -21,6 +21,7 @@ import {
   cloudPoolNoJoinPlaceholders,
   cloudPoolsValid,
   cloudPoolTagsFit,
+  cloudTunnelFamilies,
   provisionerUrlIsBase,
   wireguardKeysConsistent,
 } from "./sections/cloud/rules.js";
@@ -106,6 +107,7 @@ export const rules: readonly Rule[] = [
   vlanMtuWithinParent,
   vswitchVlanMtu,
   cloudPoolsValid,
+  cloudTunnelFamilies,
   ciliumDevicesExist,
   externalVipsOnCiliumDevice,
   kubeadmSecretsForJoins,
