@@ -300,6 +300,14 @@ const mutations: Mutation[] = [
     },
   },
   {
+    rule: "cloudTunnelFamilies",
+    apply: (s) => {
+      if (!s.cloud) return undefined;
+      s.cloud.wireguard.tunnelSubnet6 = "172.31.250.0/24";
+      return "cloud.wireguard.tunnelSubnet6";
+    },
+  },
+  {
     rule: "ciliumDevicesExist",
     apply: (s) => {
       s.cilium.devices = ["nope0"];

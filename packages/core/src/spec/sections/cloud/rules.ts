@@ -65,11 +65,11 @@ export function checkTunnelFamilies(
   const six = wg.tunnelSubnet6;
   if (six !== undefined) {
     if (parseCidr(six).family !== 6)
-      report.error(
+      return report.error(
         [...base, "tunnelSubnet6"],
         `tunnelSubnet6 ${six} is an IPv4 network: it is the tunnel's IPv6 network (the IPv4 one is tunnelSubnet)`,
       );
-    else if (first === 6)
+    if (first === 6)
       report.error(
         [...base, "tunnelSubnet6"],
         `tunnelSubnet ${wg.tunnelSubnet} is IPv6 already: tunnelSubnet6 is the IPv6 network beside an IPv4 tunnelSubnet; remove one`,
