@@ -64,11 +64,13 @@ export function checkTunnelFamilies(
   const first = parseCidr(wg.tunnelSubnet).family;
   const six = wg.tunnelSubnet6;
   if (six !== undefined) {
-    if (parseCidr(six).family !== 6)
-      return report.error(
+    if (parseCidr(six).family !== 6) {
+      report.error(
         [...base, "tunnelSubnet6"],
         `tunnelSubnet6 ${six} is an IPv4 network: it is the tunnel's IPv6 network (the IPv4 one is tunnelSubnet)`,
       );
+      return;
+    }
     if (first === 6)
       report.error(
         [...base, "tunnelSubnet6"],
