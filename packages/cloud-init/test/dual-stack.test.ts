@@ -65,7 +65,8 @@ describe("dual-stack burst nodes", () => {
     async ([families, expected], ctx) => {
       if (!toolAvailable("ip") || !hasTool("unshare") || process.getuid?.() !== 0)
         return ctx.skip("needs root and iproute2 (installed by .ci/run)");
-      const [{ doc }] = userData("dual-stack-cloud") as [{ doc: any }];
+      const doc = userData("dual-stack-cloud")[0]?.doc;
+      if (!doc) throw new Error("no user data");
       const fn = shellFunction(fileOf(doc, JOIN_SCRIPT_PATH), "tunnel_address");
       // a veth stands for wg0 (no wireguard link type here); nodad: WireGuard links skip DAD too (IFF_NOARP)
       await withNetns(["wg0"], (ns) => {
