@@ -182,6 +182,19 @@ describe("the tunnel's families: each error names its field and line", () => {
     `);
   });
 
+  it("refuses a pool without IPv6 when the hub's endpoint is an IPv6 address", () => {
+    expect(errorsOf(hybrid, ["      ipv6: dual-stack\n", ""])).toMatchInlineSnapshot(`
+      "✖ the hub's endpoint [2001:db8::10]:51820 is an IPv6 address, but pool ci-arm64 has no IPv6 (ipv6: off): its instances cannot reach the hub to bring the tunnel up; set ipv6: dual-stack, or give the endpoint as an IPv4 address or a DNS name with an A record
+        → at cloud.pools[0].ipv6 (cluster.yaml:78:7)"
+    `);
+    expect(
+      errorsOf(burstOnly, ["endpoint: vpn.example.com:51820", 'endpoint: "[2001:db8::10]:51820"']),
+    ).toMatchInlineSnapshot(`
+      "✖ the hub's endpoint [2001:db8::10]:51820 is an IPv6 address, but pool ci-arm64 has no IPv6 (ipv6: off): its instances cannot reach the hub to bring the tunnel up; set ipv6: dual-stack, or give the endpoint as an IPv4 address or a DNS name with an A record
+        → at cloud.pools[0].ipv6 (cluster.yaml:36:7)"
+    `);
+  });
+
   it("checks an existing cluster's dual-stack pod and service networks as kubeadm does", () => {
     expect(
       errorsOf(burstOnly, [

@@ -308,6 +308,15 @@ const mutations: Mutation[] = [
     },
   },
   {
+    rule: "cloudPoolsReachHub",
+    apply: (s) => {
+      if (!s.cloud) return undefined;
+      s.cloud.wireguard.endpoint = "[2001:db8::10]:51820";
+      s.cloud.pools[0].ipv6 = "off";
+      return "cloud.pools.0.ipv6";
+    },
+  },
+  {
     rule: "ciliumDevicesExist",
     apply: (s) => {
       s.cilium.devices = ["nope0"];

@@ -11,7 +11,7 @@ export function summarizeWireguard(plan: BurstPlan): string | undefined {
     : "not written: reference the hub's key in `cloud.wireguard.privateKey` to generate it";
   const keys =
     cloud.peerKeys === "static"
-      ? `Burst slots have static keys: the hub lists one [Peer] per slot (AllowedIPs exactly the slot's address) and \`${PEER_SECRETS_PATH}\` holds each slot's client config as the provisioner's Secret.`
+      ? `Burst slots have static keys: the hub lists one [Peer] per slot (AllowedIPs exactly the slot's address${cloud.wireguard.tunnelSubnet6 === undefined ? "" : "es, one per family"}) and \`${PEER_SECRETS_PATH}\` holds each slot's client config as the provisioner's Secret.`
       : "The provisioner mints each instance's keys and adds its peer to the hub with `wg set`; the hub's config lists the slots as comments.";
   return [
     "## WireGuard hub",

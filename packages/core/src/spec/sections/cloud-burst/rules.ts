@@ -12,6 +12,7 @@ import {
   cloudPoolAmiReleases,
   cloudPoolLabelsSelfSettable,
   cloudPoolNoJoinPlaceholders,
+  cloudPoolsReachHub,
   cloudPoolTagsFit,
   provisionerUrlIsBase,
   wireguardKeysConsistent,
@@ -198,5 +199,6 @@ export const cloudBurstRules: readonly CloudBurstRule[] = [
   cloudPoolLabelsSelfSettable,
   cloudPoolNoJoinPlaceholders,
   cloudPoolAmiReleases,
+  cloudPoolsReachHub,
   provisionerUrlIsBase,
 ];

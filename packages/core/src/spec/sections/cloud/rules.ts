@@ -209,6 +209,22 @@ export const provisionerUrlIsBase: CloudRule = (spec, report) => {
     );
 };
 
+/**
+ * A hub endpoint that is an IPv6 literal is reached over IPv6 only: each pool's instances need an IPv6 address
+ * (`ipv6: dual-stack`), or wg-quick has no route to it and no burst node ever joins.
+ */
+export const cloudPoolsReachHub: CloudRule = (spec, report) => {
+  const endpoint = spec.cloud?.wireguard.endpoint;
+  if (endpoint === undefined || !endpoint.startsWith("[")) return;
+  spec.cloud?.pools.forEach((pool, i) => {
+    if (pool.ipv6 === "off")
+      report.error(
+        ["cloud", "pools", i, "ipv6"],
+        `the hub's endpoint ${endpoint} is an IPv6 address, but pool ${pool.name} has no IPv6 (ipv6: off): its instances cannot reach the hub to bring the tunnel up; set ipv6: dual-stack, or give the endpoint as an IPv4 address or a DNS name with an A record`,
+      );
+  });
+};
+
 /** The hub's keys and the burst slots' static keys only make sense together. */
 export const wireguardKeysConsistent: CloudRule = (spec, report) => {
   const wg = spec.cloud?.wireguard;
