@@ -9,7 +9,7 @@ import {
   validateSpec,
 } from "@clusterspec/core";
 import { arbClusterSpec, asClusterSpec, buildSpec, mustResolve } from "@clusterspec/core/testing";
-import { clusterExampleNames, exampleText } from "@clusterspec/testkit";
+import { clusterExampleNames, exampleText, fixtureText } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { generateCilium } from "../src/generate.js";
@@ -362,6 +362,25 @@ describe("reference clusters", () => {
       else expect(values).toMatchObject({ routingMode: "native", ipv4NativeRoutingCIDR: "10.244.0.0/16" });
     },
   );
+});
+
+describe("a dual-stack cluster with cloud pools (issue 30 item 6)", () => {
+  it("serves NodePorts on both tunnel networks (the burst nodes' node IPs), and the chart schema holds", () => {
+    const loaded = loadSpec(fixtureText("dual-stack-cloud"));
+    if (!loaded.ok) throw new Error("the fixture is invalid");
+    const plan = resolvePlan(asClusterSpec(loaded.value));
+    const values = valuesOf(plan);
+    const chart = nearestChart(plan.cilium.version);
+    expect(upstreamErrors(chart, coalesce(chartDefaults(chart), values))).toBe("");
+    expect(overlayErrors(chart, values)).toBe("");
+    // one set of values for every node, on-prem and burst: only nodePort.addresses names the tunnel, per family
+    expect(values).toMatchObject({
+      routingMode: "tunnel",
+      ipv6: { enabled: true },
+      MTU: 1420,
+      nodePort: { addresses: ["10.118.12.0/24", "fd00:118:12::/64", "172.30.99.0/24", "fd00:30:99::/64"] },
+    });
+  });
 });
 
 describe("the API server Cilium talks to (issue 33)", () => {

@@ -40,6 +40,10 @@ const bases = [
   { schema: ClusterSpecSchema, spec: parse(readFileSync(join(fixtures, "cluster.yaml"), "utf8")) as Json },
   { schema: ClusterSpecSchema, spec: parse(readFileSync(join(fixtures, "dual-stack.yaml"), "utf8")) as Json },
   { schema: CloudBurstSpecSchema, spec: parse(readFileSync(join(fixtures, "cloud-burst.yaml"), "utf8")) as Json },
+  {
+    schema: CloudBurstSpecSchema,
+    spec: parse(readFileSync(join(fixtures, "dual-stack-cloud-burst.yaml"), "utf8")) as Json,
+  },
 ].flatMap((b) => [b, { schema: b.schema, spec: flipSecrets(b.spec) as Json }]);
 
 /** Every pattern the two schemas have, and the first occurrence of each in the base specs. */

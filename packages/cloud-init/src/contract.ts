@@ -64,10 +64,13 @@ function groupList(cloud: CloudPlan): string {
 
 function lifecycleText(plan: BurstPlan, cloud: CloudPlan): string {
   const wg = cloud.wireguard.interface;
+  // dual stack: the slot's address of each family, comma-separated as wg set takes them
+  const slotAllowed =
+    cloud.wireguard.tunnelSubnet6 === undefined ? "<slot address>/32" : "<slot address>/32,<slot IPv6 address>/128";
   const keys =
     cloud.peerKeys === "static"
-      ? `The slots' key pairs are static (\`cloud.wireguard.peerKeys\`): their client configs are the generated Secrets and the hub's config lists their peers; on \`running\` the provisioner (re-)adds the slot's peer with \`wg set ${wg} peer <public key> allowed-ips <slot address>/32\` on the hub, on \`terminated\` it removes it with \`wg set ${wg} peer <public key> remove\` (and again whenever the hub restarts, for every free slot).`
-      : `The provisioner mints a key pair per instance on \`running\`, writes the client config into the slot's Secret and adds the peer on the hub with \`wg set ${wg} peer <public key> allowed-ips <slot address>/32\`; on \`terminated\` it removes the peer (\`wg set ${wg} peer <public key> remove\`) and deletes the key from the Secret.`;
+      ? `The slots' key pairs are static (\`cloud.wireguard.peerKeys\`): their client configs are the generated Secrets and the hub's config lists their peers; on \`running\` the provisioner (re-)adds the slot's peer with \`wg set ${wg} peer <public key> allowed-ips ${slotAllowed}\` on the hub, on \`terminated\` it removes it with \`wg set ${wg} peer <public key> remove\` (and again whenever the hub restarts, for every free slot).`
+      : `The provisioner mints a key pair per instance on \`running\`, writes the client config into the slot's Secret and adds the peer on the hub with \`wg set ${wg} peer <public key> allowed-ips ${slotAllowed}\`; on \`terminated\` it removes the peer (\`wg set ${wg} peer <public key> remove\`) and deletes the key from the Secret.`;
   return [
     `EC2 state changes (${PROVISIONER_EVENT_STATES.join(" and ")} only) reach the provisioner of cluster ${plan.name} as SNS notifications (POST ${cloud.provisioner.notifyPath}).`,
     `They cover every instance of the account and region: the event names no Auto Scaling Group, and EventBridge cannot match on tags. So on \`running\`, before anything else, check that the instance belongs to a pool: its tag \`aws:autoscaling:groupName\` (set by Auto Scaling on every instance it launches; read with ec2:DescribeTags or ec2:DescribeInstances, retrying while the tag is not there yet, as the event may come first) is one of ${groupList(cloud)}, which also names the instance's pool. An instance of no pool gets nothing (no slot, no token; answer 2XX and drop the event), so unrelated instances neither use up peer slots nor receive credentials.`,
@@ -93,7 +96,7 @@ function clientConfigText(cloud: CloudPlan): string {
   const hub = cloud.hub;
   return [
     "A complete wg-quick config for this instance's slot:",
-    `[Interface] PrivateKey (the slot's key), Address = the slot address as /32 (one of ${cloud.slots.length} slots, see x-clusterspec.slots), MTU = ${cloud.tunnelMtu};`,
+    `[Interface] PrivateKey (the slot's key), Address = ${cloud.wireguard.tunnelSubnet6 === undefined ? "the slot address as /32" : "the slot's addresses as /32 and /128 (IPv4, IPv6)"} (one of ${cloud.slots.length} slots, see x-clusterspec.slots), MTU = ${cloud.tunnelMtu};`,
     `[Peer] PublicKey = the hub's public key${hub?.publicKey ? ` (${hub.publicKey})` : ""}, Endpoint = ${hub?.endpoint ?? "the hub's public host:port"}, AllowedIPs = ${cloud.routedNetworks.join(", ")}, PersistentKeepalive = 25.`,
     `No DNS= line: the burst node drops any, keeping only ${cloud.nameservers.join(", ")}.`,
     "It is the data key of the slot's Secret (x-clusterspec.peerSecrets).",
@@ -318,6 +321,7 @@ export function provisionerContract(plan: BurstPlan): Record<string, unknown> | 
         : {
             hub: {
               tunnelAddress: cloud.hub.tunnelCidr,
+              ...(cloud.hub.tunnelCidr6 === undefined ? {} : { tunnelAddress6: cloud.hub.tunnelCidr6 }),
               listenPort: cloud.hub.listenPort,
               ...(cloud.hub.endpoint === undefined ? {} : { endpoint: cloud.hub.endpoint }),
               ...(cloud.hub.publicKey === undefined ? {} : { publicKey: cloud.hub.publicKey }),
@@ -327,6 +331,7 @@ export function provisionerContract(plan: BurstPlan): Record<string, unknown> | 
         pool: slot.pool,
         index: slot.index,
         address: slot.cidr,
+        ...(slot.cidr6 === undefined ? {} : { address6: slot.cidr6 }),
         secret: slot.secretName,
       })),
     },

@@ -96,14 +96,47 @@ export type JoinEnv = Record<(typeof JOIN_ENV_KEYS)[number], string>;
 export const wgKeys = (section: keyof typeof WG_ALLOWED_KEYS): string =>
   WG_ALLOWED_KEYS[section].map((k) => k.toLowerCase()).join(", ");
 
-export function shippedJoinScript(marker: string): string {
-  return joinScript(marker)
+export function shippedJoinScript(marker: string, families: readonly (4 | 6)[] = [4]): string {
+  return joinScript(marker, families)
     .split("\n")
     .filter((line, i) => i < 2 || !/^\s*#/.test(line))
     .join("\n");
 }
 
-export function joinScript(marker: string): string {
+/** A dual-stack burst node's tunnel_address: one address per family of TUNNEL_FAMILY, comma-separated (node-ip). */
+const DUAL_TUNNEL_ADDRESS = `# The tunnel address of each family in TUNNEL_FAMILY (the cluster's primary first), comma-separated: the kubelet's
+# node-ip of a dual-stack node, which registers one InternalIP per family.
+tunnel_address() {
+  local family address addresses=
+  for family in $TUNNEL_FAMILY; do
+    address=$(ip -o "-$family" addr show dev "$WG_INTERFACE" scope global |
+      awk '{ split($4, a, "/"); print a[1]; exit }' | grep .) || return 1
+    addresses=\${addresses:+$addresses,}$address
+  done
+  echo "$addresses"
+}
+`;
+
+/**
+ * The join script. A dual-stack cluster's (`families` of two) differs in two places only: tunnel_address collects the
+ * address of each family (TUNNEL_FAMILY lists them, primary first) and the node IP check accepts the comma.
+ */
+export function joinScript(marker: string, families: readonly (4 | 6)[] = [4]): string {
+  const script = singleStackJoinScript(marker);
+  if (families.length < 2) return script;
+  const single = /^tunnel_address\(\) \{\n[\s\S]*?\n\}\n/m;
+  const check = '[[ $NODE_IP =~ ^[0-9a-f.:]+$ ]] || die "unexpected tunnel address $NODE_IP"';
+  if (!single.test(script) || !script.includes(check)) throw new Error("join script: tunnel_address not found");
+  return script
+    .replace(single, DUAL_TUNNEL_ADDRESS)
+    .replace(check, '[[ $NODE_IP =~ ^[0-9a-f.:]+,[0-9a-f.:]+$ ]] || die "unexpected tunnel addresses $NODE_IP"')
+    .replace(
+      'die "no IPv$TUNNEL_FAMILY address on $WG_INTERFACE"',
+      'die "no address of each family ($TUNNEL_FAMILY) on $WG_INTERFACE"',
+    );
+}
+
+function singleStackJoinScript(marker: string): string {
   return `#!/bin/bash
 # ${marker}
 # Joins this EC2 instance to the cluster through WireGuard. Settings come from ${JOIN_ENV_PATH};

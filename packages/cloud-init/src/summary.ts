@@ -37,7 +37,7 @@ export function summarizeCloudInit(plan: BurstPlan, artifacts: readonly Artifact
   return [
     "## Cloud user data",
     "",
-    `Burst nodes boot Fedora with cloud-init, fetch their WireGuard config and kubeadm discovery kubeconfig from ${cloud.provisioner.url} (\`/wireguard/config/<instance-id>\`, \`/kubeadm/kubeconfig/<instance-id>\`, each request signed with the instance identity document from IMDSv2), bring up \`${cloud.wireguard.interface}\` (tunnel ${cloud.wireguard.tunnelSubnet}, MTU ${cloud.tunnelMtu}) and join ${cloud.apiServerEndpoint} as a Node named by their instance id, with \`node-ip\` = their tunnel address and \`provider-id\` = \`aws:///<az>/<instance-id>\`. No per-instance secret is in the user data.`,
+    `Burst nodes boot Fedora with cloud-init, fetch their WireGuard config and kubeadm discovery kubeconfig from ${cloud.provisioner.url} (\`/wireguard/config/<instance-id>\`, \`/kubeadm/kubeconfig/<instance-id>\`, each request signed with the instance identity document from IMDSv2), bring up \`${cloud.wireguard.interface}\` (tunnel ${cloud.wireguard.tunnelSubnet}${cloud.wireguard.tunnelSubnet6 === undefined ? "" : ` and ${cloud.wireguard.tunnelSubnet6}`}, MTU ${cloud.tunnelMtu}) and join ${cloud.apiServerEndpoint} as a Node named by their instance id, with \`node-ip\` = ${cloud.nodeIpFamilies.length > 1 ? `their tunnel addresses of both families (IPv${cloud.nodeIpFamilies.join(" then IPv")})` : "their tunnel address"} and \`provider-id\` = \`aws:///<az>/<instance-id>\`. No per-instance secret is in the user data.`,
     "",
     tunnelMtuText(cloud),
     "",

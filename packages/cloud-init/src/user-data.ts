@@ -90,7 +90,9 @@ export function joinEnvFor(plan: BurstPlan, cloud: CloudPlan, pool: PlannedPool)
     POOL_NAME: pool.name,
     PROVISIONER_URL: cloud.provisioner.url.replace(/\/+$/, ""),
     WG_INTERFACE: cloud.wireguard.interface,
-    TUNNEL_FAMILY: String(ipFamily(cloud.wireguard.tunnelSubnet)),
+    // the families of the node's tunnel addresses (node-ip), the cluster's primary first: "4", "6" or "4 6"
+    TUNNEL_FAMILY:
+      cloud.nodeIpFamilies.length > 0 ? cloud.nodeIpFamilies.join(" ") : String(ipFamily(cloud.wireguard.tunnelSubnet)),
     TUNNEL_MTU: String(cloud.tunnelMtu),
     NAMESERVERS: cloud.nameservers.join(" "),
     PACKAGES: fedoraPackages(cloud).join(" "),
@@ -187,7 +189,7 @@ export function userDataObject(plan: BurstPlan, pool: PlannedPool): Record<strin
       ...(kubeletPatch === undefined
         ? []
         : [file(`${BURST_PATCHES_DIRECTORY}/${BURST_KUBELET_PATCH_FILE}`, comment(plan) + toYaml(kubeletPatch))]),
-      file(JOIN_SCRIPT_PATH, shippedJoinScript(generatedMarker(plan)), "0755"),
+      file(JOIN_SCRIPT_PATH, shippedJoinScript(generatedMarker(plan), cloud.nodeIpFamilies), "0755"),
     ],
     runcmd: [[JOIN_SCRIPT_PATH]],
   };

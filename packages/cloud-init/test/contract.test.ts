@@ -2,7 +2,7 @@
 // and it names exactly what the join script does.
 import { loadSpec, parseYamlDocuments, resolvePlan } from "@clusterspec/core";
 import { arbPlan, buildSpec, mustResolve } from "@clusterspec/core/testing";
-import { exampleNames, exampleText, formatAjvErrors, openApi31Validator } from "@clusterspec/testkit";
+import { cloudSpecTexts, formatAjvErrors, openApi31Validator } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { CONTRACT_PATH, provisionerContract } from "../src/contract.js";
@@ -11,10 +11,12 @@ import { IDENTITY_HEADERS, joinScript, PROVISIONER_RETRY, RETRIED_STATUSES } fro
 import { PROVISIONER_SERVICE_ACCOUNT, RBAC_PATH } from "../src/rbac.js";
 
 const validate = openApi31Validator();
-const withCloud = exampleNames().filter((d) => /^cloud:/m.test(exampleText(d)));
+// the examples with a cloud section and the dual-stack fixtures (`fixture:<name>`)
+const specs = new Map(cloudSpecTexts());
+const withCloud = [...specs.keys()];
 
 function contractText(name: string): string {
-  const loaded = loadSpec(exampleText(name));
+  const loaded = loadSpec(specs.get(name) ?? "");
   if (!loaded.ok) throw new Error(`example ${name} is invalid`);
   const a = generateCloudInit(resolvePlan(loaded.value)).find((x) => x.path === CONTRACT_PATH);
   if (!a) throw new Error("no contract");
@@ -22,6 +24,16 @@ function contractText(name: string): string {
 }
 
 describe("provisioner contract", () => {
+  it("names both addresses of a dual-stack slot, for the hub's peer and the client config", () => {
+    const [doc] = parseYamlDocuments(contractText("fixture:dual-stack-cloud")) as any[];
+    const x = doc["x-clusterspec"];
+    expect(x.hub.tunnelAddress6).toBe("fd00:30:99::1/64");
+    expect(x.slots[0]).toMatchObject({ address: "172.30.99.2/32", address6: "fd00:30:99::2/128" });
+    const text = JSON.stringify(doc);
+    expect(text).toContain("allowed-ips <slot address>/32,<slot IPv6 address>/128");
+    expect(text).toContain("the slot's addresses as /32 and /128 (IPv4, IPv6)");
+  });
+
   it.each(withCloud)("%s: openapi.yaml validates against the OpenAPI 3.1 schema", (name) => {
     const [doc] = parseYamlDocuments(contractText(name));
     expect(validate(doc), formatAjvErrors(validate.errors)).toBe(true);

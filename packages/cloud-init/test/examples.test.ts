@@ -1,28 +1,19 @@
-// Every example with a cloud section: its user data passes both cloud-init schemas and the real tool.
+// Every example with a cloud section, and the dual-stack test fixtures: its user data passes both cloud-init schemas
+// and the real tool.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadSpec, parseYamlDocuments, resolvePlan } from "@clusterspec/core";
-import {
-  ajv04,
-  exampleNames,
-  exampleText,
-  formatAjvErrors,
-  readSchema,
-  run,
-  toolAvailable,
-} from "@clusterspec/testkit";
+import { ajv04, cloudSpecTexts, formatAjvErrors, readSchema, run, toolAvailable } from "@clusterspec/testkit";
 import { describe, expect, it } from "vitest";
 import { generateCloudInit } from "../src/generate.js";
-
-const withCloud = exampleNames().filter((d) => /^cloud:/m.test(exampleText(d)));
 
 const schemas = ["cloud-init/schema-cloud-config-v1.json", "cloud-init/debian-22.4.2/schema-cloud-config-v1.json"].map(
   (path) => [path, ajv04().compile(readSchema(path))] as const,
 );
 
-describe.each(withCloud)("example %s", (name) => {
-  const loaded = loadSpec(exampleText(name));
+describe.each(cloudSpecTexts())("example %s", (name, text) => {
+  const loaded = loadSpec(text);
   if (!loaded.ok) throw new Error(`example ${name} is invalid`);
   const artifacts = generateCloudInit(resolvePlan(loaded.value)).filter((a) => a.path.endsWith("/user-data.yaml"));
 

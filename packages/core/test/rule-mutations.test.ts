@@ -300,6 +300,23 @@ const mutations: Mutation[] = [
     },
   },
   {
+    rule: "cloudTunnelFamilies",
+    apply: (s) => {
+      if (!s.cloud) return undefined;
+      s.cloud.wireguard.tunnelSubnet6 = "172.31.250.0/24";
+      return "cloud.wireguard.tunnelSubnet6";
+    },
+  },
+  {
+    rule: "cloudPoolsReachHub",
+    apply: (s) => {
+      if (!s.cloud) return undefined;
+      s.cloud.wireguard.endpoint = "[2001:db8::10]:51820";
+      s.cloud.pools[0].ipv6 = "off";
+      return "cloud.pools.0.ipv6";
+    },
+  },
+  {
     rule: "ciliumDevicesExist",
     apply: (s) => {
       s.cilium.devices = ["nope0"];

@@ -9,18 +9,22 @@ export function summarizeHub(plan: BurstPlan): string | undefined {
   if (!cloud || !hub) return undefined;
   const h = hub.host;
   const t = cloud.wireguard.tunnelSubnet;
+  const t6 = cloud.wireguard.tunnelSubnet6;
+  const tunnels = t6 === undefined ? t : `${t} and ${t6}`;
+  // an IPv6 network's hosts route the IPv6 tunnel subnet, through the hub's IPv6 address
+  const hubFor = (tunnel: string) => (tunnel === t6 ? "the hub's IPv6 address" : hub.address);
   const generated = !("existingCluster" in plan);
-  const routes = h.returnRoutes.map((r) =>
-    r.via === undefined
+  const routes = h.returnRoutes.map(({ network, tunnelSubnet: rt, via }) =>
+    via === undefined
       ? [
-          r.network,
-          `through the network's router, which routes ${t} to the hub ${hub.address}`,
-          `on the router: \`ip route add ${t} via ${hub.address}\``,
+          network,
+          `through the network's router, which routes ${rt} to the hub ${hubFor(rt)}`,
+          `on the router: \`ip route add ${rt} via ${hubFor(rt) === hub.address ? hub.address : "<the hub's IPv6 address>"}\``,
         ]
       : [
-          r.network,
-          `\`ip route add ${t} via ${r.via}\``,
-          `netifrc: \`routes_<interface>="${t} via ${r.via}"\`; systemd-networkd: \`[Route]\` \`Destination=${t}\` \`Gateway=${r.via}\``,
+          network,
+          `\`ip route add ${rt} via ${via}\``,
+          `netifrc: \`routes_<interface>="${rt} via ${via}"\`; systemd-networkd: \`[Route]\` \`Destination=${rt}\` \`Gateway=${via}\``,
         ],
   );
   const ports = (a: { protocol: string; ports: readonly number[] }) =>
@@ -28,9 +32,9 @@ export function summarizeHub(plan: BurstPlan): string | undefined {
   return [
     "## WireGuard hub host",
     "",
-    `The hub ${hub.address}${hub.node === undefined ? "" : ` (node ${hub.node})`} forwards between \`${h.firewall.interface}\` (${t}) and on-prem: \`${h.dir}/${HUB_SYSCTL_FILE}\` sets ${h.forwarding.map((k) => `\`${k} = 1\``).join(" and ")}${hub.node === undefined ? "" : " (the node's own sysctl file sets IPv4 forwarding too)"}.`,
+    `The hub ${hub.address}${hub.node === undefined ? "" : ` (node ${hub.node})`} forwards between \`${h.firewall.interface}\` (${tunnels}) and on-prem: \`${h.dir}/${HUB_SYSCTL_FILE}\` sets ${h.forwarding.map((k) => `\`${k} = 1\``).join(" and ")}${hub.node === undefined ? "" : " (the node's own sysctl file sets IPv4 forwarding too)"}.`,
     "",
-    `**Return route.** Every on-prem host that burst nodes talk to, or that talks to them, needs a route to ${t} through the hub: without it replies leave by its default route and are lost. ${
+    `**Return route.** Every on-prem host that burst nodes talk to, or that talks to them, needs a route to ${tunnels} through the hub: without it replies leave by its default route and are lost. ${
       generated
         ? `The generated nodes have it (\`routes_\` in their conf.d/net${hub.node === undefined ? "" : `; the hub ${hub.node} holds the tunnel`}); add it on every other host there (the nameservers, a monitoring or registry host):`
         : "No on-prem host is generated here: add it on each (the cluster's nodes, its nameservers, monitoring):"

@@ -40,7 +40,11 @@ export function toHubView(plan: BurstPlan): HubView | undefined {
     marker: lineText(generatedMarker(plan)),
     table: HUB_FIREWALL_TABLE,
     interface: nftToken(fw.interface),
-    tunnelSubnet: lineText(cloud.wireguard.tunnelSubnet),
+    tunnelSubnet: lineText(
+      cloud.wireguard.tunnelSubnet6 === undefined
+        ? cloud.wireguard.tunnelSubnet
+        : `${cloud.wireguard.tunnelSubnet}, ${cloud.wireguard.tunnelSubnet6}`,
+    ),
     forwarding: hub.host.forwarding.map((k) => nftToken(k)),
     rules,
   };

@@ -12,7 +12,7 @@ import {
   loadSpec,
   resolvePlan,
 } from "@clusterspec/core";
-import { exampleText, run, toolAvailable, withNetns } from "@clusterspec/testkit";
+import { exampleText, fixtureText, run, toolAvailable, withNetns } from "@clusterspec/testkit";
 import { describe, expect, it } from "vitest";
 import { generateHub } from "../src/generate.js";
 import { hubHostModule } from "../src/module.js";
@@ -156,4 +156,41 @@ except (socket.timeout, TimeoutError, OSError): print("dropped")`;
       rmSync(dir, { recursive: true, force: true });
     }
   });
+});
+
+describe("a dual-stack hub (issue 30 item 6)", () => {
+  const dual = (name: string): BurstPlan => {
+    const r = loadSpec(fixtureText(name));
+    if (!r.ok) throw new Error(JSON.stringify(r.errors));
+    return resolvePlan(r.value);
+  };
+
+  it.for(["dual-stack-cloud", "dual-stack-cloud-burst-only"])(
+    "%s: nft loads the filter with IPv6 rules, sysctl turns on forwarding of both families, PLAN.md routes each family",
+    async (name, ctx) => {
+      const plan = dual(name);
+      const files = hubFiles(plan);
+      const dir = plan.cloud?.hub?.host.dir ?? "";
+      const rules = files[`${dir}/${HUB_FIREWALL_FILE}`] ?? "";
+      expect(rules).toMatch(/^\t\tip6 daddr \{ .*fd00:30:99::\/64 \} tcp dport 10250 accept/m);
+      const summary = hubHostModule.summarize?.(plan, hubHostModule.generate(plan)) ?? "";
+      expect(summary).toContain("172.30.99.0/24 and fd00:30:99::/64");
+      expect(summary).toMatch(/fd00:118:12::\/64 \| .*fd00:30:99::\/64/);
+      if (!toolAvailable("nft", { root: true }) || !toolAvailable("sysctl", { root: true }))
+        return ctx.skip("needs nft and sysctl as root (installed by .ci/run)");
+      const tmp = mkdtempSync(join(tmpdir(), "cs-hub6-"));
+      try {
+        writeFileSync(join(tmp, "hub.nft"), rules);
+        writeFileSync(join(tmp, "hub.conf"), files[`${dir}/${HUB_SYSCTL_FILE}`] ?? "");
+        await withNetns([], (ns) => {
+          ns.must("nft", ["-f", join(tmp, "hub.nft")]);
+          expect(ns.must("nft", ["list", "chain", "inet", "clusterspec_hub", "from_tunnel"])).toContain("ip6 daddr");
+          ns.must("sysctl", ["-p", join(tmp, "hub.conf")]);
+          expect(ns.must("sysctl", ["-n", "net.ipv4.ip_forward", "net.ipv6.conf.all.forwarding"])).toBe("1\n1\n");
+        });
+      } finally {
+        rmSync(tmp, { recursive: true, force: true });
+      }
+    },
+  );
 });

@@ -152,6 +152,8 @@ export function toNetifrcView(plan: ClusterPlan, node: PlannedNode): NetifrcView
     // Burst nodes' tunnel addresses are reached through the on-prem WireGuard hub.
     if (node.tunnelRoute?.interface === f.name)
       routes.push(route(node.tunnelRoute.subnet, "via", node.tunnelRoute.via));
+    if (node.tunnelRoute6?.interface === f.name)
+      routes.push(route(node.tunnelRoute6.subnet, "via", node.tunnelRoute6.via));
     // On-link networks of a segment without an uplink still belong in the main table.
     for (const seg of plan.network.segments)
       if (seg.interface === f.name && !seg.uplink) routes.push(...seg.onLink.map((net) => route(net, "dev", f.name)));

@@ -6,7 +6,7 @@
 // only says which instance to look at, so duplicates, late and out-of-order events change nothing.
 import { randomBytes } from "node:crypto";
 import { toYaml } from "@clusterspec/core";
-import { clientConfig } from "@clusterspec/wireguard";
+import { clientConfig, slotCidrs } from "@clusterspec/wireguard";
 import type { IdentityVerifier } from "./identity.js";
 import { generateKeyPair, privateKeyOfConfig, publicKeyOf } from "./keys.js";
 import type { AwsApi, AwsInstance, Clock, HubApi, KubeApi, Logger, SlotSecret } from "./ports.js";
@@ -373,8 +373,10 @@ export class Provisioner {
     return priv === undefined ? undefined : publicKeyOf(priv);
   }
 
+  /** The slot's allowed IPs as `wg set` takes them and `wg show dump` prints them: IPv4, then IPv6 (dual stack). */
   private slotCidr(slot: SlotSecret): string | undefined {
-    return this.settings.cloud.slots.find((s) => s.pool === slot.pool && s.index === slot.index)?.cidr;
+    const planned = this.settings.cloud.slots.find((s) => s.pool === slot.pool && s.index === slot.index);
+    return planned === undefined ? undefined : slotCidrs(planned).join(",");
   }
 
   private async ensurePeer(slot: SlotSecret): Promise<void> {
@@ -469,15 +471,15 @@ export class Provisioner {
       const cidr = this.slotCidr(s);
       if (key && cidr) want.set(key, cidr);
     }
-    const ours = new Set(this.settings.cloud.slots.map((s) => s.cidr));
+    const ours = new Set(this.settings.cloud.slots.flatMap((s) => slotCidrs(s)));
     const peers = await hub.peers();
     for (const p of peers)
-      if (p.allowedIps.some((a) => ours.has(a)) && want.get(p.publicKey) !== p.allowedIps.join(",")) {
+      if (p.allowedIps.some((a) => ours.has(a)) && !sameAllowedIps(want.get(p.publicKey), p.allowedIps)) {
         await hub.removePeer(p.publicKey);
         report.peersRemoved.push(p.publicKey);
       }
     const present = new Set(
-      peers.filter((p) => want.get(p.publicKey) === p.allowedIps.join(",")).map((p) => p.publicKey),
+      peers.filter((p) => sameAllowedIps(want.get(p.publicKey), p.allowedIps)).map((p) => p.publicKey),
     );
     for (const [key, cidr] of want)
       if (!present.has(key)) {
@@ -487,4 +489,9 @@ export class Provisioner {
     log("info", "reconciled", { ...report });
     return report;
   }
+}
+
+/** A peer's allowed IPs against a slot's (`a,b`), in any order: the kernel may list the families either way. */
+function sameAllowedIps(want: string | undefined, have: readonly string[]): boolean {
+  return want !== undefined && want.split(",").sort().join(",") === [...have].sort().join(",");
 }

@@ -43,4 +43,30 @@ describe("hub peers through wg", () => {
       }
     });
   });
+
+  it("gives a dual-stack slot's peer its /32 and /128, and reconciliation leaves it alone (issue 30 item 6)", async (ctx) => {
+    if (!toolAvailable("wireguard-go", { root: true }) || !toolAvailable("wg"))
+      return ctx.skip("needs wireguard-go and wg as root (installed by .ci/run)");
+    await withNetns([], async (ns) => {
+      ns.must("wireguard-go", ["wg0"]);
+      try {
+        const hub = new WgHub("wg0", ["ip", "netns", "exec", ns.name]);
+        const w = world("fixture:dual-stack-cloud-burst-only", hub);
+        try {
+          w.aws.launch("i-0123456789abcdef0", "home-ci-arm64", "172.24.1.10");
+          await w.provisioner.syncInstance("i-0123456789abcdef0");
+          const [peer] = await hub.peers();
+          expect([...(peer?.allowedIps ?? [])].sort()).toEqual(["172.30.99.2/32", "fd00:30:99::2/128"]);
+          const report = await w.provisioner.reconcile();
+          expect(report.peersAdded).toEqual([]);
+          expect(report.peersRemoved).toEqual([]);
+          expect((await hub.peers()).map((p) => p.publicKey)).toEqual([peer?.publicKey]);
+        } finally {
+          w.cleanup();
+        }
+      } finally {
+        ns.exec("ip", ["link", "del", "wg0"]);
+      }
+    });
+  });
 });

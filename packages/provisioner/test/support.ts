@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadSpec, resolvePlan } from "@clusterspec/core";
-import { certificate, exampleText } from "@clusterspec/testkit";
+import { certificate, exampleText, fixtureText } from "@clusterspec/testkit";
 import { clientConfig } from "@clusterspec/wireguard";
 import { OpensslIdentityVerifier } from "../src/identity.js";
 import { generateKeyPair } from "../src/keys.js";
@@ -97,7 +97,8 @@ export class FakeAws implements AwsApi {
 export class FakeHub implements HubApi {
   readonly peerMap = new Map<string, string>();
   async peers(): Promise<HubPeer[]> {
-    return [...this.peerMap].map(([publicKey, ip]) => ({ publicKey, allowedIps: [ip] }));
+    // as `wg show dump` lists them: comma-separated, here IPv6 first (the kernel's order is not the order set)
+    return [...this.peerMap].map(([publicKey, ips]) => ({ publicKey, allowedIps: ips.split(",").reverse() }));
   }
   async setPeer(publicKey: string, allowedIp: string): Promise<void> {
     this.peerMap.set(publicKey, allowedIp);
@@ -231,9 +232,14 @@ export interface World {
 }
 
 /** A provisioner of an example spec, with stand-ins and the slots' Secrets as the operator applies them. */
-export function world(example: "cloud-burst-only" | "hybrid-cloud-burst", realHub?: HubApi): World {
+export function world(
+  example: "cloud-burst-only" | "hybrid-cloud-burst" | "fixture:dual-stack-cloud-burst-only",
+  realHub?: HubApi,
+): World {
   const dir = mkdtempSync(join(tmpdir(), "clusterspec-prov-"));
-  const loaded = loadSpec(exampleText(example));
+  const loaded = loadSpec(
+    example.startsWith("fixture:") ? fixtureText(example.slice("fixture:".length)) : exampleText(example),
+  );
   if (!loaded.ok) throw new Error(`${example} is invalid`);
   const plan = resolvePlan(loaded.value);
   const cloud = plan.cloud;

@@ -187,6 +187,28 @@ function userDataExpr(pool: PlannedPool): string {
   return tfExpr(`fileexists("${gz}") ? trimspace(file("${gz}")) : filebase64("${fromTerraform(paths.yaml)}")`);
 }
 
+/** A `data "aws_subnet"` per subnet of a dual-stack pool, whose postcondition fails the plan without an IPv6 CIDR. */
+function subnetChecks(pool: PlannedPool): Json {
+  return Object.fromEntries(
+    pool.subnets.map((id, i) => [
+      `${poolResourceName(pool)}_${i}`,
+      {
+        id: tfLiteral(id),
+        lifecycle: {
+          postcondition: [
+            {
+              condition: tfExpr(`self.ipv6_cidr_block != ""`),
+              error_message: tfLiteral(
+                `Subnet ${id} of pool ${pool.name} (cloud.pools[].ipv6: dual-stack) has no IPv6 CIDR block: associate one with the VPC and the subnet (and give the VPC an egress-only internet gateway with a ::/0 route), or set ipv6: off.`,
+              ),
+            },
+          ],
+        },
+      },
+    ]),
+  );
+}
+
 export function poolResources(plan: BurstPlan, pool: PlannedPool): Json {
   const r = poolResourceName(pool);
   const name = tfLiteral(pool.groupName);
@@ -195,6 +217,7 @@ export function poolResources(plan: BurstPlan, pool: PlannedPool): Json {
     "id" in ami
       ? [{ name: "image-id", values: [tfLiteral(ami.id)] }]
       : [{ name: "name", values: [tfLiteral(ami.lookup.name)] }];
+  const dual = pool.ipv6 === "dual-stack";
   return {
     data: {
       aws_ami: {
@@ -203,6 +226,9 @@ export function poolResources(plan: BurstPlan, pool: PlannedPool): Json {
           filter: [...filters, { name: "architecture", values: [pool.architecture] }],
         },
       },
+      // clusterspec does not own the VPC: a dual-stack pool's subnets must have an IPv6 CIDR already, which
+      // terraform plan checks here before any instance launches without one
+      ...(dual ? { aws_subnet: subnetChecks(pool) } : {}),
     },
     resource: {
       aws_launch_template: {
@@ -211,11 +237,30 @@ export function poolResources(plan: BurstPlan, pool: PlannedPool): Json {
           description: tfLiteral(`Burst workers of pool ${pool.name} in cluster ${plan.name}`),
           image_id: tfExpr(`data.aws_ami.${r}.id`),
           instance_type: tfLiteral(pool.instanceType),
-          vpc_security_group_ids: pool.securityGroups.map(tfLiteral),
+          // IPv6: one address from the subnet on the primary interface; the security groups then go on the interface
+          // (EC2 refuses instance-level groups beside network interfaces)
+          ...(dual
+            ? {
+                network_interfaces: [
+                  {
+                    device_index: 0,
+                    ipv6_address_count: 1,
+                    security_groups: pool.securityGroups.map(tfLiteral),
+                    delete_on_termination: "true",
+                  },
+                ],
+              }
+            : { vpc_security_group_ids: pool.securityGroups.map(tfLiteral) }),
           iam_instance_profile: [{ name: instanceProfileOf(pool) }],
           // IMDSv2 only; hop limit 1 keeps pods (one hop further) away from the instance's credentials
           metadata_options: [
-            { http_endpoint: "enabled", http_tokens: "required", http_put_response_hop_limit: pool.imdsHopLimit },
+            {
+              http_endpoint: "enabled",
+              http_tokens: "required",
+              http_put_response_hop_limit: pool.imdsHopLimit,
+              // IMDS at [fd00:ec2::254] too: Nitro instances only
+              ...(pool.imdsIpv6 ? { http_protocol_ipv6: "enabled" } : {}),
+            },
           ],
           block_device_mappings: [
             {

@@ -1,13 +1,12 @@
 import { loadSpec, resolvePlan } from "@clusterspec/core";
 import { checkTerraformJson, type ProviderSchemaFile } from "@clusterspec/schemas/terraform";
-import { exampleNames, exampleText, readSchema } from "@clusterspec/testkit";
+import { cloudSpecTexts, readSchema } from "@clusterspec/testkit";
 import { describe, expect, it } from "vitest";
 import { generateTerraform } from "../src/generate.js";
 
-const withCloud = exampleNames().filter((d) => /^cloud:/m.test(exampleText(d)));
-
-describe.each(withCloud)("example %s", (name) => {
-  const loaded = loadSpec(exampleText(name));
+// the examples with a cloud section and the dual-stack fixtures (IPv6 interfaces, IMDS over IPv6, subnet checks)
+describe.each(cloudSpecTexts())("example %s", (name, text) => {
+  const loaded = loadSpec(text);
   if (!loaded.ok) throw new Error(`example ${name} is invalid`);
   const artifacts = generateTerraform(resolvePlan(loaded.value));
 

@@ -27,3 +27,26 @@ export function exampleText(name = "bare-metal-ha"): string {
 export function exampleInput(name = "bare-metal-ha"): any {
   return parse(exampleText(name));
 }
+
+/** Test fixture specs beside the examples (packages/testkit/fixtures/<name>.yaml), e.g. the dual-stack cloud burst. */
+export const fixturesDir = join(dirname(fileURLToPath(import.meta.url)), "..", "fixtures");
+
+/** The fixture specs' names: `dual-stack-cloud`, `dual-stack-cloud-burst-only`. */
+export function fixtureNames(): string[] {
+  return readdirSync(fixturesDir)
+    .filter((f) => f.endsWith(".yaml"))
+    .map((f) => f.slice(0, -".yaml".length))
+    .sort();
+}
+
+export function fixtureText(name: string): string {
+  return readFileSync(join(fixturesDir, `${name}.yaml`), "utf8");
+}
+
+/** Every spec with a cloud section, by name: the examples' (`hybrid-cloud-burst`) and the fixtures' (`fixture:<name>`). */
+export function cloudSpecTexts(): (readonly [string, string])[] {
+  return [
+    ...exampleNames().map((n) => [n, exampleText(n)] as const),
+    ...fixtureNames().map((n) => [`fixture:${n}`, fixtureText(n)] as const),
+  ].filter(([, text]) => /^cloud:/m.test(text));
+}

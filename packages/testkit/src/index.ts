@@ -12,7 +12,17 @@ export {
   until,
   writeStandIns,
 } from "./burst-lab.js";
-export { clusterExampleNames, exampleInput, exampleNames, examplesDir, exampleText } from "./examples.js";
+export {
+  cloudSpecTexts,
+  clusterExampleNames,
+  exampleInput,
+  exampleNames,
+  examplesDir,
+  exampleText,
+  fixtureNames,
+  fixturesDir,
+  fixtureText,
+} from "./examples.js";
 export {
   failoverSteps,
   formatLabReport,

@@ -15,6 +15,16 @@ export const PEER_SECRETS_PATH = "cloud/provisioner/peer-secrets.yaml";
 /** Keeps NAT mappings and stateful firewalls open from the burst side. */
 export const PERSISTENT_KEEPALIVE = 25;
 
+/** The tunnel's networks: tunnelSubnet, then tunnelSubnet6 (dual stack). */
+export const tunnelSubnets = (cloud: CloudPlan): readonly string[] =>
+  cloud.wireguard.tunnelSubnet6 === undefined
+    ? [cloud.wireguard.tunnelSubnet]
+    : [cloud.wireguard.tunnelSubnet, cloud.wireguard.tunnelSubnet6];
+
+/** A slot's tunnel addresses, each exactly the slot (/32, /128): what the hub's peer for it allows. */
+export const slotCidrs = (slot: PlannedSlot): readonly string[] =>
+  slot.cidr6 === undefined ? [slot.cidr] : [slot.cidr, slot.cidr6];
+
 /** The hub's config: [Interface] and one [Peer] per burst slot, each allowed exactly its slot address. */
 export function hubConfig(plan: BurstPlan, cloud: CloudPlan): string | undefined {
   const hub = cloud.hub;
@@ -22,10 +32,11 @@ export function hubConfig(plan: BurstPlan, cloud: CloudPlan): string | undefined
   const iface: IniSection = {
     name: "Interface",
     comments: [
-      `WireGuard hub of cluster ${plan.name}: ${cloud.slots.length} burst slots in ${cloud.wireguard.tunnelSubnet}`,
+      `WireGuard hub of cluster ${plan.name}: ${cloud.slots.length} burst slots in ${tunnelSubnets(cloud).join(" and ")}`,
     ],
     values: {
-      Address: hub.tunnelCidr,
+      // both families' tunnel addresses (wg-quick adds each: `ip -4|-6 address add`)
+      Address: [hub.tunnelCidr, ...(hub.tunnelCidr6 === undefined ? [] : [hub.tunnelCidr6])].join(", "),
       ListenPort: hub.listenPort,
       MTU: cloud.tunnelMtu,
       PrivateKey: hub.privateKey,
@@ -39,14 +50,16 @@ export function hubConfig(plan: BurstPlan, cloud: CloudPlan): string | undefined
       (slot): IniSection => ({
         name: "Peer",
         comments: [`slot ${slot.id}`],
-        values: { PublicKey: slot.publicKey ?? "", AllowedIPs: slot.cidr },
+        values: { PublicKey: slot.publicKey ?? "", AllowedIPs: slotCidrs(slot).join(", ") },
       }),
     );
     return renderWireguardConfig(generatedMarker(plan), [iface, ...peers]);
   }
   const closing = [
     "The provisioner adds each burst slot's peer when an instance takes the slot, and removes it on termination:",
-    ...cloud.slots.map((slot) => `slot ${slot.id}: wg set ${wg} peer <public key> allowed-ips ${slot.cidr}`),
+    ...cloud.slots.map(
+      (slot) => `slot ${slot.id}: wg set ${wg} peer <public key> allowed-ips ${slotCidrs(slot).join(",")}`,
+    ),
   ];
   return renderWireguardConfig(generatedMarker(plan), [iface], closing);
 }
@@ -58,7 +71,7 @@ export function clientConfig(plan: BurstPlan, cloud: CloudPlan, slot: PlannedSlo
     {
       name: "Interface",
       comments: [`burst slot ${slot.id} of cluster ${plan.name}`],
-      values: { PrivateKey: slot.privateKey ?? "", Address: slot.cidr, MTU: cloud.tunnelMtu },
+      values: { PrivateKey: slot.privateKey ?? "", Address: slotCidrs(slot).join(", "), MTU: cloud.tunnelMtu },
     },
     {
       name: "Peer",

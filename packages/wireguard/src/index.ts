@@ -1,2 +1,2 @@
-export { clientConfig, PERSISTENT_KEEPALIVE } from "./config.js";
+export { clientConfig, PERSISTENT_KEEPALIVE, slotCidrs, tunnelSubnets } from "./config.js";
 export { wireguardModule } from "./module.js";

@@ -17,9 +17,10 @@ import {
 import { arbClusterSpec, mustValidateAny, testSecretsFor, testWireguardKey } from "@clusterspec/core/testing";
 import {
   ajv2020,
+  cloudSpecTexts,
   exampleInput,
-  exampleNames,
   exampleText,
+  fixtureText,
   formatAjvErrors,
   run,
   toolAvailable,
@@ -31,7 +32,10 @@ import { PEER_SECRETS_PATH } from "../src/config.js";
 import { generateWireguard } from "../src/generate.js";
 import { renderWireguardConfig } from "../src/ini-file.js";
 
-const withHub = exampleNames().filter((d) => /^ {4}privateKey:/m.test(exampleText(d)));
+/** The examples and the dual-stack fixtures whose hub config is written. */
+const withHubTexts = cloudSpecTexts().filter(([, text]) => /^ {4}privateKey:/m.test(text));
+const withHub = withHubTexts.map(([name]) => name);
+const textOf = (name: string): string => withHubTexts.find(([n]) => n === name)?.[1] ?? exampleText(name);
 
 /** A cloud spec from the arbitrary, with a hub on the first node and static keys for every slot. */
 const arbHubSpec = () =>
@@ -92,7 +96,7 @@ describe("wg-quick configs", () => {
   it.skipIf(!toolAvailable("wg-quick")).each(withHub)(
     "%s: the hub's config and every client config pass wg-quick strip, with test keys of 32 bytes",
     (name) => {
-      const loaded = loadSpec(exampleText(name));
+      const loaded = loadSpec(textOf(name));
       if (!loaded.ok) throw new Error(`${name} is invalid`);
       for (const secrets of [{}, testSecretsFor(loaded.value)]) {
         const f = filesOf(loaded.value, secrets);
@@ -176,7 +180,7 @@ describe("wg-quick configs", () => {
 
   it("writes Secrets in the contract's layout, and the review tree holds only placeholders", () => {
     for (const name of withHub) {
-      const loaded = loadSpec(exampleText(name));
+      const loaded = loadSpec(textOf(name));
       if (!loaded.ok) throw new Error(`${name} is invalid`);
       const plan = resolvePlan(loaded.value);
       const artifacts = generateWireguard(plan);
@@ -241,4 +245,63 @@ describe("wg-quick configs", () => {
       );
     expect(() => renderWireguardConfig("two\nlines", [])).toThrow(InternalError);
   });
+});
+
+describe("dual stack (issue 30 item 6)", () => {
+  const load = (name: string) => {
+    const loaded = loadSpec(fixtureText(name));
+    if (!loaded.ok) throw new Error(`fixture ${name} is invalid`);
+    return loaded.value;
+  };
+
+  it("gives the hub and every slot an address of each family, each slot's peer exactly its /32 and /128", () => {
+    const spec = load("dual-stack-cloud");
+    const plan = resolvePlan(spec, { secrets: testSecretsFor(spec) });
+    const cloud = plan.cloud;
+    if (!cloud?.hub) throw new Error("no hub");
+    const f = filesOf(spec, testSecretsFor(spec));
+    const [iface, ...peers] = f.hub.split(/\n\n/);
+    expect(ini.parse(iface ?? "").Interface.Address).toBe("172.30.99.1/24, fd00:30:99::1/64");
+    expect(peers).toHaveLength(cloud.slots.length);
+    cloud.slots.forEach((slot, i) => {
+      expect(slot.cidr6).toBe(`fd00:30:99::${i + 2}/128`);
+      expect(ini.parse(peers[i] ?? "").Peer.AllowedIPs).toBe(`172.30.99.${i + 2}/32, fd00:30:99::${i + 2}/128`);
+      const client = ini.parse(f.clients[i] ?? "");
+      expect(client.Interface.Address).toBe(`${slot.cidr}, ${slot.cidr6}`);
+      // both tunnel networks and both on-prem networks of the Kubernetes segment
+      expect(client.Peer.AllowedIPs).toBe("172.30.99.0/24, fd00:30:99::/64, 10.118.12.0/24, fd00:118:12::/64");
+      // the hub's endpoint is an IPv6 literal: 80 bytes of outer headers
+      expect(client.Interface.MTU).toBe("1420");
+    });
+  });
+
+  it("leaves an IPv4 hub endpoint 60 bytes, and any other 80", () => {
+    const spec = structuredClone(load("dual-stack-cloud")) as any;
+    const mtu = (endpoint: string) => {
+      spec.cloud.wireguard.endpoint = endpoint;
+      return resolvePlan(mustValidateAny(spec)).cloud?.tunnelMtu;
+    };
+    expect(mtu("203.0.113.10:51820")).toBe(1440);
+    expect(mtu("[2001:db8::10]:51820")).toBe(1420);
+    expect(mtu("vpn.example.com:51820")).toBe(1420);
+  });
+
+  it.for(["dual-stack-cloud", "dual-stack-cloud-burst-only"])(
+    "%s: every config passes wg-quick strip and wg's parser with both families",
+    (name, ctx) => {
+      if (!toolAvailable("wg-quick")) return ctx.skip("needs wireguard-tools (installed by .ci/run)");
+      const spec = load(name);
+      const f = filesOf(spec, testSecretsFor(spec));
+      expect(f.clients.length).toBeGreaterThan(0);
+      for (const text of [f.hub, ...f.clients]) {
+        expect(text).toMatch(/^Address = .*, fd00:30:99::/m);
+        const r = wgQuickStrip(text);
+        expect(r.status, r.out).toBe(0);
+        expect(r.wg).toContain("Unable to modify interface");
+        expect(r.wg).not.toContain("parsing error");
+        // wg kept the IPv6 allowed IPs (wg-quick only takes Address, MTU and DNS out)
+        expect(r.out).toMatch(/^AllowedIPs = .*fd00:30:99:/m);
+      }
+    },
+  );
 });

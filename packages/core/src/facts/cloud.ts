@@ -12,6 +12,49 @@ export interface AsgTag {
   readonly specPath: IssuePath;
 }
 
+/**
+ * The EC2 instance families that run on Xen rather than the Nitro System (AWS EC2 User Guide, "Instances built on the
+ * AWS Nitro System": every current family but these is Nitro). IMDS over IPv6 (metadata_options.http_protocol_ipv6,
+ * the endpoint [fd00:ec2::254]) is served only to Nitro instances. m4.16xlarge, p3dn.24xlarge and i3.metal are
+ * Nitro although their families are not.
+ */
+const XEN_FAMILIES = new Set([
+  "c1",
+  "c3",
+  "c4",
+  "cc2",
+  "cr1",
+  "d2",
+  "f1",
+  "g2",
+  "g3",
+  "g3s",
+  "h1",
+  "hi1",
+  "hs1",
+  "i2",
+  "i3",
+  "m1",
+  "m2",
+  "m3",
+  "m4",
+  "p2",
+  "p3",
+  "r3",
+  "r4",
+  "t1",
+  "t2",
+  "x1",
+  "x1e",
+]);
+const NITRO_EXCEPTIONS = new Set(["m4.16xlarge", "p3dn.24xlarge", "i3.metal"]);
+
+/** Whether an EC2 instance type runs on the Nitro System (and so may use IMDS over IPv6). */
+export function isNitroInstanceType(instanceType: string): boolean {
+  const family = instanceType.slice(0, instanceType.indexOf("."));
+  return NITRO_EXCEPTIONS.has(instanceType) || !XEN_FAMILIES.has(family);
+}
+
 /** AWS limits on Auto Scaling Group tags. */
 export const ASG_TAG_LIMITS = { count: 50, keyLength: 128, valueLength: 256 } as const;
 

@@ -367,6 +367,8 @@ export interface ClusterSpecInput {
     wireguard: {
       /** Addresses of the WireGuard tunnel */
       tunnelSubnet: string;
+      /** IPv6 addresses of the WireGuard tunnel beside an IPv4 tunnelSubnet: required when the cluster runs IPv6 (dual stack or IPv6 only), so that each burst node registers an address of every cluster family */
+      tunnelSubnet6?: string | undefined;
       /** wg-quick interface name */
       interface?: string | undefined;
       /** On-prem WireGuard endpoint on the Kubernetes segment: the other on-prem nodes route the tunnel subnet through it */
@@ -465,6 +467,8 @@ export interface ClusterSpecInput {
         /** Let pods reach the instance metadata service (hop limit 2) and so the instance role's credentials; default hop limit 1 */
         podAccess?: boolean | undefined;
       } | undefined;
+      /** dual-stack: each instance gets an IPv6 address from its subnets (which need an IPv6 CIDR: terraform plan checks) and IMDS answers on IPv6 where the instance type is Nitro; the VPC's egress-only internet gateway and ::/0 route are yours (PLAN.md) */
+      ipv6?: "off" | "dual-stack" | undefined;
     }[];
   } | undefined;
   /** Patches over generated files */
@@ -843,6 +847,8 @@ export interface ClusterSpec {
     wireguard: {
       /** Addresses of the WireGuard tunnel */
       tunnelSubnet: string;
+      /** IPv6 addresses of the WireGuard tunnel beside an IPv4 tunnelSubnet: required when the cluster runs IPv6 (dual stack or IPv6 only), so that each burst node registers an address of every cluster family */
+      tunnelSubnet6?: string | undefined;
       /** wg-quick interface name */
       interface: string;
       /** On-prem WireGuard endpoint on the Kubernetes segment: the other on-prem nodes route the tunnel subnet through it */
@@ -941,6 +947,8 @@ export interface ClusterSpec {
         /** Let pods reach the instance metadata service (hop limit 2) and so the instance role's credentials; default hop limit 1 */
         podAccess: boolean;
       };
+      /** dual-stack: each instance gets an IPv6 address from its subnets (which need an IPv6 CIDR: terraform plan checks) and IMDS answers on IPv6 where the instance type is Nitro; the VPC's egress-only internet gateway and ::/0 route are yours (PLAN.md) */
+      ipv6: "off" | "dual-stack";
     }[];
   } | undefined;
   /** Patches over generated files */
@@ -982,10 +990,10 @@ export interface CloudBurstSpecInput {
     };
     /** Kubernetes version the cluster runs, e.g. v1.34.2 (1.22 and newer) */
     kubernetesVersion: string;
-    /** The cluster's pod network */
-    podSubnet: string;
-    /** The cluster's service network */
-    serviceSubnet?: string | undefined;
+    /** The cluster's pod network; dual stack: one network per family, the primary family first */
+    podSubnet: string | string[];
+    /** The cluster's service network; dual stack: one network per family, in the pod network's order */
+    serviceSubnet?: string | string[] | undefined;
     /** Cluster DNS domain */
     dnsDomain?: string | undefined;
     /** The cgroup driver of the cluster's KubeletConfiguration; cri-o on the burst nodes follows it */
@@ -1021,6 +1029,8 @@ export interface CloudBurstSpecInput {
     wireguard: {
       /** Addresses of the WireGuard tunnel */
       tunnelSubnet: string;
+      /** IPv6 addresses of the WireGuard tunnel beside an IPv4 tunnelSubnet: required when the cluster runs IPv6 (dual stack or IPv6 only), so that each burst node registers an address of every cluster family */
+      tunnelSubnet6?: string | undefined;
       /** wg-quick interface name */
       interface?: string | undefined;
       /** On-prem WireGuard endpoint on the Kubernetes segment: the other on-prem nodes route the tunnel subnet through it */
@@ -1119,6 +1129,8 @@ export interface CloudBurstSpecInput {
         /** Let pods reach the instance metadata service (hop limit 2) and so the instance role's credentials; default hop limit 1 */
         podAccess?: boolean | undefined;
       } | undefined;
+      /** dual-stack: each instance gets an IPv6 address from its subnets (which need an IPv6 CIDR: terraform plan checks) and IMDS answers on IPv6 where the instance type is Nitro; the VPC's egress-only internet gateway and ::/0 route are yours (PLAN.md) */
+      ipv6?: "off" | "dual-stack" | undefined;
     }[];
   };
 }
@@ -1145,10 +1157,10 @@ export interface CloudBurstSpec {
     };
     /** Kubernetes version the cluster runs, e.g. v1.34.2 (1.22 and newer) */
     kubernetesVersion: string;
-    /** The cluster's pod network */
-    podSubnet: string;
-    /** The cluster's service network */
-    serviceSubnet: string;
+    /** The cluster's pod network; dual stack: one network per family, the primary family first */
+    podSubnet: string | string[];
+    /** The cluster's service network; dual stack: one network per family, in the pod network's order */
+    serviceSubnet: string | string[];
     /** Cluster DNS domain */
     dnsDomain: string;
     /** The cgroup driver of the cluster's KubeletConfiguration; cri-o on the burst nodes follows it */
@@ -1184,6 +1196,8 @@ export interface CloudBurstSpec {
     wireguard: {
       /** Addresses of the WireGuard tunnel */
       tunnelSubnet: string;
+      /** IPv6 addresses of the WireGuard tunnel beside an IPv4 tunnelSubnet: required when the cluster runs IPv6 (dual stack or IPv6 only), so that each burst node registers an address of every cluster family */
+      tunnelSubnet6?: string | undefined;
       /** wg-quick interface name */
       interface: string;
       /** On-prem WireGuard endpoint on the Kubernetes segment: the other on-prem nodes route the tunnel subnet through it */
@@ -1282,6 +1296,8 @@ export interface CloudBurstSpec {
         /** Let pods reach the instance metadata service (hop limit 2) and so the instance role's credentials; default hop limit 1 */
         podAccess: boolean;
       };
+      /** dual-stack: each instance gets an IPv6 address from its subnets (which need an IPv6 CIDR: terraform plan checks) and IMDS answers on IPv6 where the instance type is Nitro; the VPC's egress-only internet gateway and ::/0 route are yours (PLAN.md) */
+      ipv6: "off" | "dual-stack";
     }[];
   };
 }

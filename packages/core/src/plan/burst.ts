@@ -1,10 +1,11 @@
 // The burst side of a plan, shared by a generated cluster with cloud pools and by the cloud burst of an
 // existing cluster: pools with their IMDS hop limit and WireGuard slots, the hub, the resolvers a burst
 // node keeps, and the layout of the provisioner's peer-config Secrets. Cloud generators read only this.
-import { autoscalerTags } from "../facts/cloud.js";
+import { autoscalerTags, isNitroInstanceType } from "../facts/cloud.js";
 import { kubernetesContract } from "../facts/contract.js";
+import { asList, clusterFamilies } from "../facts/families.js";
 import { tunnelMtuOf, tunnelOverheadOf } from "../facts/wireguard.js";
-import { addressAt, cidrContains, hostPart, ipFamily, isIp, parseCidr } from "../ip.js";
+import { addressAt, cidrContains, hostPart, type IpFamily, ipFamily, isIp, parseCidr } from "../ip.js";
 import { peerKeyLines, type ResolvedSecret, type SecretId } from "../secrets.js";
 import type { CloudBurstSpec, CloudSpec, ClusterSpec } from "../spec/schema.js";
 import { planVersion } from "./kubeadm.js";
@@ -39,6 +40,10 @@ export interface BurstContext {
   readonly nameservers: readonly string[];
   readonly searchDomains: readonly string[];
   readonly onPremNetworks: readonly string[];
+  /** The cluster's families, primary first (its pod networks'): a burst node's kubelet registers one address of each. */
+  readonly families: readonly IpFamily[];
+  /** The hub's IPv6 address on the on-prem side (a generated hub node's `address6`), the IPv6 return routes' next hop. */
+  readonly hub6?: string | undefined;
   /** the generated node that is the hub (`cloud.wireguard.hub` is its internal address), if any */
   readonly hubNode: string | undefined;
   /**
@@ -85,18 +90,22 @@ function slotsOf(cloud: CloudSpec, clusterName: string, secrets: BurstContext["s
   const privateKeys = secretLines(secrets.wireguardPeerPrivateKeys);
   const publicKeys = secretLines(secrets.wireguardPeerPublicKeys);
   const subnet = cloud.wireguard.tunnelSubnet;
+  const subnet6 = cloud.wireguard.tunnelSubnet6;
   const prefix = ipFamily(subnet) === 4 ? 32 : 128;
   let next = 0;
   return cloud.pools.map((pool) =>
     Array.from({ length: pool.maxSize }, (_, index) => {
       const n = next++;
       const address = addressAt(subnet, 2 + n);
+      // the IPv6 address at the same offset: slot n is ::<n + 2> in tunnelSubnet6 as in tunnelSubnet
+      const address6 = subnet6 === undefined ? undefined : addressAt(subnet6, 2 + n);
       return {
         pool: pool.name,
         index,
         id: `${pool.name}-${index}`,
         address,
         cidr: `${address}/${prefix}`,
+        ...(address6 === undefined ? {} : { address6, cidr6: `${address6}/128` }),
         secretName: `${clusterName}-wg-${pool.name}-${index}`.slice(0, 253),
         privateKey: cloud.wireguard.peerKeys ? keyAt(privateKeys, n) : undefined,
         publicKey: cloud.wireguard.peerKeys ? keyAt(publicKeys, n) : undefined,
@@ -141,21 +150,29 @@ export function planCloud(cloud: CloudSpec, ctx: BurstContext): CloudPlan {
       resources: pool.resources,
       asgTags: autoscalerTags(ctx.clusterName, pool, specPath),
       imdsHopLimit: pool.imds.podAccess ? 2 : 1,
+      ipv6: pool.ipv6,
+      imdsIpv6: pool.ipv6 !== "off" && isNitroInstanceType(pool.instanceType),
       slots: slotsByPool[i] ?? [],
     };
   });
   const wg = cloud.wireguard;
   const subnet = wg.tunnelSubnet;
+  const subnet6 = wg.tunnelSubnet6;
+  const tunnelSubnets = subnet6 === undefined ? [subnet] : [subnet, subnet6];
   let hub: PlannedHub | undefined;
   if (wg.hub !== undefined) {
     const node = ctx.hubNode;
     const tunnelAddress = addressAt(subnet, 1);
+    const tunnelAddress6 = subnet6 === undefined ? undefined : addressAt(subnet6, 1);
     const hasKey = wg.privateKey !== undefined;
     hub = {
       address: wg.hub,
       node,
       tunnelAddress,
       tunnelCidr: `${tunnelAddress}/${parseCidr(subnet).prefixLength}`,
+      ...(subnet6 === undefined || tunnelAddress6 === undefined
+        ? {}
+        : { tunnelAddress6, tunnelCidr6: `${tunnelAddress6}/${parseCidr(subnet6).prefixLength}` }),
       listenPort: wg.listenPort,
       endpoint: wg.endpoint,
       publicKey: wg.publicKey,
@@ -168,12 +185,23 @@ export function planCloud(cloud: CloudSpec, ctx: BurstContext): CloudPlan {
       host: planHubHost(cloud, ctx, wg.hub, node),
     };
   }
-  const routed = [subnet, ...ctx.onPremNetworks.filter((n) => !cidrContains(subnet, hostPart(n)))];
+  const routed = [
+    ...tunnelSubnets,
+    ...ctx.onPremNetworks.filter((n) => !tunnelSubnets.some((t) => cidrContains(t, hostPart(n)))),
+  ];
   const url = cloud.provisioner.url;
   return {
     aws: { region: cloud.aws.region, vpcCidr: cloud.aws.vpcCidr, providerVersion: cloud.aws.providerVersion },
     provisioner: { url, namespace: cloud.provisioner.namespace, notifyPath: cloud.provisioner.notifyPath },
-    wireguard: { tunnelSubnet: subnet, interface: wg.interface, hub: wg.hub, underlayMtu: wg.underlayMtu },
+    wireguard: {
+      tunnelSubnet: subnet,
+      ...(subnet6 === undefined ? {} : { tunnelSubnet6: subnet6 }),
+      interface: wg.interface,
+      hub: wg.hub,
+      underlayMtu: wg.underlayMtu,
+    },
+    // the cluster's families the tunnel carries (the rules require every one of them)
+    nodeIpFamilies: ctx.families.filter((f) => tunnelSubnets.some((t) => ipFamily(t) === f)),
     tunnelMtu: tunnelMtuOf(wg.underlayMtu, wg.endpoint),
     tunnelOverhead: tunnelOverheadOf(wg.endpoint),
     caCertHash: ctx.secrets.caCertHash?.value,
@@ -220,14 +248,16 @@ export const KUBELET_PORT = 10250;
  */
 function planHubHost(cloud: CloudSpec, ctx: BurstContext, hub: string, node: string | undefined): PlannedHubHost {
   const subnet = cloud.wireguard.tunnelSubnet;
-  const families = [...new Set([subnet, ...ctx.onPremNetworks].map((n) => ipFamily(hostPart(n))))].sort();
-  const nodes = [...(ctx.onPremNodes ?? ctx.onPremNetworks), subnet];
+  const subnet6 = cloud.wireguard.tunnelSubnet6;
+  const tunnelSubnets = subnet6 === undefined ? [subnet] : [subnet, subnet6];
+  const families = [...new Set([...tunnelSubnets, ...ctx.onPremNetworks].map((n) => ipFamily(hostPart(n))))].sort();
+  const nodes = [...(ctx.onPremNodes ?? ctx.onPremNetworks), ...tunnelSubnets];
   const endpoint = ctx.apiServerEndpoint;
   const apiHost = endpoint.startsWith("[")
     ? endpoint.slice(1, endpoint.lastIndexOf("]"))
     : endpoint.slice(0, endpoint.lastIndexOf(":"));
   const apiPort = Number(endpoint.slice(endpoint.lastIndexOf(":") + 1));
-  const routed = [subnet, ...ctx.onPremNetworks];
+  const routed = [...tunnelSubnets, ...ctx.onPremNetworks];
   const onPremNameservers = ctx.nameservers.filter((ns) => routed.some((n) => cidrContains(n, ns)));
   const cilium = ctx.cilium ?? { routingMode: "tunnel", tunnelProtocol: "vxlan" };
   const allow: HubFirewallAllow[] = [
@@ -263,9 +293,14 @@ function planHubHost(cloud: CloudSpec, ctx: BurstContext, hub: string, node: str
   return {
     dir: node === undefined ? "cloud/hub" : `nodes/${node}`,
     forwarding: families.map((f) => (f === 4 ? "net.ipv4.ip_forward" : "net.ipv6.conf.all.forwarding")),
-    returnRoutes: ctx.onPremNetworks.map((network) =>
-      cidrContains(network, hub) ? { network, tunnelSubnet: subnet, via: hub } : { network, tunnelSubnet: subnet },
-    ),
+    // each on-prem network routes the tunnel subnet of its own family (an IPv6 network the IPv6 tunnel subnet)
+    returnRoutes: ctx.onPremNetworks.flatMap((network) => {
+      const family = ipFamily(hostPart(network));
+      const tunnel = tunnelSubnets.find((t) => ipFamily(t) === family);
+      if (tunnel === undefined) return [];
+      const via = [hub, ctx.hub6].find((h) => h !== undefined && ipFamily(h) === family && cidrContains(network, h));
+      return [via === undefined ? { network, tunnelSubnet: tunnel } : { network, tunnelSubnet: tunnel, via }];
+    }),
     firewall: { interface: cloud.wireguard.interface, allow },
   };
 }
@@ -274,8 +309,8 @@ function planHubHost(cloud: CloudSpec, ctx: BurstContext, hub: string, node: str
 export function planExistingKubernetes(e: CloudBurstSpec["existingCluster"]): BurstKubernetes {
   return {
     ...planVersion(e.kubernetesVersion),
-    podSubnet: e.podSubnet,
-    serviceSubnet: e.serviceSubnet,
+    podSubnet: asList(e.podSubnet)[0] ?? "",
+    serviceSubnet: asList(e.serviceSubnet)[0] ?? "",
     dnsDomain: e.dnsDomain,
     cgroupDriver: e.cgroupDriver,
   };
@@ -292,9 +327,12 @@ export function planClusterCloud(
     readonly secrets: BurstContext["secrets"];
     /** the nodes' internal addresses (every family) */
     readonly onPremNodes?: readonly string[];
+    /** the hub node's IPv6 address on the Kubernetes segment, if it has one */
+    readonly hub6?: string | undefined;
   },
 ): CloudPlan | undefined {
   const { controlPlane, network } = parts;
+  const k8s = network.kubernetesSegment;
   return (
     spec.cloud &&
     planCloud(spec.cloud, {
@@ -305,7 +343,9 @@ export function planClusterCloud(
         controlPlane.dnsName === undefined ? undefined : { address: controlPlane.host, name: controlPlane.dnsName },
       nameservers: network.nameservers,
       searchDomains: network.searchDomains,
-      onPremNetworks: [network.kubernetesSegment.subnet],
+      onPremNetworks: k8s.subnet6 === undefined ? [k8s.subnet] : [k8s.subnet, k8s.subnet6],
+      families: clusterFamilies(spec),
+      hub6: parts.hub6,
       hubNode: parts.hubNode,
       ...(parts.onPremNodes === undefined ? {} : { onPremNodes: parts.onPremNodes }),
       cilium: { routingMode: spec.cilium.routingMode, tunnelProtocol: spec.cilium.tunnelProtocol },

@@ -59,6 +59,7 @@ export function planCilium(
       network.kubernetesSegment.subnet,
       ...(network.kubernetesSegment.subnet6 === undefined ? [] : [network.kubernetesSegment.subnet6]),
       ...(cloud ? [cloud.wireguard.tunnelSubnet] : []),
+      ...(cloud?.wireguard.tunnelSubnet6 === undefined ? [] : [cloud.wireguard.tunnelSubnet6]),
     ],
     values: c.values,
   };

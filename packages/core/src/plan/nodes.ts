@@ -156,6 +156,8 @@ export function planNodes(
   const hub = wireguard?.hub;
   const hubNode =
     hub === undefined ? undefined : spec.nodes.find((_, i) => ipEquals(internalAddresses[i] ?? "", hub))?.name;
+  // the hub node's IPv6 address on the Kubernetes segment: the next hop of the IPv6 tunnel subnet
+  const hub6 = hubNode === undefined ? undefined : interfacesByNode.get(hubNode)?.find((f) => f.name === k8s)?.address6;
   const controlPlanes = new Set(parts.roles.controlPlanes);
   const bootstrap = planBootstrap(spec, parts.roles);
   const vipsByInterface = new Map<string, string[]>();
@@ -195,6 +197,9 @@ export function planNodes(
         hub === undefined || wireguard === undefined || n.name === hubNode
           ? undefined
           : { subnet: wireguard.tunnelSubnet, via: hub, interface: k8s },
+      ...(hub6 === undefined || wireguard?.tunnelSubnet6 === undefined || n.name === hubNode
+        ? {}
+        : { tunnelRoute6: { subnet: wireguard.tunnelSubnet6, via: hub6, interface: k8s } }),
       interfaces,
       labels: n.labels,
       taints: n.taints,

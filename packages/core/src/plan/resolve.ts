@@ -1,6 +1,8 @@
 // resolvePlan composes one planner per section, in dependency order: each fact is derived once, in its
 // section's planner, and later planners take the plan parts they need rather than working them out again.
+import { asList } from "../facts/families.js";
 import type { Identities } from "../facts/identities.js";
+import { ipFamily } from "../ip.js";
 import { resolveSecrets, type SecretValues } from "../secrets.js";
 import { type AnySpec, type CloudBurstSpec, type ClusterSpec, isCloudBurstSpec } from "../spec/schema.js";
 import { planCloud, planClusterCloud, planExistingKubernetes } from "./burst.js";
@@ -52,6 +54,7 @@ function resolveCloudBurstPlan(spec: CloudBurstSpec, options: ResolveOptions): C
       nameservers: e.nameservers,
       searchDomains: e.searchDomains,
       onPremNetworks: e.onPremNetworks,
+      families: asList(e.podSubnet).map((n) => ipFamily(n)),
       hubNode: undefined,
       secrets,
     }),
@@ -71,7 +74,9 @@ function resolveClusterPlan(spec: ClusterSpec, options: ResolveOptions): Cluster
   const vrrp = planVrrp(spec, { network, vipInterfaces, roles });
   const secrets = resolveSecrets(spec, options.secrets ?? {});
   const onPremNodes = nodes.flatMap((n) => n.internalAddresses);
-  const cloud = planClusterCloud(spec, { kubernetes, controlPlane, network, hubNode, secrets, onPremNodes });
+  const hubPlanned = nodes.find((n) => n.name === hubNode);
+  const hub6 = hubPlanned?.interfaces.find((f) => f.name === hubPlanned.internalInterface)?.address6;
+  const cloud = planClusterCloud(spec, { kubernetes, controlPlane, network, hubNode, secrets, onPremNodes, hub6 });
   const cilium = planCilium(spec, { network, cloud, vipInterfaces });
   return {
     sourceName: options.sourceName ?? "cluster.yaml",

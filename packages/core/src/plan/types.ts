@@ -154,6 +154,8 @@ export interface PlannedNode {
   readonly interfaces: readonly PlannedInterface[];
   /** Route to the burst nodes' tunnel addresses through the on-prem WireGuard hub (absent on the hub itself). */
   readonly tunnelRoute: { readonly subnet: string; readonly via: string; readonly interface: string } | undefined;
+  /** The same for `cloud.wireguard.tunnelSubnet6`, through the hub node's IPv6 address on the Kubernetes segment. */
+  readonly tunnelRoute6?: { readonly subnet: string; readonly via: string; readonly interface: string } | undefined;
   /** Labels the kubelet sets when it registers (all self-settable under NodeRestriction). */
   readonly labels: Readonly<Record<string, string>>;
   readonly taints: readonly PlannedTaint[];
@@ -347,6 +349,12 @@ export interface PlannedPool {
   readonly asgTags: readonly AsgTag[];
   /** IMDSv2 response hop limit: 1 keeps pods (one hop further) away from the instance's credentials. */
   readonly imdsHopLimit: 1 | 2;
+  /**
+   * `dual-stack`: each instance gets an IPv6 address from its subnet beside the IPv4 one (`cloud.pools[].ipv6`), and
+   * IMDS answers on IPv6 too where the instance type is Nitro (`imdsIpv6`).
+   */
+  readonly ipv6: "off" | "dual-stack";
+  readonly imdsIpv6: boolean;
   /** The pool's WireGuard peer slots, one per instance it may run (maxSize). */
   readonly slots: readonly PlannedSlot[];
 }
@@ -363,6 +371,9 @@ export interface PlannedSlot {
   readonly address: string;
   /** exactly the slot: `172.30.99.2/32` */
   readonly cidr: string;
+  /** with `cloud.wireguard.tunnelSubnet6`: the slot's IPv6 tunnel address and its /128 */
+  readonly address6?: string;
+  readonly cidr6?: string;
   /** name of the Kubernetes Secret that holds the slot's client config */
   readonly secretName: string;
   /** static keys only: the private key (value or placeholder) and the public key the hub lists */
@@ -378,6 +389,9 @@ export interface PlannedHub {
   /** `172.30.99.1` and `172.30.99.1/24` */
   readonly tunnelAddress: string;
   readonly tunnelCidr: string;
+  /** with `cloud.wireguard.tunnelSubnet6`: `fd00:30:99::1` and `fd00:30:99::1/64` */
+  readonly tunnelAddress6?: string;
+  readonly tunnelCidr6?: string;
   readonly listenPort: number;
   readonly endpoint: string | undefined;
   readonly publicKey: string | undefined;
@@ -443,10 +457,14 @@ export interface CloudPlan {
   readonly provisioner: { readonly url: string; readonly namespace: string; readonly notifyPath: string };
   readonly wireguard: {
     readonly tunnelSubnet: string;
+    /** the IPv6 tunnel network beside an IPv4 tunnelSubnet (`cloud.wireguard.tunnelSubnet6`) */
+    readonly tunnelSubnet6?: string;
     readonly interface: string;
     readonly hub: string | undefined;
     readonly underlayMtu: number;
   };
+  /** The families of a burst node's kubelet `node-ip` (its tunnel addresses), the cluster's primary family first. */
+  readonly nodeIpFamilies: readonly (4 | 6)[];
   /** MTU inside the WireGuard tunnel: underlay minus tunnelOverhead. */
   readonly tunnelMtu: number;
   /** The outer headers: 60 bytes (IPv4 + UDP + WireGuard) when the hub's endpoint is an IPv4 literal, else 80 (IPv6). */

@@ -8,9 +8,11 @@ import { type CloudBurstSpec, ON_PREM_SECTIONS } from "../../schema.js";
 import {
   checkHubEndpointResolvable,
   checkPoolNameAndSize,
+  checkTunnelFamilies,
   cloudPoolAmiReleases,
   cloudPoolLabelsSelfSettable,
   cloudPoolNoJoinPlaceholders,
+  cloudPoolsReachHub,
   cloudPoolTagsFit,
   provisionerUrlIsBase,
   wireguardKeysConsistent,
@@ -40,8 +42,8 @@ export const slotCount = (cloud: { readonly pools: readonly { readonly maxSize: 
 export const burstNetworksDisjoint: CloudBurstRule = (spec, report) => {
   const e = spec.existingCluster;
   const nets: { net: string; what: string; path: IssuePath }[] = [
-    { net: e.podSubnet, what: "pod subnet", path: ["existingCluster", "podSubnet"] },
-    { net: e.serviceSubnet, what: "service subnet", path: ["existingCluster", "serviceSubnet"] },
+    ...subnetsWithPaths(e.podSubnet, "podSubnet").map((s) => ({ ...s, what: "pod subnet" })),
+    ...subnetsWithPaths(e.serviceSubnet, "serviceSubnet").map((s) => ({ ...s, what: "service subnet" })),
     ...e.onPremNetworks.map((net, i) => ({
       net,
       what: "on-prem network",
@@ -52,6 +54,15 @@ export const burstNetworksDisjoint: CloudBurstRule = (spec, report) => {
       what: "WireGuard tunnel subnet",
       path: ["cloud", "wireguard", "tunnelSubnet"],
     },
+    ...(spec.cloud.wireguard.tunnelSubnet6 === undefined
+      ? []
+      : [
+          {
+            net: spec.cloud.wireguard.tunnelSubnet6,
+            what: "WireGuard IPv6 tunnel subnet",
+            path: ["cloud", "wireguard", "tunnelSubnet6"] as IssuePath,
+          },
+        ]),
     { net: spec.cloud.aws.vpcCidr, what: "AWS VPC", path: ["cloud", "aws", "vpcCidr"] },
   ];
   for (let a = 0; a < nets.length; a++)
@@ -127,13 +138,58 @@ export const burstPoolsValid: CloudBurstRule = (spec, report) => {
 
 /** kubeadm rejects service subnets larger than /12 (IPv4) or /108 (IPv6). */
 export const burstServiceSubnetSized: CloudBurstRule = (spec, report) => {
-  const tooLarge = serviceSubnetTooLarge(spec.existingCluster.serviceSubnet);
-  if (tooLarge) report.error(["existingCluster", "serviceSubnet"], tooLarge);
+  for (const { net, path } of subnetsWithPaths(spec.existingCluster.serviceSubnet, "serviceSubnet")) {
+    const tooLarge = serviceSubnetTooLarge(net);
+    if (tooLarge) report.error(path, tooLarge);
+  }
+};
+
+/** Each network of a one-or-per-family field of existingCluster with its path. */
+function subnetsWithPaths(
+  v: string | readonly string[],
+  field: "podSubnet" | "serviceSubnet",
+): { net: string; path: IssuePath }[] {
+  return typeof v === "string"
+    ? [{ net: v, path: ["existingCluster", field] }]
+    : v.map((net, i) => ({ net, path: ["existingCluster", field, i] }));
+}
+
+/**
+ * A dual-stack existing cluster: one pod and one service network per family, in the same order (as kubeadm requires
+ * of the cluster itself); and the tunnel carries each of its families (checkTunnelFamilies).
+ */
+export const burstTunnelFamilies: CloudBurstRule = (spec, report) => {
+  const e = spec.existingCluster;
+  const pods = subnetsWithPaths(e.podSubnet, "podSubnet").map((s) => ({ ...s, family: parseCidr(s.net).family }));
+  const services = subnetsWithPaths(e.serviceSubnet, "serviceSubnet").map((s) => parseCidr(s.net).family);
+  const second = pods[1];
+  if (second && pods[0]?.family === second.family) {
+    report.error(
+      second.path,
+      `pod subnets ${pods.map((s) => s.net).join(" and ")} are both IPv${second.family}: a dual-stack cluster has one pod network per family (IPv4 and IPv6), the primary family first`,
+    );
+    return;
+  }
+  const podOrder = pods.map((s) => `IPv${s.family}`).join(", ");
+  const serviceOrder = services.map((f) => `IPv${f}`).join(", ");
+  if (podOrder !== serviceOrder)
+    report.error(
+      ["existingCluster", "serviceSubnet"],
+      `the service network's families (${serviceOrder}) differ from the pod network's (${podOrder}): give one service network per pod network family, in the same order`,
+    );
+  checkTunnelFamilies(
+    spec.cloud.wireguard,
+    pods.map((s) => s.family),
+    "existingCluster.podSubnet",
+    slotCount(spec.cloud),
+    report,
+  );
 };
 
 export const cloudBurstRules: readonly CloudBurstRule[] = [
   burstNetworksDisjoint,
   burstServiceSubnetSized,
+  burstTunnelFamilies,
   burstNameserversFit,
   burstReachesOnPrem,
   burstHubEndpointResolvable,
@@ -143,5 +199,6 @@ export const cloudBurstRules: readonly CloudBurstRule[] = [
   cloudPoolLabelsSelfSettable,
   cloudPoolNoJoinPlaceholders,
   cloudPoolAmiReleases,
+  cloudPoolsReachHub,
   provisionerUrlIsBase,
 ];

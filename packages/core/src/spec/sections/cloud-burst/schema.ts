@@ -3,7 +3,7 @@
 import * as z from "zod";
 import { hostPort, ipAddress, networkCidr, SecretRefSchema } from "../../fields.js";
 import { clusterDnsDomain, searchDomains } from "../../kubernetes-names.js";
-import { kubernetesVersion } from "../kubernetes/schema.js";
+import { familySubnets, kubernetesVersion } from "../kubernetes/schema.js";
 
 function buildExistingClusterSchema() {
   const ExistingClusterSchema = z
@@ -13,8 +13,12 @@ function buildExistingClusterSchema() {
       kubernetesVersion: kubernetesVersion().describe(
         "Kubernetes version the cluster runs, e.g. v1.34.2 (1.22 and newer)",
       ),
-      podSubnet: networkCidr().describe("The cluster's pod network"),
-      serviceSubnet: networkCidr().default("10.96.0.0/12").describe("The cluster's service network"),
+      podSubnet: familySubnets("pod network").describe(
+        "The cluster's pod network; dual stack: one network per family, the primary family first",
+      ),
+      serviceSubnet: familySubnets("service network")
+        .default("10.96.0.0/12")
+        .describe("The cluster's service network; dual stack: one network per family, in the pod network's order"),
       dnsDomain: clusterDnsDomain(),
       cgroupDriver: z
         .enum(["cgroupfs", "systemd"])

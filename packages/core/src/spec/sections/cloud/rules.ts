@@ -1,9 +1,10 @@
 // Rules about cloud burst: pools, the WireGuard tunnel, Auto Scaling Group tags, node labels and the provisioner URL.
 import { ASG_TAG_LIMITS, autoscalerTags, kubeletMaySetLabel } from "../../../facts/cloud.js";
 import { fedoraContract } from "../../../facts/contract.js";
+import { clusterFamilies } from "../../../facts/families.js";
 import { FEDORA_VERSIONED_KUBERNETES_SINCE, fedoraNameSpansReleases, fedoraReleaseOf } from "../../../facts/fedora.js";
 import { kubernetesSegment } from "../../../facts/spec.js";
-import { addressCount, cidrContains, isIp, parseCidr } from "../../../ip.js";
+import { addressCount, cidrContains, hostPart, type IpFamily, ipEquals, isIp, parseCidr } from "../../../ip.js";
 import { type Reporter, toDotPath } from "../../../issues.js";
 import { type CloudRule, firstSeen, type Rule } from "../../rule.js";
 import { durationSeconds } from "../../version.js";
@@ -43,6 +44,76 @@ export const cloudPoolsValid: Rule = (spec, report) => {
     report.error(
       ["cloud", "wireguard", "tunnelSubnet"],
       `tunnel subnet ${spec.cloud.wireguard.tunnelSubnet} has room for fewer than ${needed} peers`,
+    );
+};
+
+/**
+ * The tunnel carries every family of the cluster (issue 30 item 6): a burst node's kubelet registers its tunnel
+ * address of each cluster family (node-ip, primary first), so a cluster that runs IPv6 needs an IPv6 tunnel network
+ * (`tunnelSubnet6` beside an IPv4 `tunnelSubnet`, or an IPv6 `tunnelSubnet` in an IPv6-only cluster), and one that
+ * runs IPv4 an IPv4 `tunnelSubnet`. Shared by generated clusters and the cloud burst of an existing one.
+ */
+export function checkTunnelFamilies(
+  wg: { readonly tunnelSubnet: string; readonly tunnelSubnet6?: string | undefined },
+  families: readonly IpFamily[],
+  familiesFrom: string,
+  slots: number,
+  report: Reporter,
+): void {
+  const base = ["cloud", "wireguard"];
+  const first = parseCidr(wg.tunnelSubnet).family;
+  const six = wg.tunnelSubnet6;
+  if (six !== undefined) {
+    if (parseCidr(six).family !== 6) {
+      report.error(
+        [...base, "tunnelSubnet6"],
+        `tunnelSubnet6 ${six} is an IPv4 network: it is the tunnel's IPv6 network (the IPv4 one is tunnelSubnet)`,
+      );
+      return;
+    }
+    if (first === 6)
+      report.error(
+        [...base, "tunnelSubnet6"],
+        `tunnelSubnet ${wg.tunnelSubnet} is IPv6 already: tunnelSubnet6 is the IPv6 network beside an IPv4 tunnelSubnet; remove one`,
+      );
+    else if (addressCount(six) < BigInt(slots + 2))
+      report.error(
+        [...base, "tunnelSubnet6"],
+        `tunnel subnet ${six} has room for fewer than ${slots + 2} addresses (hub and ${slots} burst slots)`,
+      );
+  }
+  const tunnelFamilies = new Set<IpFamily>([first, ...(six === undefined ? [] : [parseCidr(six).family])]);
+  if (families.includes(6) && !tunnelFamilies.has(6))
+    report.error(
+      [...base, families.includes(4) ? "tunnelSubnet6" : "tunnelSubnet"],
+      families.includes(4)
+        ? `the cluster is dual-stack (${familiesFrom}) and has cloud pools, but the WireGuard tunnel has no IPv6 network: a burst node registers its tunnel address of each cluster family (kubelet node-ip); add cloud.wireguard.tunnelSubnet6, e.g. fd00:30:99::/64`
+        : `the cluster is IPv6-only (${familiesFrom}), but tunnelSubnet ${wg.tunnelSubnet} is IPv4: a burst node registers its tunnel address (kubelet node-ip); give an IPv6 tunnelSubnet`,
+    );
+  if (families.includes(4) && !tunnelFamilies.has(4))
+    report.error(
+      [...base, "tunnelSubnet"],
+      `the cluster runs IPv4 (${familiesFrom}), but tunnelSubnet ${wg.tunnelSubnet} is IPv6: a burst node registers its tunnel address of each cluster family (kubelet node-ip); give an IPv4 tunnelSubnet and the IPv6 network as tunnelSubnet6`,
+    );
+}
+
+/** The tunnel's families against the cluster's; the on-prem nodes' IPv6 route to tunnelSubnet6 goes through the hub node. */
+export const cloudTunnelFamilies: Rule = (spec, report) => {
+  const cloud = spec.cloud;
+  if (!cloud) return;
+  const slots = cloud.pools.reduce((n, p) => n + p.maxSize, 0);
+  checkTunnelFamilies(cloud.wireguard, clusterFamilies(spec), "kubernetes.podSubnet", slots, report);
+  const { hub, tunnelSubnet6 } = cloud.wireguard;
+  const k8s = kubernetesSegment(spec);
+  if (hub === undefined || tunnelSubnet6 === undefined || !k8s) return;
+  const hubNode = spec.nodes.find((n) => {
+    const a = n.interfaces[k8s.interface]?.address;
+    return a !== undefined && ipEquals(hostPart(a), hub);
+  });
+  if (hubNode?.interfaces[k8s.interface]?.address6 === undefined)
+    report.error(
+      ["cloud", "wireguard", "tunnelSubnet6"],
+      `the on-prem nodes route tunnelSubnet6 ${tunnelSubnet6} through the WireGuard hub's IPv6 address on ${k8s.interface}: the hub ${hub} must be one of the nodes, with an address6 on ${k8s.interface}`,
     );
 };
 
@@ -136,6 +207,22 @@ export const provisionerUrlIsBase: CloudRule = (spec, report) => {
       ["cloud", "provisioner", "url"],
       `provisioner URL ${url} has a query or fragment; give its base URL, paths such as /wireguard/config/<instance-id> are appended`,
     );
+};
+
+/**
+ * A hub endpoint that is an IPv6 literal is reached over IPv6 only: each pool's instances need an IPv6 address
+ * (`ipv6: dual-stack`), or wg-quick has no route to it and no burst node ever joins.
+ */
+export const cloudPoolsReachHub: CloudRule = (spec, report) => {
+  const endpoint = spec.cloud?.wireguard.endpoint;
+  if (endpoint === undefined || !endpoint.startsWith("[")) return;
+  spec.cloud?.pools.forEach((pool, i) => {
+    if (pool.ipv6 === "off")
+      report.error(
+        ["cloud", "pools", i, "ipv6"],
+        `the hub's endpoint ${endpoint} is an IPv6 address, but pool ${pool.name} has no IPv6 (ipv6: off): its instances cannot reach the hub to bring the tunnel up; set ipv6: dual-stack, or give the endpoint as an IPv4 address or a DNS name with an A record`,
+      );
+  });
 };
 
 /** The hub's keys and the burst slots' static keys only make sense together. */

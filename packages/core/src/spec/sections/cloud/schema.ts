@@ -168,6 +168,12 @@ function buildCloudSchema() {
         .default({})
         .describe("Extended resources a node of this pool offers, for scale-from-zero"),
       imds: ImdsSchema.prefault({}),
+      ipv6: z
+        .enum(["off", "dual-stack"])
+        .default("off")
+        .describe(
+          "dual-stack: each instance gets an IPv6 address from its subnets (which need an IPv6 CIDR: terraform plan checks) and IMDS answers on IPv6 where the instance type is Nitro; the VPC's egress-only internet gateway and ::/0 route are yours (PLAN.md)",
+        ),
     })
     .describe("An EC2 Auto Scaling Group of burst workers");
 
@@ -210,6 +216,11 @@ function buildCloudSchema() {
       wireguard: z
         .strictObject({
           tunnelSubnet: networkCidr().describe("Addresses of the WireGuard tunnel"),
+          tunnelSubnet6: networkCidr()
+            .optional()
+            .describe(
+              "IPv6 addresses of the WireGuard tunnel beside an IPv4 tunnelSubnet: required when the cluster runs IPv6 (dual stack or IPv6 only), so that each burst node registers an address of every cluster family",
+            ),
           interface: InterfaceNameSchema.default("wg0").describe("wg-quick interface name"),
           hub: ipAddress()
             .optional()

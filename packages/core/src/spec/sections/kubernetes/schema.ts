@@ -74,7 +74,7 @@ const ExtraArgsSchema = z
  * A network, or one network per family for a dual-stack cluster (primary family first). kubeadm takes the two as one
  * comma-separated string and refuses more than two, or two of one family (validation.go ValidateIPNetFromString).
  */
-const familySubnets = (what: string) =>
+export const familySubnets = (what: string) =>
   z.union([
     networkCidr(),
     // A refinement rather than min/max: the message then names the union's list branch, not "expected a string".

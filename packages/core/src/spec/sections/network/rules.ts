@@ -154,6 +154,12 @@ export const networksDisjoint: Rule = (spec, report) => {
       what: "WireGuard tunnel subnet",
       path: ["cloud", "wireguard", "tunnelSubnet"],
     });
+    if (spec.cloud.wireguard.tunnelSubnet6 !== undefined)
+      nets.push({
+        net: spec.cloud.wireguard.tunnelSubnet6,
+        what: "WireGuard IPv6 tunnel subnet",
+        path: ["cloud", "wireguard", "tunnelSubnet6"],
+      });
     nets.push({ net: spec.cloud.aws.vpcCidr, what: "AWS VPC", path: ["cloud", "aws", "vpcCidr"] });
   }
   for (let a = 0; a < nets.length; a++) {
