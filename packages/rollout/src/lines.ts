@@ -29,7 +29,23 @@ const linesOf = (text: string | undefined): string[] => {
 const range = (from: number, to: number): number[] =>
   Array.from({ length: Math.max(0, to - from) }, (_, i) => from + i + 1);
 
-export function lineDelta(oldText: string | undefined, newText: string | undefined): LineDelta {
+/**
+ * The count table the multiset works in, kept between calls: a planChanges call passes one to all its files, whose
+ * line texts repeat from file to file (every carrier's keepalived.conf has every VIP's lines), so each text is
+ * inserted once per plan rather than once per file. Every call leaves its counts at zero (see multiset).
+ */
+export interface LineTable {
+  readonly ids: Map<string, number>;
+  readonly counts: number[];
+}
+
+export const lineTable = (): LineTable => ({ ids: new Map(), counts: [] });
+
+export function lineDelta(
+  oldText: string | undefined,
+  newText: string | undefined,
+  table: LineTable = lineTable(),
+): LineDelta {
   if (oldText === newText) return NONE;
   const a = linesOf(oldText);
   const b = linesOf(newText);
@@ -37,20 +53,24 @@ export function lineDelta(oldText: string | undefined, newText: string | undefin
   while (head < a.length && head < b.length && a[head] === b[head]) head++;
   let tail = 0;
   while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
-  const am = a.slice(head, a.length - tail);
-  const bm = b.slice(head, b.length - tail);
-  if (am.length === 0 || bm.length === 0)
-    return { added: range(head, head + bm.length), removed: range(head, head + am.length) };
+  const aEnd = a.length - tail;
+  const bEnd = b.length - tail;
+  if (aEnd === head || bEnd === head) return { added: range(head, bEnd), removed: range(head, aEnd) };
+  // Myers needs at least as many edits as the two middles differ in length: past FEW it cannot succeed within FEW
+  // (nor, past MAX_EDITS, within MAX_EDITS), so neither search runs nor are the middles copied for it.
+  const lengths = Math.abs(aEnd - bEnd);
   // A few edits (a changed priority or name in a long keepalived.conf, the common case) first: Myers explores edit
   // lengths in order and stops at the first that reaches the end, so a search bounded at FEW that succeeds returns
   // exactly what the search bounded at MAX_EDITS would, in (lines × FEW) and without the multiset's hash table.
-  const few = diffArrays(am, bm, { maxEditLength: FEW_EDITS });
-  if (few !== undefined) return positions(few, head);
+  if (lengths <= FEW_EDITS) {
+    const few = diffArrays(a.slice(head, aEnd), b.slice(head, bEnd), { maxEditLength: FEW_EDITS });
+    if (few !== undefined) return positions(few, head);
+  }
   // Myers' edit count is at least the multiset's (every unmatched text is an insertion or a deletion), so past the
   // bound the linear multiset answers alone: the same result as a diff that gives up, without its lines × bound.
-  const unmatched = multiset(am, bm, head);
+  const unmatched = multiset(a, head, aEnd, b, bEnd, table);
   if (unmatched.added.length + unmatched.removed.length > MAX_EDITS) return unmatched;
-  const changes = diffArrays(am, bm, { maxEditLength: MAX_EDITS });
+  const changes = diffArrays(a.slice(head, aEnd), b.slice(head, bEnd), { maxEditLength: MAX_EDITS });
   if (changes === undefined) return unmatched;
   return positions(changes, head);
 }
@@ -78,16 +98,27 @@ function positions(
   return { added, removed };
 }
 
-function multiset(a: readonly string[], b: readonly string[], offset: number): LineDelta {
+/**
+ * The lines of a[from, aEnd) and b[from, bEnd) whose text the other side does not match, in 1-based line numbers
+ * (the middles start at line `from` + 1 on both sides).
+ */
+function multiset(
+  a: readonly string[],
+  from: number,
+  aEnd: number,
+  b: readonly string[],
+  bEnd: number,
+  table: LineTable,
+): LineDelta {
   // One hash lookup per line: each text of a gets a number, its count lives in an array, and a's numbers are kept
   // for the backward walk. A line of b is matched while a's count of its text lasts (the first occurrences), and
   // what is left of a's counts are its unmatched occurrences, the last ones of each text (a walked backwards). On
   // 300 nodes × 254 VIPs (remove a VIP: every carrier's keepalived.conf, 1,030 of 5,127 lines) this is most of
-  // `changes`' line attribution; the Map-per-count form it replaces looked each line up twice more.
-  const ids = new Map<string, number>();
-  const counts: number[] = [];
-  const aIds = new Int32Array(a.length);
-  for (let k = 0; k < a.length; k++) {
+  // `changes`' line attribution; the Map-per-count form it replaces looked each line up twice more. The backward
+  // walk takes every count left back to zero, so the table serves the next call as it is.
+  const { ids, counts } = table;
+  const aIds = new Int32Array(aEnd - from);
+  for (let k = from; k < aEnd; k++) {
     const l = a[k] as string;
     let id = ids.get(l);
     if (id === undefined) {
@@ -96,20 +127,20 @@ function multiset(a: readonly string[], b: readonly string[], offset: number): L
       counts.push(0);
     }
     counts[id] = (counts[id] as number) + 1;
-    aIds[k] = id;
+    aIds[k - from] = id;
   }
   const added: number[] = [];
-  for (let k = 0; k < b.length; k++) {
+  for (let k = from; k < bEnd; k++) {
     const id = ids.get(b[k] as string);
     if (id !== undefined && (counts[id] as number) > 0) counts[id] = (counts[id] as number) - 1;
-    else added.push(offset + k + 1);
+    else added.push(k + 1);
   }
   const removed: number[] = [];
-  for (let k = a.length - 1; k >= 0; k--) {
+  for (let k = aEnd - from - 1; k >= 0; k--) {
     const id = aIds[k] as number;
     if ((counts[id] as number) > 0) {
       counts[id] = (counts[id] as number) - 1;
-      removed.push(offset + k + 1);
+      removed.push(from + k + 1);
     }
   }
   return { added, removed: removed.reverse() };

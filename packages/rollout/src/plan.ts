@@ -14,7 +14,7 @@ import {
   readyzOf,
   type Step,
 } from "./kubeadm-steps.js";
-import { type LineDelta, lineDelta } from "./lines.js";
+import { type LineDelta, type LineTable, lineDelta, lineTable } from "./lines.js";
 import type { NodeStepPlanner, TreeSide } from "./node-steps.js";
 import { type LineOf, notInPlaceChanges } from "./not-in-place.js";
 import { applyEdit, diffSpecs, editNew, editOld, editPath, revertEdit, type SpecEdit } from "./spec-diff.js";
@@ -223,10 +223,12 @@ function describeChanges(
   context: ChangeContext,
 ): SpecChange[] {
   const deltas = new Map<string, LineDelta>();
+  // one count table for every file's line delta: the files repeat each other's lines (lines.ts)
+  const table = lineTable();
   const overall = (p: string): LineDelta => {
     let d = deltas.get(p);
     if (!d) {
-      d = lineDelta(oldFiles.get(p), newFiles.get(p));
+      d = lineDelta(oldFiles.get(p), newFiles.get(p), table);
       deltas.set(p, d);
     }
     return d;
@@ -264,7 +266,7 @@ function describeChanges(
       ...(newLine === undefined ? {} : { newLine }),
     };
     if (edits.length === 1) return { ...base, files: filesOf(overall), attribution: "exact" };
-    const exact = measure ? exactFiles(edit, old, next, changed, oldFiles, newFiles, context) : undefined;
+    const exact = measure ? exactFiles(edit, old, next, changed, oldFiles, newFiles, context, table) : undefined;
     if (exact === undefined) return { ...base, files: filesOf(overall), attribution: "shared" };
     return { ...base, files: filesOf((p) => exact.get(p)), attribution: "exact" };
   });
@@ -283,6 +285,7 @@ function exactFiles(
   oldFiles: ReadonlyMap<string, string>,
   newFiles: ReadonlyMap<string, string>,
   context: ChangeContext,
+  table: LineTable,
 ): Map<string, LineDelta> | undefined {
   const regenerate = context.regenerate;
   if (!regenerate) return undefined;
@@ -293,8 +296,8 @@ function exactFiles(
   const o = new Map(alone.map((a) => [a.path, a.content]));
   const out = new Map<string, LineDelta>();
   for (const p of changed) {
-    const added = lineDelta(w.get(p), newFiles.get(p)).added;
-    const removed = lineDelta(oldFiles.get(p), o.get(p)).removed;
+    const added = lineDelta(w.get(p), newFiles.get(p), table).added;
+    const removed = lineDelta(oldFiles.get(p), o.get(p), table).removed;
     if (added.length > 0 || removed.length > 0) out.set(p, { added, removed });
   }
   return out;
