@@ -83,7 +83,7 @@ type Path = (string | number)[];
 interface Leaf {
   readonly path: Path;
   readonly change: "value" | "presence";
-  /** Other values to try, in order (presence: the one candidate, removal). */
+  /** Other values to try, in order (presence: removal, twice, in two rounds grouped apart, like a boolean). */
   readonly candidates: readonly unknown[];
   /** The next candidate to try. */
   cursor: number;
@@ -216,25 +216,52 @@ function scattered<T>(items: readonly T[]): T[] {
   return items.map((_, i) => items[(i * stride) % n] as T);
 }
 
-/** The fields of the validated spec, depth first: every primitive, every array element and every nested object. */
+/** An address without its prefix length, a MAC in lower case: two strings that name the same thing. */
+const identityOf = (value: string): string => (MAC.test(value) ? value.toLowerCase() : value.replace(/\/\d{1,3}$/, ""));
+
+/** Every string of the spec, by identity: the values a perturbed name, address or MAC must not take. */
+function stringsOf(spec: unknown): Set<string> {
+  const out = new Set<string>();
+  const visit = (value: unknown): void => {
+    if (typeof value === "string") out.add(identityOf(value));
+    else if (value !== null && typeof value === "object") for (const v of Object.values(value)) visit(v);
+  };
+  visit(spec);
+  return out;
+}
+
+/**
+ * The fields of the validated spec, depth first: every primitive, every array element and every nested object.
+ * A name, address or MAC is never tried as a value the spec already has, nor as one another field is tried as:
+ * uniqueness rules (node names, addresses, MACs) would refuse it, and on a big cluster most near values are a
+ * neighbour's, so most groups of perturbations would be refused and each field tried alone.
+ */
 function leavesOf(spec: unknown, seen: readonly number[]): Leaf[] {
   const out: Leaf[] = [];
+  const taken = stringsOf(spec);
+  const fresh = (value: string, candidates: unknown[]): unknown[] => {
+    enumCache ??= enumsOf(specJsonSchema());
+    if (VERSION.test(value) || enumCache.some((e) => e.includes(value))) return candidates;
+    const out = candidates.filter((c) => typeof c !== "string" || !taken.has(identityOf(c)));
+    for (const c of out) if (typeof c === "string") taken.add(identityOf(c));
+    return out;
+  };
   const visit = (value: unknown, path: Path): void => {
     if (Array.isArray(value))
       value.forEach((item, i) => {
         visit(item, [...path, i]);
-        out.push({ path: [...path, i], change: "presence", candidates: [REMOVED], cursor: 0 });
+        out.push({ path: [...path, i], change: "presence", candidates: [REMOVED, REMOVED], cursor: 0 });
       });
     else if (isObject(value))
       for (const [key, item] of Object.entries(value)) {
         visit(item, [...path, key]);
         if (item !== null && typeof item === "object")
-          out.push({ path: [...path, key], change: "presence", candidates: [REMOVED], cursor: 0 });
+          out.push({ path: [...path, key], change: "presence", candidates: [REMOVED, REMOVED], cursor: 0 });
       }
     else {
       // A number also takes each number the explained lines show: a line may depend on a field only when the two
       // meet (an external VIP's VRID moves past the control-plane VIP's when that takes it).
-      const own = candidatesOf(value);
+      const own = typeof value === "string" ? fresh(value, candidatesOf(value)) : candidatesOf(value);
       const met = typeof value === "number" ? seen.filter((n) => n !== value && !own.includes(n)) : [];
       const candidates = [...own, ...met];
       const extraRounds = typeof value === "string" && VERSION.test(value) ? own.length : met.length;
@@ -271,6 +298,9 @@ function perturb(spec: unknown, group: readonly Leaf[]): unknown {
   };
   return prune(copy);
 }
+
+/** A path with its array indices wildcarded: `nodes[*].interfaces`. */
+const shapeOf = (path: IssuePath): string => path.map((seg) => (typeof seg === "number" ? "*" : seg)).join(".");
 
 /** One path is the other or inside it. */
 function related(a: IssuePath, b: IssuePath): boolean {
@@ -483,25 +513,86 @@ export function explain(spec: string | Record<string, unknown>, options: Explain
     sourcesOf.set(leaf, set);
   };
   /**
-   * Group testing. A group that is not valid sets aside the fields its errors name (each then tried alone, which
-   * moves on to its next value while it is not valid), or is split when they name none of them.
+   * What was refused, by kind of change: a field's shape (`nodes[*].roles[*]`) with the value it was tried at
+   * (`"control-plane"`), or the removal of an object under a key (`nodes[*].interfaces.wan1`). A kind refused alone
+   * for three fields and never accepted is not tried again for the others (a sixth control plane, a removed
+   * segment interface: refused for each of 300 nodes alike); a removal refused as a missing required key, at once.
+   * Numbers and free strings (addresses, names) differ per field, so they never meet here.
    */
-  const search = (group: Leaf[]): void => {
+  const refusals = new Map<string, number>();
+  const accepted = new Set<string>();
+  const kindOf = (leaf: Leaf): string | undefined => {
+    const value = leaf.candidates[leaf.cursor];
+    if (leaf.change === "presence")
+      return typeof leaf.path.at(-1) === "string" ? `${shapeOf(leaf.path)} removed` : undefined;
+    return typeof value === "boolean" || typeof value === "string"
+      ? `${shapeOf(leaf.path)}=${String(value)}`
+      : undefined;
+  };
+  const refusedKind = (leaf: Leaf): boolean => {
+    const kind = kindOf(leaf);
+    return kind !== undefined && !accepted.has(kind) && (refusals.get(kind) ?? 0) >= 3;
+  };
+  /** One more refusal of the leaf's kind; a required key (every node's `interfaces`) at once. */
+  const refuse = (leaf: Leaf, issues: readonly SpecIssue[]): void => {
+    const kind = kindOf(leaf);
+    if (kind === undefined) return;
+    const missing = issues.some((i) => i.code === "missing_key" && related(i.path, leaf.path));
+    refusals.set(kind, missing ? 3 : (refusals.get(kind) ?? 0) + 1);
+  };
+  /** Past the value the leaf was refused at, and its repeats (a boolean's second try, a removal's). */
+  const refused = (leaf: Leaf): void => {
+    const value = leaf.candidates[leaf.cursor];
+    while (leaf.cursor < leaf.candidates.length && leaf.candidates[leaf.cursor] === value) leaf.cursor++;
+  };
+  const search = (all: Leaf[]): void => {
+    const group =
+      refusals.size === 0
+        ? all
+        : all.filter((leaf) => {
+            while (leaf.cursor < leaf.candidates.length && refusedKind(leaf)) leaf.cursor++;
+            return leaf.cursor < leaf.candidates.length;
+          });
     if (group.length === 0) return;
     const changed = measure(group);
     if (group.length === 1) {
       const leaf = group[0] as Leaf;
+      const kind = kindOf(leaf);
       if (changed instanceof Set) {
+        if (kind !== undefined) accepted.add(kind);
         attribute(leaf, changed);
         return;
       }
-      leaf.cursor++;
+      refuse(leaf, changed);
+      refused(leaf);
       if (leaf.cursor < leaf.candidates.length) search(group);
       return;
     }
     if (changed instanceof Set) {
       if (changed.size === 0) for (const leaf of group) measured.add(leaf);
       else splitSearch(group);
+      return;
+    }
+    // A field that an issue names alone (no other field of the group on its path: `node node-5 has no address on
+    // wan1` for removing nodes[5].interfaces.wan1; an object's removal with fields inside it: the removal) is taken
+    // as refused at this value by itself, without a regeneration of its own: it moves on to its next value (a
+    // removal has no other). Only for the kinds of change that repeat across fields (a boolean, an enum, a key's
+    // removal), which on a big cluster are most refusals, one per node: an issue can name a field that another
+    // field's change caused (a VRID that meets an external VIP's), and a free value is then tried alone instead.
+    const alone = new Set<Leaf>();
+    for (const issue of changed) {
+      const hits = group.filter((leaf) => related(issue.path, leaf.path));
+      const outer = hits.find((o) =>
+        hits.every((leaf) => related(o.path, leaf.path) && leaf.path.length >= o.path.length),
+      );
+      if (outer !== undefined && kindOf(outer) !== undefined) {
+        alone.add(outer);
+        refuse(outer, [issue]);
+      }
+    }
+    if (alone.size > 0) {
+      for (const leaf of alone) refused(leaf);
+      search(group.filter((leaf) => leaf.cursor < leaf.candidates.length));
       return;
     }
     const named = group.filter((leaf) => changed.some((issue) => related(issue.path, leaf.path)));
@@ -518,8 +609,12 @@ export function explain(spec: string | Record<string, unknown>, options: Explain
     search(group.slice(half));
   };
   for (let round = 0; ; round++) {
+    // For one line, a field found to change it is done: more values could only change it again.
     const pending = leaves.filter(
-      (l) => l.cursor < l.candidates.length && round < perturbations + (l.extraRounds ?? 0),
+      (l) =>
+        l.cursor < l.candidates.length &&
+        round < perturbations + (l.extraRounds ?? 0) &&
+        (wanted === undefined || !sourcesOf.has(l)),
     );
     if (pending.length === 0) break;
     search(round % 2 === 0 ? pending : scattered(pending));
