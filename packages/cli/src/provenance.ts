@@ -16,6 +16,7 @@ import type { AnyPlan, Artifact, ArtifactChecker, ArtifactScope, IssuePath, Spec
 import { diffArrays } from "diff";
 import { type GenerateOptions, generate } from "./generate.js";
 import { generatorModules } from "./generators.js";
+import { unsetFieldsOf } from "./provenance-unset.js";
 
 type Module = NonNullable<GenerateOptions["modules"]>[number];
 
@@ -41,6 +42,11 @@ export interface ExplainSource {
   readonly defaulted: boolean;
   /** The default it took (value sources only). */
   readonly defaultValue?: unknown;
+  /**
+   * The spec does not set it and the schema gives it no default (a VIP's `vrid`, `externalVips.replicas`): adding it,
+   * at a value the schema allows, changes the line. Present only when true.
+   */
+  readonly unset?: boolean;
   /** Where the spec text sets it (1-based), when the spec came as text and sets it. */
   readonly line?: number;
   readonly column?: number;
@@ -89,6 +95,8 @@ interface Leaf {
   cursor: number;
   /** More valid candidates to try than the default: a version's thresholds can be anywhere in its range. */
   readonly extraRounds?: number;
+  /** An optional field with no default that the spec leaves out: the candidates add it. */
+  readonly unset?: boolean;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
@@ -274,8 +282,12 @@ function leavesOf(spec: unknown, seen: readonly number[]): Leaf[] {
 
 const REMOVED = Symbol("removed");
 
-/** The spec with each leaf at its current candidate: removals leave a mark first, so indices stay put until the end. */
-function perturb(spec: unknown, group: readonly Leaf[]): unknown {
+/**
+ * The spec with each leaf at its current candidate: removals leave a mark first, so indices stay put until the end.
+ * `original` takes a path of the perturbed spec (an issue's) back to the unperturbed one's: after `nodes[1]` is
+ * removed, the perturbed `nodes[1]` is the original `nodes[2]`.
+ */
+function perturb(spec: unknown, group: readonly Leaf[]): { spec: unknown; original: (path: IssuePath) => IssuePath } {
   const copy = structuredClone(spec) as Record<string, unknown>;
   for (const leaf of group) {
     let node: unknown = copy;
@@ -286,17 +298,33 @@ function perturb(spec: unknown, group: readonly Leaf[]): unknown {
     if (node === null || typeof node !== "object") continue; // inside something this group removes
     (node as Record<string | number, unknown>)[leaf.path.at(-1) as string | number] = leaf.candidates[leaf.cursor];
   }
-  const prune = (value: unknown): unknown => {
-    if (Array.isArray(value)) return value.filter((v) => v !== REMOVED).map(prune);
+  /** For each array with elements removed (by its original path), the original indices of those kept. */
+  const kept = new Map<string, number[]>();
+  const prune = (value: unknown, path: Path): unknown => {
+    if (Array.isArray(value)) {
+      const indices = value.flatMap((v, i) => (v === REMOVED ? [] : [i]));
+      if (indices.length < value.length) kept.set(JSON.stringify(path), indices);
+      return indices.map((i) => prune(value[i], [...path, i]));
+    }
     if (isObject(value))
       return Object.fromEntries(
         Object.entries(value)
           .filter(([, v]) => v !== REMOVED)
-          .map(([k, v]) => [k, prune(v)]),
+          .map(([k, v]) => [k, prune(v, [...path, k])]),
       );
     return value;
   };
-  return prune(copy);
+  const pruned = prune(copy, []);
+  const original = (path: IssuePath): IssuePath => {
+    if (kept.size === 0) return path;
+    const out: Path = [];
+    for (const seg of path) {
+      const indices = typeof seg === "number" ? kept.get(JSON.stringify(out)) : undefined;
+      out.push(indices === undefined ? seg : (indices[seg as number] ?? seg));
+    }
+    return out;
+  };
+  return { spec: pruned, original };
 }
 
 /** A path with its array indices wildcarded: `nodes[*].interfaces`. */
@@ -483,15 +511,23 @@ export function explain(spec: string | Record<string, unknown>, options: Explain
 
   let regenerations = 0;
   /** The lines of interest this group's perturbation changes, or the problems of the perturbed spec. */
+  /** A line number no line has: the group is to be split, though the line did not change. */
+  const SPLIT = -1;
   const measure = (group: readonly Leaf[]): Set<number> | readonly SpecIssue[] => {
     regenerations++;
-    const result = run(perturb(validated.value, group), mods);
-    if (!result.ok) return result.errors;
+    const perturbed = perturb(validated.value, group);
+    const result = run(perturbed.spec, mods);
+    // issues named by the unperturbed spec's paths, so they name the fields that were changed
+    if (!result.ok) return result.errors.map((issue) => ({ ...issue, path: perturbed.original(issue.path) }));
     const after = result.artifacts.find((a) => a.path === file);
     if (after?.content === artifact.content) return new Set();
     const changed = changedLines(before, after === undefined ? undefined : linesOf(after.content));
     if (wanted === undefined) return changed;
-    return changed.has(wanted) ? new Set([wanted]) : new Set();
+    if (changed.has(wanted)) return new Set([wanted]);
+    // Other lines changed and an element removed: the diff may have matched the line to a like one elsewhere (a
+    // VIP's block of lines removed beside another's change), so the group is split as if it had changed the line.
+    const shifted = changed.size > 0 && group.some((l) => l.change === "presence" && typeof l.path.at(-1) === "number");
+    return shifted && group.length > 1 ? new Set([SPLIT]) : new Set();
   };
 
   // One line: its numbers and either side of each (a minimum over the nodes moves only below it); a whole file: its
@@ -502,7 +538,19 @@ export function explain(spec: string | Record<string, unknown>, options: Explain
       : numbersIn([before[wanted] ?? ""], 4)
           .flatMap((n) => [n, n - 1, n + 1])
           .filter((n) => n >= 0);
-  const leaves = leavesOf(validated.value, met);
+  // The fields it could have but does not, added at values their schema allows (as many as a present field's).
+  const leaves = [
+    ...leavesOf(validated.value, met),
+    ...unsetFieldsOf(validated.value, specJsonSchema(), met).map(
+      ({ path, candidates }): Leaf => ({
+        path,
+        change: "value",
+        candidates,
+        cursor: 0,
+        unset: true,
+      }),
+    ),
+  ];
   const sourcesOf = new Map<Leaf, Set<number>>();
   const measured = new Set<Leaf>();
   const attribute = (leaf: Leaf, changed: Set<number>) => {
@@ -608,18 +656,22 @@ export function explain(spec: string | Record<string, unknown>, options: Explain
     search(group.slice(0, half));
     search(group.slice(half));
   };
-  for (let round = 0; ; round++) {
-    // For one line, a field found to change it is done: more values could only change it again.
-    const pending = leaves.filter(
-      (l) =>
-        l.cursor < l.candidates.length &&
-        round < perturbations + (l.extraRounds ?? 0) &&
-        (wanted === undefined || !sourcesOf.has(l)),
-    );
-    if (pending.length === 0) break;
-    search(round % 2 === 0 ? pending : scattered(pending));
-    for (const leaf of pending) leaf.cursor++; // the next round tries the next value
-  }
+  // The spec's own fields first, then the ones it leaves out, each in rounds of their own: an added field grouped
+  // with the spec's could cancel out a change of theirs (replicas added beside a VIP removed), so the spec's fields
+  // are measured as if no field were added.
+  for (const part of [leaves.filter((l) => !l.unset), leaves.filter((l) => l.unset)])
+    for (let round = 0; ; round++) {
+      // For one line, a field found to change it is done: more values could only change it again.
+      const pending = part.filter(
+        (l) =>
+          l.cursor < l.candidates.length &&
+          round < perturbations + (l.extraRounds ?? 0) &&
+          (wanted === undefined || !sourcesOf.has(l)),
+      );
+      if (pending.length === 0) break;
+      search(round % 2 === 0 ? pending : scattered(pending));
+      for (const leaf of pending) leaf.cursor++; // the next round tries the next value
+    }
 
   const raw = text === undefined ? spec : parseYamlDocuments(text)[0];
   const MISSING = Symbol("missing");
@@ -631,6 +683,7 @@ export function explain(spec: string | Record<string, unknown>, options: Explain
           leaves.map((l) => ({ path: l.path, message: "", severity: "warning", code: "rule" })),
         );
   const sourceOf = (leaf: Leaf, i: number): ExplainSource => {
+    if (leaf.unset) return { path: toDotPath(leaf.path), change: leaf.change, defaulted: false, unset: true };
     const defaulted = at(raw, leaf.path, MISSING) === MISSING;
     const position = located[i];
     return {
@@ -652,6 +705,9 @@ export function explain(spec: string | Record<string, unknown>, options: Explain
     wanted === undefined || wanted === i ? [{ number: i + 1, text: t, sources: perLine[i] ?? [] }] : [],
   );
   // A removal that no spec survives (a required field, the last control plane) is not a missing measurement.
-  const unmeasured = leaves.filter((l) => l.change === "value" && !measured.has(l)).map((l) => toDotPath(l.path));
+  // Nor is a field the spec leaves out that no value can be added at.
+  const unmeasured = leaves
+    .filter((l) => l.change === "value" && !l.unset && !measured.has(l))
+    .map((l) => toDotPath(l.path));
   return { ok: true, file, lines, unmeasured, regenerations, warnings };
 }
