@@ -327,6 +327,9 @@ function perturb(spec: unknown, group: readonly Leaf[]): { spec: unknown; origin
   return { spec: pruned, original };
 }
 
+/** How near (in lines) a change must be to the explained line to have possibly been matched in its place. */
+const NEAR = 32;
+
 /** A path with its array indices wildcarded: `nodes[*].interfaces`. */
 const shapeOf = (path: IssuePath): string => path.map((seg) => (typeof seg === "number" ? "*" : seg)).join(".");
 
@@ -524,9 +527,11 @@ export function explain(spec: string | Record<string, unknown>, options: Explain
     const changed = changedLines(before, after === undefined ? undefined : linesOf(after.content));
     if (wanted === undefined) return changed;
     if (changed.has(wanted)) return new Set([wanted]);
-    // Other lines changed and an element removed: the diff may have matched the line to a like one elsewhere (a
+    // Lines near it changed and an element removed: the diff may have matched the line to a like one nearby (a
     // VIP's block of lines removed beside another's change), so the group is split as if it had changed the line.
-    const shifted = changed.size > 0 && group.some((l) => l.change === "presence" && typeof l.path.at(-1) === "number");
+    const shifted =
+      [...changed].some((i) => Math.abs(i - wanted) <= NEAR) &&
+      group.some((l) => l.change === "presence" && typeof l.path.at(-1) === "number");
     return shifted && group.length > 1 ? new Set([SPLIT]) : new Set();
   };
 
@@ -619,28 +624,6 @@ export function explain(spec: string | Record<string, unknown>, options: Explain
     if (changed instanceof Set) {
       if (changed.size === 0) for (const leaf of group) measured.add(leaf);
       else splitSearch(group);
-      return;
-    }
-    // A field that an issue names alone (no other field of the group on its path: `node node-5 has no address on
-    // wan1` for removing nodes[5].interfaces.wan1; an object's removal with fields inside it: the removal) is taken
-    // as refused at this value by itself, without a regeneration of its own: it moves on to its next value (a
-    // removal has no other). Only for the kinds of change that repeat across fields (a boolean, an enum, a key's
-    // removal), which on a big cluster are most refusals, one per node: an issue can name a field that another
-    // field's change caused (a VRID that meets an external VIP's), and a free value is then tried alone instead.
-    const alone = new Set<Leaf>();
-    for (const issue of changed) {
-      const hits = group.filter((leaf) => related(issue.path, leaf.path));
-      const outer = hits.find((o) =>
-        hits.every((leaf) => related(o.path, leaf.path) && leaf.path.length >= o.path.length),
-      );
-      if (outer !== undefined && kindOf(outer) !== undefined) {
-        alone.add(outer);
-        refuse(outer, [issue]);
-      }
-    }
-    if (alone.size > 0) {
-      for (const leaf of alone) refused(leaf);
-      search(group.filter((leaf) => leaf.cursor < leaf.candidates.length));
       return;
     }
     const named = group.filter((leaf) => changed.some((issue) => related(issue.path, leaf.path)));
