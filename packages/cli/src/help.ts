@@ -178,7 +178,8 @@ Usage:
 alone. For each line, prints the spec fields it depends on with their place in <spec> (cluster.yaml:14), and
 defaults as vrrp.basePriority (default 100). Measured, not declared: every field of the validated spec, defaults
 and overlay patches included, is changed to other valid values and the file regenerated; a field is listed for
-each line that changed (docs/explain.md says how, and what it cannot see). Nothing is written.
+each line that changed. Optional fields the spec leaves out are added too, and listed as externalVips.replicas
+(unset) where that changes the line (docs/explain.md says how, and what it cannot see). Nothing is written.
 
 Options:
 ${SPEC}

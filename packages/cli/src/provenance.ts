@@ -16,6 +16,7 @@ import type { AnyPlan, Artifact, ArtifactChecker, ArtifactScope, IssuePath, Spec
 import { diffArrays } from "diff";
 import { type GenerateOptions, generate } from "./generate.js";
 import { generatorModules } from "./generators.js";
+import { unsetFieldsOf } from "./provenance-unset.js";
 
 type Module = NonNullable<GenerateOptions["modules"]>[number];
 
@@ -41,6 +42,11 @@ export interface ExplainSource {
   readonly defaulted: boolean;
   /** The default it took (value sources only). */
   readonly defaultValue?: unknown;
+  /**
+   * The spec does not set it and the schema gives it no default (a VIP's `vrid`, `externalVips.replicas`): adding it,
+   * at a value the schema allows, changes the line. Present only when true.
+   */
+  readonly unset?: boolean;
   /** Where the spec text sets it (1-based), when the spec came as text and sets it. */
   readonly line?: number;
   readonly column?: number;
@@ -83,12 +89,14 @@ type Path = (string | number)[];
 interface Leaf {
   readonly path: Path;
   readonly change: "value" | "presence";
-  /** Other values to try, in order (presence: the one candidate, removal). */
+  /** Other values to try, in order (presence: removal, twice, in two rounds grouped apart, like a boolean). */
   readonly candidates: readonly unknown[];
   /** The next candidate to try. */
   cursor: number;
   /** More valid candidates to try than the default: a version's thresholds can be anywhere in its range. */
   readonly extraRounds?: number;
+  /** An optional field with no default that the spec leaves out: the candidates add it. */
+  readonly unset?: boolean;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
@@ -216,25 +224,52 @@ function scattered<T>(items: readonly T[]): T[] {
   return items.map((_, i) => items[(i * stride) % n] as T);
 }
 
-/** The fields of the validated spec, depth first: every primitive, every array element and every nested object. */
+/** An address without its prefix length, a MAC in lower case: two strings that name the same thing. */
+const identityOf = (value: string): string => (MAC.test(value) ? value.toLowerCase() : value.replace(/\/\d{1,3}$/, ""));
+
+/** Every string of the spec, by identity: the values a perturbed name, address or MAC must not take. */
+function stringsOf(spec: unknown): Set<string> {
+  const out = new Set<string>();
+  const visit = (value: unknown): void => {
+    if (typeof value === "string") out.add(identityOf(value));
+    else if (value !== null && typeof value === "object") for (const v of Object.values(value)) visit(v);
+  };
+  visit(spec);
+  return out;
+}
+
+/**
+ * The fields of the validated spec, depth first: every primitive, every array element and every nested object.
+ * A name, address or MAC is never tried as a value the spec already has, nor as one another field is tried as:
+ * uniqueness rules (node names, addresses, MACs) would refuse it, and on a big cluster most near values are a
+ * neighbour's, so most groups of perturbations would be refused and each field tried alone.
+ */
 function leavesOf(spec: unknown, seen: readonly number[]): Leaf[] {
   const out: Leaf[] = [];
+  const taken = stringsOf(spec);
+  const fresh = (value: string, candidates: unknown[]): unknown[] => {
+    enumCache ??= enumsOf(specJsonSchema());
+    if (VERSION.test(value) || enumCache.some((e) => e.includes(value))) return candidates;
+    const out = candidates.filter((c) => typeof c !== "string" || !taken.has(identityOf(c)));
+    for (const c of out) if (typeof c === "string") taken.add(identityOf(c));
+    return out;
+  };
   const visit = (value: unknown, path: Path): void => {
     if (Array.isArray(value))
       value.forEach((item, i) => {
         visit(item, [...path, i]);
-        out.push({ path: [...path, i], change: "presence", candidates: [REMOVED], cursor: 0 });
+        out.push({ path: [...path, i], change: "presence", candidates: [REMOVED, REMOVED], cursor: 0 });
       });
     else if (isObject(value))
       for (const [key, item] of Object.entries(value)) {
         visit(item, [...path, key]);
         if (item !== null && typeof item === "object")
-          out.push({ path: [...path, key], change: "presence", candidates: [REMOVED], cursor: 0 });
+          out.push({ path: [...path, key], change: "presence", candidates: [REMOVED, REMOVED], cursor: 0 });
       }
     else {
       // A number also takes each number the explained lines show: a line may depend on a field only when the two
       // meet (an external VIP's VRID moves past the control-plane VIP's when that takes it).
-      const own = candidatesOf(value);
+      const own = typeof value === "string" ? fresh(value, candidatesOf(value)) : candidatesOf(value);
       const met = typeof value === "number" ? seen.filter((n) => n !== value && !own.includes(n)) : [];
       const candidates = [...own, ...met];
       const extraRounds = typeof value === "string" && VERSION.test(value) ? own.length : met.length;
@@ -247,8 +282,12 @@ function leavesOf(spec: unknown, seen: readonly number[]): Leaf[] {
 
 const REMOVED = Symbol("removed");
 
-/** The spec with each leaf at its current candidate: removals leave a mark first, so indices stay put until the end. */
-function perturb(spec: unknown, group: readonly Leaf[]): unknown {
+/**
+ * The spec with each leaf at its current candidate: removals leave a mark first, so indices stay put until the end.
+ * `original` takes a path of the perturbed spec (an issue's) back to the unperturbed one's: after `nodes[1]` is
+ * removed, the perturbed `nodes[1]` is the original `nodes[2]`.
+ */
+function perturb(spec: unknown, group: readonly Leaf[]): { spec: unknown; original: (path: IssuePath) => IssuePath } {
   const copy = structuredClone(spec) as Record<string, unknown>;
   for (const leaf of group) {
     let node: unknown = copy;
@@ -259,18 +298,40 @@ function perturb(spec: unknown, group: readonly Leaf[]): unknown {
     if (node === null || typeof node !== "object") continue; // inside something this group removes
     (node as Record<string | number, unknown>)[leaf.path.at(-1) as string | number] = leaf.candidates[leaf.cursor];
   }
-  const prune = (value: unknown): unknown => {
-    if (Array.isArray(value)) return value.filter((v) => v !== REMOVED).map(prune);
+  /** For each array with elements removed (by its original path), the original indices of those kept. */
+  const kept = new Map<string, number[]>();
+  const prune = (value: unknown, path: Path): unknown => {
+    if (Array.isArray(value)) {
+      const indices = value.flatMap((v, i) => (v === REMOVED ? [] : [i]));
+      if (indices.length < value.length) kept.set(JSON.stringify(path), indices);
+      return indices.map((i) => prune(value[i], [...path, i]));
+    }
     if (isObject(value))
       return Object.fromEntries(
         Object.entries(value)
           .filter(([, v]) => v !== REMOVED)
-          .map(([k, v]) => [k, prune(v)]),
+          .map(([k, v]) => [k, prune(v, [...path, k])]),
       );
     return value;
   };
-  return prune(copy);
+  const pruned = prune(copy, []);
+  const original = (path: IssuePath): IssuePath => {
+    if (kept.size === 0) return path;
+    const out: Path = [];
+    for (const seg of path) {
+      const indices = typeof seg === "number" ? kept.get(JSON.stringify(out)) : undefined;
+      out.push(indices === undefined ? seg : (indices[seg as number] ?? seg));
+    }
+    return out;
+  };
+  return { spec: pruned, original };
 }
+
+/** How near (in lines) a change must be to the explained line to have possibly been matched in its place. */
+const NEAR = 32;
+
+/** A path with its array indices wildcarded: `nodes[*].interfaces`. */
+const shapeOf = (path: IssuePath): string => path.map((seg) => (typeof seg === "number" ? "*" : seg)).join(".");
 
 /** One path is the other or inside it. */
 function related(a: IssuePath, b: IssuePath): boolean {
@@ -453,15 +514,25 @@ export function explain(spec: string | Record<string, unknown>, options: Explain
 
   let regenerations = 0;
   /** The lines of interest this group's perturbation changes, or the problems of the perturbed spec. */
+  /** A line number no line has: the group is to be split, though the line did not change. */
+  const SPLIT = -1;
   const measure = (group: readonly Leaf[]): Set<number> | readonly SpecIssue[] => {
     regenerations++;
-    const result = run(perturb(validated.value, group), mods);
-    if (!result.ok) return result.errors;
+    const perturbed = perturb(validated.value, group);
+    const result = run(perturbed.spec, mods);
+    // issues named by the unperturbed spec's paths, so they name the fields that were changed
+    if (!result.ok) return result.errors.map((issue) => ({ ...issue, path: perturbed.original(issue.path) }));
     const after = result.artifacts.find((a) => a.path === file);
     if (after?.content === artifact.content) return new Set();
     const changed = changedLines(before, after === undefined ? undefined : linesOf(after.content));
     if (wanted === undefined) return changed;
-    return changed.has(wanted) ? new Set([wanted]) : new Set();
+    if (changed.has(wanted)) return new Set([wanted]);
+    // Lines near it changed and an element removed: the diff may have matched the line to a like one nearby (a
+    // VIP's block of lines removed beside another's change), so the group is split as if it had changed the line.
+    const shifted =
+      [...changed].some((i) => Math.abs(i - wanted) <= NEAR) &&
+      group.some((l) => l.change === "presence" && typeof l.path.at(-1) === "number");
+    return shifted && group.length > 1 ? new Set([SPLIT]) : new Set();
   };
 
   // One line: its numbers and either side of each (a minimum over the nodes moves only below it); a whole file: its
@@ -472,7 +543,19 @@ export function explain(spec: string | Record<string, unknown>, options: Explain
       : numbersIn([before[wanted] ?? ""], 4)
           .flatMap((n) => [n, n - 1, n + 1])
           .filter((n) => n >= 0);
-  const leaves = leavesOf(validated.value, met);
+  // The fields it could have but does not, added at values their schema allows (as many as a present field's).
+  const leaves = [
+    ...leavesOf(validated.value, met),
+    ...unsetFieldsOf(validated.value, specJsonSchema(), met).map(
+      ({ path, candidates }): Leaf => ({
+        path,
+        change: "value",
+        candidates,
+        cursor: 0,
+        unset: true,
+      }),
+    ),
+  ];
   const sourcesOf = new Map<Leaf, Set<number>>();
   const measured = new Set<Leaf>();
   const attribute = (leaf: Leaf, changed: Set<number>) => {
@@ -483,19 +566,58 @@ export function explain(spec: string | Record<string, unknown>, options: Explain
     sourcesOf.set(leaf, set);
   };
   /**
-   * Group testing. A group that is not valid sets aside the fields its errors name (each then tried alone, which
-   * moves on to its next value while it is not valid), or is split when they name none of them.
+   * What was refused, by kind of change: a field's shape (`nodes[*].roles[*]`) with the value it was tried at
+   * (`"control-plane"`), or the removal of an object under a key (`nodes[*].interfaces.wan1`). A kind refused alone
+   * for three fields and never accepted is not tried again for the others (a sixth control plane, a removed
+   * segment interface: refused for each of 300 nodes alike); a removal refused as a missing required key, at once.
+   * Numbers and free strings (addresses, names) differ per field, so they never meet here.
    */
-  const search = (group: Leaf[]): void => {
+  const refusals = new Map<string, number>();
+  const accepted = new Set<string>();
+  const kindOf = (leaf: Leaf): string | undefined => {
+    const value = leaf.candidates[leaf.cursor];
+    if (leaf.change === "presence")
+      return typeof leaf.path.at(-1) === "string" ? `${shapeOf(leaf.path)} removed` : undefined;
+    return typeof value === "boolean" || typeof value === "string"
+      ? `${shapeOf(leaf.path)}=${String(value)}`
+      : undefined;
+  };
+  const refusedKind = (leaf: Leaf): boolean => {
+    const kind = kindOf(leaf);
+    return kind !== undefined && !accepted.has(kind) && (refusals.get(kind) ?? 0) >= 3;
+  };
+  /** One more refusal of the leaf's kind; a required key (every node's `interfaces`) at once. */
+  const refuse = (leaf: Leaf, issues: readonly SpecIssue[]): void => {
+    const kind = kindOf(leaf);
+    if (kind === undefined) return;
+    const missing = issues.some((i) => i.code === "missing_key" && related(i.path, leaf.path));
+    refusals.set(kind, missing ? 3 : (refusals.get(kind) ?? 0) + 1);
+  };
+  /** Past the value the leaf was refused at, and its repeats (a boolean's second try, a removal's). */
+  const refused = (leaf: Leaf): void => {
+    const value = leaf.candidates[leaf.cursor];
+    while (leaf.cursor < leaf.candidates.length && leaf.candidates[leaf.cursor] === value) leaf.cursor++;
+  };
+  const search = (all: Leaf[]): void => {
+    const group =
+      refusals.size === 0
+        ? all
+        : all.filter((leaf) => {
+            while (leaf.cursor < leaf.candidates.length && refusedKind(leaf)) leaf.cursor++;
+            return leaf.cursor < leaf.candidates.length;
+          });
     if (group.length === 0) return;
     const changed = measure(group);
     if (group.length === 1) {
       const leaf = group[0] as Leaf;
+      const kind = kindOf(leaf);
       if (changed instanceof Set) {
+        if (kind !== undefined) accepted.add(kind);
         attribute(leaf, changed);
         return;
       }
-      leaf.cursor++;
+      refuse(leaf, changed);
+      refused(leaf);
       if (leaf.cursor < leaf.candidates.length) search(group);
       return;
     }
@@ -517,14 +639,22 @@ export function explain(spec: string | Record<string, unknown>, options: Explain
     search(group.slice(0, half));
     search(group.slice(half));
   };
-  for (let round = 0; ; round++) {
-    const pending = leaves.filter(
-      (l) => l.cursor < l.candidates.length && round < perturbations + (l.extraRounds ?? 0),
-    );
-    if (pending.length === 0) break;
-    search(round % 2 === 0 ? pending : scattered(pending));
-    for (const leaf of pending) leaf.cursor++; // the next round tries the next value
-  }
+  // The spec's own fields first, then the ones it leaves out, each in rounds of their own: an added field grouped
+  // with the spec's could cancel out a change of theirs (replicas added beside a VIP removed), so the spec's fields
+  // are measured as if no field were added.
+  for (const part of [leaves.filter((l) => !l.unset), leaves.filter((l) => l.unset)])
+    for (let round = 0; ; round++) {
+      // For one line, a field found to change it is done: more values could only change it again.
+      const pending = part.filter(
+        (l) =>
+          l.cursor < l.candidates.length &&
+          round < perturbations + (l.extraRounds ?? 0) &&
+          (wanted === undefined || !sourcesOf.has(l)),
+      );
+      if (pending.length === 0) break;
+      search(round % 2 === 0 ? pending : scattered(pending));
+      for (const leaf of pending) leaf.cursor++; // the next round tries the next value
+    }
 
   const raw = text === undefined ? spec : parseYamlDocuments(text)[0];
   const MISSING = Symbol("missing");
@@ -536,6 +666,7 @@ export function explain(spec: string | Record<string, unknown>, options: Explain
           leaves.map((l) => ({ path: l.path, message: "", severity: "warning", code: "rule" })),
         );
   const sourceOf = (leaf: Leaf, i: number): ExplainSource => {
+    if (leaf.unset) return { path: toDotPath(leaf.path), change: leaf.change, defaulted: false, unset: true };
     const defaulted = at(raw, leaf.path, MISSING) === MISSING;
     const position = located[i];
     return {
@@ -557,6 +688,9 @@ export function explain(spec: string | Record<string, unknown>, options: Explain
     wanted === undefined || wanted === i ? [{ number: i + 1, text: t, sources: perLine[i] ?? [] }] : [],
   );
   // A removal that no spec survives (a required field, the last control plane) is not a missing measurement.
-  const unmeasured = leaves.filter((l) => l.change === "value" && !measured.has(l)).map((l) => toDotPath(l.path));
+  // Nor is a field the spec leaves out that no value can be added at.
+  const unmeasured = leaves
+    .filter((l) => l.change === "value" && !l.unset && !measured.has(l))
+    .map((l) => toDotPath(l.path));
   return { ok: true, file, lines, unmeasured, regenerations, warnings };
 }

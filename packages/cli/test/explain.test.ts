@@ -6,6 +6,7 @@ import { join } from "node:path";
 import Ajv2020 from "ajv/dist/2020.js";
 import { type ExplainedLine, explain } from "clusterspec";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { closeMatches, linesOf } from "../src/provenance.js";
 import { runCaptured } from "./capture.js";
 
@@ -60,6 +61,29 @@ describe("explain (library) on bare-metal-ha's keepalived.conf of k8s-2", () => 
     expect(address.sources).toContainEqual(
       expect.objectContaining({ path: "externalVips.addresses[1]", change: "presence" }),
     );
+  });
+
+  it("lists an optional field the spec leaves out, marked unset, on the lines adding it changes", () => {
+    // externalVips.replicas 2 leaves k8s-2, the last backup of .20, out of that VIP's instance
+    const header = lines.find((l) => l.text.startsWith("# external VIP 10.118.11.20:"));
+    expect(header?.sources).toContainEqual({
+      path: "externalVips.replicas",
+      change: "value",
+      defaulted: false,
+      unset: true,
+    });
+    // k8s-2 is the master of .21: two carriers keep it, so that instance does not list it
+    expect(paths(line("    priority 100"))).not.toContain("externalVips.replicas");
+    // every field marked unset is one the spec text leaves out, and has no default
+    const raw = parse(bareMetal);
+    const unset = [...new Set(lines.flatMap((l) => l.sources.filter((s) => s.unset).map((s) => s.path)))];
+    expect(unset).toContain("externalVips.replicas");
+    for (const path of unset) {
+      const keys = path.replace(/\[(\d+)\]/g, ".$1").split(".");
+      const parent = keys.slice(0, -1).reduce((o, k) => o?.[k], raw);
+      // (its object may be absent too, filled in by a default: vrrp.healthCheck)
+      expect(parent !== undefined && Object.hasOwn(parent, keys.at(-1) as string), path).toBe(false);
+    }
   });
 
   it("explains one line alone, with the same sources as the whole file", () => {
@@ -125,6 +149,24 @@ describe("clusterspec explain", () => {
     expect(r.stdout).toContain(`${KEEPALIVED}, from cluster.yaml\n\n${number} |     priority 100\n`);
     expect(r.stdout).toContain("← vrrp.basePriority (default 100)\n");
     expect(r.stdout).toContain(`← nodes[1].name (cluster.yaml:${specLine(bareMetal, "name: k8s-2")})\n`);
+  });
+
+  it("marks a field the spec could add as unset, in text and in JSON", async () => {
+    const number = mustExplain(bareMetal, { file: KEEPALIVED }).find((l) =>
+      l.text.startsWith("# external VIP 10.118.11.20:"),
+    )?.number;
+    const text = await cli(["cluster.yaml", `${KEEPALIVED}:${number}`]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain("← externalVips.replicas (unset)\n");
+    const json = await cli(["cluster.yaml", `${KEEPALIVED}:${number}`, "--json"]);
+    const doc = JSON.parse(json.stdout);
+    expect(validateJson(doc), JSON.stringify(validateJson.errors)).toBe(true);
+    expect(doc.lines[0].sources).toContainEqual({
+      path: "externalVips.replicas",
+      change: "value",
+      defaulted: false,
+      unset: true,
+    });
   });
 
   it("prints the versioned JSON document", async () => {

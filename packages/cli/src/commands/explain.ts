@@ -17,10 +17,14 @@ export function parseTarget(target: string): { file: string; line?: number } {
   return { file, line };
 }
 
-/** `vrrp.basePriority (default 100)`, `nodes[1].name (cluster.yaml:49)`, `nodes[2] (presence, cluster.yaml:56)`. */
+/**
+ * `vrrp.basePriority (default 100)`, `nodes[1].name (cluster.yaml:49)`, `nodes[2] (presence, cluster.yaml:56)`,
+ * `externalVips.replicas (unset)` (the spec could add it).
+ */
 export function describeSource(source: ExplainSource, specName: string): string {
   const notes = [
     ...(source.change === "presence" ? ["presence"] : []),
+    ...(source.unset ? ["unset"] : []),
     ...(source.defaulted
       ? [source.change === "value" ? `default ${JSON.stringify(source.defaultValue)}` : "default"]
       : []),
