@@ -34,10 +34,11 @@ if (process.argv[2] === "generate") require("node:crypto");
 // No optimizing compiler: a run is too short for TurboFan's compile (on a second thread) to pay for itself. Measured
 // with `pnpm bench`: 14-28% less CPU from the bare-metal example to 1,000 nodes, and no slower to finish.
 v8.setFlagsFromString("--no-turbofan");
-// The young generation grows sixteenfold (to its 16 MiB limit) at the first collection that finds it too small, not
-// twofold: most of what a run allocates early (the spec's schema, its parsed text) lives to the end, and each
-// doubling copied it again (bare-metal example: 5 scavenges become 2, 4% fewer instructions; peak RSS unchanged).
-v8.setFlagsFromString("--semi-space-growth-factor=16");
+// The young generation keeps V8's own growth (twofold). Growing it sixteenfold at once (--semi-space-growth-factor=16)
+// made the bare-metal example's 5 scavenges 2 and its instructions 4% fewer, but committing the 16 MiB semi-spaces
+// in one collection cost more kernel time than the copies it saved: measured with whole processes, CPU time (user +
+// sys) against node -e 0 by pairs, three runs of 15-25 pairs, 2.48× → 2.34× for a fresh write and 3.22× → 3.16× for a
+// first run, 30 nodes × 254 VIPs 5.24× → 4.88×, 300 × 254 within noise; peak RSS lower at every size.
 
 /** Caches kept: every command of a few builds and Node versions; the least recently used go. */
 const KEEP_CACHES = 24;

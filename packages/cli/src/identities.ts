@@ -37,19 +37,27 @@ export async function readFolderIdentities(fs: FileSystem, outDir: string): Prom
 
 /** Reads and checks an identities file at `path` when it exists (`changes --identities <file>`). */
 export async function readIdentitiesFile(fs: FileSystem, path: string): Promise<PreviousIdentities> {
-  const { identitiesPath, parseIdentities } = await import("@clusterspec/core");
+  const text = readIdentitiesText(fs, path);
+  return text === undefined ? NONE : checkIdentities(path, text);
+}
+
+/**
+ * The text of an identities file at `path` as readIdentitiesFile reads it (a regular file only, never through a
+ * link, of a bounded size), not yet checked; undefined when there is none. Loads no core: `generate` digests the
+ * text for its unchanged-tree shortcut first, and checks it (checkIdentities) only when it generates.
+ */
+export function readIdentitiesText(fs: FileSystem, path: string): string | undefined {
   let kind: ReturnType<FileSystem["kind"]>;
   try {
     kind = fs.kind(path);
   } catch (e) {
     // A folder that cannot hold one (a file on the way, no permission): the write names that problem itself.
-    if (isFsError(e)) return NONE;
+    if (isFsError(e)) return undefined;
     throw e;
   }
-  if (kind === undefined) return NONE;
-  let text: string;
+  if (kind === undefined) return undefined;
   try {
-    text = fs.readRegular(path, IDENTITIES_MAX_BYTES, { noFollow: true });
+    return fs.readRegular(path, IDENTITIES_MAX_BYTES, { noFollow: true });
   } catch (e) {
     if (e instanceof UnreadableFileError)
       throw CliError.of(
@@ -59,6 +67,11 @@ export async function readIdentitiesFile(fs: FileSystem, path: string): Promise<
     if (isFsError(e)) throw CliError.of("filesystem", `cannot read ${path}: ${describeFsError(e, fs, path)}`);
     throw e;
   }
+}
+
+/** The text read from `path` (readIdentitiesText), checked field by field: a malformed one is a CliError (exit 2). */
+export async function checkIdentities(path: string, text: string): Promise<PreviousIdentities> {
+  const { identitiesPath, parseIdentities } = await import("@clusterspec/core");
   let value: unknown;
   try {
     value = JSON.parse(text);

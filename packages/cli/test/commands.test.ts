@@ -124,30 +124,44 @@ describe("the command's bundle", () => {
   });
 
   /** What a run of the command initialised, through bin.cjs as a user runs it. */
-  function initialised(args: string[]): { code: number | null; core: boolean; crypto: boolean } {
+  function initialised(
+    args: string[],
+    cacheDir = "off",
+  ): { code: number | null; core: boolean; crypto: boolean; stdout: string } {
     const r = spawnSync(process.execPath, ["-r", join(work, "probe.cjs"), bin, ...args], {
-      env: { PATH: process.env.PATH ?? "", HOME: work, TMPDIR: work, CLUSTERSPEC_CACHE_DIR: "off" },
+      env: { PATH: process.env.PATH ?? "", HOME: work, TMPDIR: work, CLUSTERSPEC_CACHE_DIR: cacheDir },
       stdio: ["ignore", "pipe", "pipe", "pipe"],
       encoding: "utf8",
       timeout: 60_000,
     });
-    return { code: r.status, ...JSON.parse(r.output[3] ?? "{}") };
+    return { code: r.status, stdout: r.stdout, ...JSON.parse(r.output[3] ?? "{}") };
   }
 
   it("initialises no core and loads no node:crypto for help, --version and a usage mistake", () => {
     for (const args of [["--help"], ["help"], ["help", "simulate"], ["validate", "--help"], ["--version"]])
-      expect(initialised(args), args.join(" ")).toEqual({ code: 0, core: false, crypto: false });
+      expect(initialised(args), args.join(" ")).toMatchObject({ code: 0, core: false, crypto: false });
     for (const args of [[], ["validate"], ["plan", spec, "--force"], ["simulate", "-"]])
-      expect(initialised(args), args.join(" ")).toEqual({ code: 2, core: false, crypto: false });
+      expect(initialised(args), args.join(" ")).toMatchObject({ code: 2, core: false, crypto: false });
   });
 
   it("initialises core for a command on a spec, and node:crypto only for generate", () => {
-    expect(initialised(["validate", spec])).toEqual({ code: 0, core: true, crypto: false });
-    expect(initialised(["simulate", spec])).toEqual({ code: 0, core: true, crypto: false });
-    expect(initialised(["generate", spec, "-o", join(work, "out"), "--json"])).toEqual({
+    expect(initialised(["validate", spec])).toMatchObject({ code: 0, core: true, crypto: false });
+    expect(initialised(["simulate", spec])).toMatchObject({ code: 0, core: true, crypto: false });
+    expect(initialised(["generate", spec, "-o", join(work, "out"), "--json"])).toMatchObject({
       code: 0,
       core: true,
       crypto: true,
     });
+  });
+
+  it("initialises no core for a generate whose folder is up to date (identities.json is only digested)", () => {
+    const out = join(work, "up-to-date");
+    const cache = join(work, "records");
+    const first = initialised(["generate", spec, "-o", out], cache);
+    expect(first).toMatchObject({ code: 0, core: true, crypto: true });
+    expect(first.stdout).toContain(`wrote ${out}`);
+    const again = initialised(["generate", spec, "-o", out], cache);
+    expect(again).toMatchObject({ code: 0, core: false, crypto: true });
+    expect(again.stdout).toContain(`${out} is up to date`);
   });
 });

@@ -58,22 +58,27 @@ async function write(spec: SpecRun, values: Values): Promise<number> {
   const resolved = values["with-secrets"] === true;
   const outDir = spec.outDir(values.output);
   const secretsNote = resolved ? " (secrets resolved, secret files 0600)" : " (secrets as placeholders)";
-  // The VIP priority orders the last run left in the folder are an input: they are carried forward.
-  const { readIdentities } = await import("../identities.js");
-  const previous = await readIdentities(fs, outDir);
+  // The VIP priority orders the last run left in the folder are an input: they are carried forward. The file is read
+  // here and checked only when the tree is generated: the unchanged-tree shortcut digests its text, so an up-to-date
+  // folder loads no core (whose zod schemas alone are a third of such a run). The shortcut cannot take a malformed
+  // one: the file is one of the recorded tree's, as the last successful run wrote it.
+  const { readIdentitiesText, checkIdentities } = await import("../identities.js");
+  const identitiesAt = join(outDir, IDENTITIES_FILE);
+  const identitiesText = readIdentitiesText(fs, identitiesAt);
   // The unchanged-tree shortcut (input-digest.ts): plain `generate` only, with text output.
   const digest =
-    format === "text" && io.codeId ? await shortcut(io.codeId, spec, values, outDir, text, previous.text) : undefined;
+    format === "text" && io.codeId ? await shortcut(io.codeId, spec, values, outDir, text, identitiesText) : undefined;
   if (digest?.upToDate) {
     const r = digest.upToDate;
     io.stdout(`${out.green("✔")} ${outDir} is up to date (${r.artifacts} files, none touched)${secretsNote}\n`);
     if (r.placeholders) io.stderr(`${err.yellow("⚠")} ${PLACEHOLDER_WARNING}\n`);
     return EXIT_OK;
   }
+  const previous = identitiesText === undefined ? undefined : await checkIdentities(identitiesAt, identitiesText);
   const reads: Reads = { env: [], files: [] };
   const checked = await checkSpec(spec, text, {
     ...(resolved ? { secrets: (refs: readonly SecretReference[]) => readSecrets(refs, specPath, io, fs, reads) } : {}),
-    ...(previous.identities ? { identities: previous.identities } : {}),
+    ...(previous?.identities ? { identities: previous.identities } : {}),
   });
   if (!checked.ok) return checked.code;
   const { result, warnings, omitted, output } = checked;
