@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Ajv2020 from "ajv/dist/2020.js";
-import { type ExplainedLine, explain } from "clusterspec";
+import { type ExplainedLine, explain, generate } from "clusterspec";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { closeMatches, linesOf } from "../src/provenance.js";
@@ -209,5 +209,29 @@ describe("clusterspec explain", () => {
     const r = await cli(["cluster.yaml"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("expected a spec file (or - for standard input) and <file>[:<line>]");
+  });
+});
+
+describe("explain tries a number at the values the explained line shows", () => {
+  it("an MTU far above the line's minimum is tried just below it (property counterexample, seed 1844332832)", () => {
+    // every wan1 at 9000, every wan0 at its default 1500: PLAN.md's MTU budget shows the smallest, 1500, which a
+    // wan1 MTU changes only below 1500: its near and far values (9001, 18000, 8999, 9016, 8984, 4500) never do
+    const jumbo = bareMetal.replace(/(wan1: \{ mac: "[^"]+", address: [^ ,}]+)/g, "$1, mtu: 9000");
+    expect(jumbo.match(/mtu: 9000/g)?.length).toBe(3);
+    // generated as explain generates it: the validated object, no secrets
+    const tree = generate(parse(jumbo));
+    if (!tree.ok) throw new Error(JSON.stringify(tree.errors));
+    const plan = linesOf(tree.artifacts.find((f) => f.path === "PLAN.md")?.content ?? "");
+    const budget = plan.findIndex((l) => l.startsWith("| MTU budget | link 1500,"));
+    expect(budget).toBeGreaterThan(0);
+    const [line] = mustExplain(jumbo, { file: "PLAN.md", line: budget + 1 });
+    expect(line?.text).toMatch(/^\| MTU budget \| link 1500,/);
+    expect(line?.sources.map((s) => s.path)).toEqual(
+      expect.arrayContaining([
+        "nodes[0].interfaces.wan1.mtu",
+        "nodes[1].interfaces.wan1.mtu",
+        "nodes[2].interfaces.wan1.mtu",
+      ]),
+    );
   });
 });
