@@ -655,7 +655,18 @@ export function explain(spec: string | Record<string, unknown>, options: Explain
           (wanted === undefined || !sourcesOf.has(l)),
       );
       if (pending.length === 0) break;
-      search(round % 2 === 0 ? pending : scattered(pending));
+      // Changes that can hide each other are never tried together, else the group changes nothing and each is taken
+      // as not mattering: the cluster's own settings (fields outside every list) apart from the lists' elements (a
+      // setting switches how a node's field is written: Kubernetes 1.25 moves a btrfs node's storage gate from
+      // conf.d to kubeadm.yaml), and removals apart from values (a removed vrrp.auth hides its type changed to AH).
+      const apart = new Map<string, Leaf[]>();
+      for (const l of pending) {
+        const key = `${l.path.some((seg) => typeof seg === "number")} ${l.change}`;
+        const fields = apart.get(key);
+        if (fields) fields.push(l);
+        else apart.set(key, [l]);
+      }
+      for (const fields of apart.values()) search(round % 2 === 0 ? fields : scattered(fields));
       for (const leaf of pending) leaf.cursor++; // the next round tries the next value
     }
 

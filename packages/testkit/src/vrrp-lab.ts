@@ -151,6 +151,11 @@ export interface VrrpLab {
   observeAll(): Observation;
   /** Last lines of each node's keepalived log, for failure messages. */
   logs(lines?: number): string;
+  /**
+   * The most any keepalived of the lab ran a timer late, in seconds, from its "A thread timer expired N seconds
+   * ago" lines (0 if none): a daemon starved of CPU that long cannot keep VRRP's timing, whatever its config says.
+   */
+  lateTimerSeconds(): number;
   stop(): Promise<void>;
 }
 
@@ -781,6 +786,15 @@ export async function startVrrpLab(options: VrrpLabOptions): Promise<VrrpLab> {
           return `--- ${n.name} (${n.ns}) keepalived log, last ${lines} lines\n${text.trimEnd().split("\n").slice(-lines).join("\n")}`;
         })
         .join("\n");
+    },
+    lateTimerSeconds() {
+      let late = 0;
+      for (const n of nodes) {
+        const text = existsSync(keepLog(n)) ? readFileSync(keepLog(n), "utf8") : "";
+        for (const m of text.matchAll(/A thread timer expired (\d+(?:\.\d+)?) seconds ago/g))
+          late = Math.max(late, Number(m[1]));
+      }
+      return late;
     },
     async stop() {
       destroy();
