@@ -118,6 +118,12 @@ function enumsOf(schema: unknown): string[][] {
 
 let enumCache: string[][] | undefined;
 
+/** Whether `value` is a member of one of the spec's enums (`btrfs`, `AH`): a choice, not a name. */
+function isEnumMember(value: string): boolean {
+  enumCache ??= enumsOf(specJsonSchema());
+  return enumCache.some((e) => e.includes(value));
+}
+
 /** `s` with its `run`-th run of digits from the end moved by `by` (undefined below 0), keeping leading zeros. */
 function nudgeDigits(s: string, run: number, by: number): string | undefined {
   const m = [...s.matchAll(/\d+/g)].at(-1 - run);
@@ -248,8 +254,7 @@ function leavesOf(spec: unknown, seen: readonly number[], perturbations: number)
   const out: Leaf[] = [];
   const taken = stringsOf(spec);
   const fresh = (value: string, candidates: unknown[]): unknown[] => {
-    enumCache ??= enumsOf(specJsonSchema());
-    if (VERSION.test(value) || enumCache.some((e) => e.includes(value))) return candidates;
+    if (VERSION.test(value) || isEnumMember(value)) return candidates;
     const out = candidates.filter((c) => typeof c !== "string" || !taken.has(identityOf(c)));
     for (const c of out) if (typeof c === "string") taken.add(identityOf(c));
     return out;
@@ -658,15 +663,26 @@ export function explain(spec: string | Record<string, unknown>, options: Explain
       // Changes that can hide each other are never tried together, else the group changes nothing and each is taken
       // as not mattering: the cluster's own settings (fields outside every list) apart from the lists' elements (a
       // setting switches how a node's field is written: Kubernetes 1.25 moves a btrfs node's storage gate from
-      // conf.d to kubeadm.yaml), and removals apart from values (a removed vrrp.auth hides its type changed to AH).
+      // conf.d to kubeadm.yaml); removals apart from values (a removed vrrp.auth hides its type changed to AH); and
+      // a flag or choice of the elements by the value it is set to (one node's carriesExternalVips turned off
+      // beside another's turned on leaves the carriers' count, and the lines that show it, as they were).
       const apart = new Map<string, Leaf[]>();
       for (const l of pending) {
-        const key = `${l.path.some((seg) => typeof seg === "number")} ${l.change}`;
+        const value = l.candidates[l.cursor];
+        const flag = typeof value === "boolean" || (typeof value === "string" && isEnumMember(value));
+        const key = `${l.path.some((seg) => typeof seg === "number")} ${l.change} ${flag ? `${shapeOf(l.path)}=${String(value)}` : ""}`;
         const fields = apart.get(key);
         if (fields) fields.push(l);
         else apart.set(key, [l]);
       }
-      for (const fields of apart.values()) search(round % 2 === 0 ? fields : scattered(fields));
+      // Each round starts from smaller groups (halves, then quarters, at most eighths), each in another order: fields
+      // that act only together (every node on btrfs moves the storage setting from each node's kubeadm.yaml to the
+      // cluster's) would otherwise meet in the first group of every round and hide each other's change every time.
+      for (const fields of apart.values()) {
+        const ordered = round % 2 === 0 ? fields : scattered(fields);
+        const size = Math.ceil(ordered.length / 2 ** Math.min(round, 3));
+        for (let at = 0; at < ordered.length; at += size) search(ordered.slice(at, at + size));
+      }
       for (const leaf of pending) leaf.cursor++; // the next round tries the next value
     }
 

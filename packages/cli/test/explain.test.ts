@@ -265,4 +265,30 @@ describe("explain keeps apart the changes that hide each other (property counter
     const sources = sourcesAt(spec, "PLAN.md", (l) => l.includes("VRRP (IP protocol 112) between"));
     expect(sources).toContain("vrrp.auth.type");
   });
+
+  it("a carrier behind a keepalived order comment, not hidden by another node turned carrier beside it", () => {
+    // z170 (nodes[1]) is the "1 more" of VIP .3's order; z170 off beside q1zwv (nodes[0]) on keeps the count
+    const spec = fixture("carriers-swapped.yaml");
+    const sources = sourcesAt(spec, "nodes/yov/etc/keepalived/keepalived.conf", (l) =>
+      l.startsWith("# external VIP 192.168.248.3: master f2345 (100), backups g2-3 (99), yov (98) and 1 more"),
+    );
+    expect(sources).toContain("nodes[1].carriesExternalVips");
+  });
+
+  it("a node's root filesystem behind its kubeadm.yaml, not hidden by every other node turned btrfs beside it", () => {
+    // cbz4 (nodes[0]) on btrfs adds its own kubelet patches after line 18; with every node on btrfs the setting
+    // moves to the cluster's KubeletConfiguration instead, and the three ext4 nodes meet in each round's first group
+    const spec = fixture("all-btrfs-together.yaml");
+    let seen = 0; // line 18, as found: the InitConfiguration's bindPort, after which the patches directory comes
+    const sources = sourcesAt(spec, "nodes/cbz4/kubeadm.yaml", (l) => ++seen === 18 && l === "  bindPort: 6443");
+    expect(sources).toContain("nodes[0].rootFilesystem");
+  });
+
+  it("a carrier behind identities.json's carriers, not hidden by another node turned carrier beside it", () => {
+    // the sound property's counterexample: e2c (nodes[0]) turned carrier changes the list, and was not listed
+    const spec = fixture("carriers-swapped-identities.yaml");
+    let seen = 0; // line 26, as found: the third carrier's name in the first VIP's order
+    const sources = sourcesAt(spec, "identities.json", () => ++seen === 26);
+    expect(sources).toContain("nodes[0].carriesExternalVips");
+  });
 });
