@@ -335,6 +335,9 @@ function perturb(spec: unknown, group: readonly Leaf[]): { spec: unknown; origin
   return { spec: pruned, original };
 }
 
+/** Up to how many flags and choices (booleans, enum fields) a spec may have for each to be tried alone too. */
+const ALONE_FLAGS = 64;
+
 /** How near (in lines) a change must be to the explained line to have possibly been matched in its place. */
 const NEAR = 32;
 
@@ -685,6 +688,22 @@ export function explain(spec: string | Record<string, unknown>, options: Explain
       }
       for (const leaf of pending) leaf.cursor++; // the next round tries the next value
     }
+  // Flags and choices act together through what they count (carriers, btrfs nodes): a node turned carrier beside
+  // another reshuffles the VIP orders differently from either alone. Where they are few (a small cluster), each is
+  // also tried alone at each of its values, so for them the answer does not depend on the groups.
+  const isFlag = (l: Leaf) =>
+    l.change === "value" &&
+    !l.unset &&
+    l.candidates.some((c) => typeof c === "boolean" || (typeof c === "string" && isEnumMember(c)));
+  const flags = leaves.filter(isFlag);
+  if (flags.length <= ALONE_FLAGS)
+    for (const leaf of flags)
+      for (const value of new Set(leaf.candidates)) {
+        if (wanted !== undefined && sourcesOf.has(leaf)) break;
+        leaf.cursor = leaf.candidates.indexOf(value);
+        const changed = measure([leaf]);
+        if (changed instanceof Set) attribute(leaf, changed);
+      }
 
   const raw = text === undefined ? spec : parseYamlDocuments(text)[0];
   const MISSING = Symbol("missing");

@@ -284,6 +284,15 @@ describe("explain keeps apart the changes that hide each other (property counter
     expect(sources).toContain("nodes[0].rootFilesystem");
   });
 
+  it("a node turned carrier behind a VIP's order, however the other new carriers are grouped with it", () => {
+    // five non-carriers: xji-3a3zh-8 (nodes[2]) alone goes first in 192.168.236.2's order, moving t9 off line 12;
+    // beside the other four (or some of them) t9 stays on line 12
+    const spec = fixture("carriers-added-together.yaml");
+    let seen = 0;
+    const sources = sourcesAt(spec, "identities.json", (l) => ++seen === 12 && l.trim() === '"t9",');
+    expect(sources).toContain("nodes[2].carriesExternalVips");
+  });
+
   it("a carrier behind identities.json's carriers, not hidden by another node turned carrier beside it", () => {
     // the sound property's counterexample: e2c (nodes[0]) turned carrier changes the list, and was not listed
     const spec = fixture("carriers-swapped-identities.yaml");
