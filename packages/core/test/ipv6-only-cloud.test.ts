@@ -52,7 +52,7 @@ describe("IPv6-only pools", () => {
   it("refuse an instance type that is not Nitro (AWS launches only Nitro instances into IPv6-only subnets)", () => {
     expect(errorsOf(only, ["instanceType: t4g.xlarge", "instanceType: m4.large"])).toMatchInlineSnapshot(`
       "✖ pool ci-arm64 is IPv6-only (ipv6: only), but m4.large is not a Nitro instance type: AWS launches only Nitro instances into IPv6-only subnets (and serves IMDS over IPv6 only to them); choose a Nitro type (e.g. m6i, t3, c7g), or set ipv6: dual-stack
-        → at cloud.pools[0].instanceType (cluster.yaml:35:7)"
+        → at cloud.pools[0].instanceType (cluster.yaml:38:7)"
     `);
   });
 
@@ -65,9 +65,9 @@ describe("IPv6-only pools", () => {
       ),
     ).toMatchInlineSnapshot(`
       "✖ pool ci-arm64 is IPv6-only (ipv6: only), but the hub's endpoint 198.51.100.10:51820 is an IPv4 address: its instances have no IPv4 address and cannot reach the hub to bring the tunnel up; give cloud.wireguard.endpoint as an IPv6 address or a DNS name (with an AAAA record, or through the subnet's DNS64 and NAT64), or set ipv6: dual-stack
-        → at cloud.pools[0].ipv6 (cluster.yaml:46:7)
+        → at cloud.pools[0].ipv6 (cluster.yaml:49:7)
       ✖ pool ci-arm64 is IPv6-only (ipv6: only), but the provisioner URL https://198.51.100.20:8443 names an IPv4 address: its instances have no IPv4 address and cannot fetch their WireGuard config; give the provisioner URL a DNS name (with an AAAA record, or through the subnet's DNS64 and NAT64), or set ipv6: dual-stack
-        → at cloud.pools[0].ipv6 (cluster.yaml:46:7)"
+        → at cloud.pools[0].ipv6 (cluster.yaml:49:7)"
     `);
   });
 
@@ -108,7 +108,7 @@ describe("IPv6-only pools", () => {
   it("refuse an unknown ipv6 value, naming the allowed ones", () => {
     expect(errorsOf(only, ["      ipv6: only\n", "      ipv6: v6only\n"])).toMatchInlineSnapshot(`
       "✖ "v6only" is not one of off, dual-stack, only
-        → at cloud.pools[0].ipv6 (cluster.yaml:46:7)"
+        → at cloud.pools[0].ipv6 (cluster.yaml:49:7)"
     `);
   });
 });
