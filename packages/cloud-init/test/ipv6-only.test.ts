@@ -7,6 +7,7 @@ import { fixtureText, hasTool, run, toolAvailable, withNetns } from "@clusterspe
 import { describe, expect, it } from "vitest";
 import { generateCloudInit } from "../src/generate.js";
 import { IMDS_URLS, JOIN_SCRIPT_PATH, joinScript } from "../src/join-script.js";
+import { summarizeCloudInit } from "../src/summary.js";
 
 function userData(name: string): Record<string, { write_files: { path: string; content: string }[] }> {
   const loaded = loadSpec(fixtureText(name));
@@ -59,6 +60,17 @@ describe("IPv6-only pools' join script", () => {
     expect(run("bash", ["-n", "-c", only]).status).toBe(0);
     // the IPv4 script is the one every other pool ships
     expect(joinScript("m", [6], "ipv4")).toBe(joinScript("m", [6]));
+  });
+
+  it("explains the tunnel MTU in PLAN.md by the IPv6-only pool, without advising an IPv4 endpoint it cannot reach", () => {
+    const loaded = loadSpec(fixtureText("ipv6-only-cloud-burst-only"));
+    if (!loaded.ok) throw new Error("invalid fixture");
+    const plan = resolvePlan(loaded.value);
+    const md = summarizeCloudInit(plan, generateCloudInit(plan)) ?? "";
+    expect(md).toContain(
+      "Tunnel MTU 1420 = underlay 1500 − 80: pool ci-arm64 is IPv6-only (`ipv6: only`), so the path is IPv6: outer IPv6 (40) + UDP (8) + WireGuard (32).",
+    );
+    expect(md).not.toContain("give an IPv4 literal");
   });
 
   it("reaches an IMDSv2 stand-in on fd00:ec2::254 with the real curl, in a namespace without IPv4", async (ctx) => {
