@@ -96,8 +96,12 @@ export type JoinEnv = Record<(typeof JOIN_ENV_KEYS)[number], string>;
 export const wgKeys = (section: keyof typeof WG_ALLOWED_KEYS): string =>
   WG_ALLOWED_KEYS[section].map((k) => k.toLowerCase()).join(", ");
 
-export function shippedJoinScript(marker: string, families: readonly (4 | 6)[] = [4]): string {
-  return joinScript(marker, families)
+export function shippedJoinScript(
+  marker: string,
+  families: readonly (4 | 6)[] = [4],
+  imds: ImdsFamily = "ipv4",
+): string {
+  return joinScript(marker, families, imds)
     .split("\n")
     .filter((line, i) => i < 2 || !/^\s*#/.test(line))
     .join("\n");
@@ -117,12 +121,32 @@ tunnel_address() {
 }
 `;
 
+/** How the instance reaches IMDS: IPv4 (169.254.169.254), or IPv6 ([fd00:ec2::254]) on an IPv6-only pool's instances. */
+export type ImdsFamily = "ipv4" | "ipv6";
+
+/** The base URLs of IMDS; the IPv6 one answers on Nitro instances with `http_protocol_ipv6` enabled. */
+export const IMDS_URLS: Readonly<Record<ImdsFamily, string>> = {
+  ipv4: "http://169.254.169.254/latest",
+  ipv6: "http://[fd00:ec2::254]/latest",
+};
+
+/**
+ * An IPv6-only instance has no IPv4 address and so no route to 169.254.169.254: its script reads IMDS at its IPv6
+ * address (curl takes a bracketed IPv6 literal without --globoff).
+ */
+function withImds(script: string, imds: ImdsFamily): string {
+  if (imds === "ipv4") return script;
+  const line = `readonly IMDS=${IMDS_URLS.ipv4}\n`;
+  if (!script.includes(line)) throw new Error("join script: IMDS line not found");
+  return script.replace(line, `readonly IMDS=${IMDS_URLS.ipv6}\n`);
+}
+
 /**
  * The join script. A dual-stack cluster's (`families` of two) differs in two places only: tunnel_address collects the
  * address of each family (TUNNEL_FAMILY lists them, primary first) and the node IP check accepts the comma.
  */
-export function joinScript(marker: string, families: readonly (4 | 6)[] = [4]): string {
-  const script = singleStackJoinScript(marker);
+export function joinScript(marker: string, families: readonly (4 | 6)[] = [4], imds: ImdsFamily = "ipv4"): string {
+  const script = withImds(singleStackJoinScript(marker), imds);
   if (families.length < 2) return script;
   const single = /^tunnel_address\(\) \{\n[\s\S]*?\n\}\n/m;
   const check = '[[ $NODE_IP =~ ^[0-9a-f.:]+$ ]] || die "unexpected tunnel address $NODE_IP"';
@@ -145,7 +169,7 @@ function singleStackJoinScript(marker: string): string {
 set -euo pipefail
 umask 077
 
-readonly IMDS=http://169.254.169.254/latest
+readonly IMDS=${IMDS_URLS.ipv4}
 readonly JOIN_TEMPLATE=${JOIN_TEMPLATE_PATH}
 readonly JOIN_CONFIG=/etc/clusterspec/kubeadm-join.yaml
 readonly DISCOVERY_KUBECONFIG=${DISCOVERY_KUBECONFIG_PATH}

@@ -69,10 +69,13 @@ export function summarizeCloudInit(plan: BurstPlan, artifacts: readonly Artifact
 
 /** The tunnel MTU and its arithmetic: 80 bytes of outer headers unless the hub's endpoint is an IPv4 literal. */
 function tunnelMtuText(cloud: CloudPlan): string {
+  const only = cloud.pools.filter((p) => p.ipv6 === "only").map((p) => p.name);
   const why =
     cloud.tunnelOverhead === WIREGUARD_OVERHEAD
       ? "the hub's endpoint is an IPv4 literal, so the outer header is IPv4 (20) + UDP (8) + WireGuard (32)"
-      : `the hub's endpoint ${cloud.hub?.endpoint === undefined ? "is not in the spec" : "is not an IPv4 literal"}, so the path may be IPv6: outer IPv6 (40) + UDP (8) + WireGuard (32), as wg-quick assumes; give an IPv4 literal to get ${cloud.wireguard.underlayMtu - WIREGUARD_OVERHEAD}`;
+      : only.length > 0
+        ? `pool${only.length > 1 ? "s" : ""} ${only.join(", ")} ${only.length > 1 ? "are" : "is"} IPv6-only (\`ipv6: only\`), so the path is IPv6: outer IPv6 (40) + UDP (8) + WireGuard (32)`
+        : `the hub's endpoint ${cloud.hub?.endpoint === undefined ? "is not in the spec" : "is not an IPv4 literal"}, so the path may be IPv6: outer IPv6 (40) + UDP (8) + WireGuard (32), as wg-quick assumes; give an IPv4 literal to get ${cloud.wireguard.underlayMtu - WIREGUARD_OVERHEAD}`;
   return `Tunnel MTU ${cloud.tunnelMtu} = underlay ${cloud.wireguard.underlayMtu} − ${cloud.tunnelOverhead}: ${why}. The join script writes it into the wg-quick config whatever the provisioner serves.`;
 }
 

@@ -189,7 +189,11 @@ export function userDataObject(plan: BurstPlan, pool: PlannedPool): Record<strin
       ...(kubeletPatch === undefined
         ? []
         : [file(`${BURST_PATCHES_DIRECTORY}/${BURST_KUBELET_PATCH_FILE}`, comment(plan) + toYaml(kubeletPatch))]),
-      file(JOIN_SCRIPT_PATH, shippedJoinScript(generatedMarker(plan), cloud.nodeIpFamilies), "0755"),
+      file(
+        JOIN_SCRIPT_PATH,
+        shippedJoinScript(generatedMarker(plan), cloud.nodeIpFamilies, pool.ipv6 === "only" ? "ipv6" : "ipv4"),
+        "0755",
+      ),
     ],
     runcmd: [[JOIN_SCRIPT_PATH]],
   };

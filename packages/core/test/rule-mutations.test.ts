@@ -317,6 +317,31 @@ const mutations: Mutation[] = [
     },
   },
   {
+    rule: "cloudIpv6OnlyPools",
+    apply: (s, k) => {
+      if (!s.cloud) return undefined;
+      const pool = s.cloud.pools[0];
+      pool.ipv6 = "only";
+      // a Xen instance type, or an IPv4 hub endpoint (both refused for an IPv6-only pool)
+      if (k % 2 === 0) {
+        pool.instanceType = "m4.large";
+        return "cloud.pools.0.instanceType";
+      }
+      s.cloud.wireguard.endpoint = "198.51.100.10:51820";
+      return "cloud.pools.0.ipv6";
+    },
+  },
+  {
+    rule: "cloudIpv6OnlyNameservers",
+    apply: (s) => {
+      if (!s.cloud) return undefined;
+      s.cloud.pools[0].ipv6 = "only";
+      // TEST-NET-3: outside every network the generators draw
+      s.network.nameservers = ["203.0.113.53"];
+      return "network.nameservers.0";
+    },
+  },
+  {
     rule: "ciliumDevicesExist",
     apply: (s) => {
       s.cilium.devices = ["nope0"];

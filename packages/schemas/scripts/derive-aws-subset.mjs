@@ -5,6 +5,7 @@
 // Usage: npm pack @cdktn/provider-aws@25.7.0 && tar xzf cdktn-provider-aws-25.7.0.tgz
 //        node packages/schemas/scripts/derive-aws-subset.mjs aws-provider-subset-6.66.0.json package aws_iam_policy ...
 //        node packages/schemas/scripts/derive-aws-subset.mjs <file> package --check aws_iam_role   (compare with the stored entry)
+//        node packages/schemas/scripts/derive-aws-subset.mjs <file> package data.aws_subnet   (a data source)
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -36,7 +37,8 @@ function attrsAfter(js, marker) {
   const start = js.indexOf(marker);
   if (start < 0) throw new Error(`no ${marker}`);
   const from = js.indexOf("const attrs = {", start);
-  const body = js.slice(from, js.indexOf("\n        };", from) + 1);
+  // up to the comment after the object: a top-level function indents its closing brace by 4, a method by 8
+  const body = js.slice(from, js.indexOf("// remove undefined attributes", from));
   const out = [];
   for (const m of body.matchAll(
     /(\w+): \{\s*value: ([^\n]*),\s*isBlock: (true|false),\s*type: "(\w+)",\s*storageClassType: "(\w+)",/g,
@@ -77,6 +79,53 @@ export function derive(pkgDir, type) {
   return { version: 0, block: block(js, dts, "synthesizeHclAttributes() {", `${cls}Config`) };
 }
 
+const GETTER_TYPES = {
+  String: "string",
+  Boolean: "bool",
+  Number: "number",
+  StringMap: ["map", "string"],
+  List: ["list", "string"],
+  NumberList: ["list", "number"],
+};
+
+/**
+ * A data source (`data_source_schemas`): lib/data-aws-<name>/, class DataAws<Name>. Besides the configurable
+ * attributes and blocks (as for resources), the attributes a data source only reads (what `self.<name>` in a
+ * postcondition may use) with `computed: true`: the bindings mark each attribute of the class with a comment
+ * `// <name> - computed: <bool>, optional: <bool>, required: <bool>` above its getter, whose
+ * `get<Kind>Attribute('<name>')` gives its type; a computed attribute of an object type (a getter returning a
+ * complex list or map) is typed `dynamic`, which the bindings do not spell out.
+ */
+export function deriveDataSource(pkgDir, type) {
+  const dir = join(pkgDir, "lib", `data-${type.replaceAll("_", "-")}`);
+  const js = readFileSync(join(dir, "index.js"), "utf8");
+  const dts = readFileSync(join(dir, "index.d.ts"), "utf8");
+  const cls = pascal(camel(`data_${type}`));
+  const derived = block(js, dts, "synthesizeHclAttributes() {", `${cls}Config`);
+  // cdktn (CDK Terrain) or cdktf bindings
+  const start = js.search(new RegExp(`class ${cls} extends cdkt[nf]\\.TerraformDataSource`));
+  if (start < 0) throw new Error(`no class ${cls}`);
+  const body = js.slice(start, js.indexOf("synthesizeAttributes() {", start));
+  const attributes = { ...(derived.attributes ?? {}) };
+  for (const m of body.matchAll(
+    // the getter follows its comment (cdktf puts a complex attribute's comment on its constructor initializer)
+    /^ +\/\/ (\w+) - computed: (true|false), optional: (true|false), required: (true|false)\n(?=((?:[^\n]*\n){3}))/gm,
+  )) {
+    const [, name, computed, , , getter] = m;
+    if (computed !== "true" || derived.block_types?.[name]) continue;
+    if (attributes[name]) {
+      attributes[name] = { ...attributes[name], computed: true };
+      continue;
+    }
+    const kind = /this\.get(\w+?)Attribute\('(\w+)'\)/.exec(getter);
+    if (kind && kind[2] !== name) throw new Error(`${type}: getter of ${name} reads ${kind[2]}`);
+    const t = kind ? GETTER_TYPES[kind[1]] : "dynamic";
+    if (t === undefined) throw new Error(`${type}: unknown getter kind ${kind[1]} of ${name}`);
+    attributes[name] = { type: t, computed: true };
+  }
+  return { version: 0, block: { ...derived, attributes } };
+}
+
 const sorted = (v) =>
   Array.isArray(v)
     ? v.map(sorted)
@@ -94,10 +143,15 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const check = rest[0] === "--check";
   const types = check ? rest.slice(1) : rest;
   const subset = JSON.parse(readFileSync(subsetPath, "utf8"));
-  const resources = subset.provider_schemas[ADDR].resource_schemas;
+  const provider = subset.provider_schemas[ADDR];
   let failed = false;
-  for (const type of types) {
-    const derived = derive(pkgDir, type);
+  for (const name of types) {
+    // data.aws_subnet: a data source (data_source_schemas), otherwise a resource type
+    const type = name.replace(/^data\./, "");
+    const isData = name !== type;
+    if (isData) provider.data_source_schemas ??= {};
+    const resources = isData ? provider.data_source_schemas : provider.resource_schemas;
+    const derived = isData ? deriveDataSource(pkgDir, type) : derive(pkgDir, type);
     if (check) {
       const same = JSON.stringify(sorted(derived)) === JSON.stringify(sorted(resources[type]));
       console.log(`${type}: ${same ? "same as stored" : "DIFFERS"}`);

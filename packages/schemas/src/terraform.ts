@@ -8,6 +8,8 @@ interface Attribute {
   type: TfType;
   required?: boolean;
   optional?: boolean;
+  /** read by Terraform: without optional or required, a value only the provider sets (data sources list them) */
+  computed?: boolean;
   "x-config-mode"?: string;
 }
 interface BlockType {
@@ -22,7 +24,15 @@ export interface Block {
 }
 export interface ProviderSchemaFile {
   "x-all-data-source-types": string[];
-  provider_schemas: Record<string, { provider: { block: Block }; resource_schemas: Record<string, { block: Block }> }>;
+  provider_schemas: Record<
+    string,
+    {
+      provider: { block: Block };
+      resource_schemas: Record<string, { block: Block }>;
+      /** the data sources the subset holds (configurable and computed attributes); others are only named */
+      data_source_schemas?: Record<string, { block: Block }>;
+    }
+  >;
 }
 
 const META = new Set(["count", "for_each", "depends_on", "lifecycle", "provider", "provisioner", "connection", "//"]);
@@ -67,7 +77,9 @@ export function checkBlock(body: unknown, block: Block, path: string, errors: st
   for (const [key, value] of Object.entries(body)) {
     const attr = block.attributes?.[key];
     const nested = block.block_types?.[key];
-    if (attr) checkType(value, attr.type, `${path}.${key}`, errors);
+    if (attr?.computed && !attr.optional && !attr.required)
+      errors.push(`${path}.${key}: ${key} is computed by the provider and cannot be set`);
+    else if (attr) checkType(value, attr.type, `${path}.${key}`, errors);
     else if (nested) {
       const items = Array.isArray(value) ? value : [value];
       if (nested.max_items !== undefined && items.length > nested.max_items)
@@ -114,9 +126,47 @@ export function checkTerraformJson(doc: unknown, schema: ProviderSchemaFile): st
     }
   const data = doc.data;
   if (isObject(data))
-    for (const type of Object.keys(data))
-      if (!schema["x-all-data-source-types"].includes(type)) errors.push(`data.${type}: unknown data source`);
+    for (const [type, byName] of Object.entries(data)) {
+      if (!schema["x-all-data-source-types"].includes(type)) {
+        errors.push(`data.${type}: unknown data source`);
+        continue;
+      }
+      const ds = aws.data_source_schemas?.[type];
+      if (!ds || !isObject(byName)) continue;
+      for (const [name, body] of Object.entries(byName)) {
+        const path = `data.${type}.${name}`;
+        checkBlock(body, ds.block, path, errors);
+        checkSelfReferences(body, ds.block, path, errors);
+      }
+    }
   return errors;
+}
+
+/**
+ * `self.<attribute>` in a data source's lifecycle conditions must name one of its attributes (configurable or
+ * computed): Terraform refuses the configuration otherwise ("Unsupported attribute").
+ */
+function checkSelfReferences(body: unknown, block: Block, path: string, errors: string[]): void {
+  if (!isObject(body) || !isObject(body.lifecycle)) return;
+  for (const kind of ["precondition", "postcondition"] as const) {
+    const conditions = body.lifecycle[kind];
+    if (!Array.isArray(conditions)) continue;
+    conditions.forEach((c, i) => {
+      if (!isObject(c)) return;
+      for (const field of ["condition", "error_message"] as const) {
+        const text = c[field];
+        if (typeof text !== "string") continue;
+        for (const expr of interpolations(text))
+          for (const m of expr.matchAll(/(?<![\w.])self\.(\w+)/g)) {
+            const name = m[1] ?? "";
+            if (!block.attributes?.[name] && !block.block_types?.[name])
+              errors.push(
+                `${path}.lifecycle.${kind}[${i}].${field}: self.${name} is not an attribute of this data source`,
+              );
+          }
+      }
+    });
+  }
 }
 
 /** The live interpolations of a string (escaped `$${` skipped), without the `${` `}`. */

@@ -187,7 +187,12 @@ function userDataExpr(pool: PlannedPool): string {
   return tfExpr(`fileexists("${gz}") ? trimspace(file("${gz}")) : filebase64("${fromTerraform(paths.yaml)}")`);
 }
 
-/** A `data "aws_subnet"` per subnet of a dual-stack pool, whose postcondition fails the plan without an IPv6 CIDR. */
+/**
+ * A `data "aws_subnet"` per subnet of a pool with IPv6, whose postconditions fail the plan before any instance
+ * launches: without an IPv6 CIDR (dual-stack); an IPv6-only pool's subnets must be IPv6-only (`ipv6_native`: AWS
+ * gives its instances no IPv4 address, as the pool's launch template asks) and translate DNS for IPv4-only names
+ * (`enable_dns64`: quay.io, where Cilium's images are, has no IPv6 address; DNS64 with a NAT64 route reaches it).
+ */
 function subnetChecks(pool: PlannedPool): Json {
   return Object.fromEntries(
     pool.subnets.map((id, i) => [
@@ -195,14 +200,30 @@ function subnetChecks(pool: PlannedPool): Json {
       {
         id: tfLiteral(id),
         lifecycle: {
-          postcondition: [
-            {
-              condition: tfExpr(`self.ipv6_cidr_block != ""`),
-              error_message: tfLiteral(
-                `Subnet ${id} of pool ${pool.name} (cloud.pools[].ipv6: dual-stack) has no IPv6 CIDR block: associate one with the VPC and the subnet (and give the VPC an egress-only internet gateway with a ::/0 route), or set ipv6: off.`,
-              ),
-            },
-          ],
+          postcondition:
+            pool.ipv6 === "only"
+              ? [
+                  {
+                    condition: tfExpr("self.ipv6_native"),
+                    error_message: tfLiteral(
+                      `Subnet ${id} of pool ${pool.name} (cloud.pools[].ipv6: only) is not IPv6-only: its instances launch without any IPv4 address, so give the pool IPv6-only subnets (ipv6_native, with an IPv6 CIDR block and an egress-only internet gateway with a ::/0 route), or set ipv6: dual-stack.`,
+                    ),
+                  },
+                  {
+                    condition: tfExpr("self.enable_dns64"),
+                    error_message: tfLiteral(
+                      `Subnet ${id} of pool ${pool.name} (cloud.pools[].ipv6: only) has DNS64 off: its instances, without IPv4, reach IPv4-only names (quay.io, which serves Cilium's images) only through DNS64 and a NAT gateway's NAT64 (a 64:ff9b::/96 route); turn on DNS64 on the subnet and add that route.`,
+                    ),
+                  },
+                ]
+              : [
+                  {
+                    condition: tfExpr(`self.ipv6_cidr_block != ""`),
+                    error_message: tfLiteral(
+                      `Subnet ${id} of pool ${pool.name} (cloud.pools[].ipv6: dual-stack) has no IPv6 CIDR block: associate one with the VPC and the subnet (and give the VPC an egress-only internet gateway with a ::/0 route), or set ipv6: off.`,
+                    ),
+                  },
+                ],
         },
       },
     ]),
@@ -217,7 +238,8 @@ export function poolResources(plan: BurstPlan, pool: PlannedPool): Json {
     "id" in ami
       ? [{ name: "image-id", values: [tfLiteral(ami.id)] }]
       : [{ name: "name", values: [tfLiteral(ami.lookup.name)] }];
-  const dual = pool.ipv6 === "dual-stack";
+  const dual = pool.ipv6 !== "off";
+  const only = pool.ipv6 === "only";
   return {
     data: {
       aws_ami: {
@@ -226,8 +248,8 @@ export function poolResources(plan: BurstPlan, pool: PlannedPool): Json {
           filter: [...filters, { name: "architecture", values: [pool.architecture] }],
         },
       },
-      // clusterspec does not own the VPC: a dual-stack pool's subnets must have an IPv6 CIDR already, which
-      // terraform plan checks here before any instance launches without one
+      // clusterspec does not own the VPC: a dual-stack pool's subnets must have an IPv6 CIDR already, an IPv6-only
+      // pool's must be IPv6-only with DNS64, which terraform plan checks here before any instance launches
       ...(dual ? { aws_subnet: subnetChecks(pool) } : {}),
     },
     resource: {
@@ -247,8 +269,23 @@ export function poolResources(plan: BurstPlan, pool: PlannedPool): Json {
                     ipv6_address_count: 1,
                     security_groups: pool.securityGroups.map(tfLiteral),
                     delete_on_termination: "true",
+                    // IPv6 only: no public IPv4 address (an IPv6-only subnet has no IPv4 to give)
+                    ...(only ? { associate_public_ip_address: "false" } : {}),
                   },
                 ],
+                // AWS names an instance in an IPv6-only subnet by its resource name (i-….region.compute.internal):
+                // IP-based names need an IPv4 address; its DNS name then resolves to its IPv6 address (AAAA)
+                ...(only
+                  ? {
+                      private_dns_name_options: [
+                        {
+                          hostname_type: "resource-name",
+                          enable_resource_name_dns_a_record: false,
+                          enable_resource_name_dns_aaaa_record: true,
+                        },
+                      ],
+                    }
+                  : {}),
               }
             : { vpc_security_group_ids: pool.securityGroups.map(tfLiteral) }),
           iam_instance_profile: [{ name: instanceProfileOf(pool) }],

@@ -116,17 +116,38 @@ function awsPrerequisites(cloud: CloudPlan): string {
     "**Prerequisites** (the pools' subnets and security groups are yours; Terraform does not create or change them):",
     "",
     `- security-group egress: TCP 443 to the provisioner ${host}; TCP 443 and 80 to the Fedora mirrors (\`mirrors.fedoraproject.org\` picks a mirror per request, so in practice 443/80 to any address, or an HTTP proxy); TCP 443 to the container registries the nodes pull from (registry.k8s.io, quay.io for Cilium, and those of your workloads); UDP ${hubPort ?? "<hub port>"} to the hub${endpoint === undefined ? "" : ` ${endpoint}`}; UDP and TCP 53 to every nameserver outside the tunnel (the VPC resolver, used at first boot until the tunnel is up, needs no rule); UDP 123 for NTP to chrony's pool (the Amazon Time Sync Service at 169.254.169.123 and IMDS at 169.254.169.254, like the VPC resolver, are not filtered by security groups);`,
-    "- a route to the internet: a public IPv4 address on each instance (the subnet's auto-assign setting: the launch template does not set one) or a NAT gateway in the subnet's route table; the hub's UDP endpoint must be reachable from there;",
+    // IPv6-only pools have no IPv4 address to route: their line below says what they need
+    ...(cloud.pools.every((p) => p.ipv6 === "only")
+      ? []
+      : [
+          "- a route to the internet: a public IPv4 address on each instance (the subnet's auto-assign setting: the launch template does not set one) or a NAT gateway in the subnet's route table; the hub's UDP endpoint must be reachable from there;",
+        ]),
     ...ipv6Prerequisites(cloud),
     `- a publicly trusted certificate on the provisioner (${cloud.provisioner.url}): the join script and SNS verify it against their system trust stores (no CA is pinned), so a private CA or an expired certificate stops every join (the instances then end in Cluster Autoscaler's back-off).`,
   ].join("\n");
 }
 
-/** Dual-stack pools: what the VPC needs for their IPv6 addresses (the generated plan only checks the subnets). */
+/** Pools with IPv6: what the VPC needs for their IPv6 addresses (the generated plan only checks the subnets). */
 function ipv6Prerequisites(cloud: CloudPlan): string[] {
   const dual = cloud.pools.filter((p) => p.ipv6 === "dual-stack");
-  if (dual.length === 0) return [];
+  const only = cloud.pools.filter((p) => p.ipv6 === "only");
   const noImds6 = dual.filter((p) => !p.imdsIpv6);
+  const s = only.length > 1 ? "s" : "";
+  return [
+    ...(dual.length === 0 ? [] : dualStackPrerequisites(cloud, dual, noImds6)),
+    ...(only.length === 0
+      ? []
+      : [
+          `- IPv6-only subnets for the pool${s} ${only.map((p) => p.name).join(", ")} (\`ipv6: only\`; Nitro instance types, one IPv6 address and no IPv4 address at all, resource-name hostnames): \`terraform plan\` fails on a \`data "aws_subnet"\` postcondition unless each subnet is IPv6-only (\`ipv6_native\`) with DNS64 on; give the subnets' route tables a \`::/0\` route to an egress-only internet gateway (or an internet gateway) and a \`64:ff9b::/96\` route to a NAT gateway (NAT64: IPv4-only hosts such as quay.io, which serves Cilium's images, and any Fedora mirror without IPv6 are reached through it), and the egress rules above for \`::/0\` (\`ipv6_cidr_blocks\`), including UDP ${cloud.hub?.listenPort ?? "<hub port>"} to the hub, which these instances reach over IPv6 only (the tunnel leaves ${cloud.tunnelOverhead} bytes for the outer IPv6 headers: MTU ${cloud.tunnelMtu}). IMDS (\`[fd00:ec2::254]\`, \`http_protocol_ipv6\`), the VPC resolver (\`fd00:ec2::253\`) and the Amazon Time Sync Service (\`fd00:ec2::123\`) answer on IPv6 there and are not filtered by security groups;`,
+        ]),
+  ];
+}
+
+function dualStackPrerequisites(
+  cloud: CloudPlan,
+  dual: readonly CloudPlan["pools"][number][],
+  noImds6: readonly CloudPlan["pools"][number][],
+): string[] {
   return [
     `- IPv6 for the dual-stack pool${dual.length > 1 ? "s" : ""} ${dual.map((p) => p.name).join(", ")} (\`ipv6: dual-stack\`; each instance gets one IPv6 address, \`ipv6_address_count = 1\`): an IPv6 CIDR block on the VPC and on each of their subnets (\`terraform plan\` fails on a \`data "aws_subnet"\` postcondition without one), an egress-only internet gateway (or an internet gateway) with a \`::/0\` route in the subnets' route tables, and the egress rules above for \`::/0\` too (\`ipv6_cidr_blocks\`) wherever they allow \`0.0.0.0/0\`, including UDP ${cloud.hub?.listenPort ?? "<hub port>"} to the hub when its endpoint resolves to an IPv6 address (the tunnel then leaves ${cloud.tunnelOverhead} bytes for the outer headers). IMDS answers on IPv6 (\`http_protocol_ipv6\`) only on Nitro instance types${noImds6.length > 0 ? `; not on ${noImds6.map((p) => `${p.name} (${p.instanceType})`).join(", ")}, which keep IPv4 IMDS` : ""};`,
   ];

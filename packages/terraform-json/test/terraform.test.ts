@@ -487,6 +487,40 @@ describe("the schema checker", () => {
       ]
     `);
   });
+
+  it("checks data sources of the subset (aws_subnet, aws_ami): arguments, computed-only ones, self references", () => {
+    for (const s of [schema, schemaNewest]) {
+      const doc = {
+        data: {
+          aws_subnet: {
+            a: {
+              id: "subnet-0a1b2c3d4e5f60718",
+              ipv6_native: true,
+              lifecycle: {
+                postcondition: [
+                  { condition: `\${self.ipv6_native && self.ipv6_cidr_blok != ""}`, error_message: "no IPv6" },
+                ],
+              },
+            },
+            b: {
+              id: "subnet-0a1b2c3d4e5f60718",
+              lifecycle: {
+                postcondition: [{ condition: `\${self.ipv6_native && self.enable_dns64}`, error_message: "x" }],
+              },
+            },
+          },
+          aws_ami: { c: { most_recent: "yes", owner: ["amazon"], filter: [{ name: "name" }] } },
+        },
+      };
+      expect(checkTerraformJson(doc, s)).toEqual([
+        "data.aws_subnet.a.ipv6_native: ipv6_native is computed by the provider and cannot be set",
+        "data.aws_subnet.a.lifecycle.postcondition[0].condition: self.ipv6_cidr_blok is not an attribute of this data source",
+        'data.aws_ami.c.most_recent: expected bool, got "yes"',
+        "data.aws_ami.c: unknown argument or block owner",
+        "data.aws_ami.c.filter[0]: missing required argument values",
+      ]);
+    }
+  });
 });
 
 describe("escaping", () => {

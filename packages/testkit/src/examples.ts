@@ -31,7 +31,7 @@ export function exampleInput(name = "bare-metal-ha"): any {
 /** Test fixture specs beside the examples (packages/testkit/fixtures/<name>.yaml), e.g. the dual-stack cloud burst. */
 export const fixturesDir = join(dirname(fileURLToPath(import.meta.url)), "..", "fixtures");
 
-/** The fixture specs' names: `dual-stack-cloud`, `dual-stack-cloud-burst-only`. */
+/** The fixture specs' names: `dual-stack-cloud`, `dual-stack-cloud-burst-only`, `ipv6-only-cloud-burst-only`. */
 export function fixtureNames(): string[] {
   return readdirSync(fixturesDir)
     .filter((f) => f.endsWith(".yaml"))

@@ -467,8 +467,8 @@ export interface ClusterSpecInput {
         /** Let pods reach the instance metadata service (hop limit 2) and so the instance role's credentials; default hop limit 1 */
         podAccess?: boolean | undefined;
       } | undefined;
-      /** dual-stack: each instance gets an IPv6 address from its subnets (which need an IPv6 CIDR: terraform plan checks) and IMDS answers on IPv6 where the instance type is Nitro; the VPC's egress-only internet gateway and ::/0 route are yours (PLAN.md) */
-      ipv6?: "off" | "dual-stack" | undefined;
+      /** dual-stack: each instance gets an IPv6 address from its subnets (which need an IPv6 CIDR: terraform plan checks) and IMDS answers on IPv6 where the instance type is Nitro; the VPC's egress-only internet gateway and ::/0 route are yours (PLAN.md). only: IPv6-only subnets (ipv6_native, with DNS64: terraform plan checks) and instances without any IPv4 address (Nitro types only), which reach IMDS, the provisioner and the hub over IPv6; the tunnel still carries the cluster's families */
+      ipv6?: "off" | "dual-stack" | "only" | undefined;
     }[];
   } | undefined;
   /** Patches over generated files */
@@ -947,8 +947,8 @@ export interface ClusterSpec {
         /** Let pods reach the instance metadata service (hop limit 2) and so the instance role's credentials; default hop limit 1 */
         podAccess: boolean;
       };
-      /** dual-stack: each instance gets an IPv6 address from its subnets (which need an IPv6 CIDR: terraform plan checks) and IMDS answers on IPv6 where the instance type is Nitro; the VPC's egress-only internet gateway and ::/0 route are yours (PLAN.md) */
-      ipv6: "off" | "dual-stack";
+      /** dual-stack: each instance gets an IPv6 address from its subnets (which need an IPv6 CIDR: terraform plan checks) and IMDS answers on IPv6 where the instance type is Nitro; the VPC's egress-only internet gateway and ::/0 route are yours (PLAN.md). only: IPv6-only subnets (ipv6_native, with DNS64: terraform plan checks) and instances without any IPv4 address (Nitro types only), which reach IMDS, the provisioner and the hub over IPv6; the tunnel still carries the cluster's families */
+      ipv6: "off" | "dual-stack" | "only";
     }[];
   } | undefined;
   /** Patches over generated files */
@@ -1129,8 +1129,8 @@ export interface CloudBurstSpecInput {
         /** Let pods reach the instance metadata service (hop limit 2) and so the instance role's credentials; default hop limit 1 */
         podAccess?: boolean | undefined;
       } | undefined;
-      /** dual-stack: each instance gets an IPv6 address from its subnets (which need an IPv6 CIDR: terraform plan checks) and IMDS answers on IPv6 where the instance type is Nitro; the VPC's egress-only internet gateway and ::/0 route are yours (PLAN.md) */
-      ipv6?: "off" | "dual-stack" | undefined;
+      /** dual-stack: each instance gets an IPv6 address from its subnets (which need an IPv6 CIDR: terraform plan checks) and IMDS answers on IPv6 where the instance type is Nitro; the VPC's egress-only internet gateway and ::/0 route are yours (PLAN.md). only: IPv6-only subnets (ipv6_native, with DNS64: terraform plan checks) and instances without any IPv4 address (Nitro types only), which reach IMDS, the provisioner and the hub over IPv6; the tunnel still carries the cluster's families */
+      ipv6?: "off" | "dual-stack" | "only" | undefined;
     }[];
   };
 }
@@ -1296,8 +1296,8 @@ export interface CloudBurstSpec {
         /** Let pods reach the instance metadata service (hop limit 2) and so the instance role's credentials; default hop limit 1 */
         podAccess: boolean;
       };
-      /** dual-stack: each instance gets an IPv6 address from its subnets (which need an IPv6 CIDR: terraform plan checks) and IMDS answers on IPv6 where the instance type is Nitro; the VPC's egress-only internet gateway and ::/0 route are yours (PLAN.md) */
-      ipv6: "off" | "dual-stack";
+      /** dual-stack: each instance gets an IPv6 address from its subnets (which need an IPv6 CIDR: terraform plan checks) and IMDS answers on IPv6 where the instance type is Nitro; the VPC's egress-only internet gateway and ::/0 route are yours (PLAN.md). only: IPv6-only subnets (ipv6_native, with DNS64: terraform plan checks) and instances without any IPv4 address (Nitro types only), which reach IMDS, the provisioner and the hub over IPv6; the tunnel still carries the cluster's families */
+      ipv6: "off" | "dual-stack" | "only";
     }[];
   };
 }

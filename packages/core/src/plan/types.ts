@@ -351,9 +351,10 @@ export interface PlannedPool {
   readonly imdsHopLimit: 1 | 2;
   /**
    * `dual-stack`: each instance gets an IPv6 address from its subnet beside the IPv4 one (`cloud.pools[].ipv6`), and
-   * IMDS answers on IPv6 too where the instance type is Nitro (`imdsIpv6`).
+   * IMDS answers on IPv6 too where the instance type is Nitro (`imdsIpv6`). `only`: IPv6-only subnets, no IPv4 address
+   * at all (Nitro types only, IMDS at [fd00:ec2::254]).
    */
-  readonly ipv6: "off" | "dual-stack";
+  readonly ipv6: "off" | "dual-stack" | "only";
   readonly imdsIpv6: boolean;
   /** The pool's WireGuard peer slots, one per instance it may run (maxSize). */
   readonly slots: readonly PlannedSlot[];

@@ -15,6 +15,8 @@ import {
 } from "./sections/cilium/rules.js";
 import {
   cloudHubEndpointResolvable,
+  cloudIpv6OnlyNameservers,
+  cloudIpv6OnlyPools,
   cloudNodeHealthOverWan,
   cloudPoolAmiReleases,
   cloudPoolLabelsSelfSettable,
@@ -110,6 +112,8 @@ export const rules: readonly Rule[] = [
   cloudPoolsValid,
   cloudTunnelFamilies,
   cloudPoolsReachHub,
+  cloudIpv6OnlyPools,
+  cloudIpv6OnlyNameservers,
   ciliumDevicesExist,
   externalVipsOnCiliumDevice,
   kubeadmSecretsForJoins,

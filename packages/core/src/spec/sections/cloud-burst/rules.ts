@@ -7,8 +7,10 @@ import { firstSeen } from "../../rule.js";
 import { type CloudBurstSpec, ON_PREM_SECTIONS } from "../../schema.js";
 import {
   checkHubEndpointResolvable,
+  checkIpv6OnlyNameservers,
   checkPoolNameAndSize,
   checkTunnelFamilies,
+  cloudIpv6OnlyPools,
   cloudPoolAmiReleases,
   cloudPoolLabelsSelfSettable,
   cloudPoolNoJoinPlaceholders,
@@ -82,6 +84,12 @@ export const burstNameserversFit: CloudBurstRule = (spec, report) => {
       ["existingCluster", "nameservers", 2],
       `${ns.length} nameservers given; a burst node keeps at most 2 after tunnel-up, because glibc reads 3 and the kubelet adds the cluster DNS`,
     );
+};
+
+/** An IPv6-only pool's instances reach the nameservers outside the on-prem networks over IPv6 only. */
+export const burstIpv6OnlyNameservers: CloudBurstRule = (spec, report) => {
+  const e = spec.existingCluster;
+  checkIpv6OnlyNameservers(spec.cloud, e.nameservers, ["existingCluster", "nameservers"], e.onPremNetworks, report);
 };
 
 /** The API endpoint, the nameservers and the hub are reached through the tunnel, so they lie in an on-prem network. */
@@ -191,6 +199,7 @@ export const cloudBurstRules: readonly CloudBurstRule[] = [
   burstServiceSubnetSized,
   burstTunnelFamilies,
   burstNameserversFit,
+  burstIpv6OnlyNameservers,
   burstReachesOnPrem,
   burstHubEndpointResolvable,
   burstPoolsValid,
@@ -200,5 +209,6 @@ export const cloudBurstRules: readonly CloudBurstRule[] = [
   cloudPoolNoJoinPlaceholders,
   cloudPoolAmiReleases,
   cloudPoolsReachHub,
+  cloudIpv6OnlyPools,
   provisionerUrlIsBase,
 ];

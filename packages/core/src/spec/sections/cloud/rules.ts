@@ -1,12 +1,12 @@
 // Rules about cloud burst: pools, the WireGuard tunnel, Auto Scaling Group tags, node labels and the provisioner URL.
-import { ASG_TAG_LIMITS, autoscalerTags, kubeletMaySetLabel } from "../../../facts/cloud.js";
+import { ASG_TAG_LIMITS, autoscalerTags, isNitroInstanceType, kubeletMaySetLabel } from "../../../facts/cloud.js";
 import { fedoraContract } from "../../../facts/contract.js";
 import { clusterFamilies } from "../../../facts/families.js";
 import { FEDORA_VERSIONED_KUBERNETES_SINCE, fedoraNameSpansReleases, fedoraReleaseOf } from "../../../facts/fedora.js";
 import { kubernetesSegment } from "../../../facts/spec.js";
 import { addressCount, cidrContains, hostPart, type IpFamily, ipEquals, isIp, parseCidr } from "../../../ip.js";
 import { type Reporter, toDotPath } from "../../../issues.js";
-import { type CloudRule, firstSeen, type Rule } from "../../rule.js";
+import { type CloudRule, type CloudRuleInput, firstSeen, type Rule } from "../../rule.js";
 import { durationSeconds } from "../../version.js";
 
 /** A pool's name is unique and its minSize at most its maxSize: shared by on-prem clusters and cloud-only specs. */
@@ -223,6 +223,78 @@ export const cloudPoolsReachHub: CloudRule = (spec, report) => {
         `the hub's endpoint ${endpoint} is an IPv6 address, but pool ${pool.name} has no IPv6 (ipv6: off): its instances cannot reach the hub to bring the tunnel up; set ipv6: dual-stack, or give the endpoint as an IPv4 address or a DNS name with an A record`,
       );
   });
+};
+
+/** The host of a `host:port` endpoint or of a URL's authority, unbracketed. */
+function hostOf(authority: string): string {
+  if (authority.startsWith("[")) return authority.slice(1, authority.indexOf("]"));
+  const colon = authority.lastIndexOf(":");
+  return colon < 0 ? authority : authority.slice(0, colon);
+}
+
+const isIpv4Literal = (host: string): boolean => isIp(host) && !host.includes(":");
+
+/**
+ * An IPv6-only pool (`ipv6: only`) gets no IPv4 address at all. AWS launches only Nitro instance types into IPv6-only
+ * subnets, and such an instance reaches nothing by an IPv4 address: not the hub's endpoint (wg-quick), not the
+ * provisioner (curl at first boot). A DNS name is fine (its AAAA record, or the subnet's DNS64 with NAT64).
+ */
+export const cloudIpv6OnlyPools: CloudRule = (spec, report) => {
+  const cloud = spec.cloud;
+  if (!cloud) return;
+  const endpoint = cloud.wireguard.endpoint;
+  const urlHost = hostOf(/^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(cloud.provisioner.url)?.[1] ?? "");
+  cloud.pools.forEach((pool, i) => {
+    if (pool.ipv6 !== "only") return;
+    const base = ["cloud", "pools", i];
+    if (!isNitroInstanceType(pool.instanceType))
+      report.error(
+        [...base, "instanceType"],
+        `pool ${pool.name} is IPv6-only (ipv6: only), but ${pool.instanceType} is not a Nitro instance type: AWS launches only Nitro instances into IPv6-only subnets (and serves IMDS over IPv6 only to them); choose a Nitro type (e.g. m6i, t3, c7g), or set ipv6: dual-stack`,
+      );
+    if (endpoint !== undefined && isIpv4Literal(hostOf(endpoint)))
+      report.error(
+        [...base, "ipv6"],
+        `pool ${pool.name} is IPv6-only (ipv6: only), but the hub's endpoint ${endpoint} is an IPv4 address: its instances have no IPv4 address and cannot reach the hub to bring the tunnel up; give cloud.wireguard.endpoint as an IPv6 address or a DNS name (with an AAAA record, or through the subnet's DNS64 and NAT64), or set ipv6: dual-stack`,
+      );
+    if (isIpv4Literal(urlHost))
+      report.error(
+        [...base, "ipv6"],
+        `pool ${pool.name} is IPv6-only (ipv6: only), but the provisioner URL ${cloud.provisioner.url} names an IPv4 address: its instances have no IPv4 address and cannot fetch their WireGuard config; give the provisioner URL a DNS name (with an AAAA record, or through the subnet's DNS64 and NAT64), or set ipv6: dual-stack`,
+      );
+  });
+};
+
+/**
+ * A burst node keeps the cluster's nameservers and reaches those outside the networks the tunnel carries over its own
+ * network: an IPv6-only pool's instances then need IPv6 nameservers there. Shared by both layouts.
+ */
+export function checkIpv6OnlyNameservers(
+  cloud: CloudRuleInput["cloud"],
+  nameservers: readonly string[],
+  path: readonly string[],
+  carried: readonly string[],
+  report: Reporter,
+): void {
+  const only = cloud?.pools.find((p) => p.ipv6 === "only");
+  if (!cloud || !only) return;
+  const networks = [...carried, cloud.wireguard.tunnelSubnet];
+  if (cloud.wireguard.tunnelSubnet6 !== undefined) networks.push(cloud.wireguard.tunnelSubnet6);
+  nameservers.forEach((ns, j) => {
+    if (isIpv4Literal(ns) && !networks.some((n) => cidrContains(n, ns)))
+      report.error(
+        [...path, j],
+        `nameserver ${ns} is an IPv4 address outside the networks the tunnel carries (${networks.join(", ")}), and pool ${only.name} is IPv6-only (ipv6: only): its instances reach it over their own network, which has no IPv4; give an IPv6 nameserver, or one in the networks the tunnel carries`,
+      );
+  });
+}
+
+/** The hybrid layout: the tunnel carries the Kubernetes segment (both families) and the tunnel subnets. */
+export const cloudIpv6OnlyNameservers: Rule = (spec, report) => {
+  const k8s = kubernetesSegment(spec);
+  if (!k8s) return;
+  const carried = [k8s.subnet, ...(k8s.subnet6 === undefined ? [] : [k8s.subnet6])];
+  checkIpv6OnlyNameservers(spec.cloud, spec.network.nameservers, ["network", "nameservers"], carried, report);
 };
 
 /** The hub's keys and the burst slots' static keys only make sense together. */

@@ -169,10 +169,10 @@ function buildCloudSchema() {
         .describe("Extended resources a node of this pool offers, for scale-from-zero"),
       imds: ImdsSchema.prefault({}),
       ipv6: z
-        .enum(["off", "dual-stack"])
+        .enum(["off", "dual-stack", "only"])
         .default("off")
         .describe(
-          "dual-stack: each instance gets an IPv6 address from its subnets (which need an IPv6 CIDR: terraform plan checks) and IMDS answers on IPv6 where the instance type is Nitro; the VPC's egress-only internet gateway and ::/0 route are yours (PLAN.md)",
+          "dual-stack: each instance gets an IPv6 address from its subnets (which need an IPv6 CIDR: terraform plan checks) and IMDS answers on IPv6 where the instance type is Nitro; the VPC's egress-only internet gateway and ::/0 route are yours (PLAN.md). only: IPv6-only subnets (ipv6_native, with DNS64: terraform plan checks) and instances without any IPv4 address (Nitro types only), which reach IMDS, the provisioner and the hub over IPv6; the tunnel still carries the cluster's families",
         ),
     })
     .describe("An EC2 Auto Scaling Group of burst workers");
