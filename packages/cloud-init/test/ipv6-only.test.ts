@@ -71,6 +71,8 @@ describe("IPv6-only pools' join script", () => {
       "Tunnel MTU 1420 = underlay 1500 − 80: pool ci-arm64 is IPv6-only (`ipv6: only`), so the path is IPv6: outer IPv6 (40) + UDP (8) + WireGuard (32).",
     );
     expect(md).not.toContain("give an IPv4 literal");
+    // the VPC resolver those instances lose with the tunnel is the IPv6 one (Route 53 Resolver at fd00:ec2::253)
+    expect(md).toContain("169.254.169.253; fd00:ec2::253 on the IPv6-only pools' instances)");
   });
 
   it("reaches an IMDSv2 stand-in on fd00:ec2::254 with the real curl, in a namespace without IPv4", async (ctx) => {
