@@ -1,15 +1,12 @@
 // Issue 30 item 6: the cloud burst of a dual-stack cluster. The tunnel carries both families (tunnelSubnet6), every
 // slot and the hub get an address of each, burst nodes register both (node-ip, primary first), the hub forwards and
 // filters IPv6 too and the on-prem nodes route tunnelSubnet6 through the hub's IPv6 address; and each rule's message.
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { formatIssues, loadSpec, resolvePlan } from "@clusterspec/core";
 import { describe, expect, it } from "vitest";
 import { isNitroInstanceType } from "../src/facts/cloud.js";
-import { repoRoot } from "./helpers.js";
+import { errorsOfEdited, testkitFixture } from "./helpers.js";
 
-const fixture = (name: string): string =>
-  readFileSync(join(repoRoot, "packages", "testkit", "fixtures", `${name}.yaml`), "utf8");
+const fixture = testkitFixture;
 const hybrid = fixture("dual-stack-cloud");
 const burstOnly = fixture("dual-stack-cloud-burst-only");
 
@@ -19,16 +16,7 @@ function load(text: string) {
   return r.value;
 }
 
-/** The spec text with each [from, to] replaced once (each must occur), validated: its errors with lines. */
-function errorsOf(text: string, ...edits: (readonly [string, string])[]): string {
-  let t = text;
-  for (const [from, to] of edits) {
-    if (!t.includes(from)) throw new Error(`fixture has no ${from}`);
-    t = t.replace(from, to);
-  }
-  const r = loadSpec(t);
-  return r.ok ? "(valid)" : formatIssues(r.errors, "cluster.yaml");
-}
+const errorsOf = errorsOfEdited;
 
 describe("dual-stack hybrid cluster with cloud pools", () => {
   const plan = resolvePlan(load(hybrid));

@@ -1,27 +1,15 @@
 // Issue 30 item 6: IPv6-only pools (cloud.pools[].ipv6: only). Their instances have no IPv4 address: Nitro types
 // only, the hub and the provisioner reached over IPv6, nameservers outside the tunnel IPv6; the tunnel runs over
 // IPv6 (80 bytes of outer headers) and still carries the cluster's families. Each rule's message, with path and line.
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { formatIssues, loadSpec, resolvePlan, WIREGUARD_OVERHEAD_IPV6 } from "@clusterspec/core";
+import { loadSpec, resolvePlan, WIREGUARD_OVERHEAD_IPV6 } from "@clusterspec/core";
 import { describe, expect, it } from "vitest";
-import { repoRoot } from "./helpers.js";
+import { errorsOfEdited, testkitFixture } from "./helpers.js";
 
-const fixture = (name: string): string =>
-  readFileSync(join(repoRoot, "packages", "testkit", "fixtures", `${name}.yaml`), "utf8");
+const fixture = testkitFixture;
 const only = fixture("ipv6-only-cloud-burst-only");
 const hybrid = fixture("dual-stack-cloud");
 
-/** The spec text with each [from, to] replaced once (each must occur), validated: its errors with lines. */
-function errorsOf(text: string, ...edits: (readonly [string, string])[]): string {
-  let t = text;
-  for (const [from, to] of edits) {
-    if (!t.includes(from)) throw new Error(`fixture has no ${from}`);
-    t = t.replace(from, to);
-  }
-  const r = loadSpec(t);
-  return r.ok ? "(valid)" : formatIssues(r.errors, "cluster.yaml");
-}
+const errorsOf = errorsOfEdited;
 
 describe("IPv6-only pools", () => {
   it("are valid in an IPv6-only cluster, and the tunnel over IPv6 leaves 80 bytes for the outer headers", () => {
