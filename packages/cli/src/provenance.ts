@@ -124,6 +124,10 @@ function isEnumMember(value: string): boolean {
   return enumCache.some((e) => e.includes(value));
 }
 
+/** A flag or a choice (a boolean, an enum member): values that act together through what they count. */
+const isFlagValue = (value: unknown): boolean =>
+  typeof value === "boolean" || (typeof value === "string" && isEnumMember(value));
+
 /** `s` with its `run`-th run of digits from the end moved by `by` (undefined below 0), keeping leading zeros. */
 function nudgeDigits(s: string, run: number, by: number): string | undefined {
   const m = [...s.matchAll(/\d+/g)].at(-1 - run);
@@ -672,8 +676,7 @@ export function explain(spec: string | Record<string, unknown>, options: Explain
       const apart = new Map<string, Leaf[]>();
       for (const l of pending) {
         const value = l.candidates[l.cursor];
-        const flag = typeof value === "boolean" || (typeof value === "string" && isEnumMember(value));
-        const key = `${l.path.some((seg) => typeof seg === "number")} ${l.change} ${flag ? `${shapeOf(l.path)}=${String(value)}` : ""}`;
+        const key = `${l.path.some((seg) => typeof seg === "number")} ${l.change} ${isFlagValue(value) ? `${shapeOf(l.path)}=${String(value)}` : ""}`;
         const fields = apart.get(key);
         if (fields) fields.push(l);
         else apart.set(key, [l]);
@@ -691,11 +694,7 @@ export function explain(spec: string | Record<string, unknown>, options: Explain
   // Flags and choices act together through what they count (carriers, btrfs nodes): a node turned carrier beside
   // another reshuffles the VIP orders differently from either alone. Where they are few (a small cluster), each is
   // also tried alone at each of its values, so for them the answer does not depend on the groups.
-  const isFlag = (l: Leaf) =>
-    l.change === "value" &&
-    !l.unset &&
-    l.candidates.some((c) => typeof c === "boolean" || (typeof c === "string" && isEnumMember(c)));
-  const flags = leaves.filter(isFlag);
+  const flags = leaves.filter((l) => l.change === "value" && !l.unset && l.candidates.some(isFlagValue));
   if (flags.length <= ALONE_FLAGS)
     for (const leaf of flags)
       for (const value of new Set(leaf.candidates)) {
