@@ -51,6 +51,8 @@ export interface Takeover {
   readonly withinBound: boolean;
   /** A death whose race a lower backup won first: the expected holder took the VIP after preempt_delay. */
   readonly interim?: boolean;
+  /** With nopreempt, a death whose race a lower backup won and kept: the holder the model named. */
+  readonly racedPast?: string;
 }
 
 export interface StepResult {
@@ -252,13 +254,34 @@ export async function runFailoverScenarios(
     // may take up to the delay and a down timer longer.
     const race = event === "death" && plan.vrrp.preemptDelay > 0;
     const raceMs = race ? (plan.vrrp.preemptDelay + 2 * worstBound("death")) * 1000 + advertMs : 0;
-    const waited = await lab.waitFor(expected, {
+    // With nopreempt nothing corrects a race lost: the winner keeps the VIP, and keepalived guarantees only that
+    // one live backup holds it. A backup may win it if its skew is within the scheduling tolerance of the
+    // model's winner's; the model then carries the actual holder into the next step.
+    const contenders = new Map(
+      event === "death" && plan.vrrp.nopreempt
+        ? moved.map((v) => [v.key, raceContenders(plan, v, expected.get(v.key), next, tolerance)] as const)
+        : [],
+    );
+    const waitOptions = {
       deadlineMs: longest * 1000 + margin + raceMs,
       holdMs: moved.length === 0 ? longest * 1000 + advertMs : advertMs,
-    });
-    const confirmed = waited.ok ? await confirm(lab, plan, expected) : [];
+    };
+    const waited =
+      contenders.size === 0
+        ? await lab.waitFor(expected, waitOptions)
+        : await lab.waitUntil((observed) => holderDifferences(plan, expected, observed, contenders), waitOptions);
+    const modelled = expected;
+    const actual = new Map(expected);
+    if (waited.ok)
+      for (const key of contenders.keys()) {
+        const vip = plan.vips.find((v) => v.key === key);
+        const holder = vip && waited.observed.get(canonicalIp(vip.address))?.[0];
+        if (holder) actual.set(key, holder);
+      }
+    const confirmed = waited.ok ? await confirm(lab, plan, actual) : [];
     const takeovers = moved.map((v): Takeover => {
-      const to = expected.get(v.key) ?? "";
+      const to = actual.get(v.key) ?? "";
+      const racedPast = to !== modelled.get(v.key) ? modelled.get(v.key) : undefined;
       const first = race
         ? lab.nodes
             .flatMap((n) => lab.appearances(n, v.address))
@@ -278,6 +301,7 @@ export async function runFailoverScenarios(
         to,
         event: eventOf(v.key),
         ...(interim ? { interim: true } : {}),
+        ...(racedPast ? { racedPast } : {}),
         seconds,
         bound,
         withinBound:
@@ -285,12 +309,55 @@ export async function runFailoverScenarios(
       };
     });
     const ok = waited.ok && confirmed.length === 0;
-    finish({ name: step.name, state: next, ok, diff: [...waited.diff, ...confirmed], takeovers, holders: expected });
+    finish({ name: step.name, state: next, ok, diff: [...waited.diff, ...confirmed], takeovers, holders: actual });
     if (!ok) break;
     state = next;
-    holders = expected;
+    holders = actual;
   }
   return { steps: results, seconds: (Date.now() - started) / 1000 };
+}
+
+/**
+ * The live nodes that can win a nopreempt VIP's race after a death: the model's winner and every backup whose
+ * down timer ends within `tolerance` seconds of its (skews (256 − priority)/256 × advert_int apart).
+ */
+function raceContenders(
+  plan: ClusterPlan,
+  vip: ClusterPlan["vips"][number],
+  winner: string | undefined,
+  state: FailureState,
+  tolerance: number,
+): readonly string[] {
+  const top = winner === undefined ? undefined : effectivePriority(plan, vip, winner, state);
+  if (winner === undefined || top === undefined) return winner === undefined ? [] : [winner];
+  return vip.order.filter((n) => {
+    const p = effectivePriority(plan, vip, n, state);
+    return p !== undefined && ((top - p) / 256) * plan.vrrp.advertInterval <= tolerance;
+  });
+}
+
+/** As the lab's waitFor, except that a racing VIP may be on any one of its contenders. */
+function holderDifferences(
+  plan: ClusterPlan,
+  expected: ReadonlyMap<string, string | undefined>,
+  observed: Observation,
+  contenders: ReadonlyMap<string, readonly string[]>,
+): string[] {
+  return plan.vips.flatMap((v) => {
+    const want = expected.get(v.key);
+    const allowed = contenders.get(v.key) ?? (want === undefined ? [] : [want]);
+    // Both halves of a dual-stack pair on the one holder.
+    const first = observed.get(canonicalIp(v.address)) ?? [];
+    return instanceAddresses(v).flatMap(({ address }) => {
+      const got = observed.get(canonicalIp(address)) ?? [];
+      const ok =
+        allowed.length === 0
+          ? got.length === 0
+          : got.length === 1 && allowed.includes(got[0] ?? "") && got[0] === first[0];
+      const wanted = allowed.length === 0 ? "nobody" : allowed.join(" or ");
+      return ok ? [] : [`${address} (${v.key}): expected ${wanted}, observed ${got.join(" + ") || "nobody"}`];
+    });
+  });
 }
 
 async function act(lab: VrrpLab, action: LabAction): Promise<number> {
@@ -348,6 +415,8 @@ export function formatLabReport(report: LabReport): string {
     for (const d of s.diff) lines.push(`    ${d}`);
     const raced = s.takeovers.filter((t) => t.interim).map((t) => t.address);
     if (raced.length > 0) lines.push(`    race won first by a lower backup (then preempt_delay): ${raced.join(", ")}`);
+    for (const t of s.takeovers.filter((x) => x.racedPast))
+      lines.push(`    nopreempt race: ${t.address} won by ${t.to}, not the model's ${t.racedPast}; it keeps the VIP`);
     for (const t of s.takeovers.filter((x) => !x.withinBound))
       lines.push(
         `    OUT OF BOUNDS ${t.address} ${t.from ?? "-"} → ${t.to}: ${t.seconds === undefined ? "never seen" : `${fmt(t.seconds)}s`} (predicted ${fmt(t.bound.min)}–${fmt(t.bound.max)}s)`,
