@@ -133,13 +133,17 @@ describe("user data", () => {
     });
   });
 
-  it("splices no spec value into the script: it is the same for every cluster but its marker line", () => {
+  it("splices no spec value into the script: it is the same for every cluster but its marker line (and IMDS's family)", () => {
     const script = (p: ClusterPlan) => (writeFiles(p)[JOIN_SCRIPT_PATH]?.content ?? "").split("\n").slice(2).join("\n");
     const reference = script(plan);
     expect(reference).toContain("kubeadm join");
+    const imds4 = "\nreadonly IMDS=http://169.254.169.254/latest\n";
+    expect(reference).toContain(imds4);
+    // an IPv6-only pool's instances have no IPv4 address: their script reads IMDS at its IPv6 address, that line only
+    const reference6 = reference.replace(imds4, "\nreadonly IMDS=http://[fd00:ec2::254]/latest\n");
     fc.assert(
       fc.property(arbPlan({ cloud: true, maxWorkers: 1, maxPool: 2 }), (p) => {
-        expect(script(p)).toBe(reference);
+        expect(script(p)).toBe(pool(p).ipv6 === "only" ? reference6 : reference);
       }),
       { numRuns: 20 },
     );

@@ -53,9 +53,14 @@ function declared(all: Record<string, Record<string, unknown>>): Set<string> {
   return out;
 }
 
-/** The only interpolations the generator writes on purpose: attribute references and the user-data file expression. */
+/**
+ * The only interpolations the generator writes on purpose: attribute references, the user-data file expression and
+ * the postconditions of a pool with IPv6 on its subnets (checkTerraformJson checks that aws_subnet has each attribute).
+ */
 const GENERATED_EXPRESSIONS = [
   /^(data\.)?aws_[a-z0-9_]+\.[A-Za-z0-9_-]+\.[a-z_]+$/,
+  /^self\.ipv6_cidr_block != ""$/,
+  /^self\.(ipv6_native|enable_dns64)$/,
   /^fileexists\("\$\{path\.module\}\/\.\.\/[a-z0-9-]+\/user-data\.gz\.b64"\) \? trimspace\(file\("\$\{path\.module\}\/\.\.\/[a-z0-9-]+\/user-data\.gz\.b64"\)\) : filebase64\("\$\{path\.module\}\/\.\.\/[a-z0-9-]+\/user-data\.yaml"\)$/,
 ];
 
