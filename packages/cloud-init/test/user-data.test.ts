@@ -9,7 +9,15 @@ import {
   SECRET_KINDS,
   userDataPaths,
 } from "@clusterspec/core";
-import { arbPlan, arbSpecAndPlan, buildSpec, mustResolve, mustValidate } from "@clusterspec/core/testing";
+import {
+  arbCloudBurstSpec,
+  arbPlan,
+  arbSpecAndPlan,
+  buildSpec,
+  mustResolve,
+  mustValidate,
+  mustValidateAny,
+} from "@clusterspec/core/testing";
 import { ajv04, ajv07, formatAjvErrors, readSchema, run, toolAvailable } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { gunzipSync } from "fflate";
@@ -116,6 +124,37 @@ describe("user data", () => {
       const ok = validate(doc);
       expect(ok, `${path}: ${formatAjvErrors(validate.errors)}`).toBe(true);
     }
+  });
+
+  it("is accepted by both cloud-config schemas, with a join script bash accepts, for every pool of any cloud burst (IPv4, IPv6, dual-stack; pools with and without IPv6)", () => {
+    const validators = [
+      "cloud-init/schema-cloud-config-v1.json",
+      "cloud-init/debian-22.4.2/schema-cloud-config-v1.json",
+    ].map((path) => [path, ajv04().compile(readSchema(path))] as const);
+    fc.assert(
+      fc.property(arbCloudBurstSpec(), (input) => {
+        const p = resolvePlan(mustValidateAny(input));
+        const userData = generateCloudInit(p).filter((a) => a.path.endsWith("/user-data.yaml"));
+        expect(userData).toHaveLength(input.cloud.pools.length);
+        for (const a of userData) {
+          const doc = parseYamlDocuments(a.content)[0];
+          for (const [path, validate] of validators)
+            expect(validate(doc), `${a.path} ${path}: ${formatAjvErrors(validate.errors)}`).toBe(true);
+          const script = (doc as { write_files: { path: string; content: string }[] }).write_files.find(
+            (f) => f.path === JOIN_SCRIPT_PATH,
+          )?.content;
+          expect(script).toContain("kubeadm join");
+          withTmp((dir) => {
+            const file = join(dir, "join");
+            writeFileSync(file, script ?? "");
+            const r = run("bash", ["-n", file]);
+            expect(r.stderr).toBe("");
+            expect(r.status).toBe(0);
+          });
+        }
+      }),
+      { numRuns: 15 },
+    );
   });
 
   it("the upstream schema rejects an unknown top-level key (so the check above can fail)", () => {

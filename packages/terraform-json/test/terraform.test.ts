@@ -1,4 +1,5 @@
 import {
+  type AnyPlan,
   AUTOSCALER_SCALE_FROM_ZERO_MINOR,
   type ClusterPlan,
   parseYamlDocuments,
@@ -7,7 +8,14 @@ import {
   stableJson,
   validateSpec,
 } from "@clusterspec/core";
-import { arbSpecAndPlan, buildSpec, mustResolve, mustValidate } from "@clusterspec/core/testing";
+import {
+  arbCloudBurstSpec,
+  arbSpecAndPlan,
+  buildSpec,
+  mustResolve,
+  mustValidate,
+  mustValidateAny,
+} from "@clusterspec/core/testing";
 import {
   allStrings,
   checkBlock,
@@ -37,7 +45,7 @@ const aws = schema.provider_schemas["registry.terraform.io/hashicorp/aws"];
 const cloudInput = () => buildSpec({ controlPlanes: 3, workers: 0, poolSize: 3, cloud: true });
 const cloudPlan = (): ClusterPlan => mustResolve(cloudInput());
 
-function docs(plan: ClusterPlan): Record<string, Record<string, unknown>> {
+function docs(plan: AnyPlan): Record<string, Record<string, unknown>> {
   return Object.fromEntries(generateTerraform(plan).map((a) => [a.path, JSON.parse(a.content)]));
 }
 
@@ -64,7 +72,7 @@ const GENERATED_EXPRESSIONS = [
   /^fileexists\("\$\{path\.module\}\/\.\.\/[a-z0-9-]+\/user-data\.gz\.b64"\) \? trimspace\(file\("\$\{path\.module\}\/\.\.\/[a-z0-9-]+\/user-data\.gz\.b64"\)\) : filebase64\("\$\{path\.module\}\/\.\.\/[a-z0-9-]+\/user-data\.yaml"\)$/,
 ];
 
-function checkAll(plan: ClusterPlan): string[] {
+function checkAll(plan: AnyPlan): string[] {
   const all = docs(plan);
   const known = declared(all);
   const errors: string[] = [];
@@ -104,6 +112,18 @@ describe("terraform files", () => {
   it("hold for any cloud spec", () => {
     fc.assert(
       fc.property(arbSpecAndPlan({ cloud: true, maxWorkers: 2, maxPool: 3 }), ({ spec, plan: p }) => {
+        expect(checkAll(p)).toEqual([]);
+        expect(generateTerraform(p)).toEqual(generateTerraform(resolvePlan(spec)));
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it("hold for any cloud burst of an existing cluster (IPv4, IPv6, dual-stack; pools with and without IPv6)", () => {
+    fc.assert(
+      fc.property(arbCloudBurstSpec(), (input) => {
+        const spec = mustValidateAny(input);
+        const p = resolvePlan(spec);
         expect(checkAll(p)).toEqual([]);
         expect(generateTerraform(p)).toEqual(generateTerraform(resolvePlan(spec)));
       }),

@@ -14,7 +14,13 @@ import {
   validateSpec,
   WIREGUARD_KEY,
 } from "@clusterspec/core";
-import { arbClusterSpec, mustValidateAny, testSecretsFor, testWireguardKey } from "@clusterspec/core/testing";
+import {
+  arbCloudBurstSpec,
+  arbClusterSpec,
+  mustValidateAny,
+  testSecretsFor,
+  testWireguardKey,
+} from "@clusterspec/core/testing";
 import {
   ajv2020,
   cloudSpecTexts,
@@ -134,6 +140,31 @@ describe("wg-quick configs", () => {
       { numRuns: 8 },
     );
   });
+
+  it.skipIf(!toolAvailable("wg-quick"))(
+    "passes wg-quick strip for any cloud burst with a hub (IPv4, IPv6 or dual-stack tunnel; hub endpoint by address or name)",
+    () => {
+      fc.assert(
+        fc.property(
+          arbCloudBurstSpec().filter((s) => s.cloud.wireguard.hub !== undefined),
+          (input) => {
+            const spec = mustValidateAny(input);
+            const f = filesOf(spec, testSecretsFor(spec));
+            expect(f.hub).toContain("[Interface]");
+            // with static keys, one client config per burst slot; without, the provisioner writes them
+            const slots = input.cloud.pools.reduce((n, p) => n + p.maxSize, 0);
+            expect(f.clients).toHaveLength(input.cloud.wireguard.peerKeys ? slots : 0);
+            for (const text of [f.hub, ...f.clients]) {
+              const r = wgQuickStrip(text);
+              expect(r.status, r.out).toBe(0);
+              expect(r.wg).not.toContain("parsing error");
+            }
+          },
+        ),
+        { numRuns: 8 },
+      );
+    },
+  );
 
   it("gives each slot exactly its own /32, inside the tunnel subnet, never the hub's address", () => {
     fc.assert(
