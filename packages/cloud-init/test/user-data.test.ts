@@ -140,9 +140,23 @@ describe("user data", () => {
           const doc = parseYamlDocuments(a.content)[0];
           for (const [path, validate] of validators)
             expect(validate(doc), `${a.path} ${path}: ${formatAjvErrors(validate.errors)}`).toBe(true);
-          const script = (doc as { write_files: { path: string; content: string }[] }).write_files.find(
-            (f) => f.path === JOIN_SCRIPT_PATH,
-          )?.content;
+          const files = (doc as { write_files: { path: string; content: string }[] }).write_files;
+          const script = files.find((f) => f.path === JOIN_SCRIPT_PATH)?.content;
+          // the burst node registers an address of each cluster family, the primary first, with the tunnel's MTU
+          const env = Object.fromEntries(
+            [
+              ...(files.find((f) => f.path === "/etc/clusterspec/join.env")?.content ?? "").matchAll(
+                /^(\w+)='(.*)'$/gm,
+              ),
+            ].map((m) => [m[1], m[2]]),
+          );
+          const pods = input.existingCluster.podSubnet;
+          const families = (typeof pods === "string" ? [pods] : pods).map((n) => (n.includes(":") ? "6" : "4"));
+          expect(env.TUNNEL_FAMILY).toBe(families.join(" "));
+          const wg = input.cloud.wireguard;
+          const overhead = /^\d+\.\d+\.\d+\.\d+:/.test(wg.endpoint ?? "") ? 60 : 80;
+          expect(env.TUNNEL_MTU).toBe(String((wg.underlayMtu ?? 1500) - overhead));
+          expect(env.NAMESERVERS).toBe(input.existingCluster.nameservers.join(" "));
           expect(script).toContain("kubeadm join");
           withTmp((dir) => {
             const file = join(dir, "join");

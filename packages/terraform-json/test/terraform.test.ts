@@ -126,6 +126,24 @@ describe("terraform files", () => {
         const p = resolvePlan(spec);
         expect(checkAll(p)).toEqual([]);
         expect(generateTerraform(p)).toEqual(generateTerraform(resolvePlan(spec)));
+        // each pool's instances get the IPv6 its ipv6 asks for; IMDS answers on IPv6 on Nitro types only (m4 is Xen)
+        const all = docs(p);
+        for (const pool of input.cloud.pools) {
+          const doc = all[`cloud/terraform/pool-${pool.name}.tf.json`] as any;
+          const lt = doc.resource.aws_launch_template[pool.name];
+          const ipv6 = pool.ipv6 ?? "off";
+          expect(lt.network_interfaces?.[0]?.ipv6_address_count, pool.name).toBe(ipv6 === "off" ? undefined : 1);
+          expect(lt.network_interfaces?.[0]?.associate_public_ip_address).toBe(ipv6 === "only" ? "false" : undefined);
+          expect(lt.metadata_options[0].http_protocol_ipv6).toBe(
+            ipv6 !== "off" && !pool.instanceType.startsWith("m4.") ? "enabled" : undefined,
+          );
+          const subnets = Object.values(doc.data?.aws_subnet ?? {}) as any[];
+          expect(subnets.map((x) => x.id)).toEqual(ipv6 === "off" ? [] : pool.subnets);
+          for (const x of subnets)
+            expect(x.lifecycle.postcondition.map((c: any) => c.condition)).toEqual(
+              ipv6 === "only" ? [`\${self.ipv6_native}`, `\${self.enable_dns64}`] : [`\${self.ipv6_cidr_block != ""}`],
+            );
+        }
       }),
       { numRuns: 30 },
     );
