@@ -1,7 +1,7 @@
 // cloud/provisioner/openapi.yaml: valid OpenAPI 3.1 (the official schema) for every example and any cloud spec,
 // and it names exactly what the join script does.
 import { loadSpec, parseYamlDocuments, resolvePlan } from "@clusterspec/core";
-import { arbPlan, buildSpec, mustResolve } from "@clusterspec/core/testing";
+import { arbCloudBurstSpec, arbPlan, buildSpec, mustResolve, mustValidateAny } from "@clusterspec/core/testing";
 import { cloudSpecTexts, formatAjvErrors, openApi31Validator } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -39,13 +39,17 @@ describe("provisioner contract", () => {
     expect(validate(doc), formatAjvErrors(validate.errors)).toBe(true);
   });
 
-  it("validates for any cloud spec", () => {
+  it("validates for any cloud spec, and any cloud burst of an existing cluster (every family, pools with IPv6)", () => {
+    const arbAnyPlan = fc.oneof(
+      arbPlan({ cloud: true, maxWorkers: 2, maxPool: 3 }),
+      arbCloudBurstSpec().map((s) => resolvePlan(mustValidateAny(s))),
+    );
     fc.assert(
-      fc.property(arbPlan({ cloud: true, maxWorkers: 2, maxPool: 3 }), (plan) => {
+      fc.property(arbAnyPlan, (plan) => {
         const doc = provisionerContract(plan);
         expect(validate(doc), formatAjvErrors(validate.errors)).toBe(true);
       }),
-      { numRuns: 15 },
+      { numRuns: 24 },
     );
   });
 

@@ -9,7 +9,15 @@ import {
   SECRET_KINDS,
   userDataPaths,
 } from "@clusterspec/core";
-import { arbPlan, arbSpecAndPlan, buildSpec, mustResolve, mustValidate } from "@clusterspec/core/testing";
+import {
+  arbCloudBurstSpec,
+  arbPlan,
+  arbSpecAndPlan,
+  buildSpec,
+  mustResolve,
+  mustValidate,
+  mustValidateAny,
+} from "@clusterspec/core/testing";
 import { ajv04, ajv07, formatAjvErrors, readSchema, run, toolAvailable } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { gunzipSync } from "fflate";
@@ -118,6 +126,51 @@ describe("user data", () => {
     }
   });
 
+  it("is accepted by both cloud-config schemas, with a join script bash accepts, for every pool of any cloud burst (IPv4, IPv6, dual-stack; pools with and without IPv6)", () => {
+    const validators = [
+      "cloud-init/schema-cloud-config-v1.json",
+      "cloud-init/debian-22.4.2/schema-cloud-config-v1.json",
+    ].map((path) => [path, ajv04().compile(readSchema(path))] as const);
+    fc.assert(
+      fc.property(arbCloudBurstSpec(), (input) => {
+        const p = resolvePlan(mustValidateAny(input));
+        const userData = generateCloudInit(p).filter((a) => a.path.endsWith("/user-data.yaml"));
+        expect(userData).toHaveLength(input.cloud.pools.length);
+        for (const a of userData) {
+          const doc = parseYamlDocuments(a.content)[0];
+          for (const [path, validate] of validators)
+            expect(validate(doc), `${a.path} ${path}: ${formatAjvErrors(validate.errors)}`).toBe(true);
+          const files = (doc as { write_files: { path: string; content: string }[] }).write_files;
+          const script = files.find((f) => f.path === JOIN_SCRIPT_PATH)?.content;
+          // the burst node registers an address of each cluster family, the primary first, with the tunnel's MTU
+          const env = Object.fromEntries(
+            [
+              ...(files.find((f) => f.path === "/etc/clusterspec/join.env")?.content ?? "").matchAll(
+                /^(\w+)='(.*)'$/gm,
+              ),
+            ].map((m) => [m[1], m[2]]),
+          );
+          const pods = input.existingCluster.podSubnet;
+          const families = (typeof pods === "string" ? [pods] : pods).map((n) => (n.includes(":") ? "6" : "4"));
+          expect(env.TUNNEL_FAMILY).toBe(families.join(" "));
+          const wg = input.cloud.wireguard;
+          const overhead = /^\d+\.\d+\.\d+\.\d+:/.test(wg.endpoint ?? "") ? 60 : 80;
+          expect(env.TUNNEL_MTU).toBe(String((wg.underlayMtu ?? 1500) - overhead));
+          expect(env.NAMESERVERS).toBe(input.existingCluster.nameservers.join(" "));
+          expect(script).toContain("kubeadm join");
+          withTmp((dir) => {
+            const file = join(dir, "join");
+            writeFileSync(file, script ?? "");
+            const r = run("bash", ["-n", file]);
+            expect(r.stderr).toBe("");
+            expect(r.status).toBe(0);
+          });
+        }
+      }),
+      { numRuns: 15 },
+    );
+  });
+
   it("the upstream schema rejects an unknown top-level key (so the check above can fail)", () => {
     const validate = ajv04().compile(readSchema("cloud-init/schema-cloud-config-v1.json"));
     expect(validate({ ...userDataObject(plan, pool(plan)), run_cmd: [] })).toBe(false);
@@ -133,13 +186,17 @@ describe("user data", () => {
     });
   });
 
-  it("splices no spec value into the script: it is the same for every cluster but its marker line", () => {
+  it("splices no spec value into the script: it is the same for every cluster but its marker line (and IMDS's family)", () => {
     const script = (p: ClusterPlan) => (writeFiles(p)[JOIN_SCRIPT_PATH]?.content ?? "").split("\n").slice(2).join("\n");
     const reference = script(plan);
     expect(reference).toContain("kubeadm join");
+    const imds4 = "\nreadonly IMDS=http://169.254.169.254/latest\n";
+    expect(reference).toContain(imds4);
+    // an IPv6-only pool's instances have no IPv4 address: their script reads IMDS at its IPv6 address, that line only
+    const reference6 = reference.replace(imds4, "\nreadonly IMDS=http://[fd00:ec2::254]/latest\n");
     fc.assert(
       fc.property(arbPlan({ cloud: true, maxWorkers: 1, maxPool: 2 }), (p) => {
-        expect(script(p)).toBe(reference);
+        expect(script(p)).toBe(pool(p).ipv6 === "only" ? reference6 : reference);
       }),
       { numRuns: 20 },
     );

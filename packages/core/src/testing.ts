@@ -50,6 +50,12 @@ export function buildSpec(
     initNode?: number;
     /** controlPlane.bootstrapped. */
     bootstrapped?: boolean;
+    /**
+     * The cloud pool's `ipv6` (with `shape.cloud`). `only` also makes the second nameserver IPv6 (2606:4700:4700::1111)
+     * and the first one on the Kubernetes segment (.53), which the tunnel carries: an IPv6-only pool reaches no IPv4
+     * nameserver outside it (cloudIpv6OnlyNameservers), and a hub endpoint by name still has one outside the tunnel.
+     */
+    poolIpv6?: "dual-stack" | "only";
   } = {},
 ): ClusterSpecInput {
   const [a, b] = vary.segmentOctets ?? [118, 12];
@@ -114,7 +120,7 @@ export function buildSpec(
           uplink: { gateway: `${upNet}.1`, routingTable: { id: 1, name: "vswitch" } },
         },
       ],
-      nameservers: ["1.1.1.1", "8.8.8.8"],
+      nameservers: vary.poolIpv6 === "only" ? [`10.${a}.${b}.53`, "2606:4700:4700::1111"] : ["1.1.1.1", "8.8.8.8"],
     },
     controlPlane: {
       vip: `10.${a}.${b}.5/24`,
@@ -167,6 +173,7 @@ export function buildSpec(
                 taints: [{ key: "ci", value: "true", effect: "NoSchedule" }],
                 labels: { "node.kubernetes.io/ci": "" },
                 resources: { "github.com/fuse": "1" },
+                ...(vary.poolIpv6 === undefined ? {} : { ipv6: vary.poolIpv6 }),
               },
             ],
           },
@@ -181,7 +188,7 @@ export const arbNodeName = (): fc.Arbitrary<string> =>
 
 /**
  * Valid cluster specs: 1, 3 or 5 control planes, 0-8 workers, pools of 0-40 VIPs, Kubernetes 1.22-1.35, with or
- * without cloud. `bootstrap: true` also varies `controlPlane.initNode` (unset or any control plane) and
+ * without cloud (its pool's `ipv6` unset, `dual-stack` or `only`). `bootstrap: true` also varies `controlPlane.initNode` (unset or any control plane) and
  * `controlPlane.bootstrapped`; without it neither is set, so the first control plane inits.
  */
 export const arbClusterSpec = (
@@ -217,6 +224,7 @@ export const arbClusterSpec = (
         ? fc.option(fc.integer({ min: 0, max: 4 }), { nil: undefined })
         : fc.constant(undefined),
       bootstrapped: options.bootstrap ? fc.option(fc.boolean(), { nil: undefined }) : fc.constant(undefined),
+      poolIpv6: fc.constantFrom(undefined, "dual-stack" as const, "only" as const),
     })
     .map((r) =>
       buildSpec(
@@ -237,6 +245,7 @@ export const arbClusterSpec = (
           ...(r.cgroupMode === undefined ? {} : { cgroupMode: r.cgroupMode }),
           ...(r.initNode === undefined ? {} : { initNode: r.initNode }),
           ...(r.bootstrapped === undefined ? {} : { bootstrapped: r.bootstrapped }),
+          ...(r.poolIpv6 === undefined || !r.cloud ? {} : { poolIpv6: r.poolIpv6 }),
         },
       ),
     )
@@ -432,7 +441,16 @@ export function withWireguardHub(spec: ClusterSpecInput, staticPeerKeys: boolean
   };
 }
 
-/** Valid cloud-burst-only specs (existingCluster + cloud): 1-3 pools, with or without a hub and static keys. */
+/** The family layout of a cloud-burst spec's existing cluster: IPv4, IPv6, or dual-stack with either family primary. */
+export type BurstFamily = "ipv4" | "ipv6" | "dual-ipv4" | "dual-ipv6";
+
+/**
+ * Valid cloud-burst-only specs (existingCluster + cloud): an IPv4, IPv6 or dual-stack (either family primary) existing
+ * cluster, 1-3 pools each with `ipv6` unset, `dual-stack` or `only`, with or without a hub (its endpoint an IPv4 or
+ * IPv6 address or a DNS name) and static keys. Every draw is valid: the draws that a rule would refuse are mapped to
+ * ones it accepts (an IPv6-only pool gets a Nitro type and no IPv4 nameserver outside the tunnel, an IPv6 endpoint
+ * only pools with IPv6, a DNS endpoint a nameserver outside the on-prem networks).
+ */
 export const arbCloudBurstSpec = (): fc.Arbitrary<CloudBurstSpecInput> =>
   fc
     .record({
@@ -444,38 +462,81 @@ export const arbCloudBurstSpec = (): fc.Arbitrary<CloudBurstSpecInput> =>
           maxSize: fc.integer({ min: 1, max: 6 }),
           podAccess: fc.boolean(),
           arm: fc.boolean(),
+          /** An x86_64 pool's type: Nitro (c7i) or Xen (m4, IMDS over IPv4 only); an IPv6-only pool is always Nitro. */
+          xen: fc.boolean(),
+          ipv6: fc.constantFrom(undefined, "dual-stack" as const, "only" as const),
         }),
         { minLength: 1, maxLength: 3, selector: (p) => p.name },
       ),
+      family: fc.constantFrom<BurstFamily>("ipv4", "ipv6", "dual-ipv4", "dual-ipv6"),
+      /** In a dual-stack cluster: which family the endpoint, the hub and the on-prem nameserver use. */
+      endpointV6: fc.boolean(),
+      hubV6: fc.boolean(),
+      nameserverV6: fc.boolean(),
+      /** The second nameserver, outside the on-prem networks: IPv6 or IPv4 (IPv6 when a pool is IPv6-only). */
+      outsideV6: fc.boolean(),
+      /** An IPv6 tunnel network beside the IPv4 one although the cluster runs IPv4 only. */
+      extraTunnel6: fc.boolean(),
       nameservers: fc.integer({ min: 1, max: 2 }),
       hub: fc.constantFrom("none" as const, "provisioner" as const, "static" as const),
+      hubEndpoint: fc.constantFrom("dns" as const, "ipv4" as const, "ipv6" as const),
       dnsEndpoint: fc.boolean(),
     })
-    .map(
-      (r): CloudBurstSpecInput => ({
+    .map((r): CloudBurstSpecInput => {
+      const has4 = r.family !== "ipv6";
+      const has6 = r.family !== "ipv4";
+      const dual = has4 && has6;
+      const net4 = `10.${r.k8s}.0`;
+      const net6 = `fd00:118:${r.k8s}:`;
+      // one network per family, the primary first
+      const v6first = r.family === "ipv6" || r.family === "dual-ipv6";
+      const ordered = <T>(v4: T, v6: T): T | T[] => (dual ? (v6first ? [v6, v4] : [v4, v6]) : has4 ? v4 : v6);
+      const inV6 = (pick: boolean) => (dual ? pick : has6);
+      const anyOnly = r.pools.some((p) => p.ipv6 === "only");
+      const anyOff = r.pools.some((p) => p.ipv6 === undefined);
+      // an IPv6 endpoint needs IPv6 on every pool (cloudPoolsReachHub), an IPv4 one no IPv6-only pool (cloudIpv6OnlyPools)
+      const hubEndpoint =
+        (r.hubEndpoint === "ipv6" && anyOff) || (r.hubEndpoint === "ipv4" && anyOnly) ? "dns" : r.hubEndpoint;
+      const hasHub = r.hub !== "none";
+      // a DNS name needs a nameserver outside the tunnel (burstHubEndpointResolvable)
+      const nameserverCount = hasHub && hubEndpoint === "dns" ? 2 : r.nameservers;
+      // an IPv6-only pool's instances reach a nameserver outside the tunnel over IPv6 (burstIpv6OnlyNameservers)
+      const outside = r.outsideV6 || anyOnly ? "2606:4700:4700::1111" : "1.1.1.1";
+      const onPremNameserver = inV6(r.nameserverV6) ? `${net6}:53` : `${net4}.53`;
+      return {
         apiVersion: "clusterspec/v1alpha1",
         kind: "Cluster",
         name: "burst-prop",
         existingCluster: {
-          endpoint: r.dnsEndpoint ? "api.home.example:6443" : `10.${r.k8s}.0.100:6443`,
+          endpoint: r.dnsEndpoint
+            ? "api.home.example:6443"
+            : inV6(r.endpointV6)
+              ? `[${net6}:100]:6443`
+              : `${net4}.100:6443`,
           caCertHash: { env: "KUBEADM_CA_HASH" },
           kubernetesVersion: `v1.${r.minor}.1`,
-          podSubnet: "10.244.0.0/16",
-          serviceSubnet: "10.96.0.0/12",
-          onPremNetworks: [`10.${r.k8s}.0.0/24`],
-          nameservers: [`10.${r.k8s}.0.53`, "1.1.1.1"].slice(0, r.nameservers),
+          podSubnet: ordered("10.244.0.0/16", "fd00:10:244::/56"),
+          serviceSubnet: ordered("10.96.0.0/12", "fd00:10:96::/112"),
+          onPremNetworks: [...(has4 ? [`${net4}.0/24`] : []), ...(has6 ? [`${net6}:/64`] : [])],
+          nameservers: [onPremNameserver, outside].slice(0, nameserverCount),
         },
         cloud: {
           aws: { region: "eu-central-1", vpcCidr: "172.24.0.0/16" },
           provisioner: { url: "https://provisioner.example.com" },
           wireguard: {
-            tunnelSubnet: "172.30.99.0/24",
-            ...(r.hub === "none"
+            // the tunnel carries each family of the cluster (burstTunnelFamilies)
+            tunnelSubnet: has4 ? "172.30.99.0/24" : "fd00:30:99::/64",
+            ...(has4 && (has6 || r.extraTunnel6) ? { tunnelSubnet6: "fd00:30:99::/64" } : {}),
+            ...(!hasHub
               ? {}
               : {
-                  hub: `10.${r.k8s}.0.10`,
-                  // a DNS name needs a nameserver outside the tunnel (burstHubEndpointResolvable)
-                  endpoint: r.nameservers > 1 ? "vpn.example.com:51820" : "203.0.113.10:51820",
+                  hub: inV6(r.hubV6) ? `${net6}:10` : `${net4}.10`,
+                  endpoint:
+                    hubEndpoint === "dns"
+                      ? "vpn.example.com:51820"
+                      : hubEndpoint === "ipv4"
+                        ? "203.0.113.10:51820"
+                        : "[2001:db8::10]:51820",
                   privateKey: { env: "WG_HUB_PRIVATE_KEY" },
                   publicKey: testWireguardKey(9999),
                 }),
@@ -485,7 +546,8 @@ export const arbCloudBurstSpec = (): fc.Arbitrary<CloudBurstSpecInput> =>
           },
           pools: r.pools.map((p) => ({
             name: p.name,
-            instanceType: p.arm ? "t4g.xlarge" : "c7i.xlarge",
+            // AWS launches only Nitro types into IPv6-only subnets (cloudIpv6OnlyPools)
+            instanceType: p.arm ? "t4g.xlarge" : p.xen && p.ipv6 !== "only" ? "m4.large" : "c7i.xlarge",
             architecture: p.arm ? ("arm64" as const) : ("x86_64" as const),
             ami: { id: "ami-0123456789abcdef0" },
             maxSize: p.maxSize,
@@ -493,10 +555,11 @@ export const arbCloudBurstSpec = (): fc.Arbitrary<CloudBurstSpecInput> =>
             securityGroups: ["sg-0123456789abcdef0"],
             imds: { podAccess: p.podAccess },
             taints: [{ key: "ci", value: "true", effect: "NoSchedule" as const }],
+            ...(p.ipv6 === undefined ? {} : { ipv6: p.ipv6 }),
           })),
         },
-      }),
-    );
+      };
+    });
 
 /**
  * Secret values of the real shape, distinct for every reference a spec makes (one key per burst slot), for

@@ -7,12 +7,15 @@ import { join } from "node:path";
 import {
   type BurstPlan,
   type ClusterPlan,
+  cidrContains,
   HUB_FIREWALL_FILE,
   HUB_SYSCTL_FILE,
   loadSpec,
   resolvePlan,
 } from "@clusterspec/core";
+import { arbCloudBurstSpec, mustValidateAny } from "@clusterspec/core/testing";
 import { exampleText, fixtureText, run, toolAvailable, withNetns } from "@clusterspec/testkit";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { generateHub } from "../src/generate.js";
 import { hubHostModule } from "../src/module.js";
@@ -193,4 +196,67 @@ describe("a dual-stack hub (issue 30 item 6)", () => {
       }
     },
   );
+});
+
+describe("the hub of any cloud burst (IPv4, IPv6, dual-stack; its endpoint by IPv4, IPv6 or name)", () => {
+  const arbHubPlan = () =>
+    arbCloudBurstSpec()
+      .filter((s) => s.cloud.wireguard.hub !== undefined)
+      .map((input) => ({ input, plan: resolvePlan(mustValidateAny(input)) as BurstPlan }));
+
+  it("forwards each family the tunnel or the on-prem networks run, and lets the burst nodes reach the API and each on-prem nameserver", () => {
+    fc.assert(
+      fc.property(arbHubPlan(), ({ input, plan }) => {
+        const files = hubFiles(plan);
+        const dir = plan.cloud?.hub?.host.dir ?? "";
+        const rules = files[`${dir}/${HUB_FIREWALL_FILE}`] ?? "";
+        const sysctl = files[`${dir}/${HUB_SYSCTL_FILE}`] ?? "";
+        const e = input.existingCluster;
+        const wg = input.cloud.wireguard;
+        const nets = [
+          wg.tunnelSubnet,
+          ...(wg.tunnelSubnet6 === undefined ? [] : [wg.tunnelSubnet6]),
+          ...e.onPremNetworks,
+        ];
+        expect(sysctl.includes("net.ipv4.ip_forward = 1")).toBe(nets.some((n) => !n.includes(":")));
+        expect(sysctl.includes("net.ipv6.conf.all.forwarding = 1")).toBe(nets.some((n) => n.includes(":")));
+        const onPrem = (ip: string) => e.onPremNetworks.some((n) => cidrContains(n, ip));
+        for (const ns of e.nameservers) {
+          const rule = new RegExp(
+            `^\\t\\t${ns.includes(":") ? "ip6" : "ip"} daddr ${ns.replace(/\./g, "\\.")} udp dport 53 accept`,
+            "m",
+          );
+          expect(rule.test(rules), `${ns}\n${rules}`).toBe(onPrem(ns));
+        }
+        const api = e.endpoint.startsWith("[")
+          ? e.endpoint.slice(1, e.endpoint.indexOf("]"))
+          : e.endpoint.split(":")[0];
+        if (/^[0-9.]+$|:/.test(api ?? ""))
+          expect(rules).toMatch(new RegExp(`daddr \\{ ${(api ?? "").replace(/\./g, "\\.")}, .* tcp dport 6443 accept`));
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it("has a filter nft loads and sysctls sysctl applies, in a network namespace", async (ctx) => {
+    if (!toolAvailable("nft", { root: true }) || !toolAvailable("sysctl", { root: true }))
+      return ctx.skip("needs nft and sysctl as root (installed by .ci/run)");
+    const samples = fc.sample(arbHubPlan(), 12);
+    const tmp = mkdtempSync(join(tmpdir(), "cs-hub-any-"));
+    try {
+      await withNetns([], (ns) => {
+        samples.forEach(({ plan }, i) => {
+          const files = hubFiles(plan);
+          const dir = plan.cloud?.hub?.host.dir ?? "";
+          writeFileSync(join(tmp, `hub${i}.nft`), files[`${dir}/${HUB_FIREWALL_FILE}`] ?? "");
+          writeFileSync(join(tmp, `hub${i}.conf`), files[`${dir}/${HUB_SYSCTL_FILE}`] ?? "");
+          ns.must("nft", ["-f", join(tmp, `hub${i}.nft`)]);
+          expect(ns.must("nft", ["list", "tables"])).toBe("table inet clusterspec_hub\n");
+          ns.must("sysctl", ["-p", join(tmp, `hub${i}.conf`)]);
+        });
+      });
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  });
 });

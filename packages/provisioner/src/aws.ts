@@ -91,6 +91,7 @@ export function parseDescribeInstances(xml: string): AwsInstance[] {
         state,
         privateIp: tag(i, "privateIpAddress"),
         publicIp: tag(i, "ipAddress"),
+        ipv6: [...new Set([...i.matchAll(/<ipv6Address>([^<]+)<\/ipv6Address>/g)].map((m) => m[1] ?? ""))],
         group,
       };
     }),

@@ -8,6 +8,11 @@ export interface AwsInstance {
   readonly state: string;
   readonly privateIp: string | undefined;
   readonly publicIp: string | undefined;
+  /**
+   * Its IPv6 addresses (`ipv6Address`, the instance's and its network interfaces'): an instance of a pool with `ipv6`
+   * may reach the provisioner from one of them, and one of an IPv6-only pool has no IPv4 address at all.
+   */
+  readonly ipv6?: readonly string[] | undefined;
   /** Its tag `aws:autoscaling:groupName`, set by Auto Scaling on every instance it launches. */
   readonly group: string | undefined;
 }

@@ -5,7 +5,7 @@
 // a restarted provisioner, or a second one, carries on. AWS is the source of truth for an instance's life: an event
 // only says which instance to look at, so duplicates, late and out-of-order events change nothing.
 import { randomBytes } from "node:crypto";
-import { toYaml } from "@clusterspec/core";
+import { canonicalIp, toYaml } from "@clusterspec/core";
 import { clientConfig, slotCidrs } from "@clusterspec/wireguard";
 import type { IdentityVerifier } from "./identity.js";
 import { generateKeyPair, privateKeyOfConfig, publicKeyOf } from "./keys.js";
@@ -18,6 +18,8 @@ import { type CertificateFetcher, parseSnsMessage, snsUrlOk, verifySnsMessage } 
 export const ANNOTATIONS = {
   privateIp: "clusterspec.dev/private-ip",
   publicIp: "clusterspec.dev/public-ip",
+  /** The instance's IPv6 addresses, comma-separated (a pool with `ipv6`). */
+  ipv6: "clusterspec.dev/ipv6-addresses",
   publicKey: "clusterspec.dev/public-key",
   servedWireguard: "clusterspec.dev/served-wireguard",
   servedKubeconfig: "clusterspec.dev/served-kubeconfig",
@@ -126,10 +128,12 @@ export class Provisioner {
       log("info", "no slot for instance", fields);
       return text(404, "no slot for this instance (not seen running yet, or terminated)");
     }
-    const addresses = [slot.annotations[ANNOTATIONS.privateIp], slot.annotations[ANNOTATIONS.publicIp]].filter(
-      (a): a is string => a !== undefined && a !== "",
-    );
-    if (!addresses.includes(req.sourceAddress))
+    const addresses = [
+      slot.annotations[ANNOTATIONS.privateIp],
+      slot.annotations[ANNOTATIONS.publicIp],
+      ...(slot.annotations[ANNOTATIONS.ipv6]?.split(",") ?? []),
+    ].filter((a): a is string => a !== undefined && a !== "");
+    if (!addresses.some((a) => sameAddress(a, req.sourceAddress)))
       return refuse(`request from ${req.sourceAddress}, not from the instance's address (${addresses.join(", ")})`);
     const served = req.kind === "wireguard" ? ANNOTATIONS.servedWireguard : ANNOTATIONS.servedKubeconfig;
     if (slot.annotations[served] !== undefined)
@@ -344,6 +348,7 @@ export class Provisioner {
       const annotations: Record<string, string> = {};
       if (inst.privateIp) annotations[ANNOTATIONS.privateIp] = inst.privateIp;
       if (inst.publicIp) annotations[ANNOTATIONS.publicIp] = inst.publicIp;
+      if (inst.ipv6?.length) annotations[ANNOTATIONS.ipv6] = inst.ipv6.join(",");
       let config = free.config;
       if (this.settings.cloud.peerKeys === "provisioner") {
         const planned = this.settings.cloud.slots.find((s) => s.pool === free.pool && s.index === free.index);
@@ -494,4 +499,13 @@ export class Provisioner {
 /** A peer's allowed IPs against a slot's (`a,b`), in any order: the kernel may list the families either way. */
 function sameAllowedIps(want: string | undefined, have: readonly string[]): boolean {
   return want !== undefined && want.split(",").sort().join(",") === [...have].sort().join(",");
+}
+
+/** Whether two addresses are the same, whatever their IPv6 spelling (EC2's and the socket's may differ). */
+function sameAddress(a: string, b: string): boolean {
+  try {
+    return canonicalIp(a) === canonicalIp(b);
+  } catch {
+    return a === b;
+  }
 }

@@ -23,6 +23,29 @@ async function event(id: string, state: string) {
 const warnings = () => w.logs.filter((l) => l.level === "warn").map((l) => String(l.fields.reason ?? l.event));
 
 describe("serving a burst instance", () => {
+  it("serves an instance of an IPv6-only pool, which has no IPv4 address, at its IPv6 address only (any spelling)", async () => {
+    w = world("fixture:ipv6-only-cloud-burst-only");
+    const v6 = "2a05:d014:0:1::10";
+    w.aws.instances.set(ID, {
+      id: ID,
+      state: "running",
+      privateIp: undefined,
+      publicIp: undefined,
+      ipv6: [v6],
+      group: "home6-ci-arm64",
+    });
+    expect((await event(ID, "running")).status).toBe(200);
+    const slot = [...w.kube.slots.values()].find((s) => s.instanceId === ID);
+    expect(slot?.annotations[ANNOTATIONS.ipv6]).toBe(v6);
+    const elsewhere = await get("wireguard", ID, "2a05:d014:0:1::11");
+    expect(elsewhere.status).toBe(403);
+    expect(warnings()).toContain(`request from 2a05:d014:0:1::11, not from the instance's address (${v6})`);
+    const wg = await get("wireguard", ID, "2A05:D014:0:1:0:0:0:10");
+    expect(wg.status).toBe(200);
+    expect(wg.body).toBe(slot?.config);
+    expect((await get("kubeconfig", ID, v6)).status).toBe(200);
+  });
+
   it("serves the slot's config and a kubeconfig with a fresh token, each once, to the instance's address only", async () => {
     w = world("cloud-burst-only");
     w.aws.launch(ID, "home-ci-arm64", IP);

@@ -233,7 +233,11 @@ export interface World {
 
 /** A provisioner of an example spec, with stand-ins and the slots' Secrets as the operator applies them. */
 export function world(
-  example: "cloud-burst-only" | "hybrid-cloud-burst" | "fixture:dual-stack-cloud-burst-only",
+  example:
+    | "cloud-burst-only"
+    | "hybrid-cloud-burst"
+    | "fixture:dual-stack-cloud-burst-only"
+    | "fixture:ipv6-only-cloud-burst-only",
   realHub?: HubApi,
 ): World {
   const dir = mkdtempSync(join(tmpdir(), "clusterspec-prov-"));

@@ -1,4 +1,5 @@
 import {
+  type AnyPlan,
   AUTOSCALER_SCALE_FROM_ZERO_MINOR,
   type ClusterPlan,
   parseYamlDocuments,
@@ -7,7 +8,14 @@ import {
   stableJson,
   validateSpec,
 } from "@clusterspec/core";
-import { arbSpecAndPlan, buildSpec, mustResolve, mustValidate } from "@clusterspec/core/testing";
+import {
+  arbCloudBurstSpec,
+  arbSpecAndPlan,
+  buildSpec,
+  mustResolve,
+  mustValidate,
+  mustValidateAny,
+} from "@clusterspec/core/testing";
 import {
   allStrings,
   checkBlock,
@@ -37,7 +45,7 @@ const aws = schema.provider_schemas["registry.terraform.io/hashicorp/aws"];
 const cloudInput = () => buildSpec({ controlPlanes: 3, workers: 0, poolSize: 3, cloud: true });
 const cloudPlan = (): ClusterPlan => mustResolve(cloudInput());
 
-function docs(plan: ClusterPlan): Record<string, Record<string, unknown>> {
+function docs(plan: AnyPlan): Record<string, Record<string, unknown>> {
   return Object.fromEntries(generateTerraform(plan).map((a) => [a.path, JSON.parse(a.content)]));
 }
 
@@ -53,13 +61,18 @@ function declared(all: Record<string, Record<string, unknown>>): Set<string> {
   return out;
 }
 
-/** The only interpolations the generator writes on purpose: attribute references and the user-data file expression. */
+/**
+ * The only interpolations the generator writes on purpose: attribute references, the user-data file expression and
+ * the postconditions of a pool with IPv6 on its subnets (checkTerraformJson checks that aws_subnet has each attribute).
+ */
 const GENERATED_EXPRESSIONS = [
   /^(data\.)?aws_[a-z0-9_]+\.[A-Za-z0-9_-]+\.[a-z_]+$/,
+  /^self\.ipv6_cidr_block != ""$/,
+  /^self\.(ipv6_native|enable_dns64)$/,
   /^fileexists\("\$\{path\.module\}\/\.\.\/[a-z0-9-]+\/user-data\.gz\.b64"\) \? trimspace\(file\("\$\{path\.module\}\/\.\.\/[a-z0-9-]+\/user-data\.gz\.b64"\)\) : filebase64\("\$\{path\.module\}\/\.\.\/[a-z0-9-]+\/user-data\.yaml"\)$/,
 ];
 
-function checkAll(plan: ClusterPlan): string[] {
+function checkAll(plan: AnyPlan): string[] {
   const all = docs(plan);
   const known = declared(all);
   const errors: string[] = [];
@@ -101,6 +114,36 @@ describe("terraform files", () => {
       fc.property(arbSpecAndPlan({ cloud: true, maxWorkers: 2, maxPool: 3 }), ({ spec, plan: p }) => {
         expect(checkAll(p)).toEqual([]);
         expect(generateTerraform(p)).toEqual(generateTerraform(resolvePlan(spec)));
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it("hold for any cloud burst of an existing cluster (IPv4, IPv6, dual-stack; pools with and without IPv6)", () => {
+    fc.assert(
+      fc.property(arbCloudBurstSpec(), (input) => {
+        const spec = mustValidateAny(input);
+        const p = resolvePlan(spec);
+        expect(checkAll(p)).toEqual([]);
+        expect(generateTerraform(p)).toEqual(generateTerraform(resolvePlan(spec)));
+        // each pool's instances get the IPv6 its ipv6 asks for; IMDS answers on IPv6 on Nitro types only (m4 is Xen)
+        const all = docs(p);
+        for (const pool of input.cloud.pools) {
+          const doc = all[`cloud/terraform/pool-${pool.name}.tf.json`] as any;
+          const lt = doc.resource.aws_launch_template[pool.name];
+          const ipv6 = pool.ipv6 ?? "off";
+          expect(lt.network_interfaces?.[0]?.ipv6_address_count, pool.name).toBe(ipv6 === "off" ? undefined : 1);
+          expect(lt.network_interfaces?.[0]?.associate_public_ip_address).toBe(ipv6 === "only" ? "false" : undefined);
+          expect(lt.metadata_options[0].http_protocol_ipv6).toBe(
+            ipv6 !== "off" && !pool.instanceType.startsWith("m4.") ? "enabled" : undefined,
+          );
+          const subnets = Object.values(doc.data?.aws_subnet ?? {}) as any[];
+          expect(subnets.map((x) => x.id)).toEqual(ipv6 === "off" ? [] : pool.subnets);
+          for (const x of subnets)
+            expect(x.lifecycle.postcondition.map((c: any) => c.condition)).toEqual(
+              ipv6 === "only" ? [`\${self.ipv6_native}`, `\${self.enable_dns64}`] : [`\${self.ipv6_cidr_block != ""}`],
+            );
+        }
       }),
       { numRuns: 30 },
     );

@@ -14,7 +14,13 @@ import {
   validateSpec,
   WIREGUARD_KEY,
 } from "@clusterspec/core";
-import { arbClusterSpec, mustValidateAny, testSecretsFor, testWireguardKey } from "@clusterspec/core/testing";
+import {
+  arbCloudBurstSpec,
+  arbClusterSpec,
+  mustValidateAny,
+  testSecretsFor,
+  testWireguardKey,
+} from "@clusterspec/core/testing";
 import {
   ajv2020,
   cloudSpecTexts,
@@ -135,6 +141,29 @@ describe("wg-quick configs", () => {
     );
   });
 
+  it("passes wg-quick strip for any cloud burst with a hub (IPv4, IPv6 or dual-stack tunnel; hub endpoint by address or name)", (ctx) => {
+    if (!toolAvailable("wg-quick")) return ctx.skip("needs the real tool (installed by .ci/run)");
+    fc.assert(
+      fc.property(
+        arbCloudBurstSpec().filter((s) => s.cloud.wireguard.hub !== undefined),
+        (input) => {
+          const spec = mustValidateAny(input);
+          const f = filesOf(spec, testSecretsFor(spec));
+          expect(f.hub).toContain("[Interface]");
+          // with static keys, one client config per burst slot; without, the provisioner writes them
+          const slots = input.cloud.pools.reduce((n, p) => n + p.maxSize, 0);
+          expect(f.clients).toHaveLength(input.cloud.wireguard.peerKeys ? slots : 0);
+          for (const text of [f.hub, ...f.clients]) {
+            const r = wgQuickStrip(text);
+            expect(r.status, r.out).toBe(0);
+            expect(r.wg).not.toContain("parsing error");
+          }
+        },
+      ),
+      { numRuns: 8 },
+    );
+  });
+
   it("gives each slot exactly its own /32, inside the tunnel subnet, never the hub's address", () => {
     fc.assert(
       fc.property(arbHubSpec(), (spec) => {
@@ -156,6 +185,60 @@ describe("wg-quick configs", () => {
         expect(BigInt(seen.size)).toBeLessThan(2n ** BigInt(32 - prefix));
       }),
       { numRuns: 20 },
+    );
+  });
+
+  it("carries every family of a cloud burst: each slot's own address per tunnel network, the on-prem networks, the MTU of the underlay's family", () => {
+    const hostCount = (net: string): bigint => {
+      const [ip, prefix] = net.split("/");
+      return 2n ** BigInt((ip?.includes(":") ? 128 : 32) - Number(prefix));
+    };
+    fc.assert(
+      fc.property(
+        arbCloudBurstSpec().filter((s) => s.cloud.wireguard.peerKeys !== undefined),
+        (input) => {
+          const spec = mustValidateAny(input);
+          const wg = input.cloud.wireguard;
+          const tunnels = [wg.tunnelSubnet, ...(wg.tunnelSubnet6 === undefined ? [] : [wg.tunnelSubnet6])];
+          const width = (net: string) => (net.includes(":") ? 128 : 32);
+          const f = filesOf(spec, testSecretsFor(spec));
+          const hub = ini.parse(f.hub.split(/\n\n/)[0] ?? "").Interface;
+          // the underlay is IPv4 for sure only towards an IPv4 literal (20 + 8 + 32 bytes); otherwise IPv6's 80
+          const mtu = (wg.underlayMtu ?? 1500) - (/^\d+\.\d+\.\d+\.\d+:/.test(wg.endpoint ?? "") ? 60 : 80);
+          expect(hub.MTU).toBe(String(mtu));
+          expect(hub.Address).toBe(tunnels.map((t) => t.replace(/\.0\//, ".1/").replace(/::\//, "::1/")).join(", "));
+          const peers = f.hub
+            .split(/\n\n/)
+            .slice(1)
+            .map((sec) => ini.parse(sec).Peer);
+          const slots = input.cloud.pools.reduce((n, p) => n + p.maxSize, 0);
+          expect(peers).toHaveLength(slots);
+          expect(f.clients).toHaveLength(slots);
+          const seen = new Set<string>();
+          f.clients.forEach((text, i) => {
+            const client = ini.parse(text);
+            const addresses = String(client.Interface.Address).split(", ");
+            // one address of each tunnel network, a host route each, in the tunnel networks' order
+            expect(addresses).toHaveLength(tunnels.length);
+            addresses.forEach((a, j) => {
+              const t = tunnels[j] as string;
+              const [ip, prefix] = a.split("/") as [string, string];
+              expect(Number(prefix)).toBe(width(t));
+              expect(cidrContains(t, ip)).toBe(true);
+              expect(seen.has(ip)).toBe(false);
+              seen.add(ip);
+            });
+            // the hub routes exactly the slot's addresses to it
+            expect(peers[i]?.AllowedIPs).toBe(addresses.join(", "));
+            expect(client.Interface.MTU).toBe(String(mtu));
+            expect(client.Peer.Endpoint).toBe(wg.endpoint);
+            const allowed = String(client.Peer.AllowedIPs).split(", ");
+            for (const net of [...tunnels, ...input.existingCluster.onPremNetworks]) expect(allowed).toContain(net);
+          });
+          for (const t of tunnels) expect(BigInt(slots) + 2n).toBeLessThanOrEqual(hostCount(t));
+        },
+      ),
+      { numRuns: 25 },
     );
   });
 

@@ -1,0 +1,85 @@
+// The cloud arbitraries draw every IPv6 layout of issue 30 (existing cluster families, pool ipv6) and only valid specs.
+import { validateSpec } from "@clusterspec/core";
+import { arbCloudBurstSpec, arbClusterSpec, buildSpec } from "@clusterspec/core/testing";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { formatIssues } from "../src/issues.js";
+
+const familyOf = (podSubnet: string | readonly string[]): string =>
+  typeof podSubnet === "string"
+    ? podSubnet.includes(":")
+      ? "ipv6"
+      : "ipv4"
+    : podSubnet[0]?.includes(":")
+      ? "dual-ipv6"
+      : "dual-ipv4";
+
+const count = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
+
+describe("arbCloudBurstSpec", () => {
+  it("draws only valid specs, without warnings, over every family, pool ipv6 and hub endpoint", () => {
+    const families = new Map<string, number>();
+    const pools = new Map<string, number>();
+    const endpoints = new Map<string, number>();
+    const tunnels = new Map<string, number>();
+    fc.assert(
+      fc.property(arbCloudBurstSpec(), (spec) => {
+        const r = validateSpec(spec);
+        if (!r.ok) expect.fail(`${JSON.stringify(spec)}\n${formatIssues(r.errors)}`);
+        expect(r.warnings).toEqual([]);
+        count(families, familyOf(spec.existingCluster.podSubnet));
+        for (const p of spec.cloud.pools) count(pools, `${p.ipv6 ?? "unset"}/${p.instanceType}`);
+        const ep = spec.cloud.wireguard.endpoint;
+        count(endpoints, ep === undefined ? "none" : ep.startsWith("[") ? "ipv6" : /^\d/.test(ep) ? "ipv4" : "dns");
+        const wg = spec.cloud.wireguard;
+        count(tunnels, `${wg.tunnelSubnet.includes(":") ? 6 : 4}${wg.tunnelSubnet6 === undefined ? "" : "+6"}`);
+      }),
+      { numRuns: 400 },
+    );
+    expect([...families.keys()].sort()).toEqual(["dual-ipv4", "dual-ipv6", "ipv4", "ipv6"]);
+    expect([...pools.keys()].sort()).toEqual([
+      "dual-stack/c7i.xlarge",
+      "dual-stack/m4.large",
+      "dual-stack/t4g.xlarge",
+      "only/c7i.xlarge",
+      "only/t4g.xlarge",
+      "unset/c7i.xlarge",
+      "unset/m4.large",
+      "unset/t4g.xlarge",
+    ]);
+    expect([...endpoints.keys()].sort()).toEqual(["dns", "ipv4", "ipv6", "none"]);
+    expect([...tunnels.keys()].sort()).toEqual(["4", "4+6", "6"]);
+  });
+});
+
+describe("arbClusterSpec({ cloud: true })", () => {
+  it("gives valid specs for each pool ipv6 in every shape buildSpec takes, so its filter keeps them", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(1 as const, 3 as const, 5 as const),
+        fc.integer({ min: 0, max: 4 }),
+        fc.integer({ min: 0, max: 6 }),
+        fc.constantFrom("dual-stack" as const, "only" as const),
+        fc.integer({ min: 1, max: 90 }),
+        fc.integer({ min: 0, max: 255 }),
+        (controlPlanes, workers, poolSize, poolIpv6, a, b) => {
+          const spec = buildSpec(
+            { controlPlanes, workers, poolSize, cloud: true },
+            { poolIpv6, segmentOctets: [a, b] },
+          );
+          const r = validateSpec(spec);
+          if (!r.ok) expect.fail(formatIssues(r.errors));
+          expect(r.value.cloud?.pools[0]?.ipv6).toBe(poolIpv6);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it("draws each pool ipv6", () => {
+    const seen = new Set(
+      fc.sample(arbClusterSpec({ cloud: true, maxWorkers: 1, maxPool: 2 }), 60).map((s) => s.cloud?.pools[0]?.ipv6),
+    );
+    expect([...seen].sort()).toEqual(["dual-stack", "only", undefined]);
+  });
+});
