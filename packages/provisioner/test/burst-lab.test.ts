@@ -680,16 +680,23 @@ describe.skipIf(!haveTools)("burst lab: hub, provisioner and burst nodes with re
     const node3 = { instanceId: "i-0a1b2c3d4e5f60009", ip: "192.168.77.19" };
     await launch(node3, "b");
     const start = Date.now();
-    const slot = await until("slot by reconciliation", (RECONCILE_SECONDS + 3) * 1000, async () =>
-      slotOf(await state(), node3.instanceId),
-    );
+    // The slot is written before the hub's peer is set (one reconciliation pass does both): wait for both, within
+    // the same bound (seen under load in a clean run: the slot there, the peer a moment later).
+    const slot = await until("slot and hub peer by reconciliation", (RECONCILE_SECONDS + 3) * 1000, async () => {
+      const s = slotOf(await state(), node3.instanceId);
+      const k = s?.metadata.annotations?.["clusterspec.dev/public-key"];
+      return k !== undefined && hubPeers().some((p) => p.key === k) ? s : undefined;
+    });
     const key = slot.metadata.annotations?.["clusterspec.dev/public-key"];
+    expect(key).toBeDefined();
     expect(hubPeers().map((p) => p.key)).toContain(key);
     expect(Date.now() - start).toBeLessThanOrEqual((RECONCILE_SECONDS + 3) * 1000);
     // its termination is lost too: reconciliation frees the slot and removes the peer
     await apis.call("setState", { id: node3.instanceId, state: "terminated" });
-    await until("slot freed by reconciliation", (RECONCILE_SECONDS + 3) * 1000, async () =>
-      slotOf(await state(), node3.instanceId) === undefined ? true : undefined,
+    await until("slot freed and peer removed by reconciliation", (RECONCILE_SECONDS + 3) * 1000, async () =>
+      slotOf(await state(), node3.instanceId) === undefined && !hubPeers().some((p) => p.key === key)
+        ? true
+        : undefined,
     );
     expect(hubPeers().map((p) => p.key)).not.toContain(key);
   });
