@@ -64,11 +64,18 @@ describe("one fact, one place", () => {
   it("sends the control-plane VIP to controlPlaneEndpoint, certSANs, every join and k8sServiceHost", () => {
     fc.assert(
       fc.property(arbCiliumPlan(), (plan) => {
-        const host = plan.controlPlane.vip.address;
+        // the VIP of the cluster's primary family: the IPv6 half of a dual-stack pair in an IPv6-primary cluster
+        const vip = plan.controlPlane.vip;
+        const host = plan.kubernetes.families[0] === 6 && vip.pair6 ? vip.pair6.address : vip.address;
         const cluster = kubeadmDocuments(plan, mustInitNode(plan)).find(
           (d) => d.kind === "ClusterConfiguration",
         ) as Json;
-        expect(String(cluster.controlPlaneEndpoint).replace(/:\d+$/, "")).toBe(host);
+        // an IPv6 host is bracketed before its port
+        expect(
+          String(cluster.controlPlaneEndpoint)
+            .replace(/:\d+$/, "")
+            .replace(/^\[(.*)\]$/, "$1"),
+        ).toBe(host);
         expect((cluster.apiServer as Json).certSANs).toContain(host);
         expect(valuesOf(plan).k8sServiceHost).toBe(host);
         for (const node of plan.nodes.filter((n) => !n.init)) {
