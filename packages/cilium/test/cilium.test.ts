@@ -29,6 +29,10 @@ import {
 
 type Json = Record<string, unknown>;
 
+/** The cluster's pod network of one family, if it runs that family. */
+const podOfFamily = (plan: ClusterPlan, family: 4 | 6): string | undefined =>
+  plan.kubernetes.podSubnets.find((n) => n.includes(":") === (family === 6));
+
 /** Valid specs with every Cilium option varied (invalid combinations are dropped by the rules). */
 const arbCiliumSpec = (): fc.Arbitrary<ClusterSpecInput> =>
   fc
@@ -161,11 +165,16 @@ describe("cluster/cilium-values.yaml", () => {
         const v = valuesOf(plan);
         expect(keyPaths(v)).not.toContain("tunnel");
         expect(v.kubeProxyReplacement).toBe(true);
-        expect(v.k8sServiceHost).toBe(plan.controlPlane.vip.address);
+        // the control-plane VIP of the cluster's primary family (the IPv6 half of a pair in an IPv6-primary cluster)
+        const vip = plan.controlPlane.vip;
+        const primary6 = plan.kubernetes.families[0] === 6;
+        expect(v.k8sServiceHost).toBe(primary6 && vip.pair6 ? vip.pair6.address : vip.address);
         expect(v.k8sServicePort).toBe(plan.controlPlane.port);
         expect(v.routingMode).toBe(plan.cilium.routingMode);
         if (plan.cilium.routingMode === "native") {
-          expect(v.ipv4NativeRoutingCIDR).toBe(plan.kubernetes.podSubnet);
+          // one native-routing CIDR per cluster family
+          expect(v.ipv4NativeRoutingCIDR).toBe(podOfFamily(plan, 4));
+          expect(v.ipv6NativeRoutingCIDR).toBe(podOfFamily(plan, 6));
           expect(v.autoDirectNodeRoutes).toBe(plan.cilium.autoDirectNodeRoutes);
           expect(v.tunnelProtocol).toBeUndefined();
         } else {
@@ -226,8 +235,18 @@ describe("cluster/cilium-values.yaml", () => {
         const operator = (v.ipam as Json).operator as Json | undefined;
         if (plan.cilium.ipamMode === "cluster-pool")
           expect(operator).toEqual({
-            clusterPoolIPv4PodCIDRList: [plan.kubernetes.podSubnet],
-            clusterPoolIPv4MaskSize: plan.kubernetes.nodeCidrMaskSize,
+            ...(podOfFamily(plan, 4) === undefined
+              ? {}
+              : {
+                  clusterPoolIPv4PodCIDRList: [podOfFamily(plan, 4)],
+                  clusterPoolIPv4MaskSize: plan.kubernetes.nodeCidrMaskSize,
+                }),
+            ...(podOfFamily(plan, 6) === undefined
+              ? {}
+              : {
+                  clusterPoolIPv6PodCIDRList: [podOfFamily(plan, 6)],
+                  clusterPoolIPv6MaskSize: plan.kubernetes.nodeCidrMaskSize6,
+                }),
           });
         else expect(operator).toBeUndefined();
       }),
@@ -292,9 +311,14 @@ describe("NodePorts and the MTU budget", () => {
     fc.assert(
       fc.property(arbClusterSpec({ maxWorkers: 2, maxPool: 3 }), (spec) => {
         const plan = mustResolve(spec);
+        // each family's network: the segment's subnet6 and the tunnel's tunnelSubnet6 in a dual-stack cluster
+        const seg = plan.network.kubernetesSegment;
+        const wg = plan.cloud?.wireguard;
         const expected = [
-          plan.network.kubernetesSegment.subnet,
-          ...(plan.cloud ? [plan.cloud.wireguard.tunnelSubnet] : []),
+          seg.subnet,
+          ...(seg.subnet6 === undefined ? [] : [seg.subnet6]),
+          ...(wg ? [wg.tunnelSubnet] : []),
+          ...(wg?.tunnelSubnet6 === undefined ? [] : [wg.tunnelSubnet6]),
         ];
         expect(ciliumValues(plan).nodePort).toEqual({ addresses: expected });
         // no public address (one that attaches no segment) is inside them

@@ -64,11 +64,18 @@ describe("one fact, one place", () => {
   it("sends the control-plane VIP to controlPlaneEndpoint, certSANs, every join and k8sServiceHost", () => {
     fc.assert(
       fc.property(arbCiliumPlan(), (plan) => {
-        const host = plan.controlPlane.vip.address;
+        // the VIP of the cluster's primary family: the IPv6 half of a dual-stack pair in an IPv6-primary cluster
+        const vip = plan.controlPlane.vip;
+        const host = plan.kubernetes.families[0] === 6 && vip.pair6 ? vip.pair6.address : vip.address;
         const cluster = kubeadmDocuments(plan, mustInitNode(plan)).find(
           (d) => d.kind === "ClusterConfiguration",
         ) as Json;
-        expect(String(cluster.controlPlaneEndpoint).replace(/:\d+$/, "")).toBe(host);
+        // an IPv6 host is bracketed before its port
+        expect(
+          String(cluster.controlPlaneEndpoint)
+            .replace(/:\d+$/, "")
+            .replace(/^\[(.*)\]$/, "$1"),
+        ).toBe(host);
         expect((cluster.apiServer as Json).certSANs).toContain(host);
         expect(valuesOf(plan).k8sServiceHost).toBe(host);
         for (const node of plan.nodes.filter((n) => !n.init)) {
@@ -118,13 +125,18 @@ describe("one fact, one place, across the whole generated tree", () => {
   it("changes the control-plane VIP everywhere at once: controlPlaneEndpoint, certSANs, joins, k8sServiceHost, keepalived", () => {
     fc.assert(
       fc.property(arbClusterSpec({ maxWorkers: 2, maxPool: 2 }), fc.integer({ min: 6, max: 9 }), (spec, host) => {
-        const [ip, prefix] = spec.controlPlane.vip.split("/");
-        const moved = `${ip?.replace(/\.\d+$/, `.${host}`)}`;
-        const changed = { ...spec, controlPlane: { ...spec.controlPlane, vip: `${moved}/${prefix}` } };
-        fc.pre(validateSpec(changed).ok);
         const before = mustResolve(spec);
-        const a = tree(before);
         const vip = before.controlPlane.host;
+        // the VIP the API server is named by: the primary family's (vip6 in an IPv6-primary cluster with a pair)
+        const v6 = vip.includes(":");
+        const field = v6 && spec.controlPlane.vip6 !== undefined ? "vip6" : "vip";
+        const [ip, prefix] = String(spec.controlPlane[field]).split("/");
+        const moved = v6
+          ? `${ip?.replace(/:[0-9a-f]+$/, `:${host.toString(16)}`)}`
+          : `${ip?.replace(/\.\d+$/, `.${host}`)}`;
+        const changed = { ...spec, controlPlane: { ...spec.controlPlane, [field]: `${moved}/${prefix}` } };
+        fc.pre(validateSpec(changed).ok);
+        const a = tree(before);
         const mentions = a.filter(([, c]) => c.includes(vip)).map(([p]) => p);
         expect(mentions).toEqual(
           expect.arrayContaining([
@@ -133,7 +145,9 @@ describe("one fact, one place, across the whole generated tree", () => {
             ...before.nodes.filter((n) => n.controlPlane).map((n) => `nodes/${n.name}/etc/keepalived/keepalived.conf`),
           ]),
         );
-        const re = new RegExp(`(?<![0-9.])${escapeRe(vip)}(?![0-9])`, "g");
+        const re = v6
+          ? new RegExp(`(?<![0-9a-f:.])${escapeRe(vip)}(?![0-9a-f])`, "g")
+          : new RegExp(`(?<![0-9.])${escapeRe(vip)}(?![0-9])`, "g");
         expect(a.map(([p, c]) => [p, c.replace(re, moved)])).toEqual(tree(mustResolve(changed)));
       }),
       { numRuns: 25 },

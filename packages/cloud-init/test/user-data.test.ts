@@ -194,9 +194,20 @@ describe("user data", () => {
     expect(reference).toContain(imds4);
     // an IPv6-only pool's instances have no IPv4 address: their script reads IMDS at its IPv6 address, that line only
     const reference6 = reference.replace(imds4, "\nreadonly IMDS=http://[fd00:ec2::254]/latest\n");
+    // a dual-stack cluster's script collects a tunnel address per family (joinScript): one script per family list
+    const dual = new Map<string, string>();
     fc.assert(
       fc.property(arbPlan({ cloud: true, maxWorkers: 1, maxPool: 2 }), (p) => {
-        expect(script(p)).toBe(pool(p).ipv6 === "only" ? reference6 : reference);
+        const only = pool(p).ipv6 === "only";
+        const families = p.cloud?.nodeIpFamilies ?? [4];
+        if (families.length < 2) expect(script(p)).toBe(only ? reference6 : reference);
+        else {
+          const key = `${families.join(",")}/${only}`;
+          const first = dual.get(key) ?? script(p);
+          dual.set(key, first);
+          expect(script(p)).toBe(first);
+          expect(script(p)).not.toBe(only ? reference6 : reference);
+        }
       }),
       { numRuns: 20 },
     );

@@ -56,10 +56,42 @@ export function buildSpec(
      * nameserver outside it (cloudIpv6OnlyNameservers), and a hub endpoint by name still has one outside the tunnel.
      */
     poolIpv6?: "dual-stack" | "only";
+    /**
+     * The cluster's families (default `ipv4`): `dual-ipv4`/`dual-ipv6` give every node an `address6` beside its
+     * IPv4 address on the Kubernetes segment (fd00:<a>:<b+1>::/64), the segment a `subnet6`, the uplink an IPv6
+     * on-link network (fd01:<up+1>::/64) and `gateway6`, and list the pod and service networks with the named family
+     * first; `ipv6` writes the IPv6 values in `address`/`subnet`/`gateway`/`vip` instead (wan0 keeps its IPv4
+     * management address). With any IPv6 VIP, `auth` is dropped (VRRPv3 has none: vrrpFamiliesAndUnicast).
+     */
+    family?: BurstFamily;
+    /** Dual stack: the control-plane VIP has an IPv6 partner (`controlPlane.vip6`). */
+    cpVip6?: boolean;
+    /**
+     * Dual stack: each external VIP's kind, cycled over the pool: 0 IPv4, 1 a dual-stack pair (`address6`), 2 IPv6
+     * alone. Default all IPv4. (An IPv6-only cluster's VIPs are all IPv6.)
+     */
+    vipKinds?: readonly (0 | 1 | 2)[];
   } = {},
 ): ClusterSpecInput {
   const [a, b] = vary.segmentOctets ?? [118, 12];
   const up = vary.uplinkOctet ?? 11;
+  const family = vary.family ?? "ipv4";
+  const has4 = family !== "ipv6";
+  const has6 = family !== "ipv4";
+  const dual = has4 && has6;
+  // one network per family, the primary first (subnetFamiliesConsistent)
+  const ordered = (v4: string, v6: string): string | string[] =>
+    dual ? (family === "dual-ipv6" ? [v6, v4] : [v4, v6]) : has4 ? v4 : v6;
+  // canonical IPv6 by construction (no zero groups before the ::), so string comparisons of networks hold
+  const net6 = `fd00:${a}:${b + 1}::`;
+  const up6 = `fd01:${up + 1}::`;
+  const poolAddress6 = (j: number): string => `${up6}${(2 + j).toString(16)}`;
+  const vipKind = (j: number): 0 | 1 | 2 =>
+    family === "ipv6" ? 2 : dual && vary.vipKinds?.length ? (vary.vipKinds[j % vary.vipKinds.length] ?? 0) : 0;
+  const cpVip6 = dual && vary.cpVip6 === true;
+  const anyVip6 =
+    family === "ipv6" || cpVip6 || Array.from({ length: shape.poolSize }, (_, j) => vipKind(j)).some((k) => k > 0);
+  const auth = anyVip6 ? "none" : (vary.auth ?? "none");
   const total = shape.controlPlanes + shape.workers;
   const names = vary.names ?? Array.from({ length: total }, (_, i) => `node-${i + 1}`);
   const carriers = vary.carriers ?? Array.from({ length: total }, () => true);
@@ -73,6 +105,13 @@ export function buildSpec(
   const k8sIface = vary.vlan === undefined ? "wan1" : `wan0.${vary.vlan}`;
   const mtu = vary.mtu === undefined ? {} : { mtu: vary.mtu };
   const parentMtu = vary.vlan !== undefined && (vary.mtu ?? 0) > 1500 ? { mtu: vary.mtu } : {};
+  const k8sAddress = (i: number) =>
+    has4
+      ? {
+          address: `10.${a}.${b}.${10 + i}/24`,
+          ...(dual ? { address6: `${net6}${(10 + i).toString(16)}/64` } : {}),
+        }
+      : { address: `${net6}${(10 + i).toString(16)}/64` };
   const nodes = names.slice(0, total).map((name, i) => ({
     name,
     roles: i < shape.controlPlanes ? ["control-plane" as const, "worker" as const] : ["worker" as const],
@@ -87,10 +126,10 @@ export function buildSpec(
       },
       ...(vary.vlan === undefined
         ? {
-            wan1: { mac: `52:54:00:20:${hex2(i >> 8)}:${hex2(i & 255)}`, address: `10.${a}.${b}.${10 + i}/24`, ...mtu },
+            wan1: { mac: `52:54:00:20:${hex2(i >> 8)}:${hex2(i & 255)}`, ...k8sAddress(i), ...mtu },
           }
         : {
-            [k8sIface]: { vlan: { parent: "wan0", id: vary.vlan }, address: `10.${a}.${b}.${10 + i}/24`, ...mtu },
+            [k8sIface]: { vlan: { parent: "wan0", id: vary.vlan }, ...k8sAddress(i), ...mtu },
           }),
     },
   }));
@@ -100,9 +139,10 @@ export function buildSpec(
     name: "prop-cluster",
     kubernetes: {
       version: `v1.${minor}.${vary.patch ?? 0}`,
-      podSubnet: "10.244.0.0/16",
-      serviceSubnet: "10.96.0.0/12",
+      podSubnet: ordered("10.244.0.0/16", "fd00:10:244::/56"),
+      serviceSubnet: ordered("10.96.0.0/12", "fd00:10:96::/112"),
       nodeCidrMaskSize: 24,
+      ...(has6 ? { nodeCidrMaskSize6: 64 } : {}),
       schedulableControlPlanes: shape.workers === 0,
       secrets: {
         bootstrapToken: { env: "KUBEADM_TOKEN" },
@@ -115,28 +155,48 @@ export function buildSpec(
         {
           name: "internal",
           interface: k8sIface,
-          subnet: `10.${a}.${b}.0/24`,
-          onLink: [`${upNet}.0/${wide ? 23 : 24}`],
-          uplink: { gateway: `${upNet}.1`, routingTable: { id: 1, name: "vswitch" } },
+          subnet: has4 ? `10.${a}.${b}.0/24` : `${net6}/64`,
+          ...(dual ? { subnet6: `${net6}/64` } : {}),
+          onLink: [...(has4 ? [`${upNet}.0/${wide ? 23 : 24}`] : []), ...(has6 ? [`${up6}/64`] : [])],
+          uplink: {
+            gateway: has4 ? `${upNet}.1` : `${up6}1`,
+            ...(dual ? { gateway6: `${up6}1` } : {}),
+            routingTable: { id: 1, name: "vswitch" },
+          },
         },
       ],
-      nameservers: vary.poolIpv6 === "only" ? [`10.${a}.${b}.53`, "2606:4700:4700::1111"] : ["1.1.1.1", "8.8.8.8"],
+      nameservers:
+        vary.poolIpv6 === "only"
+          ? [has4 ? `10.${a}.${b}.53` : `${net6}53`, "2606:4700:4700::1111"]
+          : family === "ipv4"
+            ? ["1.1.1.1", "8.8.8.8"]
+            : has4
+              ? ["1.1.1.1", "2606:4700:4700::1111"]
+              : ["2606:4700:4700::1111", "2001:4860:4860::8888"],
     },
     controlPlane: {
-      vip: `10.${a}.${b}.5/24`,
+      vip: has4 ? `10.${a}.${b}.5/24` : `${net6}5/64`,
+      ...(cpVip6 ? { vip6: `${net6}5/64` } : {}),
       port: 6443,
       vrid: vary.cpVrid ?? 1,
       ...(vary.initNode === undefined ? {} : { initNode: names[vary.initNode % shape.controlPlanes] }),
       ...(vary.bootstrapped === undefined ? {} : { bootstrapped: vary.bootstrapped }),
     },
     vrrp:
-      vary.auth === "none" || vary.auth === undefined
+      auth === "none"
         ? { advertInterval: 1 }
-        : { advertInterval: 1, auth: { type: vary.auth, password: { env: "VRRP_AUTH_PASS" } } },
+        : { advertInterval: 1, auth: { type: auth, password: { env: "VRRP_AUTH_PASS" } } },
     ...(shape.poolSize > 0
       ? {
           externalVips: {
-            addresses: Array.from({ length: shape.poolSize }, (_, j) => poolAddress(j)),
+            addresses: Array.from({ length: shape.poolSize }, (_, j) => {
+              const kind = vipKind(j);
+              return kind === 0
+                ? poolAddress(j)
+                : kind === 2
+                  ? poolAddress6(j)
+                  : { address: poolAddress(j), address6: poolAddress6(j) };
+            }),
           },
         }
       : {}),
@@ -159,7 +219,11 @@ export function buildSpec(
           cloud: {
             aws: { region: "eu-central-1", vpcCidr: "172.24.0.0/16" },
             provisioner: { url: "https://provisioner.example.com" },
-            wireguard: { tunnelSubnet: "172.30.99.0/24" },
+            // the tunnel carries each family of the cluster (burstTunnelFamilies)
+            wireguard: {
+              tunnelSubnet: has4 ? "172.30.99.0/24" : "fd00:30:99::/64",
+              ...(dual ? { tunnelSubnet6: "fd00:30:99::/64" } : {}),
+            },
             pools: [
               {
                 name: "ci-arm64",
@@ -186,13 +250,25 @@ export function buildSpec(
 export const arbNodeName = (): fc.Arbitrary<string> =>
   fc.stringMatching(/^[a-z][a-z0-9-]{0,10}[a-z0-9]$/).filter((s) => !s.includes("--"));
 
+/** Every cluster family `arbClusterSpec` draws by default. */
+export const CLUSTER_FAMILIES: readonly BurstFamily[] = ["ipv4", "dual-ipv4", "dual-ipv6", "ipv6"];
+
 /**
  * Valid cluster specs: 1, 3 or 5 control planes, 0-8 workers, pools of 0-40 VIPs, Kubernetes 1.22-1.35, with or
  * without cloud (its pool's `ipv6` unset, `dual-stack` or `only`). `bootstrap: true` also varies `controlPlane.initNode` (unset or any control plane) and
  * `controlPlane.bootstrapped`; without it neither is set, so the first control plane inits.
+ * `families` (default all of CLUSTER_FAMILIES) are the cluster families drawn: IPv4 half the time when it is among
+ * them, dual stack with either family first (a dual-stack control-plane VIP or not, external VIPs each IPv4, a
+ * dual-stack pair or IPv6 alone) and IPv6-only the rest (see buildSpec's `family`).
  */
 export const arbClusterSpec = (
-  options: { maxWorkers?: number; maxPool?: number; cloud?: boolean; bootstrap?: boolean } = {},
+  options: {
+    maxWorkers?: number;
+    maxPool?: number;
+    cloud?: boolean;
+    bootstrap?: boolean;
+    families?: readonly BurstFamily[];
+  } = {},
 ): fc.Arbitrary<ClusterSpecInput> =>
   fc
     .record({
@@ -225,6 +301,10 @@ export const arbClusterSpec = (
         : fc.constant(undefined),
       bootstrapped: options.bootstrap ? fc.option(fc.boolean(), { nil: undefined }) : fc.constant(undefined),
       poolIpv6: fc.constantFrom(undefined, "dual-stack" as const, "only" as const),
+      // drawn last, so the fields above draw as they did before families were drawn
+      family: arbFamily(options.families ?? CLUSTER_FAMILIES),
+      cpVip6: fc.boolean(),
+      vipKinds: fc.array(fc.constantFrom(0 as const, 1 as const, 2 as const), { minLength: 1, maxLength: 4 }),
     })
     .map((r) =>
       buildSpec(
@@ -246,10 +326,25 @@ export const arbClusterSpec = (
           ...(r.initNode === undefined ? {} : { initNode: r.initNode }),
           ...(r.bootstrapped === undefined ? {} : { bootstrapped: r.bootstrapped }),
           ...(r.poolIpv6 === undefined || !r.cloud ? {} : { poolIpv6: r.poolIpv6 }),
+          family: r.family,
+          cpVip6: r.cpVip6,
+          vipKinds: r.vipKinds,
         },
       ),
     )
     .filter((spec) => validateSpec(spec).ok);
+
+/** IPv4 half the time (when allowed), the other families sharing the rest. */
+function arbFamily(families: readonly BurstFamily[]): fc.Arbitrary<BurstFamily> {
+  const [only] = families;
+  if (only === undefined) throw new Error("arbClusterSpec: families is empty");
+  if (families.length === 1) return fc.constant(only);
+  const others = families.filter((f) => f !== "ipv4");
+  return fc.oneof(
+    ...(families.includes("ipv4") ? [{ arbitrary: fc.constant<BurstFamily>("ipv4"), weight: others.length }] : []),
+    ...others.map((f) => ({ arbitrary: fc.constant(f), weight: 1 })),
+  );
+}
 
 /** The node that runs `kubeadm init`, for tests of a cluster that is not bootstrapped yet; throws once it is. */
 export function mustInitNode(plan: ClusterPlan): PlannedNode {

@@ -1,6 +1,6 @@
 // The cloud arbitraries draw every IPv6 layout of issue 30 (existing cluster families, pool ipv6) and only valid specs.
 import { validateSpec } from "@clusterspec/core";
-import { arbCloudBurstSpec, arbClusterSpec, buildSpec } from "@clusterspec/core/testing";
+import { arbCloudBurstSpec, arbClusterSpec, buildSpec, CLUSTER_FAMILIES } from "@clusterspec/core/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { formatIssues } from "../src/issues.js";
@@ -81,5 +81,73 @@ describe("arbClusterSpec({ cloud: true })", () => {
       fc.sample(arbClusterSpec({ cloud: true, maxWorkers: 1, maxPool: 2 }), 60).map((s) => s.cloud?.pools[0]?.ipv6),
     );
     expect([...seen].sort()).toEqual(["dual-stack", "only", undefined]);
+  });
+});
+
+describe("arbClusterSpec families (issue 30: dual-stack and IPv6 on-prem clusters)", () => {
+  const kind = fc.constantFrom(0 as const, 1 as const, 2 as const);
+  it("buildSpec gives a valid spec for every family in every shape and variation the arbitrary draws, so its filter keeps them", () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          family: fc.constantFrom(...CLUSTER_FAMILIES),
+          controlPlanes: fc.constantFrom(1 as const, 3 as const, 5 as const),
+          workers: fc.integer({ min: 0, max: 8 }),
+          poolSize: fc.integer({ min: 0, max: 60 }),
+          cloud: fc.boolean(),
+          poolIpv6: fc.constantFrom(undefined, "dual-stack" as const, "only" as const),
+          a: fc.integer({ min: 1, max: 90 }),
+          b: fc.integer({ min: 0, max: 255 }),
+          up: fc.integer({ min: 0, max: 255 }),
+          auth: fc.constantFrom("AH" as const, "PASS" as const, "none" as const),
+          vlan: fc.option(fc.integer({ min: 2, max: 4094 }), { nil: undefined }),
+          mtu: fc.option(fc.integer({ min: 1280, max: 9216 }), { nil: undefined }),
+          cpVip6: fc.boolean(),
+          vipKinds: fc.array(kind, { minLength: 1, maxLength: 4 }),
+        }),
+        (r) => {
+          const spec = buildSpec(
+            { controlPlanes: r.controlPlanes, workers: r.workers, poolSize: r.poolSize, cloud: r.cloud },
+            {
+              family: r.family,
+              segmentOctets: [r.a, r.b],
+              uplinkOctet: r.up,
+              auth: r.auth,
+              cpVip6: r.cpVip6,
+              vipKinds: r.vipKinds,
+              ...(r.cloud && r.poolIpv6 ? { poolIpv6: r.poolIpv6 } : {}),
+              ...(r.vlan === undefined ? {} : { vlan: r.vlan }),
+              ...(r.mtu === undefined ? {} : { mtu: r.mtu }),
+            },
+          );
+          const v = validateSpec(spec);
+          if (!v.ok) expect.fail(`${JSON.stringify(spec)}\n${formatIssues(v.errors)}`);
+          expect(familyOf(spec.kubernetes.podSubnet)).toBe(r.family);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("draws every family, IPv4 about half the time, and each external VIP kind and dual control-plane VIP", () => {
+    const families = new Map<string, number>();
+    const vips = new Set<string>();
+    for (const spec of fc.sample(arbClusterSpec({ maxWorkers: 2, maxPool: 4 }), { numRuns: 400, seed: 30 })) {
+      count(families, familyOf(spec.kubernetes.podSubnet));
+      if (spec.controlPlane.vip6 !== undefined) vips.add("cp-pair");
+      for (const e of spec.externalVips?.addresses ?? [])
+        vips.add(typeof e === "string" ? (e.includes(":") ? "ipv6" : "ipv4") : e.address6 ? "pair" : "object");
+    }
+    expect([...families.keys()].sort()).toEqual(["dual-ipv4", "dual-ipv6", "ipv4", "ipv6"]);
+    expect(families.get("ipv4")).toBeGreaterThan(140);
+    expect(families.get("ipv4")).toBeLessThan(260);
+    expect([...vips].sort()).toEqual(["cp-pair", "ipv4", "ipv6", "pair"]);
+  });
+
+  it("draws the families asked for only", () => {
+    const only = fc.sample(arbClusterSpec({ maxWorkers: 1, maxPool: 2, families: ["ipv4"] }), 40);
+    expect(new Set(only.map((s) => familyOf(s.kubernetes.podSubnet)))).toEqual(new Set(["ipv4"]));
+    const v6 = fc.sample(arbClusterSpec({ maxWorkers: 1, maxPool: 2, families: ["ipv6", "dual-ipv6"] }), 40);
+    expect(new Set(v6.map((s) => familyOf(s.kubernetes.podSubnet)))).toEqual(new Set(["ipv6", "dual-ipv6"]));
   });
 });

@@ -21,7 +21,9 @@ describe("failoverDiagram", () => {
         const pool = plan.vips.filter((v) => v.kind === "external");
         if (pool.length <= DIAGRAM_MAX_SINGLE_VIPS)
           pool.forEach((v, i) => {
-            expect(d).toContain(`x${i}(["${v.address} VRID ${v.vrid}`);
+            // a dual-stack pair is one box naming both halves
+            const label = v.pair6 ? `${v.address} + ${v.pair6.address}` : v.address;
+            expect(d).toContain(`x${i}(["${label} VRID ${v.vrid}`);
             expect(d).toContain(`x${i} ==> ${id(v.order[0] ?? "")}`);
           });
         else for (const v of pool) expect(d).toMatch(new RegExp(`g\\d+ ==> ${id(v.order[0] ?? "")}\\b`));

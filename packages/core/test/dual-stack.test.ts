@@ -257,6 +257,30 @@ describe("dual-stack spec", () => {
     `);
   });
 
+  it("refuses an IPv6 VIP at a network's Subnet-Router anycast address (found by the family-drawing arbitrary)", () => {
+    // every router on the link answers the all-zero host (RFC 4291 §2.6.1), and the nodes forward IPv6
+    expect(
+      errorsOf((s) => {
+        s.controlPlane.vip6 = "fd00:118:12::/64";
+        s.externalVips.addresses[1] = "fd00:118:11::";
+      }),
+    ).toMatchInlineSnapshot(`
+      "✖ VIP fd00:118:12:: is the Subnet-Router anycast address of fd00:118:12::/64 (RFC 4291 §2.6.1), which every router on the link answers, Kubernetes nodes forwarding IPv6 included; pick another address
+        → at controlPlane.vip6
+      ✖ VIP fd00:118:11:: is the Subnet-Router anycast address of fd00:118:11::/64 (RFC 4291 §2.6.1), which every router on the link answers, Kubernetes nodes forwarding IPv6 included; pick another address
+        → at externalVips.addresses[1]
+      ✖ VIP fd00:118:11:: ends in 0 (its last 8 bits), which is not a VRID: give it an explicit vrid (1-255)
+        → at externalVips.addresses[1]"
+    `);
+    // the address after it, and IPv6's last address (no broadcast in IPv6), are ordinary VIPs
+    expect(
+      errorsOf((s) => {
+        s.controlPlane.vip6 = "fd00:118:12::1/64";
+        s.externalVips.addresses[1] = "fd00:118:11::ffff:ffff:ffff:ffff";
+      }),
+    ).toBe("(valid)");
+  });
+
   it("reports a dual-stack error at its YAML line", () => {
     const text = dualYaml.replace('address6: "fd00:118:12::21/64"', 'address6: "fd00:118:13::21/64"');
     const r = loadSpec(text);

@@ -224,17 +224,33 @@ describe("tunnel route to burst nodes", () => {
       fc.property(arbClusterSpec({ cloud: true }), fc.nat(), fc.boolean(), (spec, k, onNode) => {
         const s = structuredClone(spec) as any;
         const seg = s.network.segments[0].subnet;
-        const nodeAddr = s.nodes[k % s.nodes.length].interfaces.wan1.address.split("/")[0];
-        s.cloud.wireguard.hub = onNode ? nodeAddr : addressAt(seg, 250);
+        const hubNode = s.nodes[k % s.nodes.length];
+        const nodeAddr = hubNode.interfaces.wan1.address.split("/")[0];
+        // a dual-stack tunnel (tunnelSubnet6) goes through the hub's address6, so its hub is always a node
+        const tunnel6 = s.cloud.wireguard.tunnelSubnet6;
+        const hubOnNode = onNode || tunnel6 !== undefined;
+        s.cloud.wireguard.hub = hubOnNode ? nodeAddr : addressAt(seg, 250);
         const plan = mustResolve(s);
         for (const n of plan.nodes) {
-          if (onNode && n.internalAddress === nodeAddr) expect(n.tunnelRoute).toBeUndefined();
-          else
+          if (hubOnNode && n.name === hubNode.name) {
+            expect(n.tunnelRoute).toBeUndefined();
+            expect(n.tunnelRoute6).toBeUndefined();
+          } else {
             expect(n.tunnelRoute).toEqual({
               subnet: s.cloud.wireguard.tunnelSubnet,
               via: s.cloud.wireguard.hub,
               interface: n.internalInterface,
             });
+            expect(n.tunnelRoute6).toEqual(
+              tunnel6 === undefined
+                ? undefined
+                : {
+                    subnet: tunnel6,
+                    via: hubNode.interfaces.wan1.address6.split("/")[0],
+                    interface: n.internalInterface,
+                  },
+            );
+          }
         }
       }),
       { numRuns: 40 },

@@ -15,6 +15,9 @@ interface Mutation {
 }
 
 const other = (s: any, k: number): number => 1 + (k % (s.nodes.length - 1));
+/** The cluster's primary pod network (the first of a dual-stack pair). */
+const primaryPodSubnet = (s: any): string =>
+  Array.isArray(s.kubernetes.podSubnet) ? s.kubernetes.podSubnet[0] : s.kubernetes.podSubnet;
 
 const ownedFlags = Object.entries(OWNED_FLAGS).flatMap(([c, flags]) => Object.keys(flags).map((f) => [c, f] as const));
 const ownedKubelet = Object.keys(OWNED_KUBELET_FIELDS);
@@ -158,6 +161,11 @@ const mutations: Mutation[] = [
   {
     rule: "podSubnetFitsNodes",
     apply: (s) => {
+      // the primary family's node mask, larger than its pod network
+      if (primaryPodSubnet(s).includes(":")) {
+        s.kubernetes.nodeCidrMaskSize6 = 40;
+        return "kubernetes.nodeCidrMaskSize6";
+      }
       s.kubernetes.nodeCidrMaskSize = 15;
       return "kubernetes.nodeCidrMaskSize";
     },
@@ -174,7 +182,10 @@ const mutations: Mutation[] = [
   {
     rule: "subnetFamiliesConsistent",
     apply: (s) => {
-      s.kubernetes.podSubnet = [s.kubernetes.podSubnet, "fd00:10:244::/56"];
+      const pod = s.kubernetes.podSubnet;
+      // dual stack: the service networks in the other order; one family: a pod network of the other family added
+      if (Array.isArray(pod)) s.kubernetes.serviceSubnet.reverse();
+      else s.kubernetes.podSubnet = [pod, pod.includes(":") ? "10.244.0.0/16" : "fd00:10:244::/56"];
       return "kubernetes.serviceSubnet";
     },
   },
@@ -204,11 +215,20 @@ const mutations: Mutation[] = [
   {
     rule: "nodesHaveClusterFamilies",
     apply: (s) => {
-      s.kubernetes.podSubnet = [s.kubernetes.podSubnet, "fd00:10:244::/56"];
-      s.kubernetes.serviceSubnet = [s.kubernetes.serviceSubnet, "fd00:10:96::/112"];
       const k8s = s.network.kubernetesSegment ?? s.network.segments[0].name;
       const i = s.network.segments.findIndex((g: any) => g.name === k8s);
-      return `network.segments.${i}.subnet6`;
+      const pod = s.kubernetes.podSubnet;
+      // dual stack: the first node loses its IPv6 address on the Kubernetes segment
+      if (Array.isArray(pod)) {
+        const iface = s.network.segments[i].interface;
+        delete s.nodes[0].interfaces[iface].address6;
+        return `nodes.0.interfaces.${iface}`;
+      }
+      // one family: the other family added to the cluster, which the segment has no subnet of
+      const v6 = pod.includes(":");
+      s.kubernetes.podSubnet = [pod, v6 ? "10.244.0.0/16" : "fd00:10:244::/56"];
+      s.kubernetes.serviceSubnet = [s.kubernetes.serviceSubnet, v6 ? "10.96.0.0/12" : "fd00:10:96::/112"];
+      return `network.segments.${i}.${v6 ? "subnet" : "subnet6"}`;
     },
   },
   {
@@ -371,7 +391,7 @@ const mutations: Mutation[] = [
     rule: "networksDisjoint",
     apply: (s) => {
       s.kubernetes.serviceSubnet = s.kubernetes.podSubnet;
-      return "kubernetes.serviceSubnet";
+      return Array.isArray(s.kubernetes.podSubnet) ? "kubernetes.serviceSubnet.0" : "kubernetes.serviceSubnet";
     },
   },
   {

@@ -8,6 +8,7 @@ import {
   cidrContains,
   cidrsOverlap,
   hostPart,
+  ipFamily,
   lastAddress,
   networkAddress,
   networkOf,
@@ -630,8 +631,13 @@ describe("validateSpec properties", () => {
         const s = spec as any;
         const pool = s.externalVips?.addresses;
         if (!pool || pool.length < 2) return;
-        pool[0] = { address: pool[0], vrid: 200 };
-        pool[1] = { address: pool[1], vrid: 200 };
+        // an entry is an address, or a dual-stack pair; VRIDs clash within a family only (RFC 5798 §5.2.3)
+        const families = (e: any): number[] =>
+          typeof e === "string" ? [ipFamily(e)] : [ipFamily(e.address), ...(e.address6 ? [6] : [])];
+        if (!families(pool[0]).some((f) => families(pool[1]).includes(f))) return;
+        const withVrid = (e: any) => (typeof e === "string" ? { address: e, vrid: 200 } : { ...e, vrid: 200 });
+        pool[0] = withVrid(pool[0]);
+        pool[1] = withVrid(pool[1]);
         const r = validateSpec(s);
         expect(r.ok).toBe(false);
         if (!r.ok) expect(r.errors.map((e) => e.path.join("."))).toContain("externalVips.addresses.1.vrid");
@@ -777,17 +783,29 @@ describe("invariants hold for every spec validateSpec accepts", () => {
         for (const node of s.nodes)
           for (const f of Object.values(node.interfaces) as any[]) {
             if (f.address) taken.add(hostPart(f.address));
+            if (f.address6) taken.add(hostPart(f.address6));
             if (f.gateway) taken.add(f.gateway);
           }
         taken.add(seg.uplink.gateway);
-        const vips = [hostPart(s.controlPlane.vip), ...(s.externalVips?.addresses ?? [])];
+        if (seg.uplink.gateway6) taken.add(seg.uplink.gateway6);
+        // both halves of a dual-stack pair (controlPlane.vip6, an entry's address6)
+        const vips = [
+          hostPart(s.controlPlane.vip),
+          ...(s.controlPlane.vip6 ? [hostPart(s.controlPlane.vip6)] : []),
+          ...(s.externalVips?.addresses ?? []).flatMap((e: any) =>
+            typeof e === "string" ? [e] : [e.address, ...(e.address6 ? [e.address6] : [])],
+          ),
+        ];
         expect(new Set(vips).size).toBe(vips.length);
         for (const vip of vips) {
-          const net = [seg.subnet, ...seg.onLink].find((n: string) => cidrContains(n, vip));
+          const net = [seg.subnet, ...(seg.subnet6 ? [seg.subnet6] : []), ...seg.onLink].find((n: string) =>
+            cidrContains(n, vip),
+          );
           expect(net, vip).toBeDefined();
           expect(taken.has(vip), vip).toBe(false);
           expect(vip).not.toBe(networkAddress(net));
-          expect(vip).not.toBe(lastAddress(net));
+          // IPv4's broadcast address; IPv6 has none (its all-zero host, above, is the Subnet-Router anycast address)
+          if (ipFamily(vip) === 4) expect(vip).not.toBe(lastAddress(net));
         }
       }),
       { numRuns: 300 },
@@ -801,13 +819,19 @@ describe("invariants hold for every spec validateSpec accepts", () => {
         fc.array(fc.integer({ min: 1, max: 255 }), { maxLength: 20 }),
         (spec, explicit) => {
           const s = spec as any;
-          (s.externalVips?.addresses ?? []).forEach((a: string, i: number) => {
-            if (explicit[i] !== undefined) s.externalVips.addresses[i] = { address: a, vrid: explicit[i] };
+          (s.externalVips?.addresses ?? []).forEach((a: any, i: number) => {
+            if (explicit[i] !== undefined)
+              s.externalVips.addresses[i] =
+                typeof a === "string" ? { address: a, vrid: explicit[i] } : { ...a, vrid: explicit[i] };
           });
           const r = validateSpec(s);
           if (!r.ok) return;
           const vips = planVips(asClusterSpec(r.value));
-          const ids = vips.map((v) => `${v.interface}/${v.vrid}`);
+          // unique per interface and family (RFC 5798 §5.2.3): a dual-stack pair's IPv6 half shares its VRID
+          const ids = vips.flatMap((v) => [
+            `${v.interface}/${ipFamily(v.address)}/${v.vrid}`,
+            ...(v.pair6 ? [`${v.interface}/6/${v.vrid}`] : []),
+          ]);
           expect(new Set(ids).size).toBe(ids.length);
           for (const v of vips) expect(v.vrid >= 1 && v.vrid <= 255).toBe(true);
         },

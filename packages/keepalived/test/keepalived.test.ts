@@ -47,18 +47,26 @@ async function expectKeepalivedAccepts(artifacts: readonly Artifact[], node: str
 
 /** Everything the plan says about a node's instances, in the shape parsed back from its file. */
 function expectedInstances(plan: ClusterPlan, node: string) {
-  return vipsOf(plan, node).map((v) => ({
-    name: instanceName(v),
-    iface: v.interface,
-    vrid: String(v.vrid),
-    priority: String(v.priorities[v.order.indexOf(node)]),
-    vips: [`${v.address}/${v.prefixLength} dev ${v.interface}`],
-    track:
-      v.kind === "control-plane"
-        ? ["chk_apiserver"]
-        : [...(plan.vrrp.readinessCheck ? ["chk_cilium"] : []), ...(plan.vrrp.uplinkCheck ? ["chk_uplink"] : [])],
-    state: plan.vrrp.initialState,
-  }));
+  // a dual-stack pair is two instances, the IPv6 half right after the IPv4 one, with one VRID, priority and tracking
+  // (the control-plane pair tracks both families' apiserver checks)
+  return vipsOf(plan, node).flatMap((v) => {
+    const instance = (name: string, address: string, prefixLength: number) => ({
+      name,
+      iface: v.interface,
+      vrid: String(v.vrid),
+      priority: String(v.priorities[v.order.indexOf(node)]),
+      vips: [`${address}/${prefixLength} dev ${v.interface}`],
+      track:
+        v.kind === "control-plane"
+          ? ["chk_apiserver", ...(v.pair6 ? ["chk_apiserver6"] : [])]
+          : [...(plan.vrrp.readinessCheck ? ["chk_cilium"] : []), ...(plan.vrrp.uplinkCheck ? ["chk_uplink"] : [])],
+      state: plan.vrrp.initialState,
+    });
+    return [
+      instance(instanceName(v), v.address, v.prefixLength),
+      ...(v.pair6 ? [instance(instanceName6(v) ?? "", v.pair6.address, v.pair6.prefixLength)] : []),
+    ];
+  });
 }
 
 function parsedInstances(conf: string) {
@@ -205,7 +213,11 @@ describe("generated configs", () => {
         for (const a of generateKeepalived(plan).filter((x) => x.path.endsWith("keepalived.conf"))) {
           const inst = instancesOf(parseKeepalivedConf(a.content));
           const names = inst.map((i) => i.name);
-          const vrids = inst.map((i) => `${i.settings.get("interface")}/${i.settings.get("virtual_router_id")}`);
+          // one VRID per interface and family (RFC 5798 §5.2.3): a pair's two instances share theirs
+          const vrids = inst.map(
+            (i) =>
+              `${i.settings.get("interface")}/${i.vips[0]?.includes(":") ? 6 : 4}/${i.settings.get("virtual_router_id")}`,
+          );
           expect(new Set(names).size).toBe(names.length);
           expect(new Set(vrids).size).toBe(vrids.length);
         }

@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { generateKeepalived } from "../src/generate.js";
 import { summarizeKeepalived } from "../src/summary.js";
-import { OPENRC_CONF, vipsOf } from "../src/view.js";
+import { instanceName, instanceName6, OPENRC_CONF, vipsOf } from "../src/view.js";
 import { instancesOf, keepalivedCheck, nodeFiles, parseKeepalivedConf, type Statement } from "./helpers.js";
 
 type Loose = any;
@@ -91,13 +91,15 @@ describe("checks and preemption in keepalived.conf", () => {
             expect(setting(s.block, "init_fail")).toBeUndefined();
             const words = setting(s.block, "script") ?? [];
             expect(words).toHaveLength(1);
-            expect(words[0]).toMatch(/^\/etc\/keepalived\/check-[a-z]+\.sh$/);
+            // check-apiserver6.sh asks the apiserver on the node's IPv6 address (a dual-stack control-plane VIP)
+            expect(words[0]).toMatch(/^\/etc\/keepalived\/check-[a-z]+6?\.sh$/);
             const file = artifacts.find((a) => a.path === `nodes/${node.name}${words[0]}`);
             expect(file?.mode).toBe(0o755);
             expect(file?.content.startsWith("#!/bin/sh\n")).toBe(true);
           }
           for (const i of instancesOf(tree)) {
-            const vip = vips.find((v) => `VI_${v.key.replace(/-/g, "_")}` === i.name);
+            // the IPv6 half of a dual-stack pair waits and tracks as its IPv4 half does
+            const vip = vips.find((v) => instanceName(v) === i.name || instanceName6(v) === i.name);
             // only external VIPs wait; the control-plane VIP's failover must beat the node-monitor grace period
             const wait = vip?.kind === "control-plane" ? 0 : d;
             expect(i.settings.get("preempt_delay")).toEqual(wait > 0 ? [String(wait)] : undefined);
@@ -107,7 +109,7 @@ describe("checks and preemption in keepalived.conf", () => {
             }
             const want =
               vip?.kind === "control-plane"
-                ? ["chk_apiserver"]
+                ? ["chk_apiserver", ...(vip.pair6 ? ["chk_apiserver6"] : [])]
                 : [
                     ...(plan.vrrp.readinessCheck ? ["chk_cilium"] : []),
                     ...(plan.vrrp.uplinkCheck ? ["chk_uplink"] : []),

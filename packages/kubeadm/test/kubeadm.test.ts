@@ -162,13 +162,15 @@ describe("kubeadm.yaml", () => {
   it("pins node-ip and the advertise address to the internal address, never a VIP", () => {
     fc.assert(
       fc.property(arbSmallPlan(), (plan) => {
-        const vips = new Set(plan.vips.map((v) => v.address));
+        const vips = new Set(plan.vips.flatMap((v) => [v.address, ...(v.pair6 ? [v.pair6.address] : [])]));
         for (const node of plan.nodes) {
           for (const doc of docsOf(plan, node.name)) {
             if (doc.kind === "ClusterConfiguration" || doc.kind === "KubeletConfiguration") continue;
             const nodeIp = argsRecord(get(doc, "nodeRegistration", "kubeletExtraArgs"))["node-ip"];
-            expect(nodeIp).toBe(node.internalAddress);
-            expect(vips.has(nodeIp ?? "")).toBe(false);
+            // one address per cluster family, the primary (the advertise address) first (kubernetes/kubernetes#100675)
+            expect(nodeIp).toBe(node.internalAddresses.join(","));
+            expect(nodeIp?.split(",")[0]).toBe(node.internalAddress);
+            for (const ip of nodeIp?.split(",") ?? []) expect(vips.has(ip)).toBe(false);
             expect(get(doc, "nodeRegistration", "name")).toBe(node.name);
             expect(get(doc, "nodeRegistration", "criSocket")).toMatch(/^unix:\/\//);
             const endpoint =
@@ -191,8 +193,15 @@ describe("kubeadm.yaml", () => {
         const init = docsOf(plan, mustInitNode(plan).name);
         const cluster = init.find((d) => d.kind === "ClusterConfiguration");
         expect(get(cluster, "controlPlaneEndpoint")).toBe(plan.controlPlane.endpoint);
-        expect(get(cluster, "controlPlaneEndpoint")).toBe(`${plan.controlPlane.vip.address}:${plan.controlPlane.port}`);
-        expect(get(cluster, "apiServer", "certSANs")).toContain(plan.controlPlane.vip.address);
+        // the VIP of the primary family (its IPv6 half, bracketed, in an IPv6-primary cluster with a dual-stack VIP)
+        const vip = plan.controlPlane.vip;
+        const primary6 = plan.kubernetes.families[0] === 6;
+        const host = primary6 && vip.pair6 ? vip.pair6.address : vip.address;
+        expect(get(cluster, "controlPlaneEndpoint")).toBe(
+          `${host.includes(":") ? `[${host}]` : host}:${plan.controlPlane.port}`,
+        );
+        expect(get(cluster, "apiServer", "certSANs")).toContain(vip.address);
+        if (vip.pair6) expect(get(cluster, "apiServer", "certSANs")).toContain(vip.pair6.address);
         for (const node of plan.nodes.filter((n) => !n.init)) {
           const [join] = docsOf(plan, node.name);
           expect(get(join, "discovery", "bootstrapToken", "apiServerEndpoint")).toBe(plan.controlPlane.endpoint);
@@ -216,12 +225,24 @@ describe("kubeadm.yaml", () => {
             for (const h of (get(doc, "discovery", "bootstrapToken", "caCertHashes") ?? []) as string[])
               expect(h).toMatch(/^sha256:[0-9a-f]{64}$/);
             if (doc.kind !== "ClusterConfiguration") continue;
-            const [, svcPrefix] = String(get(doc, "networking", "serviceSubnet")).split("/");
-            expect(32 - Number(svcPrefix)).toBeLessThanOrEqual(20);
-            const [, podPrefix] = String(get(doc, "networking", "podSubnet")).split("/");
-            const mask = Number(argsRecord(get(doc, "controllerManager", "extraArgs"))["node-cidr-mask-size"]);
-            expect(mask).toBeGreaterThanOrEqual(Number(podPrefix));
-            expect(mask - Number(podPrefix)).toBeLessThanOrEqual(16);
+            // per family: a dual-stack cluster lists two networks and has one node mask flag per family
+            for (const svc of String(get(doc, "networking", "serviceSubnet")).split(",")) {
+              const [svcAddress, svcPrefix] = svc.split("/");
+              expect((svcAddress?.includes(":") ? 128 : 32) - Number(svcPrefix)).toBeLessThanOrEqual(20);
+            }
+            const pods = String(get(doc, "networking", "podSubnet")).split(",");
+            expect(pods.length).toBe(plan.kubernetes.families.length);
+            const args = argsRecord(get(doc, "controllerManager", "extraArgs"));
+            for (const pod of pods) {
+              const [podAddress, podPrefix] = pod.split("/");
+              const flag =
+                pods.length === 2
+                  ? `node-cidr-mask-size-ipv${podAddress?.includes(":") ? 6 : 4}`
+                  : "node-cidr-mask-size";
+              const mask = Number(args[flag]);
+              expect(mask).toBeGreaterThanOrEqual(Number(podPrefix));
+              expect(mask - Number(podPrefix)).toBeLessThanOrEqual(16);
+            }
           }
         }
       }),

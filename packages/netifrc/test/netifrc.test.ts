@@ -413,11 +413,14 @@ describe("policy routing invariants", () => {
   it("has one rule per external VIP source and no duplicate route in any node's file", () => {
     fc.assert(
       fc.property(arbPlan({ maxWorkers: 4, maxPool: 10 }), (plan) => {
-        const rules = policyRules(plan).map(ruleLine);
+        const planned = policyRules(plan);
+        const rules = planned.map(ruleLine);
         for (const pr of plan.network.policyRoutes)
           for (const s of pr.sources) expect(rules.filter((r) => r.startsWith(`from ${s} `))).toHaveLength(1);
         expect(new Set(rules.map((r) => r.replace(/ priority \d+$/, ""))).size).toBe(rules.length);
-        expect(new Set(rules.map((r) => r.replace(/^.* priority /, ""))).size).toBe(rules.length);
+        // priorities are unique per family: rules_ (ip -4 rule) and rules6_ (ip -6 rule) are separate lists, and
+        // each family has its own pod-network exception at the same priority
+        expect(new Set(planned.map((r) => `${r.family}/${r.priority}`)).size).toBe(rules.length);
         for (const node of plan.nodes) {
           const view = toNetifrcView(plan, node);
           for (const i of view.interfaces)
@@ -434,14 +437,20 @@ describe("policy routing invariants", () => {
       fc.property(arbPlan({ maxWorkers: 2, maxPool: 4 }), (plan) => {
         for (const pr of plan.network.policyRoutes) {
           const lines = policyRouteLines(pr);
-          const inTable = lines.filter((l) => l.endsWith(`table ${pr.table.name}`));
-          const def = inTable.findIndex((l) => l.startsWith("default via "));
-          const link = inTable.findIndex(
-            (l) => /scope link/.test(l) && cidrContains(l.split(" ")[0] ?? "", pr.gateway),
-          );
-          expect(link).toBeGreaterThanOrEqual(0);
-          expect(def).toBe(inTable.length - 1);
-          expect(link).toBeLessThan(def);
+          // an IPv6 route's line starts with -6 (ip -6 route)
+          const inTable = lines.map((l) => l.replace(/^-6 /, "")).filter((l) => l.endsWith(`table ${pr.table.name}`));
+          // one default per family (gateway6 beside gateway in a dual-stack segment), each after its on-link route,
+          // and the defaults last
+          const gateways = [pr.gateway, ...(pr.gateway6 === undefined ? [] : [pr.gateway6])];
+          const firstDefault = inTable.findIndex((l) => l.startsWith("default via "));
+          expect(firstDefault).toBe(inTable.length - gateways.length);
+          for (const gw of gateways) {
+            const def = inTable.findIndex((l) => l.startsWith(`default via ${gw} `));
+            const link = inTable.findIndex((l) => /scope link/.test(l) && cidrContains(l.split(" ")[0] ?? "", gw));
+            expect(link).toBeGreaterThanOrEqual(0);
+            expect(def).toBeGreaterThanOrEqual(firstDefault);
+            expect(link).toBeLessThan(firstDefault);
+          }
         }
       }),
       { numRuns: 30 },

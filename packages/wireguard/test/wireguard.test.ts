@@ -164,7 +164,7 @@ describe("wg-quick configs", () => {
     );
   });
 
-  it("gives each slot exactly its own /32, inside the tunnel subnet, never the hub's address", () => {
+  it("gives each slot exactly its own /32 (or /128), inside the tunnel subnet, never the hub's address", () => {
     fc.assert(
       fc.property(arbHubSpec(), (spec) => {
         const plan = resolvePlan(spec, { secrets: testSecretsFor(spec) });
@@ -173,16 +173,21 @@ describe("wg-quick configs", () => {
         const sections = filesOf(spec, testSecretsFor(spec)).hub.split(/\n\n/).slice(1);
         expect(sections).toHaveLength(cloud.slots.length);
         const seen = new Set<string>([cloud.hub.tunnelAddress]);
+        // an IPv6-only cluster's tunnel subnet is IPv6 (/128 per slot); a dual-stack one adds the slot's IPv6 address
+        const bits = cloud.wireguard.tunnelSubnet.includes(":") ? 128 : 32;
         cloud.slots.forEach((slot, i) => {
-          expect(ini.parse(sections[i] ?? "").Peer).toEqual({ PublicKey: slot.publicKey, AllowedIPs: slot.cidr });
-          expect(slot.cidr).toBe(`${slot.address}/32`);
+          expect(ini.parse(sections[i] ?? "").Peer).toEqual({
+            PublicKey: slot.publicKey,
+            AllowedIPs: [slot.cidr, ...(slot.cidr6 === undefined ? [] : [slot.cidr6])].join(", "),
+          });
+          expect(slot.cidr).toBe(`${slot.address}/${bits}`);
+          expect(slot.cidr6 === undefined).toBe(cloud.wireguard.tunnelSubnet6 === undefined);
           expect(cidrContains(cloud.wireguard.tunnelSubnet, slot.address)).toBe(true);
           expect(seen.has(slot.address)).toBe(false);
           seen.add(slot.address);
         });
-        // the tunnel subnet is IPv4 (each slot has a /32)
         const prefix = Number(cloud.wireguard.tunnelSubnet.split("/")[1]);
-        expect(BigInt(seen.size)).toBeLessThan(2n ** BigInt(32 - prefix));
+        expect(BigInt(seen.size)).toBeLessThan(2n ** BigInt(bits - prefix));
       }),
       { numRuns: 20 },
     );

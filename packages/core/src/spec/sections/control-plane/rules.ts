@@ -144,6 +144,13 @@ export const vipsPlacedSafely: Rule = (spec, report) => {
     const size = addressCount(net);
     if (fam === 4 && size > 2n && ipEquals(vip.address, networkAddress(net)))
       report.error(vip.path, `VIP ${vip.address} is the network address of ${net}`);
+    // IPv6 has no broadcast address, but its all-zero host is the Subnet-Router anycast address (RFC 4291 §2.6.1),
+    // which every router on the link answers, and a node with IPv6 forwarding is one (RFC 6164 exempts a /127).
+    else if (fam === 6 && size > 2n && ipEquals(vip.address, networkAddress(net)))
+      report.error(
+        vip.path,
+        `VIP ${vip.address} is the Subnet-Router anycast address of ${net} (RFC 4291 §2.6.1), which every router on the link answers, Kubernetes nodes forwarding IPv6 included; pick another address`,
+      );
     else if (fam === 4 && size > 2n && ipEquals(vip.address, lastAddress(net)))
       report.error(vip.path, `VIP ${vip.address} is the broadcast address of ${net}`);
     const clash = taken.get(vip.address);
