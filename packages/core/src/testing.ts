@@ -76,12 +76,7 @@ export function buildSpec(
   const [a, b] = vary.segmentOctets ?? [118, 12];
   const up = vary.uplinkOctet ?? 11;
   const family = vary.family ?? "ipv4";
-  const has4 = family !== "ipv6";
-  const has6 = family !== "ipv4";
-  const dual = has4 && has6;
-  // one network per family, the primary first (subnetFamiliesConsistent)
-  const ordered = (v4: string, v6: string): string | string[] =>
-    dual ? (family === "dual-ipv6" ? [v6, v4] : [v4, v6]) : has4 ? v4 : v6;
+  const { has4, has6, dual, ordered } = familyLayout(family);
   // canonical IPv6 by construction (no zero groups before the ::), so string comparisons of networks hold
   const net6 = `fd00:${a}:${b + 1}::`;
   const up6 = `fd01:${up + 1}::`;
@@ -540,6 +535,19 @@ export function withWireguardHub(spec: ClusterSpecInput, staticPeerKeys: boolean
 export type BurstFamily = "ipv4" | "ipv6" | "dual-ipv4" | "dual-ipv6";
 
 /**
+ * Which families a layout has, and `ordered`: one value per family, the primary first (a list only in dual stack),
+ * as the pod and service networks are listed (subnetFamiliesConsistent).
+ */
+function familyLayout(family: BurstFamily) {
+  const has4 = family !== "ipv6";
+  const has6 = family !== "ipv4";
+  const dual = has4 && has6;
+  const ordered = <T>(v4: T, v6: T): T | T[] =>
+    dual ? (family === "dual-ipv6" ? [v6, v4] : [v4, v6]) : has4 ? v4 : v6;
+  return { has4, has6, dual, ordered };
+}
+
+/**
  * Valid cloud-burst-only specs (existingCluster + cloud): an IPv4, IPv6 or dual-stack (either family primary) existing
  * cluster, 1-3 pools each with `ipv6` unset, `dual-stack` or `only`, with or without a hub (its endpoint an IPv4 or
  * IPv6 address or a DNS name) and static keys. Every draw is valid: the draws that a rule would refuse are mapped to
@@ -578,14 +586,9 @@ export const arbCloudBurstSpec = (): fc.Arbitrary<CloudBurstSpecInput> =>
       dnsEndpoint: fc.boolean(),
     })
     .map((r): CloudBurstSpecInput => {
-      const has4 = r.family !== "ipv6";
-      const has6 = r.family !== "ipv4";
-      const dual = has4 && has6;
+      const { has4, has6, dual, ordered } = familyLayout(r.family);
       const net4 = `10.${r.k8s}.0`;
       const net6 = `fd00:118:${r.k8s}:`;
-      // one network per family, the primary first
-      const v6first = r.family === "ipv6" || r.family === "dual-ipv6";
-      const ordered = <T>(v4: T, v6: T): T | T[] => (dual ? (v6first ? [v6, v4] : [v4, v6]) : has4 ? v4 : v6);
       const inV6 = (pick: boolean) => (dual ? pick : has6);
       const anyOnly = r.pools.some((p) => p.ipv6 === "only");
       const anyOff = r.pools.some((p) => p.ipv6 === undefined);
