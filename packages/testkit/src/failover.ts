@@ -13,7 +13,7 @@ import {
   worstTwoCarrierFailure,
 } from "@clusterspec/core";
 import { canonicalIp } from "@clusterspec/core/testing";
-import type { Observation, VrrpLab } from "./vrrp-lab.js";
+import { holderDifferences, type Observation, type VrrpLab } from "./vrrp-lab.js";
 
 export type LabAction =
   | { readonly kind: "kill"; readonly node: string }
@@ -262,15 +262,10 @@ export async function runFailoverScenarios(
         ? moved.map((v) => [v.key, raceContenders(plan, v, expected.get(v.key), next, tolerance)] as const)
         : [],
     );
-    const waitOptions = {
+    const waited = await lab.waitUntil((observed) => holderDifferences(plan, expected, observed, contenders), {
       deadlineMs: longest * 1000 + margin + raceMs,
       holdMs: moved.length === 0 ? longest * 1000 + advertMs : advertMs,
-    };
-    const waited =
-      contenders.size === 0
-        ? await lab.waitFor(expected, waitOptions)
-        : await lab.waitUntil((observed) => holderDifferences(plan, expected, observed, contenders), waitOptions);
-    const modelled = expected;
+    });
     const actual = new Map(expected);
     if (waited.ok)
       for (const key of contenders.keys()) {
@@ -281,7 +276,7 @@ export async function runFailoverScenarios(
     const confirmed = waited.ok ? await confirm(lab, plan, actual) : [];
     const takeovers = moved.map((v): Takeover => {
       const to = actual.get(v.key) ?? "";
-      const racedPast = to !== modelled.get(v.key) ? modelled.get(v.key) : undefined;
+      const racedPast = to !== expected.get(v.key) ? expected.get(v.key) : undefined;
       const first = race
         ? lab.nodes
             .flatMap((n) => lab.appearances(n, v.address))
@@ -328,35 +323,12 @@ function raceContenders(
   state: FailureState,
   tolerance: number,
 ): readonly string[] {
-  const top = winner === undefined ? undefined : effectivePriority(plan, vip, winner, state);
-  if (winner === undefined || top === undefined) return winner === undefined ? [] : [winner];
+  if (winner === undefined) return [];
+  const top = effectivePriority(plan, vip, winner, state);
+  if (top === undefined) return [winner];
   return vip.order.filter((n) => {
     const p = effectivePriority(plan, vip, n, state);
     return p !== undefined && ((top - p) / 256) * plan.vrrp.advertInterval <= tolerance;
-  });
-}
-
-/** As the lab's waitFor, except that a racing VIP may be on any one of its contenders. */
-function holderDifferences(
-  plan: ClusterPlan,
-  expected: ReadonlyMap<string, string | undefined>,
-  observed: Observation,
-  contenders: ReadonlyMap<string, readonly string[]>,
-): string[] {
-  return plan.vips.flatMap((v) => {
-    const want = expected.get(v.key);
-    const allowed = contenders.get(v.key) ?? (want === undefined ? [] : [want]);
-    // Both halves of a dual-stack pair on the one holder.
-    const first = observed.get(canonicalIp(v.address)) ?? [];
-    return instanceAddresses(v).flatMap(({ address }) => {
-      const got = observed.get(canonicalIp(address)) ?? [];
-      const ok =
-        allowed.length === 0
-          ? got.length === 0
-          : got.length === 1 && allowed.includes(got[0] ?? "") && got[0] === first[0];
-      const wanted = allowed.length === 0 ? "nobody" : allowed.join(" or ");
-      return ok ? [] : [`${address} (${v.key}): expected ${wanted}, observed ${got.join(" + ") || "nobody"}`];
-    });
   });
 }
 

@@ -90,6 +90,36 @@ export interface WaitOptions {
   readonly holdMs: number;
 }
 
+/**
+ * Each VIP address not held by exactly its expected node (`expected`: VIP key → holder, undefined for nobody), both
+ * halves of a dual-stack pair where the pair's one holder is. `alternatives` lets a VIP (by key) be on any one of
+ * several nodes instead, the pair's halves still together: the contenders of a nopreempt race (failover.ts).
+ */
+export function holderDifferences(
+  plan: ClusterPlan,
+  expected: ReadonlyMap<string, string | undefined>,
+  observed: Observation,
+  alternatives: ReadonlyMap<string, readonly string[]> = new Map(),
+): string[] {
+  return (plan.vips as readonly PlannedVip[]).flatMap((v) => {
+    const want = expected.get(v.key);
+    const allowed = alternatives.get(v.key) ?? (want === undefined ? [] : [want]);
+    const primary = observed.get(canonicalIp(v.address)) ?? [];
+    return instanceAddresses(v).flatMap(({ address }) => {
+      const got = observed.get(canonicalIp(address)) ?? [];
+      const ok =
+        allowed.length === 0
+          ? got.length === 0
+          : got.length === 1 && allowed.includes(got[0] as string) && (allowed.length === 1 || got[0] === primary[0]);
+      return ok
+        ? []
+        : [
+            `${address} (${v.key}): expected ${allowed.join(" or ") || "nobody"}, observed ${got.join(" + ") || "nobody"}`,
+          ];
+    });
+  });
+}
+
 export interface VrrpLab {
   readonly nodes: readonly string[];
   /** VIP addresses in plan order (canonical). */
@@ -571,20 +601,6 @@ export async function startVrrpLab(options: VrrpLabOptions): Promise<VrrpLab> {
     return pid;
   };
 
-  const diffOf = (expected: ReadonlyMap<string, string | undefined>, observed: Observation): string[] => {
-    const diff: string[] = [];
-    // Both halves of a dual-stack pair are expected where the pair's one holder is.
-    for (const v of plan.vips as readonly PlannedVip[])
-      for (const { address } of instanceAddresses(v)) {
-        const want = expected.get(v.key);
-        const got = observed.get(canonicalIp(address)) ?? [];
-        const ok = want === undefined ? got.length === 0 : got.length === 1 && got[0] === want;
-        if (!ok)
-          diff.push(`${address} (${v.key}): expected ${want ?? "nobody"}, observed ${got.join(" + ") || "nobody"}`);
-      }
-    return diff;
-  };
-
   const lab: VrrpLab = {
     nodes: nodeNames,
     vipAddresses,
@@ -745,7 +761,7 @@ export async function startVrrpLab(options: VrrpLabOptions): Promise<VrrpLab> {
     },
     observeAll,
     waitFor(expected, options) {
-      return lab.waitUntil((observed) => diffOf(expected, observed), options);
+      return lab.waitUntil((observed) => holderDifferences(plan, expected, observed), options);
     },
     waitUntil(differences, { deadlineMs, holdMs }) {
       return new Promise((resolve) => {
