@@ -155,6 +155,11 @@ export function userDataObject(plan: BurstPlan, pool: PlannedPool): Record<strin
           "net.ipv4.ip_forward = 1",
           "net.bridge.bridge-nf-call-iptables = 1",
           "net.bridge.bridge-nf-call-ip6tables = 1",
+          // a node with IPv6 pods forwards IPv6, and kubeadm's join preflight refuses an IPv6 API endpoint unless
+          // /proc/sys/net/ipv6/conf/default/forwarding is 1 (Cilium sets `all` only once its agent runs, after the join)
+          ...(cloud.nodeIpFamilies.includes(6)
+            ? ["net.ipv6.conf.all.forwarding = 1", "net.ipv6.conf.default.forwarding = 1"]
+            : []),
         ]),
       ),
       // an empty zram-generator config turns Fedora's zram swap off; the kubelet refuses swap by default

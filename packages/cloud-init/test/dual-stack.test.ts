@@ -1,8 +1,11 @@
 // Issue 30 item 6: a dual-stack cluster's burst nodes register a tunnel address of each family (kubelet node-ip,
 // the cluster's primary family first). The join script's tunnel_address, as it ships in the user data, runs with the
 // real `ip` in a network namespace against an interface holding both addresses; the single-stack script is unchanged.
+
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { loadSpec, parseYamlDocuments, resolvePlan } from "@clusterspec/core";
-import { fixtureText, hasTool, run, toolAvailable, withNetns } from "@clusterspec/testkit";
+import { exampleText, fixtureText, hasTool, run, toolAvailable, withNetns } from "@clusterspec/testkit";
 import { describe, expect, it } from "vitest";
 import { generateCloudInit } from "../src/generate.js";
 import { JOIN_SCRIPT_PATH, joinScript } from "../src/join-script.js";
@@ -42,6 +45,38 @@ describe("dual-stack burst nodes", () => {
       expect(fileOf(doc, "/etc/clusterspec/kubeadm-join.yaml.in")).toMatch(/name: node-ip\n\s+value: __NODE_IP__/);
     }
   });
+
+  it.for([
+    ["dual-stack-cloud", true],
+    ["ipv6-only-cloud-burst-only", true],
+    ["hybrid-cloud-burst", false],
+  ] as const)(
+    "%s: the sysctl file, applied by the real sysctl, sets IPv6 forwarding (kubeadm's join preflight reads it): %s",
+    async ([name, ipv6], ctx) => {
+      if (!toolAvailable("ip") || !hasTool("sysctl") || process.getuid?.() !== 0)
+        return ctx.skip("needs root, iproute2 and procps (installed by .ci/run)");
+      const text = name === "hybrid-cloud-burst" ? exampleText(name) : fixtureText(name);
+      const loaded = loadSpec(text);
+      if (!loaded.ok) throw new Error(`${name} is invalid`);
+      const docs = generateCloudInit(resolvePlan(loaded.value)).filter((a) => a.path.endsWith("/user-data.yaml"));
+      expect(docs.length).toBeGreaterThan(0);
+      for (const a of docs) {
+        const sysctl = fileOf(parseYamlDocuments(a.content)[0] as any, "/etc/sysctl.d/90-clusterspec.conf");
+        expect(sysctl).toContain("net.ipv4.ip_forward = 1");
+        await withNetns([], (ns) => {
+          const dir = ns.must("mktemp", ["-d"]).trim();
+          writeFileSync(join(dir, "90-clusterspec.conf"), sysctl);
+          // the kubeadm preflight's file, from a known start (a namespace may inherit the host's value)
+          ns.must("sysctl", ["-q", "-w", "net.ipv6.conf.default.forwarding=0", "net.ipv6.conf.all.forwarding=0"]);
+          // -e: the bridge keys need br_netfilter, which a namespace of this host may not see
+          ns.exec("sysctl", ["-e", "-q", "-p", join(dir, "90-clusterspec.conf")]);
+          expect(ns.must("cat", ["/proc/sys/net/ipv6/conf/default/forwarding"]).trim(), a.path).toBe(ipv6 ? "1" : "0");
+          expect(ns.must("cat", ["/proc/sys/net/ipv4/ip_forward"]).trim(), a.path).toBe("1");
+          rmSync(dir, { recursive: true, force: true });
+        });
+      }
+    },
+  );
 
   it("keeps the single-stack script as it was: only a dual-stack cluster's differs", () => {
     const single = joinScript("m");
