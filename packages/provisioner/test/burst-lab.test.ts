@@ -8,6 +8,12 @@
 // as its README deploys it (it must `wg set` the hub's interface). The generated join script runs for real in each
 // node's namespace up to `kubeadm join`.
 //
+// The same lab, on one node and its boot and join only (what depends on the cluster's families), runs on the two
+// dual-stack cloud fixtures (issue 30 item 6): dual-stack-cloud (IPv4 primary; the hub is the generated node k8s-1 and
+// its endpoint an IPv6 literal, so the bridge carries IPv6 too and the tunnel's underlay is IPv6) and
+// dual-stack-cloud-burst-only (IPv6 primary, IPv4 underlay). The tunnel carries both families there: the node's
+// addresses and pings of the plan's MTU in each, the hub's peer per family, node-ip with both, the primary first.
+//
 // Stood in (packages/testkit/lab/, packages/testkit/src/burst-lab.ts):
 // - the Kubernetes API (HTTPS on the hub's loopback): paths, verbs, query parameters and bodies checked against the
 //   Kubernetes OpenAPI v3 subset in packages/schemas/data/kubernetes (core/v1 Secrets and Nodes); Nodes appear when
@@ -28,12 +34,13 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PROVISIONER_RETRY } from "@clusterspec/cloud-init";
-import { loadSpec, resolvePlan } from "@clusterspec/core";
+import { type CloudPlan, HUB_FIREWALL_FILE, loadSpec, resolvePlan } from "@clusterspec/core";
 import {
   bridge,
   caCertHash,
   certificate,
   examplesDir,
+  fixtureText,
   Ipc,
   LAB_DIR,
   LabNamespace,
@@ -43,6 +50,7 @@ import {
   until,
   writeStandIns,
 } from "@clusterspec/testkit";
+import { slotCidrs } from "@clusterspec/wireguard";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { settingsFrom, topicName } from "../src/settings.js";
@@ -51,8 +59,55 @@ import { ACCOUNT, signDocument, TestSns } from "./support.js";
 const ROOT = join(examplesDir, "..");
 const HUB_IP = "192.168.77.1";
 const RECONCILE_SECONDS = 5;
-const MTU = 1420;
 const REGION = "eu-central-1";
+
+/**
+ * A lab: the spec it generates and runs, and which tests run on it. The IPv4 example runs every test; the
+ * dual-stack fixtures run only what differs by family (boot, tunnel and MTU; join) on one node.
+ */
+interface LabCase {
+  readonly name: string;
+  readonly specText: () => string;
+  /** the hub's IPv6 underlay address, its endpoint's literal (the lab's nodes get one beside their IPv4 address) */
+  readonly hub6?: string;
+  /** the families of the node's node-ip, in order (the cluster's primary first), as the spec has them */
+  readonly nodeIp: readonly (4 | 6)[];
+  readonly full: boolean;
+}
+
+/**
+ * A fixture whose slot keys the provisioner mints, as the example's are: without `peerKeys` (static keys come with
+ * their configs in the slot Secrets, a layout the in-process tests cover with these fixtures, test/support.ts).
+ */
+const minted = (text: string): string => {
+  const out = text.replace(/^ {4}peerKeys:.*\n(?: {6}.*\n)+/m, "");
+  if (out === text) throw new Error("no peerKeys in the fixture");
+  return out;
+};
+
+const CASES: readonly LabCase[] = [
+  {
+    name: "hybrid-cloud-burst (IPv4)",
+    specText: () => readFileSync(join(examplesDir, "hybrid-cloud-burst", "cluster.yaml"), "utf8"),
+    nodeIp: [4],
+    full: true,
+  },
+  {
+    // the hub is a generated node (k8s-1); the endpoint is an IPv6 literal: the underlay is IPv6 (80 bytes)
+    name: "dual-stack-cloud (IPv4 primary, IPv6 underlay)",
+    specText: () => minted(fixtureText("dual-stack-cloud")),
+    hub6: "2001:db8::10",
+    nodeIp: [4, 6],
+    full: false,
+  },
+  {
+    // an existing cluster, IPv6 primary; the endpoint is a name the node's /etc/hosts resolves to the hub's IPv4
+    name: "dual-stack-cloud-burst-only (IPv6 primary, IPv4 underlay)",
+    specText: () => minted(fixtureText("dual-stack-cloud-burst-only")),
+    nodeIp: [6, 4],
+    full: false,
+  },
+];
 
 const haveTools =
   toolAvailable("wireguard-go", { root: true }) &&
@@ -64,6 +119,8 @@ const haveTools =
 interface LabNode {
   readonly ns: LabNamespace;
   readonly ip: string;
+  /** its IPv6 underlay address, in a lab with one */
+  readonly ip6?: string;
   readonly instanceId: string;
   readonly dir: string;
   readonly record: string;
@@ -81,7 +138,12 @@ interface ApiState {
   violations: string[];
 }
 
-describe.skipIf(!haveTools)("burst lab: hub, provisioner and burst nodes with real WireGuard tunnels", () => {
+for (const c of CASES)
+  describe.skipIf(!haveTools)(`burst lab ${c.name}: hub, provisioner and burst nodes with real WireGuard tunnels`, () =>
+    burstLab(c),
+  );
+
+function burstLab(c: LabCase): void {
   const prefix = labPrefix();
   const dir = mkdtempSync(join(tmpdir(), "cs-burstlab-"));
   const namespaces: LabNamespace[] = [];
@@ -103,15 +165,19 @@ describe.skipIf(!haveTools)("burst lab: hub, provisioner and burst nodes with re
   let groupName = "";
   let nameservers: string[] = [];
   let spec = "";
+  let cloud: CloudPlan;
+  /** the tunnel's MTU, the plan's */
+  let mtu = 0;
   const certs = {} as Record<"kube" | "provisioner" | "aws", { key: string; cert: string }>;
 
   /** The EC2 stand-in starts `node` as a running instance of the pool's group in zone `zone`. */
-  const launch = (node: { instanceId: string; ip: string }, zone = "a"): Promise<unknown> =>
+  const launch = (node: { instanceId: string; ip: string; ip6?: string }, zone = "a"): Promise<unknown> =>
     apis.call("launch", {
       instance: {
         id: node.instanceId,
         state: "running",
         privateIp: node.ip,
+        ...(node.ip6 === undefined ? {} : { ipv6: [node.ip6] }),
         group: groupName,
         type: "t4g.xlarge",
         az: `${REGION}${zone}`,
@@ -276,6 +342,7 @@ describe.skipIf(!haveTools)("burst lab: hub, provisioner and burst nodes with re
     const node: LabNode = {
       ns,
       ip: `192.168.77.${10 + n}`,
+      ...(c.hub6 === undefined ? {} : { ip6: c.hub6.replace(/::10$/, `::${10 + n}`) }),
       instanceId: `i-0a1b2c3d4e5f6000${n}`,
       dir: join(dir, `node${n}`),
       record: join(dir, `node${n}`, "record"),
@@ -371,7 +438,7 @@ describe.skipIf(!haveTools)("burst lab: hub, provisioner and burst nodes with re
     hubPub = execFileSync("wg", ["pubkey"], { input: hubKey, encoding: "utf8" }).trim();
 
     // the lab's spec: the example with the lab hub's public key (its private key comes in by env, as in production)
-    const example = readFileSync(join(examplesDir, "hybrid-cloud-burst", "cluster.yaml"), "utf8");
+    const example = c.specText();
     const labSpec = example.replace(/publicKey: \S+=/, `publicKey: ${hubPub}`);
     expect(labSpec).not.toBe(example);
     spec = join(dir, "cluster.yaml");
@@ -396,8 +463,9 @@ describe.skipIf(!haveTools)("burst lab: hub, provisioner and burst nodes with re
     const loaded = loadSpec(labSpec);
     if (!loaded.ok) throw new Error("lab spec invalid");
     const plan = resolvePlan(loaded.value);
-    const cloud = plan.cloud;
-    if (!cloud) throw new Error("no cloud");
+    if (!plan.cloud) throw new Error("no cloud");
+    cloud = plan.cloud;
+    mtu = cloud.tunnelMtu;
     const settings = settingsFrom(plan, {
       accountId: ACCOUNT,
       topicArn: `arn:aws:sns:${REGION}:${ACCOUNT}:${topicName(plan)}`,
@@ -427,8 +495,11 @@ describe.skipIf(!haveTools)("burst lab: hub, provisioner and burst nodes with re
     if (r.status !== 0) throw new Error("ip netns add");
     hub = new LabNamespace(`${prefix}-hub`);
     namespaces.push(hub);
-    nodes.push(setUpNode(1), setUpNode(2), setUpNode(3));
-    bridge(wan, [{ ns: hub.name, address: HUB_IP }, ...nodes.map((n) => ({ ns: n.ns.name, address: n.ip }))]);
+    nodes.push(...(c.full ? [1, 2, 3] : [1]).map(setUpNode));
+    bridge(wan, [
+      { ns: hub.name, address: HUB_IP, ...(c.hub6 === undefined ? {} : { address6: c.hub6 }) },
+      ...nodes.map((n) => ({ ns: n.ns.name, address: n.ip, ...(n.ip6 === undefined ? {} : { address6: n.ip6 }) })),
+    ]);
 
     // the hub: wg0 from the generated config
     hub.ready();
@@ -436,8 +507,9 @@ describe.skipIf(!haveTools)("burst lab: hub, provisioner and burst nodes with re
     const hubConf = join(dir, "hub", "wg0.conf");
     mkdirSync(join(dir, "hub"), { recursive: true });
     // its PreUp loads the generated forward filter: from the lab's tree, not the hub's /etc
-    const hubTable = join(dir, "gen", "cloud", "hub", "etc", "nftables", "clusterspec-hub.nft");
-    const generatedHubConf = readFileSync(join(dir, "gen", "cloud", "hub", "etc", "wireguard", "wg0.conf"), "utf8");
+    // (the hub's folder: cloud/hub, or the generated node's that is the hub)
+    const hubTable = join(dir, "gen", cloud.hub?.host.dir ?? "", HUB_FIREWALL_FILE);
+    const generatedHubConf = readFileSync(join(dir, "gen", cloud.hub?.configPath ?? ""), "utf8");
     expect(generatedHubConf).toContain("PreUp = nft -f /etc/nftables/clusterspec-hub.nft");
     writeFileSync(hubConf, generatedHubConf.replace("/etc/nftables/clusterspec-hub.nft", hubTable), { mode: 0o600 });
     hub.must("wg-quick", ["up", hubConf], { ...process.env, WG_QUICK_USERSPACE_IMPLEMENTATION: "wireguard-go" });
@@ -501,32 +573,65 @@ describe.skipIf(!haveTools)("burst lab: hub, provisioner and burst nodes with re
     timeout: 90_000,
   }, async () => {
     const [node] = nodes as [LabNode];
+    const planned = cloud.slots[0];
+    if (!planned || !cloud.hub) throw new Error("no slot or hub in the plan");
     await launch(node);
     expect(postSns(sns.event(node.instanceId, "running"))).toBe(200);
     const slot = slotOf(await state(), node.instanceId);
     expect(slot?.metadata.annotations?.["clusterspec.dev/public-key"]).toMatch(/^[A-Za-z0-9+/]{43}=$/);
-    expect(hubPeers().map((p) => p.key)).toEqual([slot?.metadata.annotations?.["clusterspec.dev/public-key"]]);
+    // the instance's IPv6 address (EC2's ipv6Address) is recorded on its slot where it has one
+    expect(slot?.metadata.annotations?.["clusterspec.dev/ipv6-addresses"]).toBe(node.ip6);
+    // the hub's peer for the slot: exactly the slot's address of each family (/32, and /128 on a dual-stack tunnel)
+    expect(hubPeers()).toEqual([
+      { key: slot?.metadata.annotations?.["clusterspec.dev/public-key"], allowed: slotCidrs(planned).join(",") },
+    ]);
+    expect(slotCidrs(planned).map((a) => a.slice(a.indexOf("/")))).toEqual(
+      cloud.wireguard.tunnelSubnet6 === undefined ? ["/32"] : ["/32", "/128"],
+    );
 
     const started = Date.now();
     const r = await boot(node);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toContain(`joined the cluster as node ${node.instanceId}`);
     expect(Date.now() - started).toBeLessThan(60_000);
-    // the tunnel: the node's wg0 has its slot address and the configured MTU; a handshake happened
-    expect(node.ns.must("ip", ["-o", "-4", "addr", "show", "dev", "wg0"])).toContain("172.30.99.2/32");
-    expect(node.ns.must("ip", ["-o", "link", "show", "dev", "wg0"])).toContain(`mtu ${MTU}`);
-    // the largest packet of the MTU crosses with DF set, both ways; one byte more does not
+    // the served config: the slot's address of each family, the hub's AllowedIPs the routed networks of each
+    const served = node.ns.must("cat", ["/etc/wireguard/wg0.conf"]);
+    expect(/^Address = (.*)$/m.exec(served)?.[1]?.split(", ")).toEqual(slotCidrs(planned));
+    const routed = /^AllowedIPs = (.*)$/m.exec(served)?.[1]?.split(", ") ?? [];
+    expect(routed).toEqual(cloud.routedNetworks);
+    expect([...new Set(routed.map((n) => (n.includes(":") ? 6 : 4)))].sort()).toEqual([...cloud.nodeIpFamilies].sort());
+    // the tunnel: the node's wg0 has its slot addresses and the configured MTU; a handshake happened
+    for (const cidr of slotCidrs(planned)) {
+      const family = cidr.includes(":") ? "-6" : "-4";
+      expect(node.ns.must("ip", ["-o", family, "addr", "show", "dev", "wg0"])).toContain(cidr);
+    }
+    expect(node.ns.must("ip", ["-o", "link", "show", "dev", "wg0"])).toContain(`mtu ${mtu}`);
+    // the largest packet of the MTU crosses with DF set, both ways, in each family (IPv4: 20 + 8 bytes of headers,
+    // IPv6: 40 + 8); one byte more does not
     const ping = (ns: LabNamespace, to: string, size: number) =>
       ns.exec("ping", ["-M", "do", "-c", "1", "-W", "3", "-s", String(size), to]);
-    expect(ping(node.ns, "172.30.99.1", MTU - 28).status).toBe(0);
-    expect(ping(hub, "172.30.99.2", MTU - 28).status).toBe(0);
-    const over = ping(node.ns, "172.30.99.1", MTU - 27);
-    expect(over.status).not.toBe(0);
-    expect(`${over.stdout}${over.stderr}`).toMatch(/mtu = 1420|Message too long/i);
+    const headers = (a: string) => (a.includes(":") ? 48 : 28);
+    const pairs = [
+      [cloud.hub.tunnelAddress, planned.address],
+      ...(planned.address6 === undefined ? [] : [[cloud.hub.tunnelAddress6 ?? "", planned.address6]]),
+    ] as const;
+    expect(pairs).toHaveLength(cloud.nodeIpFamilies.length);
+    for (const [hubAddress, slotAddress] of pairs) {
+      expect(ping(node.ns, hubAddress, mtu - headers(hubAddress)).status, hubAddress).toBe(0);
+      expect(ping(hub, slotAddress, mtu - headers(slotAddress)).status, slotAddress).toBe(0);
+      const over = ping(node.ns, hubAddress, mtu - headers(hubAddress) + 1);
+      expect(over.status, hubAddress).not.toBe(0);
+      expect(`${over.stdout}${over.stderr}`).toMatch(new RegExp(`mtu ?= ?${mtu}|Message too long`, "i"));
+    }
     expect(Number(hub.must("wg", ["show", "wg0", "latest-handshakes"]).trim().split("\t")[1])).toBeGreaterThan(0);
-    // the node's interface is the served config: the hub's key, reached at the spec's endpoint
-    expect(node.ns.must("wg", ["show", "wg0", "endpoints"]).trim()).toBe(`${hubPub}\t${HUB_IP}:51820`);
-    // IMDSv2: a token first, every read with it
+    // the node's interface is the served config: the hub's key, reached at the spec's endpoint (over IPv6 where the
+    // endpoint is an IPv6 literal)
+    expect(node.ns.must("wg", ["show", "wg0", "endpoints"]).trim()).toBe(
+      `${hubPub}\t${c.hub6 === undefined ? HUB_IP : `[${c.hub6}]`}:${cloud.hub.listenPort}`,
+    );
+    // IMDSv2 at 169.254.169.254 (a dual-stack pool's too: only an IPv6-only pool's script reads fd00:ec2::254): a
+    // token first, every read with it
+    expect(joinScript).toContain("readonly IMDS=http://169.254.169.254/latest\n");
     const imds = readFileSync(join(node.dir, "imds.log"), "utf8").trim().split("\n");
     expect(imds[0]).toBe("PUT /latest/api/token 200");
     expect(imds).toContain("GET /latest/dynamic/instance-identity/pkcs7 200");
@@ -556,7 +661,12 @@ describe.skipIf(!haveTools)("burst lab: hub, provisioner and burst nodes with re
       (nr.kubeletExtraArgs as { name: string; value: string }[]).map((a) => [a.name, a.value]),
     );
     expect(extra["provider-id"]).toBe(`aws:///${REGION}a/${node.instanceId}`);
-    expect(extra["node-ip"]).toBe("172.30.99.2");
+    // one tunnel address per cluster family, the primary first
+    const planned = cloud.slots[0];
+    const byFamily = { 4: planned?.address, 6: planned?.address6 };
+    expect(cloud.nodeIpFamilies).toEqual(c.nodeIp);
+    expect(extra["node-ip"]).toBe(c.nodeIp.map((f) => byFamily[f]).join(","));
+    expect(extra["node-ip"]?.split(",").map((a) => (a.includes(":") ? 6 : 4))).toEqual(c.nodeIp);
     expect(extra["node-labels"]?.split(",")).toEqual(
       expect.arrayContaining([
         "node.kubernetes.io/instance-type=t4g.xlarge",
@@ -575,6 +685,9 @@ describe.skipIf(!haveTools)("burst lab: hub, provisioner and burst nodes with re
       node: { metadata: { name: node.instanceId }, spec: { providerID: extra["provider-id"] } },
     });
   });
+
+  // the rest does not depend on the cluster's families: it runs on the IPv4 example only
+  if (!c.full) return;
 
   it("forged identity: a document signed by a self-made key is refused and nothing is served", async () => {
     const node = nodes[1] as LabNode;
@@ -619,7 +732,7 @@ describe.skipIf(!haveTools)("burst lab: hub, provisioner and burst nodes with re
     expect(r.status, r.stderr).toBe(0);
     expect(node2.ns.must("ip", ["-o", "-4", "addr", "show", "dev", "wg0"])).toContain("172.30.99.3/32");
     expect(
-      node2.ns.exec("ping", ["-M", "do", "-c", "1", "-W", "3", "-s", String(MTU - 28), "172.30.99.1"]).status,
+      node2.ns.exec("ping", ["-M", "do", "-c", "1", "-W", "3", "-s", String(mtu - 28), "172.30.99.1"]).status,
     ).toBe(0);
     expect(
       hubPeers()
@@ -756,4 +869,4 @@ describe.skipIf(!haveTools)("burst lab: hub, provisioner and burst nodes with re
     expect(late.status).toBe(1);
     expect(late.stderr).toMatch(/failed 1 times and the join's deadline \(720s of uptime\) has passed, giving up/);
   });
-});
+}

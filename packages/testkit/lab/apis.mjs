@@ -28,7 +28,7 @@ const violations = [];
 const requests = [];
 const secrets = new Map(); // "ns/name" → object
 const nodes = new Map(); // name → object
-const instances = new Map(); // id → { id, state, privateIp, group, type, az }
+const instances = new Map(); // id → { id, state, privateIp, ipv6?, group, type, az }
 let version = 100;
 
 for (const s of cfg.secrets) secrets.set(`${s.metadata.namespace}/${s.metadata.name}`, { ...s });
@@ -259,7 +259,7 @@ const xml = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;");
 const STATE_CODES = { pending: 0, running: 16, "shutting-down": 32, terminated: 48, stopping: 64, stopped: 80 };
 
 function instanceXml(i) {
-  return `<item><instanceId>${i.id}</instanceId><imageId>ami-0123456789abcdef0</imageId><instanceState><code>${STATE_CODES[i.state]}</code><name>${i.state}</name></instanceState><privateIpAddress>${i.privateIp}</privateIpAddress><instanceType>${i.type}</instanceType><placement><availabilityZone>${i.az}</availabilityZone></placement><tagSet><item><key>aws:autoscaling:groupName</key><value>${xml(i.group)}</value></item></tagSet></item>`;
+  return `<item><instanceId>${i.id}</instanceId><imageId>ami-0123456789abcdef0</imageId><instanceState><code>${STATE_CODES[i.state]}</code><name>${i.state}</name></instanceState><privateIpAddress>${i.privateIp}</privateIpAddress>${(i.ipv6 ?? []).map((a) => `<ipv6Address>${a}</ipv6Address>`).join("")}<instanceType>${i.type}</instanceType><placement><availabilityZone>${i.az}</availabilityZone></placement><tagSet><item><key>aws:autoscaling:groupName</key><value>${xml(i.group)}</value></item></tagSet></item>`;
 }
 
 function ec2(params) {

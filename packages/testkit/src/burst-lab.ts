@@ -138,10 +138,11 @@ export class LabNamespace {
 export const labPrefix = (): string => `csb-${randomBytes(3).toString("hex")}`;
 
 /**
- * A bridge in namespace `wan` and one veth per member namespace (`eth0` inside, with the given address/24).
+ * A bridge in namespace `wan` and one veth per member namespace (`eth0` inside, with the given address/24, and the
+ * given IPv6 address/64 when there is one: an IPv6 underlay, without duplicate-address detection's wait).
  * The bridge and its ports live in `wan`; nothing is added to the host's namespace.
  */
-export function bridge(wan: string, members: readonly { ns: string; address: string }[]): void {
+export function bridge(wan: string, members: readonly { ns: string; address: string; address6?: string }[]): void {
   const ip = (...args: string[]) => {
     const r = spawnSync("ip", args, { encoding: "utf8" });
     if (r.status !== 0) throw new Error(`ip ${args.join(" ")}: ${r.stderr}`);
@@ -154,6 +155,7 @@ export function bridge(wan: string, members: readonly { ns: string; address: str
     ip("-n", wan, "link", "set", port, "master", "br0", "up");
     ip("-n", m.ns, "link", "set", "lo", "up");
     ip("-n", m.ns, "addr", "add", `${m.address}/24`, "dev", "eth0");
+    if (m.address6 !== undefined) ip("-n", m.ns, "addr", "add", `${m.address6}/64`, "dev", "eth0", "nodad");
     ip("-n", m.ns, "link", "set", "eth0", "up");
   });
 }
