@@ -231,6 +231,12 @@ function subnetChecks(pool: PlannedPool): Json {
 }
 
 /**
+ * A route's target of one kind, by its ID's prefix (`igw-`: `gateway_id` also holds virtual private gateways). `can`
+ * makes a target the route lacks false whether the provider leaves it "" (SDKv2 does) or null.
+ */
+const target = (attribute: string, prefix: string): string => `can(regex("^${prefix}-", r.${attribute}))`;
+
+/**
  * The route table of each subnet of a pool with IPv6, and postconditions on its routes: `::/0` out of the VPC (an
  * egress-only internet gateway, an internet gateway, or a transit gateway for central egress) and, on an IPv6-only
  * pool, `64:ff9b::/96` to a NAT gateway (NAT64, or a transit gateway to a central one). `data "aws_route_table"`
@@ -261,7 +267,7 @@ function routeChecks(pool: PlannedPool): { tables: Json; table: Json } {
         postcondition: [
           {
             condition: tfExpr(
-              `anytrue([for r in self.routes : r.ipv6_cidr_block == "::/0" && (r.egress_only_gateway_id != "" || substr(r.gateway_id, 0, 4) == "igw-" || r.transit_gateway_id != "")])`,
+              `anytrue([for r in self.routes : r.ipv6_cidr_block == "::/0" && (${target("egress_only_gateway_id", "eigw")} || ${target("gateway_id", "igw")} || ${target("transit_gateway_id", "tgw")})])`,
             ),
             error_message: tfLiteral(
               `The route table of subnet ${id} of pool ${pool.name} (${kind}) has no ::/0 route to an egress-only internet gateway, an internet gateway or a transit gateway: its instances' IPv6 traffic cannot leave the VPC; add the route.`,
@@ -271,7 +277,7 @@ function routeChecks(pool: PlannedPool): { tables: Json; table: Json } {
             ? [
                 {
                   condition: tfExpr(
-                    `anytrue([for r in self.routes : r.ipv6_cidr_block == "64:ff9b::/96" && (r.nat_gateway_id != "" || r.transit_gateway_id != "")])`,
+                    `anytrue([for r in self.routes : r.ipv6_cidr_block == "64:ff9b::/96" && (${target("nat_gateway_id", "nat")} || ${target("transit_gateway_id", "tgw")})])`,
                   ),
                   error_message: tfLiteral(
                     `The route table of subnet ${id} of pool ${pool.name} (${kind}) has no 64:ff9b::/96 route to a NAT gateway (or a transit gateway to one): without NAT64 its instances reach no IPv4-only host (quay.io, which serves Cilium's images); add the route.`,

@@ -97,13 +97,13 @@ describe("IPv6-only pools", () => {
     expect(t.route_table_id).toBe(`\${${ids}[0]}`);
     const [egress, nat64] = t.lifecycle.postcondition;
     expect(egress.condition).toBe(
-      `\${anytrue([for r in self.routes : r.ipv6_cidr_block == "::/0" && (r.egress_only_gateway_id != "" || substr(r.gateway_id, 0, 4) == "igw-" || r.transit_gateway_id != "")])}`,
+      `\${anytrue([for r in self.routes : r.ipv6_cidr_block == "::/0" && (can(regex("^eigw-", r.egress_only_gateway_id)) || can(regex("^igw-", r.gateway_id)) || can(regex("^tgw-", r.transit_gateway_id)))])}`,
     );
     expect(egress.error_message).toContain(
       "subnet subnet-0a1b2c3d4e5f60719 of pool ci-arm64 (cloud.pools[].ipv6: only)",
     );
     expect(nat64.condition).toBe(
-      `\${anytrue([for r in self.routes : r.ipv6_cidr_block == "64:ff9b::/96" && (r.nat_gateway_id != "" || r.transit_gateway_id != "")])}`,
+      `\${anytrue([for r in self.routes : r.ipv6_cidr_block == "64:ff9b::/96" && (can(regex("^nat-", r.nat_gateway_id)) || can(regex("^tgw-", r.transit_gateway_id)))])}`,
     );
     // the dual-stack pool: ::/0 only (its instances keep IPv4, no NAT64 needed)
     const dualChecks = (Object.values(dual.data.aws_route_table)[0] as any).lifecycle.postcondition;

@@ -73,8 +73,8 @@ const GENERATED_EXPRESSIONS = [
   // each IPv6 pool subnet's route table: the subnet's explicit one, else the VPC's main one, if either is visible
   /^length\(concat\(data\.aws_route_tables\.[A-Za-z0-9_-]+_subnet\.ids, data\.aws_route_tables\.[A-Za-z0-9_-]+_main\.ids\)\) > 0 \? 1 : 0$/,
   /^concat\(data\.aws_route_tables\.[A-Za-z0-9_-]+_subnet\.ids, data\.aws_route_tables\.[A-Za-z0-9_-]+_main\.ids\)\[0\]$/,
-  /^anytrue\(\[for r in self\.routes : r\.ipv6_cidr_block == "::\/0" && \(r\.egress_only_gateway_id != "" \|\| substr\(r\.gateway_id, 0, 4\) == "igw-" \|\| r\.transit_gateway_id != ""\)\]\)$/,
-  /^anytrue\(\[for r in self\.routes : r\.ipv6_cidr_block == "64:ff9b::\/96" && \(r\.nat_gateway_id != "" \|\| r\.transit_gateway_id != ""\)\]\)$/,
+  /^anytrue\(\[for r in self\.routes : r\.ipv6_cidr_block == "::\/0" && \(can\(regex\("\^eigw-", r\.egress_only_gateway_id\)\) \|\| can\(regex\("\^igw-", r\.gateway_id\)\) \|\| can\(regex\("\^tgw-", r\.transit_gateway_id\)\)\)\]\)$/,
+  /^anytrue\(\[for r in self\.routes : r\.ipv6_cidr_block == "64:ff9b::\/96" && \(can\(regex\("\^nat-", r\.nat_gateway_id\)\) \|\| can\(regex\("\^tgw-", r\.transit_gateway_id\)\)\)\]\)$/,
   /^fileexists\("\$\{path\.module\}\/\.\.\/[a-z0-9-]+\/user-data\.gz\.b64"\) \? trimspace\(file\("\$\{path\.module\}\/\.\.\/[a-z0-9-]+\/user-data\.gz\.b64"\)\) : filebase64\("\$\{path\.module\}\/\.\.\/[a-z0-9-]+\/user-data\.yaml"\)$/,
 ];
 
