@@ -148,7 +148,7 @@ function ipv6Prerequisites(cloud: CloudPlan): string[] {
 
 /** What the route checks accept, and when they cannot look (PLAN.md, both kinds of IPv6 pool). */
 const ROUTE_CHECK =
-  "a transit gateway is accepted as the target too, for central egress or NAT64; the table checked is the subnet's explicitly associated one, else the VPC's main one; a route propagated from a virtual private gateway is not listed by the data source and fails the check, so add the route statically; when neither table is visible to Terraform's credentials (a shared VPC's participant may not see the owner's route tables) the check is skipped, not failed";
+  "Terraform's credentials need `ec2:DescribeRouteTables` for it; a transit gateway is accepted as the target too, for central egress or NAT64; the table checked is the subnet's explicitly associated one, else the VPC's main one; a route propagated from a virtual private gateway is not listed by the data source and fails the check, so add the route statically; when neither table is visible to Terraform's credentials (a shared VPC's participant may not see the owner's route tables) the check is skipped, not failed";
 
 function dualStackPrerequisites(
   cloud: CloudPlan,

@@ -1,7 +1,8 @@
 // Issue 30 item 6: IPv6-only pools (ipv6: only). The launch template asks for one IPv6 address and no public IPv4,
 // resource-name hostnames (AWS's only kind in IPv6-only subnets) and IMDS over IPv6; each subnet's data "aws_subnet"
-// postconditions stop `terraform plan` unless it is IPv6-only (ipv6_native) with DNS64. Both AWS provider subsets
-// accept every document, their aws_subnet data source included (the attributes the conditions read exist).
+// postconditions stop `terraform plan` unless it is IPv6-only (ipv6_native) with DNS64, and its route table's unless
+// it routes ::/0 out of the VPC and 64:ff9b::/96 to NAT64. Both AWS provider subsets accept every document, their
+// data sources included (the attributes the conditions and references read exist).
 import { loadSpec, resolvePlan } from "@clusterspec/core";
 import { checkTerraformJson, type ProviderSchemaFile } from "@clusterspec/schemas/terraform";
 import { fixtureText, readSchema } from "@clusterspec/testkit";
@@ -153,5 +154,6 @@ describe("IPv6-only pools", () => {
     );
     expect(routeChecks?.length).toBe(2);
     expect(md).toContain("the check is skipped, not failed");
+    expect(md).toContain("need `ec2:DescribeRouteTables`");
   });
 });
