@@ -1,11 +1,13 @@
 // Adds resource types to data/aws-provider-subset-6.66.0.json (from @cdktn/provider-aws@25.7.0) or
 // data/aws-provider-subset.json (from @cdktf/provider-aws@21.22.1) from those packages' generated bindings (PROVENANCE.md): for each type, the attributes and blocks its `synthesizeHclAttributes` lists, their types
 // (storageClassType), and required (a config property without `?` in index.d.ts) or optional. Handles simple
-// attributes, list/set/map of primitives and nested blocks (struct → single, list/set); nothing computed-only.
+// attributes, list/set/map of primitives and nested blocks (struct → single, list/set); nothing computed-only for a
+// resource; a data source (data.<type>) gets its computed attributes too, a computed list of objects typed in full.
 // Usage: npm pack @cdktn/provider-aws@25.7.0 && tar xzf cdktn-provider-aws-25.7.0.tgz
 //        node packages/schemas/scripts/derive-aws-subset.mjs aws-provider-subset-6.66.0.json package aws_iam_policy ...
 //        node packages/schemas/scripts/derive-aws-subset.mjs <file> package --check aws_iam_role   (compare with the stored entry)
 //        node packages/schemas/scripts/derive-aws-subset.mjs <file> package data.aws_subnet   (a data source)
+//        (the stored data sources: data.aws_subnet data.aws_ami data.aws_route_tables data.aws_route_table)
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
