@@ -1,11 +1,13 @@
 // Adds resource types to data/aws-provider-subset-6.66.0.json (from @cdktn/provider-aws@25.7.0) or
 // data/aws-provider-subset.json (from @cdktf/provider-aws@21.22.1) from those packages' generated bindings (PROVENANCE.md): for each type, the attributes and blocks its `synthesizeHclAttributes` lists, their types
 // (storageClassType), and required (a config property without `?` in index.d.ts) or optional. Handles simple
-// attributes, list/set/map of primitives and nested blocks (struct → single, list/set); nothing computed-only.
+// attributes, list/set/map of primitives and nested blocks (struct → single, list/set); nothing computed-only for a
+// resource; a data source (data.<type>) gets its computed attributes too, a computed list of objects typed in full.
 // Usage: npm pack @cdktn/provider-aws@25.7.0 && tar xzf cdktn-provider-aws-25.7.0.tgz
 //        node packages/schemas/scripts/derive-aws-subset.mjs aws-provider-subset-6.66.0.json package aws_iam_policy ...
 //        node packages/schemas/scripts/derive-aws-subset.mjs <file> package --check aws_iam_role   (compare with the stored entry)
 //        node packages/schemas/scripts/derive-aws-subset.mjs <file> package data.aws_subnet   (a data source)
+//        (the stored data sources: data.aws_subnet data.aws_ami data.aws_route_tables data.aws_route_table)
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -89,12 +91,50 @@ const GETTER_TYPES = {
 };
 
 /**
+ * The type of the attribute a getter reads, from the getter (or cdktf's constructor initializer) below its comment:
+ * `get<Kind>Attribute('<name>')` a primitive, list or map; `new cdktn.StringMap(this, '<name>')` a map of strings;
+ * `new <X>List(this, "<name>", <wrapsSet>)` a list (or set) of objects whose attributes the class
+ * `<X>OutputReference` lists the same way. Anything else is `dynamic`, which the bindings do not spell out.
+ */
+function getterType(js, owner, name, getter) {
+  const kind = /this\.get(\w+?)Attribute\('(\w+)'\)/.exec(getter);
+  if (kind) {
+    if (kind[2] !== name) throw new Error(`${owner}: getter of ${name} reads ${kind[2]}`);
+    const t = GETTER_TYPES[kind[1]];
+    if (t === undefined) throw new Error(`${owner}: unknown getter kind ${kind[1]} of ${name}`);
+    return t;
+  }
+  const map = /new cdkt[nf]\.StringMap\(this, "(\w+)"\)/.exec(getter);
+  if (map && map[1] === name) return ["map", "string"];
+  const list = /new (\w+)List\(this, "(\w+)", (true|false)\)/.exec(getter);
+  if (list && list[2] === name) {
+    const cls = `${list[1]}OutputReference`;
+    const start = js.indexOf(`class ${cls} extends`);
+    if (start < 0) throw new Error(`${owner}: no class ${cls} for ${name}`);
+    const attributes = {};
+    for (const a of computedComments(js.slice(start, js.indexOf("\nexports.", start))))
+      attributes[a.name] = getterType(js, cls, a.name, a.getter);
+    return [list[3] === "true" ? "set" : "list", ["object", attributes]];
+  }
+  return "dynamic";
+}
+
+/** The `// <name> - computed: …` comments of a class body, each with the three lines after it. */
+function computedComments(body) {
+  return [
+    ...body.matchAll(
+      // the getter follows its comment (cdktf puts a complex attribute's comment on its constructor initializer)
+      /^ +\/\/ (\w+) - computed: (true|false), optional: (true|false), required: (true|false)\n(?=((?:[^\n]*\n){3}))/gm,
+    ),
+  ].map(([, name, computed, , , getter]) => ({ name, computed: computed === "true", getter }));
+}
+
+/**
  * A data source (`data_source_schemas`): lib/data-aws-<name>/, class DataAws<Name>. Besides the configurable
  * attributes and blocks (as for resources), the attributes a data source only reads (what `self.<name>` in a
  * postcondition may use) with `computed: true`: the bindings mark each attribute of the class with a comment
- * `// <name> - computed: <bool>, optional: <bool>, required: <bool>` above its getter, whose
- * `get<Kind>Attribute('<name>')` gives its type; a computed attribute of an object type (a getter returning a
- * complex list or map) is typed `dynamic`, which the bindings do not spell out.
+ * `// <name> - computed: <bool>, optional: <bool>, required: <bool>` above its getter, which gives its type
+ * (getterType: a computed list of objects, like aws_route_table's `routes`, with each object's attributes).
  */
 export function deriveDataSource(pkgDir, type) {
   const dir = join(pkgDir, "lib", `data-${type.replaceAll("_", "-")}`);
@@ -107,21 +147,13 @@ export function deriveDataSource(pkgDir, type) {
   if (start < 0) throw new Error(`no class ${cls}`);
   const body = js.slice(start, js.indexOf("synthesizeAttributes() {", start));
   const attributes = { ...(derived.attributes ?? {}) };
-  for (const m of body.matchAll(
-    // the getter follows its comment (cdktf puts a complex attribute's comment on its constructor initializer)
-    /^ +\/\/ (\w+) - computed: (true|false), optional: (true|false), required: (true|false)\n(?=((?:[^\n]*\n){3}))/gm,
-  )) {
-    const [, name, computed, , , getter] = m;
-    if (computed !== "true" || derived.block_types?.[name]) continue;
+  for (const { name, computed, getter } of computedComments(body)) {
+    if (!computed || derived.block_types?.[name]) continue;
     if (attributes[name]) {
       attributes[name] = { ...attributes[name], computed: true };
       continue;
     }
-    const kind = /this\.get(\w+?)Attribute\('(\w+)'\)/.exec(getter);
-    if (kind && kind[2] !== name) throw new Error(`${type}: getter of ${name} reads ${kind[2]}`);
-    const t = kind ? GETTER_TYPES[kind[1]] : "dynamic";
-    if (t === undefined) throw new Error(`${type}: unknown getter kind ${kind[1]} of ${name}`);
-    attributes[name] = { type: t, computed: true };
+    attributes[name] = { type: getterType(js, type, name, getter), computed: true };
   }
   return { version: 0, block: { ...derived, attributes } };
 }

@@ -139,12 +139,15 @@ export function checkTerraformJson(doc: unknown, schema: ProviderSchemaFile): st
         checkSelfReferences(body, ds.block, path, errors);
       }
     }
+  checkDataReferences(doc, schema, errors);
   return errors;
 }
 
 /**
  * `self.<attribute>` in a data source's lifecycle conditions must name one of its attributes (configurable or
- * computed): Terraform refuses the configuration otherwise ("Unsupported attribute").
+ * computed): Terraform refuses the configuration otherwise ("Unsupported attribute"). So must `<v>.<attribute>` of
+ * a `for <v> in self.<list>` over a list or set of objects (aws_route_table's `routes`), against the object's
+ * attributes.
  */
 function checkSelfReferences(body: unknown, block: Block, path: string, errors: string[]): void {
   if (!isObject(body) || !isObject(body.lifecycle)) return;
@@ -154,19 +157,59 @@ function checkSelfReferences(body: unknown, block: Block, path: string, errors: 
     conditions.forEach((c, i) => {
       if (!isObject(c)) return;
       for (const field of ["condition", "error_message"] as const) {
-        const text = c[field];
+        const text: unknown = c[field];
         if (typeof text !== "string") continue;
-        for (const expr of interpolations(text))
+        const at = `${path}.lifecycle.${kind}[${i}].${field}`;
+        for (const expr of interpolations(text)) {
           for (const m of expr.matchAll(/(?<![\w.])self\.(\w+)/g)) {
             const name = m[1] ?? "";
             if (!block.attributes?.[name] && !block.block_types?.[name])
-              errors.push(
-                `${path}.lifecycle.${kind}[${i}].${field}: self.${name} is not an attribute of this data source`,
-              );
+              errors.push(`${at}: self.${name} is not an attribute of this data source`);
           }
+          for (const m of expr.matchAll(/\bfor\s+(?:\w+\s*,\s*)?(\w+)\s+in\s+self\.(\w+)\s*:/g)) {
+            const v = m[1] ?? "";
+            const list = m[2] ?? "";
+            const fields = objectElementAttributes(block.attributes?.[list]?.type);
+            if (!fields) continue;
+            for (const r of expr.matchAll(new RegExp(`(?<![\\w.])${v}\\.(\\w+)`, "g")))
+              if (!((r[1] ?? "") in fields))
+                errors.push(`${at}: ${v}.${r[1]} is not an attribute of the objects of self.${list}`);
+          }
+        }
       }
     });
   }
+}
+
+/** The attributes of the objects of a list or set of objects, else undefined. */
+function objectElementAttributes(type: TfType | undefined): Record<string, unknown> | undefined {
+  if (!Array.isArray(type) || (type[0] !== "list" && type[0] !== "set")) return undefined;
+  const inner = type[1];
+  return Array.isArray(inner) && inner[0] === "object" && isObject(inner[1]) ? inner[1] : undefined;
+}
+
+/**
+ * `data.<type>.<name>.<attribute>` in any expression of the document, for a data source of the subset: the
+ * attribute must be one of its attributes or blocks (a `[N]` after the name, as with `count`, is allowed).
+ */
+function checkDataReferences(doc: Record<string, unknown>, schema: ProviderSchemaFile, errors: string[]): void {
+  const sources = schema.provider_schemas["registry.terraform.io/hashicorp/aws"]?.data_source_schemas ?? {};
+  const walk = (v: unknown, path: string): void => {
+    if (typeof v === "string") {
+      for (const expr of interpolations(v))
+        for (const m of expr.matchAll(/(?<![\w.])data\.(\w+)\.([\w-]+)(?:\[\d+\])?\.(\w+)/g)) {
+          const [, type = "", name, attr = ""] = m;
+          const block = sources[type]?.block;
+          if (block && !block.attributes?.[attr] && !block.block_types?.[attr])
+            errors.push(`${path}: data.${type}.${name}.${attr} is not an attribute of data source ${type}`);
+        }
+    } else if (Array.isArray(v))
+      v.forEach((x, i) => {
+        walk(x, `${path}[${i}]`);
+      });
+    else if (isObject(v)) for (const [k, x] of Object.entries(v)) walk(x, path ? `${path}.${k}` : k);
+  };
+  walk(doc, "");
 }
 
 /** The live interpolations of a string (escaped `$${` skipped), without the `${` `}`. */

@@ -230,6 +230,68 @@ function subnetChecks(pool: PlannedPool): Json {
   );
 }
 
+/**
+ * A route's target of one kind, by its ID's prefix (`igw-`: `gateway_id` also holds virtual private gateways). `can`
+ * makes a target the route lacks false whether the provider leaves it "" (SDKv2 does) or null.
+ */
+const target = (attribute: string, prefix: string): string => `can(regex("^${prefix}-", r.${attribute}))`;
+
+/**
+ * The route table of each subnet of a pool with IPv6, and postconditions on its routes: `::/0` out of the VPC (an
+ * egress-only internet gateway, an internet gateway, or a transit gateway for central egress) and, on an IPv6-only
+ * pool, `64:ff9b::/96` to a NAT gateway (NAT64, or a transit gateway to a central one). `data "aws_route_table"`
+ * by `subnet_id` fails the plan ("query returned no results") for a subnet without an explicit association, which
+ * uses its VPC's main route table: EC2 lists only explicit associations under `association.subnet-id`. So two
+ * `data "aws_route_tables"` (which return an empty `ids` and no error) find the subnet's table and the VPC's main
+ * one (`association.main`), the first of them is read, and none when neither is visible to Terraform's credentials
+ * (a shared VPC's participant may not see the owner's route tables): the check is then skipped, not failed. The
+ * data source leaves out routes propagated from a virtual private gateway (so such a route does not count).
+ */
+function routeChecks(pool: PlannedPool): { tables: Json; table: Json } {
+  const r = poolResourceName(pool);
+  const kind = `cloud.pools[].ipv6: ${pool.ipv6}`;
+  const tables: Record<string, Json> = {};
+  const table: Record<string, Json> = {};
+  pool.subnets.forEach((id, i) => {
+    const n = `${r}_${i}`;
+    tables[`${n}_subnet`] = { filter: [{ name: "association.subnet-id", values: [tfLiteral(id)] }] };
+    tables[`${n}_main`] = {
+      vpc_id: tfExpr(`data.aws_subnet.${n}.vpc_id`),
+      filter: [{ name: "association.main", values: ["true"] }],
+    };
+    const ids = `concat(data.aws_route_tables.${n}_subnet.ids, data.aws_route_tables.${n}_main.ids)`;
+    table[n] = {
+      count: tfExpr(`length(${ids}) > 0 ? 1 : 0`),
+      route_table_id: tfExpr(`${ids}[0]`),
+      lifecycle: {
+        postcondition: [
+          {
+            condition: tfExpr(
+              `anytrue([for r in self.routes : r.ipv6_cidr_block == "::/0" && (${target("egress_only_gateway_id", "eigw")} || ${target("gateway_id", "igw")} || ${target("transit_gateway_id", "tgw")})])`,
+            ),
+            error_message: tfLiteral(
+              `The route table of subnet ${id} of pool ${pool.name} (${kind}) has no ::/0 route to an egress-only internet gateway, an internet gateway or a transit gateway: its instances' IPv6 traffic cannot leave the VPC; add the route.`,
+            ),
+          },
+          ...(pool.ipv6 === "only"
+            ? [
+                {
+                  condition: tfExpr(
+                    `anytrue([for r in self.routes : r.ipv6_cidr_block == "64:ff9b::/96" && (${target("nat_gateway_id", "nat")} || ${target("transit_gateway_id", "tgw")})])`,
+                  ),
+                  error_message: tfLiteral(
+                    `The route table of subnet ${id} of pool ${pool.name} (${kind}) has no 64:ff9b::/96 route to a NAT gateway (or a transit gateway to one): without NAT64 its instances reach no IPv4-only host (quay.io, which serves Cilium's images); add the route.`,
+                  ),
+                },
+              ]
+            : []),
+        ],
+      },
+    };
+  });
+  return { tables, table };
+}
+
 export function poolResources(plan: BurstPlan, pool: PlannedPool): Json {
   const r = poolResourceName(pool);
   const name = tfLiteral(pool.groupName);
@@ -240,6 +302,7 @@ export function poolResources(plan: BurstPlan, pool: PlannedPool): Json {
       : [{ name: "name", values: [tfLiteral(ami.lookup.name)] }];
   const dual = pool.ipv6 !== "off";
   const only = pool.ipv6 === "only";
+  const routes = routeChecks(pool);
   return {
     data: {
       aws_ami: {
@@ -251,6 +314,8 @@ export function poolResources(plan: BurstPlan, pool: PlannedPool): Json {
       // clusterspec does not own the VPC: a dual-stack pool's subnets must have an IPv6 CIDR already, an IPv6-only
       // pool's must be IPv6-only with DNS64, which terraform plan checks here before any instance launches
       ...(dual ? { aws_subnet: subnetChecks(pool) } : {}),
+      // and routes out of the VPC for IPv6 (and NAT64 for an IPv6-only pool) in each subnet's route table
+      ...(dual ? { aws_route_tables: routes.tables, aws_route_table: routes.table } : {}),
     },
     resource: {
       aws_launch_template: {

@@ -127,7 +127,10 @@ function awsPrerequisites(cloud: CloudPlan): string {
   ].join("\n");
 }
 
-/** Pools with IPv6: what the VPC needs for their IPv6 addresses (the generated plan only checks the subnets). */
+/**
+ * Pools with IPv6: what the VPC needs for their IPv6 addresses; the generated plan checks the subnets and the routes
+ * of their route tables (ROUTE_CHECK says what it accepts and when it cannot look).
+ */
 function ipv6Prerequisites(cloud: CloudPlan): string[] {
   const dual = cloud.pools.filter((p) => p.ipv6 === "dual-stack");
   const only = cloud.pools.filter((p) => p.ipv6 === "only");
@@ -138,10 +141,14 @@ function ipv6Prerequisites(cloud: CloudPlan): string[] {
     ...(only.length === 0
       ? []
       : [
-          `- IPv6-only subnets for the pool${s} ${only.map((p) => p.name).join(", ")} (\`ipv6: only\`; Nitro instance types, one IPv6 address and no IPv4 address at all, resource-name hostnames): \`terraform plan\` fails on a \`data "aws_subnet"\` postcondition unless each subnet is IPv6-only (\`ipv6_native\`) with DNS64 on; give the subnets' route tables a \`::/0\` route to an egress-only internet gateway (or an internet gateway) and a \`64:ff9b::/96\` route to a NAT gateway (NAT64: IPv4-only hosts such as quay.io, which serves Cilium's images, and any Fedora mirror without IPv6 are reached through it), and the egress rules above for \`::/0\` (\`ipv6_cidr_blocks\`), including UDP ${cloud.hub?.listenPort ?? "<hub port>"} to the hub, which these instances reach over IPv6 only (the tunnel leaves ${cloud.tunnelOverhead} bytes for the outer IPv6 headers: MTU ${cloud.tunnelMtu}). IMDS (\`[fd00:ec2::254]\`, \`http_protocol_ipv6\`), the VPC resolver (\`fd00:ec2::253\`) and the Amazon Time Sync Service (\`fd00:ec2::123\`) answer on IPv6 there and are not filtered by security groups;`,
+          `- IPv6-only subnets for the pool${s} ${only.map((p) => p.name).join(", ")} (\`ipv6: only\`; Nitro instance types, one IPv6 address and no IPv4 address at all, resource-name hostnames): \`terraform plan\` fails on a \`data "aws_subnet"\` postcondition unless each subnet is IPv6-only (\`ipv6_native\`) with DNS64 on; give the subnets' route tables a \`::/0\` route to an egress-only internet gateway (or an internet gateway) and a \`64:ff9b::/96\` route to a NAT gateway (NAT64: IPv4-only hosts such as quay.io, which serves Cilium's images, and any Fedora mirror without IPv6 are reached through it), which \`terraform plan\` checks too (a \`data "aws_route_table"\` postcondition each; ${ROUTE_CHECK}), and the egress rules above for \`::/0\` (\`ipv6_cidr_blocks\`), including UDP ${cloud.hub?.listenPort ?? "<hub port>"} to the hub, which these instances reach over IPv6 only (the tunnel leaves ${cloud.tunnelOverhead} bytes for the outer IPv6 headers: MTU ${cloud.tunnelMtu}). IMDS (\`[fd00:ec2::254]\`, \`http_protocol_ipv6\`), the VPC resolver (\`fd00:ec2::253\`) and the Amazon Time Sync Service (\`fd00:ec2::123\`) answer on IPv6 there and are not filtered by security groups;`,
         ]),
   ];
 }
+
+/** What the route checks accept, and when they cannot look (PLAN.md, both kinds of IPv6 pool). */
+const ROUTE_CHECK =
+  "Terraform's credentials need `ec2:DescribeRouteTables` for it; a transit gateway is accepted as the target too, for central egress or NAT64; the table checked is the subnet's explicitly associated one, else the VPC's main one; a route propagated from a virtual private gateway is not listed by the data source and fails the check, so add the route statically; when neither table is visible to Terraform's credentials (a shared VPC's participant may not see the owner's route tables) the check is skipped, not failed";
 
 function dualStackPrerequisites(
   cloud: CloudPlan,
@@ -149,7 +156,7 @@ function dualStackPrerequisites(
   noImds6: readonly CloudPlan["pools"][number][],
 ): string[] {
   return [
-    `- IPv6 for the dual-stack pool${dual.length > 1 ? "s" : ""} ${dual.map((p) => p.name).join(", ")} (\`ipv6: dual-stack\`; each instance gets one IPv6 address, \`ipv6_address_count = 1\`): an IPv6 CIDR block on the VPC and on each of their subnets (\`terraform plan\` fails on a \`data "aws_subnet"\` postcondition without one), an egress-only internet gateway (or an internet gateway) with a \`::/0\` route in the subnets' route tables, and the egress rules above for \`::/0\` too (\`ipv6_cidr_blocks\`) wherever they allow \`0.0.0.0/0\`, including UDP ${cloud.hub?.listenPort ?? "<hub port>"} to the hub when its endpoint resolves to an IPv6 address (the tunnel then leaves ${cloud.tunnelOverhead} bytes for the outer headers). IMDS answers on IPv6 (\`http_protocol_ipv6\`) only on Nitro instance types${noImds6.length > 0 ? `; not on ${noImds6.map((p) => `${p.name} (${p.instanceType})`).join(", ")}, which keep IPv4 IMDS` : ""};`,
+    `- IPv6 for the dual-stack pool${dual.length > 1 ? "s" : ""} ${dual.map((p) => p.name).join(", ")} (\`ipv6: dual-stack\`; each instance gets one IPv6 address, \`ipv6_address_count = 1\`): an IPv6 CIDR block on the VPC and on each of their subnets (\`terraform plan\` fails on a \`data "aws_subnet"\` postcondition without one), an egress-only internet gateway (or an internet gateway) with a \`::/0\` route in the subnets' route tables (\`terraform plan\` fails on a \`data "aws_route_table"\` postcondition without one; ${ROUTE_CHECK}), and the egress rules above for \`::/0\` too (\`ipv6_cidr_blocks\`) wherever they allow \`0.0.0.0/0\`, including UDP ${cloud.hub?.listenPort ?? "<hub port>"} to the hub when its endpoint resolves to an IPv6 address (the tunnel then leaves ${cloud.tunnelOverhead} bytes for the outer headers). IMDS answers on IPv6 (\`http_protocol_ipv6\`) only on Nitro instance types${noImds6.length > 0 ? `; not on ${noImds6.map((p) => `${p.name} (${p.instanceType})`).join(", ")}, which keep IPv4 IMDS` : ""};`,
   ];
 }
 

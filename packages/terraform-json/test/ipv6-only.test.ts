@@ -1,7 +1,8 @@
 // Issue 30 item 6: IPv6-only pools (ipv6: only). The launch template asks for one IPv6 address and no public IPv4,
 // resource-name hostnames (AWS's only kind in IPv6-only subnets) and IMDS over IPv6; each subnet's data "aws_subnet"
-// postconditions stop `terraform plan` unless it is IPv6-only (ipv6_native) with DNS64. Both AWS provider subsets
-// accept every document, their aws_subnet data source included (the attributes the conditions read exist).
+// postconditions stop `terraform plan` unless it is IPv6-only (ipv6_native) with DNS64, and its route table's unless
+// it routes ::/0 out of the VPC and 64:ff9b::/96 to NAT64. Both AWS provider subsets accept every document, their
+// data sources included (the attributes the conditions and references read exist).
 import { loadSpec, resolvePlan } from "@clusterspec/core";
 import { checkTerraformJson, type ProviderSchemaFile } from "@clusterspec/schemas/terraform";
 import { fixtureText, readSchema } from "@clusterspec/testkit";
@@ -79,11 +80,80 @@ describe("IPv6-only pools", () => {
     }
   });
 
+  it("look up each subnet's route table (explicit association, else the VPC's main table) and check its routes", () => {
+    const lookups = only.data.aws_route_tables;
+    const tables = only.data.aws_route_table;
+    expect(Object.keys(tables)).toEqual(["ci-arm64_0", "ci-arm64_1"]);
+    expect(lookups["ci-arm64_1_subnet"]).toEqual({
+      filter: [{ name: "association.subnet-id", values: ["subnet-0a1b2c3d4e5f60719"] }],
+    });
+    expect(lookups["ci-arm64_1_main"]).toEqual({
+      vpc_id: `\${data.aws_subnet.ci-arm64_1.vpc_id}`,
+      filter: [{ name: "association.main", values: ["true"] }],
+    });
+    const ids = "concat(data.aws_route_tables.ci-arm64_1_subnet.ids, data.aws_route_tables.ci-arm64_1_main.ids)";
+    const t = tables["ci-arm64_1"];
+    // read only when one of them is visible: none is in a shared VPC's participant account (skipped, not failed)
+    expect(t.count).toBe(`\${length(${ids}) > 0 ? 1 : 0}`);
+    expect(t.route_table_id).toBe(`\${${ids}[0]}`);
+    const [egress, nat64] = t.lifecycle.postcondition;
+    expect(egress.condition).toBe(
+      `\${anytrue([for r in self.routes : r.ipv6_cidr_block == "::/0" && (can(regex("^eigw-", r.egress_only_gateway_id)) || can(regex("^igw-", r.gateway_id)) || can(regex("^tgw-", r.transit_gateway_id)))])}`,
+    );
+    expect(egress.error_message).toContain(
+      "subnet subnet-0a1b2c3d4e5f60719 of pool ci-arm64 (cloud.pools[].ipv6: only)",
+    );
+    expect(nat64.condition).toBe(
+      `\${anytrue([for r in self.routes : r.ipv6_cidr_block == "64:ff9b::/96" && (can(regex("^nat-", r.nat_gateway_id)) || can(regex("^tgw-", r.transit_gateway_id)))])}`,
+    );
+    // the dual-stack pool: ::/0 only (its instances keep IPv4, no NAT64 needed)
+    const dualChecks = (Object.values(dual.data.aws_route_table)[0] as any).lifecycle.postcondition;
+    expect(dualChecks.map((c: any) => c.condition)).toEqual([egress.condition]);
+    expect(dualChecks[0].error_message).toContain("(cloud.pools[].ipv6: dual-stack)");
+  });
+
+  it("are checked name by name: a misspelt route attribute, data source attribute or reference fails", () => {
+    for (const file of ["aws-provider-subset.json", "aws-provider-subset-6.66.0.json"]) {
+      const schema = readSchema(file) as unknown as ProviderSchemaFile;
+      expect(checkTerraformJson(only, schema)).toEqual([]);
+      // one name off in each kind of reference the generated file makes: the checker finds every one
+      const mutated = JSON.parse(
+        JSON.stringify(only)
+          .replaceAll("r.egress_only_gateway_id", "r.egress_only_gw_id")
+          .replaceAll("self.routes", "self.route")
+          .replaceAll(".vpc_id}", ".vpcid}")
+          .replaceAll("_main.ids)", "_main.idz)"),
+      );
+      const errors = checkTerraformJson(mutated, schema);
+      expect(errors).toContain(
+        "data.aws_route_table.ci-arm64_0.lifecycle.postcondition[0].condition: self.route is not an attribute of this data source",
+      );
+      expect(errors).toContain(
+        "data.aws_route_tables.ci-arm64_0_main.vpc_id: data.aws_subnet.ci-arm64_0.vpcid is not an attribute of data source aws_subnet",
+      );
+      expect(errors).toContain(
+        "data.aws_route_table.ci-arm64_0.route_table_id: data.aws_route_tables.ci-arm64_0_main.idz is not an attribute of data source aws_route_tables",
+      );
+      // each route's attributes are checked once the list is named right
+      const route = JSON.parse(JSON.stringify(mutated).replaceAll("self.route ", "self.routes "));
+      expect(checkTerraformJson(route, schema)).toContain(
+        "data.aws_route_table.ci-arm64_0.lifecycle.postcondition[0].condition: r.egress_only_gw_id is not an attribute of the objects of self.routes",
+      );
+    }
+  });
+
   it("say in PLAN.md what the VPC needs: IPv6-only subnets with DNS64, NAT64 and the egress-only gateway", () => {
     const md = summarizeTerraform(plan) ?? "";
     expect(md).toContain("IPv6-only subnets for the pool ci-arm64 (`ipv6: only`");
     expect(md).toContain("`64:ff9b::/96` route to a NAT gateway");
     expect(md).toContain("MTU 1420");
     expect(md).toContain("IPv6 for the dual-stack pool build-amd64");
+    // the routes are checked by the plan, for both kinds of pool, with what the check accepts and cannot see
+    const routeChecks = md.match(
+      /`terraform plan` fails on a `data "aws_route_table"` postcondition|which `terraform plan` checks too \(a `data "aws_route_table"` postcondition each/g,
+    );
+    expect(routeChecks?.length).toBe(2);
+    expect(md).toContain("the check is skipped, not failed");
+    expect(md).toContain("need `ec2:DescribeRouteTables`");
   });
 });

@@ -63,12 +63,18 @@ function declared(all: Record<string, Record<string, unknown>>): Set<string> {
 
 /**
  * The only interpolations the generator writes on purpose: attribute references, the user-data file expression and
- * the postconditions of a pool with IPv6 on its subnets (checkTerraformJson checks that aws_subnet has each attribute).
+ * the postconditions of a pool with IPv6 on its subnets and their route tables (checkTerraformJson checks that
+ * aws_subnet and aws_route_table have each attribute, and each route's attributes).
  */
 const GENERATED_EXPRESSIONS = [
   /^(data\.)?aws_[a-z0-9_]+\.[A-Za-z0-9_-]+\.[a-z_]+$/,
   /^self\.ipv6_cidr_block != ""$/,
   /^self\.(ipv6_native|enable_dns64)$/,
+  // each IPv6 pool subnet's route table: the subnet's explicit one, else the VPC's main one, if either is visible
+  /^length\(concat\(data\.aws_route_tables\.[A-Za-z0-9_-]+_subnet\.ids, data\.aws_route_tables\.[A-Za-z0-9_-]+_main\.ids\)\) > 0 \? 1 : 0$/,
+  /^concat\(data\.aws_route_tables\.[A-Za-z0-9_-]+_subnet\.ids, data\.aws_route_tables\.[A-Za-z0-9_-]+_main\.ids\)\[0\]$/,
+  /^anytrue\(\[for r in self\.routes : r\.ipv6_cidr_block == "::\/0" && \(can\(regex\("\^eigw-", r\.egress_only_gateway_id\)\) \|\| can\(regex\("\^igw-", r\.gateway_id\)\) \|\| can\(regex\("\^tgw-", r\.transit_gateway_id\)\)\)\]\)$/,
+  /^anytrue\(\[for r in self\.routes : r\.ipv6_cidr_block == "64:ff9b::\/96" && \(can\(regex\("\^nat-", r\.nat_gateway_id\)\) \|\| can\(regex\("\^tgw-", r\.transit_gateway_id\)\)\)\]\)$/,
   /^fileexists\("\$\{path\.module\}\/\.\.\/[a-z0-9-]+\/user-data\.gz\.b64"\) \? trimspace\(file\("\$\{path\.module\}\/\.\.\/[a-z0-9-]+\/user-data\.gz\.b64"\)\) : filebase64\("\$\{path\.module\}\/\.\.\/[a-z0-9-]+\/user-data\.yaml"\)$/,
 ];
 
@@ -143,6 +149,21 @@ describe("terraform files", () => {
             expect(x.lifecycle.postcondition.map((c: any) => c.condition)).toEqual(
               ipv6 === "only" ? [`\${self.ipv6_native}`, `\${self.enable_dns64}`] : [`\${self.ipv6_cidr_block != ""}`],
             );
+          // each subnet's route table (explicit, else main): ::/0 out of the VPC; NAT64 on an IPv6-only pool
+          const r = /^[a-z]/.test(pool.name) ? pool.name : `pool-${pool.name}`;
+          const tables = doc.data?.aws_route_table ?? {};
+          expect(Object.keys(tables)).toEqual(ipv6 === "off" ? [] : pool.subnets.map((_, i) => `${r}_${i}`));
+          expect(Object.keys(doc.data?.aws_route_tables ?? {}).length).toBe(2 * Object.keys(tables).length);
+          pool.subnets.forEach((id, i) => {
+            if (ipv6 === "off") return;
+            const lookup = doc.data.aws_route_tables;
+            expect(lookup[`${r}_${i}_subnet`].filter).toEqual([{ name: "association.subnet-id", values: [id] }]);
+            expect(lookup[`${r}_${i}_main`].vpc_id).toBe(`\${data.aws_subnet.${r}_${i}.vpc_id}`);
+            const conditions = tables[`${r}_${i}`].lifecycle.postcondition.map((c: any) => c.condition);
+            expect(conditions.length).toBe(ipv6 === "only" ? 2 : 1);
+            expect(conditions[0]).toContain(`r.ipv6_cidr_block == "::/0"`);
+            if (ipv6 === "only") expect(conditions[1]).toContain(`r.ipv6_cidr_block == "64:ff9b::/96"`);
+          });
         }
       }),
       { numRuns: 30 },
