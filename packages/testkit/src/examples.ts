@@ -31,7 +31,7 @@ export function exampleInput(name = "bare-metal-ha"): any {
 /** Test fixture specs beside the examples (packages/testkit/fixtures/<name>.yaml), e.g. the dual-stack cloud burst. */
 export const fixturesDir = join(dirname(fileURLToPath(import.meta.url)), "..", "fixtures");
 
-/** The fixture specs' names: `dual-stack-cloud`, `dual-stack-cloud-burst-only`, `ipv6-only-cloud-burst-only`. */
+/** The fixture specs' names: `dual-stack-cloud`, `dual-stack-cloud-burst-only`, `ipv6-only`, `ipv6-only-cloud-burst-only`. */
 export function fixtureNames(): string[] {
   return readdirSync(fixturesDir)
     .filter((f) => f.endsWith(".yaml"))
@@ -41,6 +41,11 @@ export function fixtureNames(): string[] {
 
 export function fixtureText(name: string): string {
   return readFileSync(join(fixturesDir, `${name}.yaml`), "utf8");
+}
+
+/** Where a fixture's golden tree is committed: packages/testkit/fixtures/generated/<name>/ (examples/examples.test.ts). */
+export function fixtureGeneratedDir(name: string): string {
+  return join(fixturesDir, "generated", name);
 }
 
 /** Every spec with a cloud section, by name: the examples' (`hybrid-cloud-burst`) and the fixtures' (`fixture:<name>`). */

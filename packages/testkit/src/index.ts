@@ -19,6 +19,7 @@ export {
   exampleNames,
   examplesDir,
   exampleText,
+  fixtureGeneratedDir,
   fixtureNames,
   fixturesDir,
   fixtureText,
