@@ -48,6 +48,27 @@ export function fixtureGeneratedDir(name: string): string {
   return join(fixturesDir, "generated", name);
 }
 
+/** The spec text of an example (`dual-stack`) or of a fixture (`fixture:ipv6-only`). */
+export function specText(name: string): string {
+  return name.startsWith("fixture:") ? fixtureText(name.slice("fixture:".length)) : exampleText(name);
+}
+
+/** A spec of specText as a plain object, fresh on every call so tests may mutate it. */
+// biome-ignore lint/suspicious/noExplicitAny: tests edit specs freely to break them on purpose
+export function specInput(name: string): any {
+  return parse(specText(name));
+}
+
+/** Every spec that generates a cluster, by name: clusterExampleNames() and the fixtures' (`fixture:ipv6-only`). */
+export function clusterSpecNames(): string[] {
+  return [
+    ...clusterExampleNames(),
+    ...fixtureNames()
+      .map((n) => `fixture:${n}`)
+      .filter((n) => !/^existingCluster:/m.test(specText(n))),
+  ];
+}
+
 /** Every spec with a cloud section, by name: the examples' (`hybrid-cloud-burst`) and the fixtures' (`fixture:<name>`). */
 export function cloudSpecTexts(): (readonly [string, string])[] {
   return [

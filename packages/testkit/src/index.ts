@@ -15,6 +15,7 @@ export {
 export {
   cloudSpecTexts,
   clusterExampleNames,
+  clusterSpecNames,
   exampleInput,
   exampleNames,
   examplesDir,
@@ -23,6 +24,8 @@ export {
   fixtureNames,
   fixturesDir,
   fixtureText,
+  specInput,
+  specText,
 } from "./examples.js";
 export {
   failoverSteps,
