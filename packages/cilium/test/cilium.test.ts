@@ -9,7 +9,7 @@ import {
   validateSpec,
 } from "@clusterspec/core";
 import { arbClusterSpec, asClusterSpec, buildSpec, mustResolve } from "@clusterspec/core/testing";
-import { clusterExampleNames, exampleText, fixtureText } from "@clusterspec/testkit";
+import { clusterSpecNames, exampleText, fixtureText, specText } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { generateCilium } from "../src/generate.js";
@@ -364,12 +364,13 @@ describe("NodePorts and the MTU budget", () => {
 });
 
 describe("reference clusters", () => {
-  const examples = clusterExampleNames();
+  // the examples and the fixture clusters (IPv6-only: the IPv6 VIP and pod network alone)
+  const examples = clusterSpecNames();
 
   it.each(examples)(
     "%s: values validate against the chart and the overlay, with the VIP and legacy host routing",
     (name) => {
-      const loaded = loadSpec(exampleText(name));
+      const loaded = loadSpec(specText(name));
       if (!loaded.ok) throw new Error(`${name} is invalid`);
       const plan = resolvePlan(asClusterSpec(loaded.value));
       const values = valuesOf(plan);
@@ -377,13 +378,24 @@ describe("reference clusters", () => {
       expect(chart).toBe("1.20.0");
       expect(upstreamErrors(chart, coalesce(chartDefaults(chart), values))).toBe("");
       expect(overlayErrors(chart, values)).toBe("");
+      const families = plan.kubernetes.families;
       expect(values).toMatchObject({
-        k8sServiceHost: "10.118.12.100",
+        k8sServiceHost: families[0] === 6 ? "fd00:118:12::100" : "10.118.12.100",
         k8sServicePort: 6443,
         bpf: { hostLegacyRouting: true },
       });
+      // each family on as the cluster has it, against the chart's defaults (IPv4 on, IPv6 off)
+      const on = (family: "ipv4" | "ipv6", byDefault: boolean) =>
+        (values[family] as { enabled?: boolean } | undefined)?.enabled ?? byDefault;
+      expect([on("ipv4", true), on("ipv6", false)]).toEqual([families.includes(4), families.includes(6)]);
       if (plan.cloud) expect(values).toMatchObject({ routingMode: "tunnel", MTU: plan.cloud.tunnelMtu });
-      else expect(values).toMatchObject({ routingMode: "native", ipv4NativeRoutingCIDR: "10.244.0.0/16" });
+      else
+        expect(values).toMatchObject({
+          routingMode: "native",
+          ...(families.includes(4) ? { ipv4NativeRoutingCIDR: "10.244.0.0/16" } : {}),
+          ...(families.includes(6) ? { ipv6NativeRoutingCIDR: "fd00:10:244::/56" } : {}),
+        });
+      if (!families.includes(4)) expect(values).not.toHaveProperty("ipv4NativeRoutingCIDR");
     },
   );
 });

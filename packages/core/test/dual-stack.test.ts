@@ -7,7 +7,7 @@ import { mustResolve } from "@clusterspec/core/testing";
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { repoRoot } from "./helpers.js";
+import { repoRoot, testkitFixture } from "./helpers.js";
 
 const dualYaml = readFileSync(join(repoRoot, "examples", "dual-stack", "cluster.yaml"), "utf8");
 const dual = (): any => parse(dualYaml);
@@ -19,27 +19,8 @@ function errorsOf(mutate: (spec: any) => void): string {
   return r.ok ? "(valid)" : formatIssues(r.errors);
 }
 
-/** An IPv6-only cluster: the dual-stack example with its IPv4 values dropped and the IPv6 ones in their place. */
-function ipv6Only(): any {
-  const s = dual();
-  s.kubernetes.podSubnet = "fd00:10:244::/56";
-  s.kubernetes.serviceSubnet = "fd00:10:96::/112";
-  const seg = s.network.segments[0];
-  seg.subnet = seg.subnet6;
-  delete seg.subnet6;
-  seg.onLink = ["fd00:118:11::/64"];
-  seg.uplink.gateway = seg.uplink.gateway6;
-  delete seg.uplink.gateway6;
-  s.network.nameservers = ["2606:4700:4700::1111"];
-  s.controlPlane.vip = "fd00:118:12::100/64";
-  delete s.controlPlane.vip6;
-  s.externalVips.addresses = [{ address: "fd00:118:11::20", vrid: 11 }];
-  for (const n of s.nodes) {
-    n.interfaces.wan1.address = n.interfaces.wan1.address6;
-    delete n.interfaces.wan1.address6;
-  }
-  return s;
-}
+/** An IPv6-only cluster on bare metal (packages/testkit/fixtures/ipv6-only.yaml): the dual-stack example's IPv6 half. */
+const ipv6Only = (): any => parse(testkitFixture("ipv6-only"));
 
 describe("dual-stack spec", () => {
   it("accepts the dual-stack example and plans both families, the primary first", () => {
@@ -64,8 +45,14 @@ describe("dual-stack spec", () => {
     expect(plan.nodes[0]?.internalAddresses).toEqual(["fd00:118:12::20", "10.118.12.20"]);
   });
 
-  it("accepts an IPv6-only cluster, whose nodes have one IPv6 address each", () => {
+  it("accepts an IPv6-only cluster without a warning, whose nodes have IPv6 addresses only", () => {
+    const checked = validateSpec(ipv6Only());
+    expect(checked.ok ? "(valid)" : formatIssues(checked.errors)).toBe("(valid)");
+    expect(formatIssues(checked.warnings)).toBe("");
     const plan = mustResolve(ipv6Only());
+    // both interfaces of every node (wan0 with its default gateway, wan1 on the Kubernetes segment) are IPv6 alone
+    const addresses = plan.nodes.flatMap((n) => n.interfaces.flatMap((f) => [f.cidr, f.cidr6, f.gateway]));
+    expect(addresses.filter((a) => a !== undefined).map((a) => ipFamily(a))).toEqual(Array(9).fill(6));
     expect(plan.kubernetes.families).toEqual([6]);
     expect(plan.kubernetes.nodeCidrMaskSize6).toBe(64);
     expect(plan.nodes.map((n) => n.internalAddresses)).toEqual([

@@ -10,7 +10,7 @@ import {
   worstTwoCarrierFailure,
 } from "@clusterspec/core";
 import { arbPlan, buildSpec, mustResolve, mustValidate } from "@clusterspec/core/testing";
-import { clusterExampleNames, exampleInput, run, toolAvailable } from "@clusterspec/testkit";
+import { clusterSpecNames, exampleInput, run, specInput, toolAvailable } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { KEEPALIVED_TOKEN, keepalivedComment, keepalivedToken, shellWord } from "../src/escape.js";
@@ -148,12 +148,12 @@ describe("reference cluster 1", () => {
     if (toolAvailable("sh")) expect(run("sh", ["-n", "-c", script?.content ?? ""]).status).toBe(0);
   });
 
-  it("passes keepalived -t on every node of every example, printing nothing", async (ctx) => {
+  it("passes keepalived -t on every node of every example and fixture cluster, printing nothing", async (ctx) => {
     if (!keepalivedAvailable()) return ctx.skip("needs the real tool (installed by .ci/run)");
-    const specs = clusterExampleNames();
-    expect(specs).toContain("bare-metal-ha");
+    const specs = clusterSpecNames();
+    expect(specs).toEqual(expect.arrayContaining(["bare-metal-ha", "dual-stack", "fixture:ipv6-only"]));
     for (const name of specs) {
-      const input = exampleInput(name);
+      const input = specInput(name);
       const plan = mustResolve(input);
       const artifacts = generateKeepalived(plan);
       for (const node of plan.nodes.filter((n) => vipsOf(plan, n.name).length > 0))

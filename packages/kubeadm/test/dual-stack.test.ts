@@ -2,7 +2,7 @@
 // in both API versions.
 import { parseYamlDocuments } from "@clusterspec/core";
 import { mustResolve, TEST_SECRETS } from "@clusterspec/core/testing";
-import { exampleInput } from "@clusterspec/testkit";
+import { exampleInput, specInput } from "@clusterspec/testkit";
 import { describe, expect, it } from "vitest";
 import { generateKubeadm } from "../src/generate.js";
 import { controllerManagerArgs } from "../src/node-health.js";
@@ -10,14 +10,14 @@ import { schemaErrors } from "./schema.js";
 
 type Loose = any;
 
-const dualInput = (version = "v1.34.2"): Loose => {
-  const s = exampleInput("dual-stack") as Loose;
+const dualInput = (version = "v1.34.2", spec = "dual-stack"): Loose => {
+  const s = specInput(spec) as Loose;
   s.kubernetes.version = version;
   return s;
 };
 
-function docsOf(version: string, node = "k8s-1"): Record<string, Loose>[] {
-  const plan = mustResolve(dualInput(version), "cluster.yaml", TEST_SECRETS);
+function docsOf(version: string, node = "k8s-1", spec = "dual-stack"): Record<string, Loose>[] {
+  const plan = mustResolve(dualInput(version, spec), "cluster.yaml", TEST_SECRETS);
   const a = generateKubeadm(plan).find((x) => x.path === `nodes/${node}/kubeadm.yaml`);
   if (!a) throw new Error(`no kubeadm.yaml for ${node}`);
   return parseYamlDocuments(a.content) as Record<string, Loose>[];
@@ -101,5 +101,44 @@ describe("dual-stack kubeadm.yaml", () => {
     const v4 = controllerManagerArgs(mustResolve(exampleInput("bare-metal-ha")));
     expect(v4["node-cidr-mask-size"]).toBe("24");
     expect(v4["node-cidr-mask-size-ipv6"]).toBeUndefined();
+  });
+});
+
+describe("IPv6-only kubeadm.yaml (fixture ipv6-only)", () => {
+  it.each([
+    ["v1.30.4", "kubeadm.k8s.io/v1beta3"],
+    ["v1.34.2", "kubeadm.k8s.io/v1beta4"],
+  ])("passes the strict kubeadm and kubelet schemas for %s (%s), on init and join nodes", (version, api) => {
+    for (const node of ["k8s-1", "k8s-2"]) {
+      const docs = docsOf(version, node, "fixture:ipv6-only");
+      expect(docs[0]?.apiVersion).toBe(api);
+      for (const d of docs) expect(schemaErrors(d), `${node} ${d.kind}`).toBe("");
+    }
+  });
+
+  it("has IPv6 alone: networks, node-ip, advertised address, endpoint, certificate and node mask", () => {
+    const docs = docsOf("v1.34.2", "k8s-1", "fixture:ipv6-only");
+    const cluster = docs.find((d) => d.kind === "ClusterConfiguration");
+    expect(cluster?.networking).toEqual({
+      podSubnet: "fd00:10:244::/56",
+      serviceSubnet: "fd00:10:96::/112",
+      dnsDomain: "cluster.local",
+    });
+    expect(cluster?.controlPlaneEndpoint).toBe("[fd00:118:12::100]:6443");
+    expect(cluster?.apiServer.certSANs).toEqual([
+      "fd00:118:12::100",
+      "fd00:118:12::20",
+      "fd00:118:12::21",
+      "fd00:118:12::22",
+    ]);
+    const init = docs.find((d) => d.kind === "InitConfiguration");
+    expect(init?.localAPIEndpoint.advertiseAddress).toBe("fd00:118:12::20");
+    expect(init?.nodeRegistration.kubeletExtraArgs).toContainEqual({ name: "node-ip", value: "fd00:118:12::20" });
+    const args = controllerManagerArgs(mustResolve(specInput("fixture:ipv6-only")));
+    expect([args["node-cidr-mask-size"], args["node-cidr-mask-size-ipv4"], args["node-cidr-mask-size-ipv6"]]).toEqual([
+      "64",
+      undefined,
+      undefined,
+    ]);
   });
 });

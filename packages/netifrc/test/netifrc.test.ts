@@ -8,7 +8,7 @@ import {
   validateSpec,
 } from "@clusterspec/core";
 import { arbPlan, arbSpecAndPlan, asClusterSpec, buildSpec, mustResolve } from "@clusterspec/core/testing";
-import { clusterExampleNames, exampleInput, toolAvailable } from "@clusterspec/testkit";
+import { clusterSpecNames, exampleInput, specInput, toolAvailable } from "@clusterspec/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { netifrcValue } from "../src/escape.js";
@@ -302,14 +302,15 @@ describe("conf.d/net applied with iproute2 in a network namespace", () => {
     }
   }
 
-  const examples = clusterExampleNames();
+  // the examples and the fixture clusters (the IPv6-only one: rules6_ alone, `ip -6 route get … from <VIP>`)
+  const specs = clusterSpecNames();
 
   // ipAvailable throws under CI when ip/unshare are missing, so CI can never skip this.
-  it.for(examples)(
-    "accepts every route and rule of example %s, and routes replies from external VIPs through the uplink",
+  it.for(specs)(
+    "accepts every route and rule of %s, and routes replies from external VIPs through the uplink",
     async (name, ctx) => {
       if (!ipAvailable()) return ctx.skip("needs the real tool (installed by .ci/run)");
-      await check(mustResolve(exampleInput(name)));
+      await check(mustResolve(specInput(name)));
     },
   );
 

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadSpec, resolvePlan } from "@clusterspec/core";
-import { certificate, exampleText, fixtureText } from "@clusterspec/testkit";
+import { certificate, specText } from "@clusterspec/testkit";
 import { clientConfig } from "@clusterspec/wireguard";
 import { OpensslIdentityVerifier } from "../src/identity.js";
 import { generateKeyPair } from "../src/keys.js";
@@ -241,9 +241,7 @@ export function world(
   realHub?: HubApi,
 ): World {
   const dir = mkdtempSync(join(tmpdir(), "clusterspec-prov-"));
-  const loaded = loadSpec(
-    example.startsWith("fixture:") ? fixtureText(example.slice("fixture:".length)) : exampleText(example),
-  );
+  const loaded = loadSpec(specText(example));
   if (!loaded.ok) throw new Error(`${example} is invalid`);
   const plan = resolvePlan(loaded.value);
   const cloud = plan.cloud;

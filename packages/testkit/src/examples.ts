@@ -31,7 +31,7 @@ export function exampleInput(name = "bare-metal-ha"): any {
 /** Test fixture specs beside the examples (packages/testkit/fixtures/<name>.yaml), e.g. the dual-stack cloud burst. */
 export const fixturesDir = join(dirname(fileURLToPath(import.meta.url)), "..", "fixtures");
 
-/** The fixture specs' names: `dual-stack-cloud`, `dual-stack-cloud-burst-only`, `ipv6-only-cloud-burst-only`. */
+/** The fixture specs' names: `dual-stack-cloud`, `dual-stack-cloud-burst-only`, `ipv6-only`, `ipv6-only-cloud-burst-only`. */
 export function fixtureNames(): string[] {
   return readdirSync(fixturesDir)
     .filter((f) => f.endsWith(".yaml"))
@@ -41,6 +41,32 @@ export function fixtureNames(): string[] {
 
 export function fixtureText(name: string): string {
   return readFileSync(join(fixturesDir, `${name}.yaml`), "utf8");
+}
+
+/** Where a fixture's golden tree is committed: packages/testkit/fixtures/generated/<name>/ (examples/examples.test.ts). */
+export function fixtureGeneratedDir(name: string): string {
+  return join(fixturesDir, "generated", name);
+}
+
+/** The spec text of an example (`dual-stack`) or of a fixture (`fixture:ipv6-only`). */
+export function specText(name: string): string {
+  return name.startsWith("fixture:") ? fixtureText(name.slice("fixture:".length)) : exampleText(name);
+}
+
+/** A spec of specText as a plain object, fresh on every call so tests may mutate it. */
+// biome-ignore lint/suspicious/noExplicitAny: tests edit specs freely to break them on purpose
+export function specInput(name: string): any {
+  return parse(specText(name));
+}
+
+/** Every spec that generates a cluster, by name: clusterExampleNames() and the fixtures' (`fixture:ipv6-only`). */
+export function clusterSpecNames(): string[] {
+  return [
+    ...clusterExampleNames(),
+    ...fixtureNames()
+      .map((n) => `fixture:${n}`)
+      .filter((n) => !/^existingCluster:/m.test(specText(n))),
+  ];
 }
 
 /** Every spec with a cloud section, by name: the examples' (`hybrid-cloud-burst`) and the fixtures' (`fixture:<name>`). */

@@ -15,13 +15,17 @@ export {
 export {
   cloudSpecTexts,
   clusterExampleNames,
+  clusterSpecNames,
   exampleInput,
   exampleNames,
   examplesDir,
   exampleText,
+  fixtureGeneratedDir,
   fixtureNames,
   fixturesDir,
   fixtureText,
+  specInput,
+  specText,
 } from "./examples.js";
 export {
   failoverSteps,
