@@ -192,6 +192,14 @@ const RANDOM_LABS: readonly (readonly [title: string, shape: VrrpLabShape])[] = 
     "3-8 nodes, multicast, PASS, a failing check goes to FAULT",
     { nodes: [3, 8], controlPlanes: 3, pool: [1, 40], auth: "PASS", fault: true },
   ],
+  // Issue 30: VRRPv3 over IPv6 on random specs (examples/dual-stack covers multicast dual stack). Unicast per family
+  // (each instance's peers the other nodes' addresses of its family), both halves of every pair on one node; and
+  // multicast to ff02::12 where every VIP is IPv6. No auth: VRRPv3 has none.
+  [
+    "3-6 nodes, dual-stack (either family first, at least one pair), unicast",
+    { nodes: [3, 6], controlPlanes: 3, pool: [1, 6], unicast: true, families: ["dual-ipv4", "dual-ipv6"] },
+  ],
+  ["3-6 nodes, IPv6-only, multicast", { nodes: [3, 6], controlPlanes: 3, pool: [1, 6], families: ["ipv6"] }],
 ];
 
 /** CLUSTERSPEC_LAB_SEED=<n> replays a run; otherwise every run draws new specs (the seed is in the annotations). */

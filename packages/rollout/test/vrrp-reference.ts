@@ -9,7 +9,14 @@
 // Where a rolling order cannot avoid that, the nodes involved are drained: all but a set that cannot disagree stop,
 // that set takes the new config, and the others start again on it. Every move is predicted by core's failover
 // model (simulateFailover) over the configs that are live at that moment.
-import { AT_REST, type ClusterPlan, type PlannedVip, simulateFailover, takeoverBounds } from "@clusterspec/core";
+import {
+  AT_REST,
+  type ClusterPlan,
+  instanceAddresses,
+  type PlannedVip,
+  simulateFailover,
+  takeoverBounds,
+} from "@clusterspec/core";
 import type { NodeStepPlanner, TreeSide } from "../src/node-steps.js";
 import type { ChangePlan, RolloutStep, VipMove } from "../src/types.js";
 
@@ -90,7 +97,10 @@ function instancesOf(plan: ClusterPlan, node: string): Instance[] {
   return plan.vips
     .filter((v) => priorities.get(v.address)?.has(node))
     .map((v) => {
-      const address = `${v.address}/${v.prefixLength}`;
+      // A dual-stack pair's IPv6 half is part of its group's terms, as in the planner.
+      const address = instanceAddresses(v)
+        .map((a) => `${a.address}/${a.prefixLength}`)
+        .join(" + ");
       const advert = `advert_int ${plan.vrrp.advertInterval}`;
       const cast = plan.vrrp.unicast ? "unicast" : "multicast";
       return {
