@@ -103,7 +103,8 @@ function planInstances(plan: ClusterPlan): Map<string, Instance> {
         return [
           v.address,
           {
-            group: `${v.interface} VRID ${v.vrid}`,
+            // IPv4 and IPv6 VRIDs are separate spaces (RFC 5798): an IPv4 and an IPv6 VIP may share one on an interface.
+            group: `${v.interface} VRID ${v.vrid}${ipFamily(v.address) === 6 ? " (IPv6)" : ""}`,
             vip: v.address,
             terms: `${address}, authentication ${auth}, ${advert}, ${cast}`,
             address,

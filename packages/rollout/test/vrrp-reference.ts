@@ -13,6 +13,7 @@ import {
   AT_REST,
   type ClusterPlan,
   instanceAddresses,
+  ipFamily,
   type PlannedVip,
   simulateFailover,
   takeoverBounds,
@@ -104,7 +105,8 @@ function instancesOf(plan: ClusterPlan, node: string): Instance[] {
       const advert = `advert_int ${plan.vrrp.advertInterval}`;
       const cast = plan.vrrp.unicast ? "unicast" : "multicast";
       return {
-        group: `${v.interface} VRID ${v.vrid}`,
+        // IPv4 and IPv6 VRIDs are separate spaces (RFC 5798): an IPv4 and an IPv6 VIP may share one on an interface.
+        group: `${v.interface} VRID ${v.vrid}${ipFamily(v.address) === 6 ? " (IPv6)" : ""}`,
         vip: v.address,
         terms: `${address}, authentication ${auth}, ${advert}, ${cast}`,
         address,

@@ -205,6 +205,21 @@ describe("keepalived steps: unicast peers per family (dual stack)", () => {
   });
 });
 
+describe("keepalived steps: VRIDs per family", () => {
+  it("an IPv4 and an IPv6 VIP sharing a VRID are two groups: the same tree has nothing to do, a carrier toggled rolls", () => {
+    const old = exampleInput("dual-stack");
+    // fd00:118:11::21 has VRID 33 (0x21); an IPv4 VIP may take it too (allocateVrids keys VRIDs per family).
+    old.externalVips.addresses.push({ address: "10.118.11.40", vrid: 33 });
+    expect(planKeepalivedRollout(treeSide(old), treeSide(old)).steps).toEqual([]);
+    const next = structuredClone(old);
+    next.nodes[2].carriesExternalVips = false;
+    const r = planKeepalivedRollout(treeSide(old), treeSide(next));
+    expect(r.notInPlace).toEqual([]);
+    expect(r.drained).toEqual([]);
+    expect(r.steps.length).toBeGreaterThan(0);
+  });
+});
+
 describe("keepalived steps: the VRRP password alone", () => {
   const [reference, value] = passwordCases();
 
