@@ -432,6 +432,13 @@ export interface VrrpLabShape {
   readonly fault?: boolean;
   /** vrrp.preemptDelay (not with nopreempt); default 2, short so a lab stays within its time. */
   readonly preemptDelay?: number;
+  /**
+   * The cluster families to draw from (as arbClusterSpec's `families`; default IPv4 only, drawing exactly what it
+   * drew before families existed). A dual-stack draw has a dual-stack control-plane VIP or not and external VIPs each
+   * IPv4, a dual-stack pair or IPv6 alone (buildSpec's `cpVip6`/`vipKinds`), and always at least one pair; an IPv6-only
+   * draw has only IPv6 VIPs. With any IPv6 VIP `auth` is dropped (VRRPv3 has none).
+   */
+  readonly families?: readonly BurstFamily[];
 }
 
 /**
@@ -463,6 +470,15 @@ export const arbVrrpLabSpec = (shape: VrrpLabShape): fc.Arbitrary<ClusterSpecInp
       interval: fc.integer({ min: 1, max: 2 }),
       fall: fc.integer({ min: 1, max: 3 }),
       rise: fc.integer({ min: 1, max: 2 }),
+      // drawn last and only with `families` (a constant draws nothing), so IPv4 shapes replay their old seeds
+      families:
+        shape.families === undefined
+          ? fc.constant(undefined)
+          : fc.record({
+              family: arbFamily(shape.families),
+              cpVip6: fc.boolean(),
+              vipKinds: fc.array(fc.constantFrom(0 as const, 1 as const, 2 as const), { minLength: 1, maxLength: 4 }),
+            }),
     })
     .map((r) => {
       const controlPlanes = r.controlPlanes > r.total ? 1 : r.controlPlanes;
@@ -475,6 +491,7 @@ export const arbVrrpLabSpec = (shape: VrrpLabShape): fc.Arbitrary<ClusterSpecInp
           names: r.names,
           auth: shape.auth ?? "none",
           ...(shape.vlan ? { vlan: r.vlan } : {}),
+          ...(r.families ?? {}),
         },
       );
       return {
@@ -504,8 +521,11 @@ export const arbVrrpLabSpec = (shape: VrrpLabShape): fc.Arbitrary<ClusterSpecInp
     .filter((spec) => {
       const valid = validateSpec(spec);
       if (!valid.ok) return false;
+      const plan = mustResolve(spec);
+      // A dual-stack draw has a pair whose halves the lab sees move together.
+      if (plan.kubernetes.families.length > 1 && !plan.vips.some((v) => v.pair6 !== undefined)) return false;
       // At least two nodes run keepalived, so there is a failover to see.
-      return new Set(mustResolve(spec).vips.flatMap((v) => v.order)).size >= 2;
+      return new Set(plan.vips.flatMap((v) => v.order)).size >= 2;
     });
 
 /** Adds an on-prem WireGuard hub (the first node) with its key and, optionally, static keys for every burst slot. */

@@ -20,7 +20,9 @@ import {
   examplesDir,
   failoverSteps,
   formatLabReport,
+  holderDifferences,
   type LabReport,
+  type Observation,
   runFailoverScenarios,
   type StepOptions,
   startVrrpLab,
@@ -192,6 +194,14 @@ const RANDOM_LABS: readonly (readonly [title: string, shape: VrrpLabShape])[] = 
     "3-8 nodes, multicast, PASS, a failing check goes to FAULT",
     { nodes: [3, 8], controlPlanes: 3, pool: [1, 40], auth: "PASS", fault: true },
   ],
+  // Issue 30: VRRPv3 over IPv6 on random specs (examples/dual-stack covers multicast dual stack). Unicast per family
+  // (each instance's peers the other nodes' addresses of its family), both halves of every pair on one node; and
+  // multicast to ff02::12 where every VIP is IPv6. No auth: VRRPv3 has none.
+  [
+    "3-6 nodes, dual-stack (either family first, at least one pair), unicast",
+    { nodes: [3, 6], controlPlanes: 3, pool: [1, 6], unicast: true, families: ["dual-ipv4", "dual-ipv6"] },
+  ],
+  ["3-6 nodes, IPv6-only, multicast", { nodes: [3, 6], controlPlanes: 3, pool: [1, 6], families: ["ipv6"] }],
 ];
 
 /** CLUSTERSPEC_LAB_SEED=<n> replays a run; otherwise every run draws new specs (the seed is in the annotations). */
@@ -240,6 +250,36 @@ function swapPriority(tree: string, instance: string, a: string, b: string): voi
 }
 
 describe("VRRP lab: can fail", () => {
+  it("reports a dual-stack pair whose halves are on two nodes, also among a nopreempt race's contenders", () => {
+    const input = parse(readFileSync(join(examplesDir, "dual-stack", "cluster.yaml"), "utf8"));
+    const plan = mustResolve(input, "cluster.yaml", { vrrpPassword: LAB_PASSWORD });
+    const holders = holderMap(simulateFailover(plan, AT_REST));
+    const pair = plan.vips.find((v) => v.kind === "external" && v.pair6 !== undefined);
+    const [first, second] = pair?.order ?? [];
+    if (!pair?.pair6 || !first || !second) throw new Error("examples/dual-stack has no external pair over two nodes");
+    const observe = (holderOf6: string): Observation =>
+      new Map(
+        plan.vips.flatMap((v) => {
+          const at = holders.get(v.key);
+          const held = (node: string | undefined) => (node === undefined ? [] : [node]);
+          return [
+            [canonicalIp(v.address), held(at)] as const,
+            ...(v.pair6 ? [[canonicalIp(v.pair6.address), held(v === pair ? holderOf6 : at)] as const] : []),
+          ];
+        }),
+      );
+    expect(holderDifferences(plan, holders, observe(first))).toEqual([]);
+    expect(holderDifferences(plan, holders, observe(second))).toEqual([
+      `${pair.pair6.address} (${pair.key}): expected ${first}, observed ${second}`,
+    ]);
+    // Either contender may win a race, but one of them wins both halves.
+    const race = new Map([[pair.key, [first, second]]]);
+    expect(holderDifferences(plan, holders, observe(first), race)).toEqual([]);
+    expect(holderDifferences(plan, holders, observe(second), race)).toEqual([
+      `${pair.pair6.address} (${pair.key}): expected ${first} or ${second}, observed ${second}`,
+    ]);
+  });
+
   it("reports a mismatch when a node's priorities contradict the plan", { timeout: LAB_TIMEOUT }, async (ctx) => {
     if (!labAvailable()) return ctx.skip("needs keepalived, iproute2 and root (installed by .ci/run)");
     const spec = labSpec("bare-metal-ha", LAB_PREEMPT_DELAY, "wrong-order");

@@ -5,7 +5,7 @@
 // Where a rolling order cannot avoid that, the nodes involved are drained: all but a set that cannot disagree stop,
 // that set takes the new config, and the others start again on it. Every move is predicted by core's failover
 // model (simulateFailover's rules) over the configs that are live at that moment, kept incrementally (holders.ts).
-import { type ClusterPlan, instanceAddresses, takeoverBounds } from "@clusterspec/core";
+import { type ClusterPlan, type IpFamily, instanceAddresses, ipFamily, takeoverBounds } from "@clusterspec/core";
 import { HolderModel, type Live, prioritiesByAddress } from "./holders.js";
 import type { NodeStepPlanner, TreeSide } from "./node-steps.js";
 import type { ChangePlan, RolloutStep, VipMove } from "./types.js";
@@ -103,7 +103,8 @@ function planInstances(plan: ClusterPlan): Map<string, Instance> {
         return [
           v.address,
           {
-            group: `${v.interface} VRID ${v.vrid}`,
+            // IPv4 and IPv6 VRIDs are separate spaces (RFC 5798): an IPv4 and an IPv6 VIP may share one on an interface.
+            group: `${v.interface} VRID ${v.vrid}${ipFamily(v.address) === 6 ? " (IPv6)" : ""}`,
             vip: v.address,
             terms: `${address}, authentication ${auth}, ${advert}, ${cast}`,
             address,
@@ -557,14 +558,28 @@ function unicastConflicts(
 ): { a: string; b: string; reason: string; path: string }[] {
   if (!old.plan.vrrp.unicast || !next.plan.vrrp.unicast) return [];
   const seen = new Set(known.map((c) => `${c.a}\n${c.b}`));
-  const addressOf = (plan: ClusterPlan, node: string, iface: string) =>
-    plan.nodes.find((n) => n.name === node)?.interfaces.find((f) => f.name === iface)?.address;
+  // A node's peer addresses for a VIP: its address of each family the VIP's instances have (a dual-stack pair's
+  // IPv6 half sends to the peers' IPv6 addresses, its IPv4 half to their IPv4 ones).
+  // (each address parsed once: peer lists are read per VIP and carrier)
+  const familyCache = new Map<string, IpFamily>();
+  const familyOf = (a: string): IpFamily => {
+    const known = familyCache.get(a);
+    if (known !== undefined) return known;
+    const f = ipFamily(a);
+    familyCache.set(a, f);
+    return f;
+  };
+  const addressOf = (plan: ClusterPlan, node: string, iface: string, families: ReadonlySet<IpFamily>) => {
+    const f = plan.nodes.find((n) => n.name === node)?.interfaces.find((i) => i.name === iface);
+    return [f?.address, f?.address6].filter((a) => a !== undefined && families.has(familyOf(a))).join(" + ");
+  };
   const newVips = new Map(next.plan.vips.map((v) => [v.address, v]));
   const out: { a: string; b: string; reason: string; path: string }[] = [];
   for (const o of old.plan.vips) {
     const n = newVips.get(o.address);
     if (!n || n.interface !== o.interface || n.vrid !== o.vrid) continue; // a VRRP group change clashes already
-    const peer = (plan: ClusterPlan, node: string) => `${node} ${addressOf(plan, node, o.interface)}`;
+    const families = new Set(instanceAddresses(o).map((a) => familyOf(a.address)));
+    const peer = (plan: ClusterPlan, node: string) => `${node} ${addressOf(plan, node, o.interface, families)}`;
     const oldPeers = new Set(o.order.map((x) => peer(old.plan, x)));
     const newPeers = new Set(n.order.map((x) => peer(next.plan, x)));
     const oldSide = o.order.filter((x) => oldFiles.has(x));

@@ -3,6 +3,7 @@
 
 import { buildSpec, mustValidate, TEST_SECRETS } from "@clusterspec/core/testing";
 import type { ClusterPlan, ClusterSpecInput, SecretValues } from "@clusterspec/core/types";
+import { exampleInput } from "@clusterspec/testkit";
 import { generate } from "clusterspec";
 import type { TreeSide } from "../src/node-steps.js";
 
@@ -136,7 +137,23 @@ export function unicastCases(): ChangeCase[] {
     .filter((c) =>
       ["insert a carrier first in nodes", "append a carrier", "remove a carrier", "replicas 3 → 2"].includes(c.name),
     )
-    .map((c) => ({ name: `${c.name} (unicast)`, old: unicast(c.old), next: unicast(c.next) }));
+    .map((c) => ({ name: `${c.name} (unicast)`, old: unicast(c.old), next: unicast(c.next) }))
+    .concat(dualStackUnicastCases(unicast));
+}
+
+/** examples/dual-stack with unicast: a node's address of one family moves, so do the peers of that family's instances. */
+function dualStackUnicastCases(unicast: (s: Spec) => Spec): ChangeCase[] {
+  const old = unicast(exampleInput("dual-stack") as Spec);
+  const moved = (field: "address" | "address6", to: string): Spec => {
+    const next = structuredClone(old);
+    const wan1 = (next.nodes[1]?.interfaces as Record<string, Record<string, unknown>> | undefined)?.wan1;
+    if (wan1) wan1[field] = to;
+    return next;
+  };
+  return [
+    { name: "move a node's IPv4 address (dual-stack, unicast)", old, next: moved("address", "10.118.12.31/24") },
+    { name: "move a node's IPv6 address (dual-stack, unicast)", old, next: moved("address6", "fd00:118:12::31/64") },
+  ];
 }
 
 /** The VRRP password alone: another secret reference (a review tree), or another value behind the same one. */

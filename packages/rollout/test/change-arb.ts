@@ -18,9 +18,20 @@ export const arbChange = fc.oneof(
   fc.record({ kind: fc.constant("replicas" as const), i: fc.integer({ min: 1, max: 6 }) }),
 );
 
+/** An external VIP entry: an address, or a dual-stack pair. */
+type PoolEntry = string | { address: string; address6: string };
+
+/** The next address: the last IPv4 octet or IPv6 group plus one (both halves of a pair). */
+const nextAddress = (a: string): string =>
+  a.includes(":")
+    ? a.replace(/:([0-9a-f]+)$/, (_, x: string) => `:${(Number.parseInt(x, 16) + 1).toString(16)}`)
+    : a.replace(/\.(\d+)$/, (_, x) => `.${Number(x) + 1}`);
+const nextEntry = (e: PoolEntry): PoolEntry =>
+  typeof e === "string" ? nextAddress(e) : { address: nextAddress(e.address), address6: nextAddress(e.address6) };
+
 export function applyChange(input: Spec, change: { kind: string; i: number }): Spec {
   const s = clone(input);
-  const pool = s.externalVips as { addresses: string[]; replicas?: number } | undefined;
+  const pool = s.externalVips as { addresses: PoolEntry[]; replicas?: number } | undefined;
   const vrrp = s.vrrp as Record<string, unknown>;
   const n = s.nodes.length;
   switch (change.kind) {
@@ -29,12 +40,7 @@ export function applyChange(input: Spec, change: { kind: string; i: number }): S
       break;
     case "add-vip": {
       const last = pool?.addresses.at(-1);
-      if (pool && last)
-        pool.addresses.splice(
-          change.i % (pool.addresses.length + 1),
-          0,
-          last.replace(/\.(\d+)$/, (_, x) => `.${Number(x) + 1}`),
-        );
+      if (pool && last) pool.addresses.splice(change.i % (pool.addresses.length + 1), 0, nextEntry(last));
       break;
     }
     case "remove-node":

@@ -2,7 +2,7 @@
 // and every candidate re-simulated with core's simulateFailover): the same steps, moves, holders and drains on
 // random clusters and random changes, with and without nopreempt, and past the greedy's candidate limit.
 
-import { arbVrrpLabSpec } from "@clusterspec/core/testing";
+import { arbVrrpLabSpec, CLUSTER_FAMILIES } from "@clusterspec/core/testing";
 import type { ClusterSpecInput } from "@clusterspec/core/types";
 import { validateSpec } from "clusterspec";
 import fc from "fast-check";
@@ -61,6 +61,12 @@ describe("the incremental keepalived planner", () => {
   });
   it("plans the same rollout as the reference (nopreempt)", () => {
     expect(agree({ nodes: [2, 6], pool: [0, 5], nopreempt: true }, 50)).toBeGreaterThan(3);
+  });
+  // Multicast only, as above: the reference has no unicast peer lists (the planner's unicastConflicts is its own).
+  it("plans the same rollout as the reference (dual-stack pairs, IPv6 alone, IPv6-only)", () => {
+    const families = CLUSTER_FAMILIES.filter((f) => f !== "ipv4");
+    expect(agree({ nodes: [2, 6], pool: [0, 5], families }, 40)).toBeGreaterThan(3);
+    expect(agree({ nodes: [2, 6], pool: [0, 5], nopreempt: true, families }, 30)).toBeGreaterThan(3);
   });
   it("plans the same rollout as the reference past the greedy's candidate limit", () => {
     // More than GREEDY_LIMIT (24) changed nodes: the first choices by holders and node order, the rest simulated.

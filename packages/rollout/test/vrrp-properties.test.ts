@@ -2,7 +2,7 @@
 // carriers of one VIP down in one step), and at no moment two live configs that disagree on a VRRP group. The
 // configs are read back from the generated keepalived.conf files, not from the plan the planner used.
 
-import { arbVrrpLabSpec } from "@clusterspec/core/testing";
+import { arbVrrpLabSpec, CLUSTER_FAMILIES } from "@clusterspec/core/testing";
 import type { ClusterSpecInput } from "@clusterspec/core/types";
 import { validateSpec } from "clusterspec";
 import fc from "fast-check";
@@ -18,7 +18,10 @@ import {
 import { treeSide } from "./cases.js";
 import { applyChange, arbChange, type Spec } from "./change-arb.js";
 
-/** A VRRP instance as its adverts show it: group (interface + VRID) and what a peer must agree on. */
+/**
+ * A VRRP instance as its adverts show it: group (interface + VRID + family: IPv4 and IPv6 VRIDs are separate spaces,
+ * RFC 5798, so a dual-stack pair's two halves share a VRID in two groups) and what a peer must agree on.
+ */
 interface Advertised {
   readonly group: string;
   readonly terms: string;
@@ -38,11 +41,11 @@ function parseKeepalived(text: string): Advertised[] {
       .split("\n")
       .map((l) => l.trim().split(/\s+/)[0] ?? "")
       .filter(Boolean);
-    const terms = `${vips.join(",")} auth ${field("auth_type") || "none"} advert ${field("advert_int")} ${block.includes("unicast_peer") ? "unicast" : "multicast"}`;
+    const terms = `${vips.join(",")} version ${field("version") || "2"} auth ${field("auth_type") || "none"} advert ${field("advert_int")} ${block.includes("unicast_peer") ? "unicast" : "multicast"}`;
     const peers = (/unicast_peer \{([^}]*)\}/.exec(block)?.[1] ?? "").split(/\s+/).filter(Boolean);
     const src = field("unicast_src_ip") || undefined;
     out.push({
-      group: `${field("interface")}/${field("virtual_router_id")}`,
+      group: `${field("interface")}/${field("virtual_router_id")}/${vips.some((v) => v.includes(":")) ? "IPv6" : "IPv4"}`,
       terms,
       vips,
       peers,
@@ -93,47 +96,64 @@ function disagreements(live: ReadonlyMap<string, Advertised[]>): string[] {
   return [...out, ...deaf];
 }
 
+/** Replays the keepalived steps of `numRuns` random changes to specs of `specs`; returns how many drained and rolled. */
+function replay(specs: fc.Arbitrary<ClusterSpecInput>, numRuns: number): { drained: number; rolled: number } {
+  let drained = 0;
+  let rolled = 0;
+  fc.assert(
+    fc.property(specs, arbChange, (oldInput, change) => {
+      const newInput = applyChange(oldInput as unknown as Spec, change);
+      fc.pre(validateSpec(newInput as unknown as ClusterSpecInput).ok);
+      const old = treeSide(oldInput);
+      const next = treeSide(newInput);
+      const oldConfigs = configs(old);
+      const newConfigs = configs(next);
+      const rollout = planKeepalivedRollout(old, next);
+      if (rollout.drained.length > 0) drained++;
+      else if (rollout.steps.length > 0) rolled++;
+      const live = new Map(oldConfigs);
+      expect(disagreements(live)).toEqual([]);
+      for (const step of rollout.steps) {
+        expect(step.commands).toHaveLength(1);
+        const command = step.commands[0];
+        if (command === KEEPALIVED_STOP) live.delete(step.node);
+        else if (command === KEEPALIVED_RELOAD || command === KEEPALIVED_START || command === KEEPALIVED_RESTART)
+          live.set(step.node, newConfigs.get(step.node) ?? []);
+        else throw new Error(`unexpected command ${command}`);
+        expect(disagreements(live), `after "${step.title}" (${change.kind})`).toEqual([]);
+      }
+      // Every node ends on the new config: the plan left nothing out.
+      expect([...live.keys()].sort()).toEqual([...newConfigs.keys()].sort());
+      for (const [node, cfg] of live) expect(cfg, node).toEqual(newConfigs.get(node));
+    }),
+    { numRuns },
+  );
+  return { drained, rolled };
+}
+
 describe("keepalived steps, replayed", () => {
   it("one node per step, and no two live configs ever disagree on a VRRP group", () => {
     // The property must see both kinds of rollout, or it proves little.
-    let drained = 0;
-    let rolled = 0;
-    fc.assert(
-      fc.property(
-        fc.oneof(
-          arbVrrpLabSpec({ nodes: [2, 6], pool: [0, 5] }),
-          arbVrrpLabSpec({ nodes: [2, 6], pool: [0, 5], unicast: true }),
-        ),
-        arbChange,
-        (oldInput, change) => {
-          const newInput = applyChange(oldInput as unknown as Spec, change);
-          fc.pre(validateSpec(newInput as unknown as ClusterSpecInput).ok);
-          const old = treeSide(oldInput);
-          const next = treeSide(newInput);
-          const oldConfigs = configs(old);
-          const newConfigs = configs(next);
-          const rollout = planKeepalivedRollout(old, next);
-          if (rollout.drained.length > 0) drained++;
-          else if (rollout.steps.length > 0) rolled++;
-          const live = new Map(oldConfigs);
-          expect(disagreements(live)).toEqual([]);
-          for (const step of rollout.steps) {
-            expect(step.commands).toHaveLength(1);
-            const command = step.commands[0];
-            if (command === KEEPALIVED_STOP) live.delete(step.node);
-            else if (command === KEEPALIVED_RELOAD || command === KEEPALIVED_START || command === KEEPALIVED_RESTART)
-              live.set(step.node, newConfigs.get(step.node) ?? []);
-            else throw new Error(`unexpected command ${command}`);
-            expect(disagreements(live), `after "${step.title}" (${change.kind})`).toEqual([]);
-          }
-          // Every node ends on the new config: the plan left nothing out.
-          expect([...live.keys()].sort()).toEqual([...newConfigs.keys()].sort());
-          for (const [node, cfg] of live) expect(cfg, node).toEqual(newConfigs.get(node));
-        },
+    const { drained, rolled } = replay(
+      fc.oneof(
+        arbVrrpLabSpec({ nodes: [2, 6], pool: [0, 5] }),
+        arbVrrpLabSpec({ nodes: [2, 6], pool: [0, 5], unicast: true }),
       ),
-      { numRuns: 80 },
+      80,
     );
     expect(drained, "runs with a drain").toBeGreaterThan(3);
     expect(rolled, "runs rolled node by node").toBeGreaterThan(3);
+  });
+  it("so on dual-stack (pairs, IPv6 alone) and IPv6-only clusters, multicast and unicast", () => {
+    const families = CLUSTER_FAMILIES.filter((f) => f !== "ipv4");
+    const { drained, rolled } = replay(
+      fc.oneof(
+        arbVrrpLabSpec({ nodes: [2, 6], pool: [0, 5], families }),
+        arbVrrpLabSpec({ nodes: [2, 6], pool: [0, 5], unicast: true, families }),
+      ),
+      60,
+    );
+    expect(drained, "runs with a drain").toBeGreaterThan(2);
+    expect(rolled, "runs rolled node by node").toBeGreaterThan(2);
   });
 });

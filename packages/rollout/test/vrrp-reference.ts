@@ -9,7 +9,15 @@
 // Where a rolling order cannot avoid that, the nodes involved are drained: all but a set that cannot disagree stop,
 // that set takes the new config, and the others start again on it. Every move is predicted by core's failover
 // model (simulateFailover) over the configs that are live at that moment.
-import { AT_REST, type ClusterPlan, type PlannedVip, simulateFailover, takeoverBounds } from "@clusterspec/core";
+import {
+  AT_REST,
+  type ClusterPlan,
+  instanceAddresses,
+  ipFamily,
+  type PlannedVip,
+  simulateFailover,
+  takeoverBounds,
+} from "@clusterspec/core";
 import type { NodeStepPlanner, TreeSide } from "../src/node-steps.js";
 import type { ChangePlan, RolloutStep, VipMove } from "../src/types.js";
 
@@ -90,11 +98,15 @@ function instancesOf(plan: ClusterPlan, node: string): Instance[] {
   return plan.vips
     .filter((v) => priorities.get(v.address)?.has(node))
     .map((v) => {
-      const address = `${v.address}/${v.prefixLength}`;
+      // A dual-stack pair's IPv6 half is part of its group's terms, as in the planner.
+      const address = instanceAddresses(v)
+        .map((a) => `${a.address}/${a.prefixLength}`)
+        .join(" + ");
       const advert = `advert_int ${plan.vrrp.advertInterval}`;
       const cast = plan.vrrp.unicast ? "unicast" : "multicast";
       return {
-        group: `${v.interface} VRID ${v.vrid}`,
+        // IPv4 and IPv6 VRIDs are separate spaces (RFC 5798): an IPv4 and an IPv6 VIP may share one on an interface.
+        group: `${v.interface} VRID ${v.vrid}${ipFamily(v.address) === 6 ? " (IPv6)" : ""}`,
         vip: v.address,
         terms: `${address}, authentication ${auth}, ${advert}, ${cast}`,
         address,

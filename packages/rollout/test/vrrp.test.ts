@@ -106,7 +106,10 @@ describe("keepalived steps", () => {
   });
 });
 
-/** Per node: VRRP group (interface and VRID) → the node's unicast source and the peers it sends adverts to. */
+/**
+ * Per node: VRRP group (interface, VRID and family: a dual-stack pair's halves share a VRID) → the node's unicast
+ * source and the peers it sends adverts to.
+ */
 function unicastPeering(side: TreeSide): Map<string, Map<string, { src: string; peers: Set<string> }>> {
   const out = new Map<string, Map<string, { src: string; peers: Set<string> }>>();
   for (const a of side.artifacts) {
@@ -118,7 +121,8 @@ function unicastPeering(side: TreeSide): Map<string, Map<string, { src: string; 
       const vrid = /^\s*virtual_router_id (\d+)$/m.exec(block)?.[1];
       const src = /^\s*unicast_src_ip (\S+)$/m.exec(block)?.[1];
       const peers = /unicast_peer \{\n([^}]*)\}/.exec(block)?.[1]?.trim().split(/\s+/) ?? [];
-      if (iface && vrid && src) groups.set(`${iface} ${vrid}`, { src, peers: new Set(peers) });
+      if (iface && vrid && src)
+        groups.set(`${iface} ${vrid} IPv${src.includes(":") ? 6 : 4}`, { src, peers: new Set(peers) });
     }
     out.set(node, groups);
   }
@@ -181,6 +185,38 @@ describe("keepalived steps: unicast peer lists", () => {
     expect(r.steps.at(-1)?.node).toBe("node-5");
     expect(r.steps.at(-1)?.action).toBe("start");
     expect(r.steps.filter((s) => s.node === "node-5")).toHaveLength(1);
+  });
+});
+
+describe("keepalived steps: unicast peers per family (dual stack)", () => {
+  const unicast = new Map(unicastCases().map((c) => [c.name, c]));
+  it.each([
+    ["move a node's IPv4 address (dual-stack, unicast)", "10.118.12.31"],
+    ["move a node's IPv6 address (dual-stack, unicast)", "fd00:118:12::31"],
+  ])("%s: drained (vrrp.unicast): the old peers of that family do not send to %s", (name, moved) => {
+    const c = unicast.get(name);
+    if (!c) throw new Error(name);
+    const r = planKeepalivedRollout(treeSide(c.old), treeSide(c.next));
+    expect(r.drained.length).toBeGreaterThan(0);
+    expect(r.notInPlace.map((n) => n.path)).toEqual(["vrrp.unicast"]);
+    // (a pair's peer is named by both its addresses)
+    const peer = /does not send its adverts to k8s-2 ([^)]*)\)/.exec(r.notInPlace[0]?.reason ?? "")?.[1];
+    expect(peer?.split(" + ")).toContain(moved);
+  });
+});
+
+describe("keepalived steps: VRIDs per family", () => {
+  it("an IPv4 and an IPv6 VIP sharing a VRID are two groups: the same tree has nothing to do, a carrier toggled rolls", () => {
+    const old = exampleInput("dual-stack");
+    // fd00:118:11::21 has VRID 33 (0x21); an IPv4 VIP may take it too (allocateVrids keys VRIDs per family).
+    old.externalVips.addresses.push({ address: "10.118.11.40", vrid: 33 });
+    expect(planKeepalivedRollout(treeSide(old), treeSide(old)).steps).toEqual([]);
+    const next = structuredClone(old);
+    next.nodes[2].carriesExternalVips = false;
+    const r = planKeepalivedRollout(treeSide(old), treeSide(next));
+    expect(r.notInPlace).toEqual([]);
+    expect(r.drained).toEqual([]);
+    expect(r.steps.length).toBeGreaterThan(0);
   });
 });
 

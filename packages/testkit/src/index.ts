@@ -69,6 +69,7 @@ export {
 export { hasTool, run, sh, type ToolResult, toolAvailable } from "./tools.js";
 export { readTree, treeHash } from "./tree.js";
 export {
+  holderDifferences,
   type Observation,
   reapStaleLabs,
   startVrrpLab,

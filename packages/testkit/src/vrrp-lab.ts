@@ -466,6 +466,33 @@ export async function startVrrpLab(options: VrrpLabOptions): Promise<VrrpLab> {
     n.up = true;
   };
 
+  /**
+   * Waits (at most `timeoutMs`) until every interface of the node is operationally up with its IPv6 link-local
+   * address, as on a booted node whose networking is up before keepalived starts. `ip link set up` returns before
+   * the kernel's link watch reports the carrier: a keepalived started in between puts its instances in FAULT
+   * ("interface wan1 down", "no IPv6 address for interface") without the "(init)" line whenInitialised waits for
+   * (seen: 60 s lost at rest on a busy host, seed 7 of the IPv6 labs). Gives up quietly: keepalived copes either way.
+   */
+  const linksReady = async (n: LabNode, timeoutMs = 10_000): Promise<void> => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const [links, local] = await Promise.all([
+        must("ip", ["-n", n.ns, "-o", "link", "show"]),
+        must("ip", ["-n", n.ns, "-o", "-6", "addr", "show", "scope", "link"]),
+      ]);
+      const ready = n.interfaces.every(({ name }) => {
+        const own = (text: string) =>
+          text.split("\n").filter((l) => l.split(/\s+/)[1]?.split("@")[0]?.replace(/:$/, "") === name);
+        return (
+          own(links).some((l) => / state UP /.test(l)) &&
+          own(local).some((l) => /\sinet6 fe80:/.test(l) && !/ tentative/.test(l))
+        );
+      });
+      if (ready || Date.now() >= deadline) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+
   const startMonitor = (n: LabNode): Promise<void> =>
     new Promise((resolve, reject) => {
       const child = spawn("ip", ["-n", n.ns, "-ts", "-o", "monitor", "address"], {
@@ -556,6 +583,7 @@ export async function startVrrpLab(options: VrrpLabOptions): Promise<VrrpLab> {
         return must("ip", ["-n", n.ns, "-batch", "-"], `${batch.join("\n")}\n`);
       }),
     );
+    await Promise.all(nodes.map((n) => linksReady(n)));
     for (const n of nodes) if (hasKeepalived(tree, n.name)) startKeepalived(n);
   } catch (e) {
     destroy();
@@ -672,6 +700,7 @@ export async function startVrrpLab(options: VrrpLabOptions): Promise<VrrpLab> {
       if (n.up) throw new Error(`${node} is already up`);
       const up = n.ports.map((p) => `link set ${p} up`);
       await must("ip", ["-n", bridgeNs, "-batch", "-"], `${up.join("\n")}\n`);
+      await linksReady(n);
       const at = Date.now();
       startKeepalived(n);
       notify();
