@@ -156,6 +156,14 @@ interface VrrpIndex {
   /** Node name → the VIPs it holds an instance for (plan order) with its rank in each. */
   readonly byNode: ReadonlyMap<string, readonly { readonly vip: PlannedVip; readonly rank: number }[]>;
   readonly nodes: ReadonlyMap<string, PlannedNode>;
+  /**
+   * What every instance of a kind shares, the same objects on every node (the keepalived.conf renderer compares
+   * an instance with another node's of the same VIP: identical parts cost it no more than one comparison).
+   */
+  readonly notify: InstanceView["notify"];
+  readonly auth: InstanceView["auth"];
+  readonly cpTracks: readonly string[];
+  readonly externalTracks: readonly string[];
   /** What every node's instance of a VIP shares, worked out once per VIP. */
   readonly shared: ReadonlyMap<
     PlannedVip,
@@ -209,7 +217,19 @@ function vrrpIndex(plan: ClusterPlan): VrrpIndex {
       ];
     }),
   );
-  const index = { byNode, nodes: new Map(plan.nodes.map((n) => [n.name, n])), shared };
+  const vrrp = plan.vrrp;
+  const index = {
+    byNode,
+    nodes: new Map(plan.nodes.map((n) => [n.name, n])),
+    notify: vrrp.notify.map((n) => ({ keyword: `notify_${n.on}` as const, path: n.script })),
+    auth: vrrp.auth && { type: vrrp.auth.type, include: AUTH_FILE },
+    cpTracks: [CHECK_SCRIPT_NAME, ...(plan.controlPlane.vip.pair6 !== undefined ? [CHECK_SCRIPT6_NAME] : [])],
+    externalTracks: [
+      ...(vrrp.readinessCheck ? [READINESS_SCRIPT_NAME] : []),
+      ...(vrrp.uplinkCheck ? [UPLINK_SCRIPT_NAME] : []),
+    ],
+    shared,
+  };
   indexes.set(plan, index);
   return index;
 }
@@ -245,8 +265,7 @@ export function toKeepalivedView(plan: ClusterPlan, node: PlannedNode): Keepaliv
   const index = vrrpIndex(plan);
   const held = index.byNode.get(node.name) ?? [];
   const hasControlPlane = held.some((h) => h.vip.kind === "control-plane");
-  const notify = vrrp.notify.map((n) => ({ keyword: `notify_${n.on}` as const, path: n.script }));
-  const auth = vrrp.auth && { type: vrrp.auth.type, include: AUTH_FILE };
+  const { notify, auth } = index;
   const hasExternal = held.some((h) => h.vip.kind === "external");
   const cpPair = plan.controlPlane.vip.pair6 !== undefined;
   const checks = [
@@ -257,11 +276,8 @@ export function toKeepalivedView(plan: ClusterPlan, node: PlannedNode): Keepaliv
   ];
   // Both halves of a dual-stack control-plane VIP track both families' checks: each family's check guards its half,
   // and equal tracking keeps the pair's priorities, so its elections, identical.
-  const cpTracks = hasControlPlane ? [CHECK_SCRIPT_NAME, ...(cpPair ? [CHECK_SCRIPT6_NAME] : [])] : [];
-  const externalTracks = [
-    ...(vrrp.readinessCheck ? [READINESS_SCRIPT_NAME] : []),
-    ...(vrrp.uplinkCheck ? [UPLINK_SCRIPT_NAME] : []),
-  ];
+  const cpTracks = hasControlPlane ? index.cpTracks : [];
+  const externalTracks = index.externalTracks;
   const instances = held.flatMap(({ vip, rank }): InstanceView[] => {
     const priority = vip.priorities[rank];
     if (priority === undefined) throw new InternalError(`no priority for ${node.name} on ${vip.key}`);
