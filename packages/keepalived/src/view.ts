@@ -171,7 +171,10 @@ interface VrrpIndex {
       readonly comment: string;
       readonly name: string;
       readonly vip: string;
-      readonly pair6: { readonly comment: string; readonly name: string; readonly vip: string } | undefined;
+      readonly family: 4 | 6;
+      readonly pair6:
+        | { readonly comment: string; readonly name: string; readonly vip: string; readonly family: 4 | 6 }
+        | undefined;
     }
   >;
 }
@@ -203,6 +206,7 @@ function vrrpIndex(plan: ClusterPlan): VrrpIndex {
           ),
           name: instanceName(vip),
           vip: `${vip.address}/${vip.prefixLength}`,
+          family: ipFamily(vip.address),
           pair6:
             pair && name6
               ? {
@@ -211,6 +215,7 @@ function vrrpIndex(plan: ClusterPlan): VrrpIndex {
                   ),
                   name: name6,
                   vip: `${pair.address}/${pair.prefixLength}`,
+                  family: ipFamily(pair.address),
                 }
               : undefined,
         },
@@ -283,11 +288,13 @@ export function toKeepalivedView(plan: ClusterPlan, node: PlannedNode): Keepaliv
     if (priority === undefined) throw new InternalError(`no priority for ${node.name} on ${vip.key}`);
     const same = index.shared.get(vip);
     if (!same) throw new InternalError(`${vip.key} is not in the plan`);
-    const one = (
-      shared: { readonly comment: string; readonly name: string; readonly vip: string },
-      address: string,
-    ): InstanceView => {
-      const family = ipFamily(address);
+    const one = (shared: {
+      readonly comment: string;
+      readonly name: string;
+      readonly vip: string;
+      readonly family: 4 | 6;
+    }): InstanceView => {
+      const family = shared.family;
       // Peers only for unicast: with multicast they would cost O(R) per instance for nothing.
       const peers = vrrp.unicast
         ? vip.order.filter((n) => n !== node.name).map((n) => addressOn(index, n, vip.interface, family))
@@ -313,7 +320,7 @@ export function toKeepalivedView(plan: ClusterPlan, node: PlannedNode): Keepaliv
         notify,
       };
     };
-    return [one(same, vip.address), ...(same.pair6 && vip.pair6 ? [one(same.pair6, vip.pair6.address)] : [])];
+    return [one(same), ...(same.pair6 && vip.pair6 ? [one(same.pair6)] : [])];
   });
   const syncGroups = held.flatMap(({ vip }): SyncGroupView[] => {
     const same = index.shared.get(vip);
