@@ -308,7 +308,7 @@ export function planKeepalivedRollout(old: TreeSide, next: TreeSide): Keepalived
     const after = vips.map((address) => model.holderAfter(address, node, liveAfter, holders.get(address)));
     const holdersAfter = (): Map<string, string | undefined> => {
       const m = new Map(holders);
-      vips.forEach((address, k) => m.set(address, after[k]));
+      for (const [k, address] of vips.entries()) m.set(address, after[k]);
       return m;
     };
     const plan = next.plan; // the timings read only the VRRP settings, the new tree's
