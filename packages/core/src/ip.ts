@@ -23,7 +23,8 @@ const addrCache = new Map<string, Addr | undefined>();
 const netCache = new Map<string, Addr | undefined>();
 
 function cached(cache: Map<string, Addr | undefined>, text: string, parse: (t: string) => Addr | undefined) {
-  if (cache.has(text)) return cache.get(text);
+  const hit = cache.get(text);
+  if (hit !== undefined || cache.has(text)) return hit;
   if (cache.size >= CACHE_LIMIT) cache.clear();
   const parsed = parse(text);
   cache.set(text, parsed);

@@ -1,9 +1,9 @@
 import type { Artifact, ArtifactScope, ClusterPlan } from "@clusterspec/core";
 import { IDENTITIES_FILE, identitiesOf, nodesInScope, scopeNode, stableJson } from "@clusterspec/core";
+import { keepalivedConfRenderer } from "./render.js";
 import {
   renderAuthConf,
   renderCheckScript,
-  renderKeepalivedConf,
   renderOpenrcConf,
   renderReadinessScript,
   renderUplinkScript,
@@ -47,6 +47,7 @@ function nodeArtifacts(plan: ClusterPlan, nodes: readonly ClusterPlan["nodes"][n
   const openrc = openrcView && renderOpenrcConf(openrcView);
   const readiness = plan.vrrp.readinessCheck && renderReadinessScript(toReadinessScriptView(plan));
   const uplink = plan.vrrp.uplinkCheck && renderUplinkScript(toUplinkScriptView(plan));
+  const renderKeepalivedConf = keepalivedConfRenderer();
   return nodes.flatMap((node) => {
     const vips = vipsOf(plan, node.name);
     if (vips.length === 0) return [];

@@ -156,6 +156,14 @@ interface VrrpIndex {
   /** Node name → the VIPs it holds an instance for (plan order) with its rank in each. */
   readonly byNode: ReadonlyMap<string, readonly { readonly vip: PlannedVip; readonly rank: number }[]>;
   readonly nodes: ReadonlyMap<string, PlannedNode>;
+  /**
+   * What every instance of a kind shares, the same objects on every node (the keepalived.conf renderer compares
+   * an instance with another node's of the same VIP: identical parts cost it no more than one comparison).
+   */
+  readonly notify: InstanceView["notify"];
+  readonly auth: InstanceView["auth"];
+  readonly cpTracks: readonly string[];
+  readonly externalTracks: readonly string[];
   /** What every node's instance of a VIP shares, worked out once per VIP. */
   readonly shared: ReadonlyMap<
     PlannedVip,
@@ -163,7 +171,10 @@ interface VrrpIndex {
       readonly comment: string;
       readonly name: string;
       readonly vip: string;
-      readonly pair6: { readonly comment: string; readonly name: string; readonly vip: string } | undefined;
+      readonly family: 4 | 6;
+      readonly pair6:
+        | { readonly comment: string; readonly name: string; readonly vip: string; readonly family: 4 | 6 }
+        | undefined;
     }
   >;
 }
@@ -195,6 +206,7 @@ function vrrpIndex(plan: ClusterPlan): VrrpIndex {
           ),
           name: instanceName(vip),
           vip: `${vip.address}/${vip.prefixLength}`,
+          family: ipFamily(vip.address),
           pair6:
             pair && name6
               ? {
@@ -203,13 +215,26 @@ function vrrpIndex(plan: ClusterPlan): VrrpIndex {
                   ),
                   name: name6,
                   vip: `${pair.address}/${pair.prefixLength}`,
+                  family: ipFamily(pair.address),
                 }
               : undefined,
         },
       ];
     }),
   );
-  const index = { byNode, nodes: new Map(plan.nodes.map((n) => [n.name, n])), shared };
+  const vrrp = plan.vrrp;
+  const index = {
+    byNode,
+    nodes: new Map(plan.nodes.map((n) => [n.name, n])),
+    notify: vrrp.notify.map((n) => ({ keyword: `notify_${n.on}` as const, path: n.script })),
+    auth: vrrp.auth && { type: vrrp.auth.type, include: AUTH_FILE },
+    cpTracks: [CHECK_SCRIPT_NAME, ...(plan.controlPlane.vip.pair6 !== undefined ? [CHECK_SCRIPT6_NAME] : [])],
+    externalTracks: [
+      ...(vrrp.readinessCheck ? [READINESS_SCRIPT_NAME] : []),
+      ...(vrrp.uplinkCheck ? [UPLINK_SCRIPT_NAME] : []),
+    ],
+    shared,
+  };
   indexes.set(plan, index);
   return index;
 }
@@ -245,8 +270,7 @@ export function toKeepalivedView(plan: ClusterPlan, node: PlannedNode): Keepaliv
   const index = vrrpIndex(plan);
   const held = index.byNode.get(node.name) ?? [];
   const hasControlPlane = held.some((h) => h.vip.kind === "control-plane");
-  const notify = vrrp.notify.map((n) => ({ keyword: `notify_${n.on}` as const, path: n.script }));
-  const auth = vrrp.auth && { type: vrrp.auth.type, include: AUTH_FILE };
+  const { notify, auth } = index;
   const hasExternal = held.some((h) => h.vip.kind === "external");
   const cpPair = plan.controlPlane.vip.pair6 !== undefined;
   const checks = [
@@ -257,21 +281,20 @@ export function toKeepalivedView(plan: ClusterPlan, node: PlannedNode): Keepaliv
   ];
   // Both halves of a dual-stack control-plane VIP track both families' checks: each family's check guards its half,
   // and equal tracking keeps the pair's priorities, so its elections, identical.
-  const cpTracks = hasControlPlane ? [CHECK_SCRIPT_NAME, ...(cpPair ? [CHECK_SCRIPT6_NAME] : [])] : [];
-  const externalTracks = [
-    ...(vrrp.readinessCheck ? [READINESS_SCRIPT_NAME] : []),
-    ...(vrrp.uplinkCheck ? [UPLINK_SCRIPT_NAME] : []),
-  ];
+  const cpTracks = hasControlPlane ? index.cpTracks : [];
+  const externalTracks = index.externalTracks;
   const instances = held.flatMap(({ vip, rank }): InstanceView[] => {
     const priority = vip.priorities[rank];
     if (priority === undefined) throw new InternalError(`no priority for ${node.name} on ${vip.key}`);
     const same = index.shared.get(vip);
     if (!same) throw new InternalError(`${vip.key} is not in the plan`);
-    const one = (
-      shared: { readonly comment: string; readonly name: string; readonly vip: string },
-      address: string,
-    ): InstanceView => {
-      const family = ipFamily(address);
+    const one = (shared: {
+      readonly comment: string;
+      readonly name: string;
+      readonly vip: string;
+      readonly family: 4 | 6;
+    }): InstanceView => {
+      const family = shared.family;
       // Peers only for unicast: with multicast they would cost O(R) per instance for nothing.
       const peers = vrrp.unicast
         ? vip.order.filter((n) => n !== node.name).map((n) => addressOn(index, n, vip.interface, family))
@@ -297,7 +320,7 @@ export function toKeepalivedView(plan: ClusterPlan, node: PlannedNode): Keepaliv
         notify,
       };
     };
-    return [one(same, vip.address), ...(same.pair6 && vip.pair6 ? [one(same.pair6, vip.pair6.address)] : [])];
+    return [one(same), ...(same.pair6 && vip.pair6 ? [one(same.pair6)] : [])];
   });
   const syncGroups = held.flatMap(({ vip }): SyncGroupView[] => {
     const same = index.shared.get(vip);

@@ -16,8 +16,10 @@ import { describe, expect, it } from "vitest";
 import { KEEPALIVED_TOKEN, keepalivedComment, keepalivedToken, shellWord } from "../src/escape.js";
 import { generateKeepalived } from "../src/generate.js";
 import { keepalivedModule } from "../src/module.js";
+import { keepalivedConfRenderer } from "../src/render.js";
 import { summarizeKeepalived, worstCarrierPair } from "../src/summary.js";
-import { instanceName, instanceName6, vipsOf } from "../src/view.js";
+import { renderKeepalivedConf } from "../src/template.js";
+import { instanceName, instanceName6, toKeepalivedView, vipsOf } from "../src/view.js";
 import { instancesOf, keepalivedCheck, nodeFiles, parseKeepalivedConf, tokenizeLine } from "./helpers.js";
 
 type Loose = any;
@@ -224,6 +226,42 @@ describe("generated configs", () => {
       }),
       { numRuns: 60 },
     );
+  });
+
+  it("renders each keepalived.conf byte for byte as the template does instance by instance (the block reuse)", () => {
+    fc.assert(
+      fc.property(arbPlan({ maxPool: 60 }), fc.boolean(), (plan, unicast) => {
+        // unicast peers and source differ per node: those instances are rendered whole, the others reused
+        const p = unicast === plan.vrrp.unicast ? plan : { ...plan, vrrp: { ...plan.vrrp, unicast } };
+        const artifacts = generateKeepalived(p);
+        let checked = 0;
+        for (const node of p.nodes) {
+          if (vipsOf(p, node.name).length === 0) continue;
+          expect(confOf(artifacts, node.name)).toBe(renderKeepalivedConf(toKeepalivedView(p, node)));
+          checked++;
+        }
+        expect(checked).toBe(new Set(p.vips.flatMap((v) => v.order)).size);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it("renders an instance whole when it differs from another node's of the same name in more than its priority", () => {
+    const plan = reference();
+    const node = plan.nodes.find((n) => vipsOf(plan, n.name).length > 0);
+    if (!node) throw new Error("the reference plan has no VIP carrier");
+    const view = toKeepalivedView(plan, node);
+    const render = keepalivedConfRenderer();
+    expect(render(view)).toBe(renderKeepalivedConf(view));
+    const first = view.instances[0];
+    if (!first) throw new Error("no instance");
+    // same name, another VRID and interval: the block rendered for the first view must not be reused
+    const changed = {
+      ...view,
+      instances: [{ ...first, vrid: first.vrid + 1, advertInt: first.advertInt + 1 }, ...view.instances.slice(1)],
+    };
+    expect(render(changed)).toBe(renderKeepalivedConf(changed));
+    expect(render(changed)).toContain(`virtual_router_id ${first.vrid + 1}\n`);
   });
 
   it("is deterministic and writes only LF files with one trailing newline and the right modes", () => {

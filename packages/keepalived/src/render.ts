@@ -1,0 +1,100 @@
+// keepalived.conf for every node of one plan, rendered by the one template (template.ts) but not once per instance.
+//
+// With 254 carriers of 254 external VIPs every node's file holds 254 instances, and one VIP's instance differs from
+// node to node only in its priority (without unicast): running the template 65,000 times took some 0.3 s a tree in
+// process (0.1 s now), and `changes` builds two. So each VIP's instance block is rendered once, with a placeholder
+// priority, and split there; each node's block is the two halves around its own priority. The block comes from the
+// template itself (the file rendered with and without that one instance), so the template stays the one source of
+// the text.
+import { keepalivedToken } from "./escape.js";
+import { renderKeepalivedConf } from "./template.js";
+import type { InstanceView, KeepalivedView } from "./view.js";
+
+/** An integer no plan gives as a priority (keepalived's range is 1-254): marks where the priority goes. */
+const PLACEHOLDER = 987654321;
+
+interface Split {
+  /** The instance this block was rendered from: a later instance reuses the block only if equal to it but for priority. */
+  readonly proto: InstanceView;
+  /** The text up to the priority and after it; undefined when the placeholder was not found exactly once. */
+  readonly halves: readonly [string, string] | undefined;
+}
+
+/**
+ * A renderer for the keepalived.conf files of one plan: byte for byte `renderKeepalivedConf(view)` (a test pins it),
+ * reusing each instance's block, split at its priority, across nodes. An instance that differs from the first one
+ * of its name in anything but its priority (unicast peers and source, which are per node) is rendered whole.
+ */
+export function keepalivedConfRenderer(): (view: KeepalivedView) => string {
+  const splits = new Map<string, Split>();
+  return (view) => {
+    // The template is the head (global_defs, checks), the instances, then the sync groups: with no instances the
+    // file is head + sync groups, and with no sync groups either, the head alone.
+    const head = renderKeepalivedConf({ ...view, instances: [], syncGroups: [] });
+    const withGroups = view.syncGroups.length === 0 ? head : renderKeepalivedConf({ ...view, instances: [] });
+    if (!withGroups.startsWith(head)) return renderKeepalivedConf(view);
+    let text = head;
+    for (const instance of view.instances) text += instanceBlock(splits, view, instance);
+    text += withGroups.slice(head.length);
+    // One flat string now, while its pieces are young (see flatten in core's line-template.ts).
+    Number(text);
+    return text;
+  };
+}
+
+function instanceBlock(splits: Map<string, Split>, view: KeepalivedView, instance: InstanceView): string {
+  if (instance.unicast !== undefined) return alone(view, instance);
+  let split = splits.get(instance.name);
+  if (split === undefined) {
+    const block = alone(view, { ...instance, priority: PLACEHOLDER });
+    const mark = `priority ${PLACEHOLDER}\n`;
+    const at = block.indexOf(mark);
+    split = {
+      proto: instance,
+      halves:
+        at >= 0 && block.indexOf(mark, at + 1) < 0
+          ? [block.slice(0, at + "priority ".length), block.slice(at + mark.length - 1)]
+          : undefined,
+    };
+    splits.set(instance.name, split);
+  }
+  if (split.halves === undefined || !equalButPriority(split.proto, instance)) return alone(view, instance);
+  return split.halves[0] + keepalivedToken(instance.priority) + split.halves[1];
+}
+
+/** The instance's block alone: the file with it and nothing else, less the file with nothing. */
+function alone(view: KeepalivedView, instance: InstanceView): string {
+  const bare = { ...view, checks: [], syncGroups: [] };
+  const empty = renderKeepalivedConf({ ...bare, instances: [] });
+  const one = renderKeepalivedConf({ ...bare, instances: [instance] });
+  if (!one.startsWith(empty)) throw new Error(`keepalived.conf template: instance ${instance.name} not after the head`);
+  return one.slice(empty.length);
+}
+
+const sameList = <T>(a: readonly T[], b: readonly T[], same: (x: T, y: T) => boolean): boolean =>
+  a === b || (a.length === b.length && a.every((x, i) => same(x, b[i] as T)));
+
+/** Every field the template reads, but the priority. */
+function equalButPriority(a: InstanceView, b: InstanceView): boolean {
+  return (
+    a.comment === b.comment &&
+    a.name === b.name &&
+    a.state === b.state &&
+    a.iface === b.iface &&
+    a.vrid === b.vrid &&
+    a.version === b.version &&
+    a.advertInt === b.advertInt &&
+    a.nopreempt === b.nopreempt &&
+    a.preemptDelay === b.preemptDelay &&
+    (a.auth === b.auth ||
+      (a.auth !== undefined &&
+        b.auth !== undefined &&
+        a.auth.type === b.auth.type &&
+        a.auth.include === b.auth.include)) &&
+    a.unicast === undefined &&
+    b.unicast === undefined &&
+    a.vip === b.vip &&
+    sameList(a.trackScripts, b.trackScripts, (x, y) => x === y) &&
+    sameList(a.notify, b.notify, (x, y) => x.keyword === y.keyword && x.path === y.path)
+  );
+}
