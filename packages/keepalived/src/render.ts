@@ -74,27 +74,34 @@ function alone(view: KeepalivedView, instance: InstanceView): string {
 const sameList = <T>(a: readonly T[], b: readonly T[], same: (x: T, y: T) => boolean): boolean =>
   a === b || (a.length === b.length && a.every((x, i) => same(x, b[i] as T)));
 
-/** Every field the template reads, but the priority. */
+const is = <T>(x: T, y: T): boolean => x === y;
+
+/**
+ * How each field the template reads compares between two instances of one name, the priority aside (it is where the
+ * block is split). A mapped type over InstanceView: a field added there does not compile until it is compared here.
+ */
+const SAME_BUT_PRIORITY: {
+  readonly [K in Exclude<keyof InstanceView, "priority">]: (a: InstanceView[K], b: InstanceView[K]) => boolean;
+} = {
+  comment: is,
+  name: is,
+  state: is,
+  iface: is,
+  vrid: is,
+  version: is,
+  advertInt: is,
+  nopreempt: is,
+  preemptDelay: is,
+  auth: (a, b) => a === b || (a !== undefined && b !== undefined && a.type === b.type && a.include === b.include),
+  // unicast peers and source are per node: such an instance is never reused
+  unicast: (a, b) => a === undefined && b === undefined,
+  vip: is,
+  trackScripts: (a, b) => sameList(a, b, is),
+  notify: (a, b) => sameList(a, b, (x, y) => x.keyword === y.keyword && x.path === y.path),
+};
+const COMPARED = Object.keys(SAME_BUT_PRIORITY) as (keyof typeof SAME_BUT_PRIORITY)[];
+
 function equalButPriority(a: InstanceView, b: InstanceView): boolean {
-  return (
-    a.comment === b.comment &&
-    a.name === b.name &&
-    a.state === b.state &&
-    a.iface === b.iface &&
-    a.vrid === b.vrid &&
-    a.version === b.version &&
-    a.advertInt === b.advertInt &&
-    a.nopreempt === b.nopreempt &&
-    a.preemptDelay === b.preemptDelay &&
-    (a.auth === b.auth ||
-      (a.auth !== undefined &&
-        b.auth !== undefined &&
-        a.auth.type === b.auth.type &&
-        a.auth.include === b.auth.include)) &&
-    a.unicast === undefined &&
-    b.unicast === undefined &&
-    a.vip === b.vip &&
-    sameList(a.trackScripts, b.trackScripts, (x, y) => x === y) &&
-    sameList(a.notify, b.notify, (x, y) => x.keyword === y.keyword && x.path === y.path)
-  );
+  // biome-ignore lint/suspicious/noExplicitAny: each comparer gets the two values of its own field
+  return COMPARED.every((k) => (SAME_BUT_PRIORITY[k] as (x: any, y: any) => boolean)(a[k], b[k]));
 }
