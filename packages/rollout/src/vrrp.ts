@@ -5,7 +5,14 @@
 // Where a rolling order cannot avoid that, the nodes involved are drained: all but a set that cannot disagree stop,
 // that set takes the new config, and the others start again on it. Every move is predicted by core's failover
 // model (simulateFailover's rules) over the configs that are live at that moment, kept incrementally (holders.ts).
-import { type ClusterPlan, type IpFamily, instanceAddresses, ipFamily, takeoverBounds } from "@clusterspec/core";
+import {
+  type ClusterPlan,
+  type IpFamily,
+  instanceAddresses,
+  ipFamily,
+  takeoverBounds,
+  vipLabel,
+} from "@clusterspec/core";
 import { HolderModel, type Live, prioritiesByAddress } from "./holders.js";
 import type { NodeStepPlanner, TreeSide } from "./node-steps.js";
 import type { ChangePlan, RolloutStep, VipMove } from "./types.js";
@@ -598,8 +605,8 @@ function unicastConflicts(
         if (a === b || (!deafOld.has(b) && !deafNew.has(a)) || seen.has(`${a}\n${b}`)) continue;
         seen.add(`${a}\n${b}`);
         const reason = deafOld.has(b)
-          ? `VRID ${o.vrid} on ${o.interface} (${o.address}), unicast: ${a}'s old config does not send its adverts to ${peer(next.plan, b)}`
-          : `VRID ${o.vrid} on ${o.interface} (${o.address}), unicast: ${b}'s new config does not send its adverts to ${peer(old.plan, a)}`;
+          ? `VRID ${o.vrid} on ${o.interface} (${vipLabel(o)}), unicast: ${a}'s old config does not send its adverts to ${peer(next.plan, b)}`
+          : `VRID ${o.vrid} on ${o.interface} (${vipLabel(o)}), unicast: ${b}'s new config does not send its adverts to ${peer(old.plan, a)}`;
         out.push({ a, b, reason, path: "vrrp.unicast" });
       }
   }

@@ -202,6 +202,8 @@ describe("keepalived steps: unicast peers per family (dual stack)", () => {
     // (a pair's peer is named by both its addresses)
     const peer = /does not send its adverts to k8s-2 ([^)]*)\)/.exec(r.notInPlace[0]?.reason ?? "")?.[1];
     expect(peer?.split(" + ")).toContain(moved);
+    // and a pair's VIP by both its addresses too
+    expect(r.notInPlace[0]?.reason).toMatch(/^[^)]*\(VRID \d+ on \S+ \([0-9.]+ \+ [0-9a-f:]+\), unicast/);
   });
 });
 
