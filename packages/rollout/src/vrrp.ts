@@ -573,25 +573,16 @@ function unicastConflicts(
   const seen = new Set(known.map((c) => `${c.a}\n${c.b}`));
   // A node's peer addresses for a VIP: its address of each family the VIP's instances have (a dual-stack pair's
   // IPv6 half sends to the peers' IPv6 addresses, its IPv4 half to their IPv4 ones).
-  // (each address parsed once: peer lists are read per VIP and carrier)
-  const familyCache = new Map<string, IpFamily>();
-  const familyOf = (a: string): IpFamily => {
-    const known = familyCache.get(a);
-    if (known !== undefined) return known;
-    const f = ipFamily(a);
-    familyCache.set(a, f);
-    return f;
-  };
   const addressOf = (plan: ClusterPlan, node: string, iface: string, families: ReadonlySet<IpFamily>) => {
     const f = plan.nodes.find((n) => n.name === node)?.interfaces.find((i) => i.name === iface);
-    return [f?.address, f?.address6].filter((a) => a !== undefined && families.has(familyOf(a))).join(" + ");
+    return [f?.address, f?.address6].filter((a) => a !== undefined && families.has(ipFamily(a))).join(" + ");
   };
   const newVips = new Map(next.plan.vips.map((v) => [v.address, v]));
   const out: { a: string; b: string; reason: string; path: string }[] = [];
   for (const o of old.plan.vips) {
     const n = newVips.get(o.address);
     if (!n || n.interface !== o.interface || n.vrid !== o.vrid) continue; // a VRRP group change clashes already
-    const families = new Set(instanceAddresses(o).map((a) => familyOf(a.address)));
+    const families = new Set(instanceAddresses(o).map((a) => ipFamily(a.address)));
     const peer = (plan: ClusterPlan, node: string) => `${node} ${addressOf(plan, node, o.interface, families)}`;
     const oldPeers = new Set(o.order.map((x) => peer(old.plan, x)));
     const newPeers = new Set(n.order.map((x) => peer(next.plan, x)));
