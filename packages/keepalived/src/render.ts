@@ -23,11 +23,13 @@ interface Split {
 /**
  * A renderer for the keepalived.conf files of one plan: byte for byte `renderKeepalivedConf(view)` (a test pins it),
  * reusing each instance's block, split at its priority, across nodes. An instance that differs from the first one
- * of its name in anything but its priority (unicast peers and source, which are per node) is rendered whole.
+ * of its name in anything but its priority is rendered whole; a file with unicast instances is rendered in one run.
  */
 export function keepalivedConfRenderer(): (view: KeepalivedView) => string {
   const splits = new Map<string, Split>();
   return (view) => {
+    // unicast peers and source are per node: no block is shared, so the template renders the file in one run
+    if (view.instances.some((i) => i.unicast !== undefined)) return renderKeepalivedConf(view);
     // The template is the head (global_defs, checks), the instances, then the sync groups: with no instances the
     // file is head + sync groups, and with no sync groups either, the head alone.
     const head = renderKeepalivedConf({ ...view, instances: [], syncGroups: [] });
@@ -43,7 +45,6 @@ export function keepalivedConfRenderer(): (view: KeepalivedView) => string {
 }
 
 function instanceBlock(splits: Map<string, Split>, view: KeepalivedView, instance: InstanceView): string {
-  if (instance.unicast !== undefined) return alone(view, instance);
   let split = splits.get(instance.name);
   if (split === undefined) {
     const block = alone(view, { ...instance, priority: PLACEHOLDER });
