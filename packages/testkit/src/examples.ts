@@ -59,20 +59,19 @@ export function specInput(name: string): any {
   return parse(specText(name));
 }
 
+/** Every spec by its specText name: the examples' (`dual-stack`), then the fixtures' (`fixture:ipv6-only`). */
+function specNames(): string[] {
+  return [...exampleNames(), ...fixtureNames().map((n) => `fixture:${n}`)];
+}
+
 /** Every spec that generates a cluster, by name: clusterExampleNames() and the fixtures' (`fixture:ipv6-only`). */
 export function clusterSpecNames(): string[] {
-  return [
-    ...clusterExampleNames(),
-    ...fixtureNames()
-      .map((n) => `fixture:${n}`)
-      .filter((n) => !/^existingCluster:/m.test(specText(n))),
-  ];
+  return specNames().filter((n) => !/^existingCluster:/m.test(specText(n)));
 }
 
 /** Every spec with a cloud section, by name: the examples' (`hybrid-cloud-burst`) and the fixtures' (`fixture:<name>`). */
 export function cloudSpecTexts(): (readonly [string, string])[] {
-  return [
-    ...exampleNames().map((n) => [n, exampleText(n)] as const),
-    ...fixtureNames().map((n) => [`fixture:${n}`, fixtureText(n)] as const),
-  ].filter(([, text]) => /^cloud:/m.test(text));
+  return specNames()
+    .map((n) => [n, specText(n)] as const)
+    .filter(([, text]) => /^cloud:/m.test(text));
 }
