@@ -432,10 +432,6 @@ export class Provisioner {
     };
     const inGroups = await aws.groupInstances(this.poolGroups);
     const alive = new Map(inGroups.filter((i) => !GONE.has(i.state)).map((i) => [i.id, i]));
-    // a lost `running`
-    for (const inst of inGroups.filter((i) => i.state === "running"))
-      if (!(await kube.listSlots()).some((s) => s.instanceId === inst.id))
-        if ((await this.assign(inst)) === "assigned") report.assigned.push(inst.id);
     // a lost `terminated`: holders, tokens and Nodes of instances EC2 no longer runs
     const holders = (await kube.listSlots()).flatMap((s) => (s.instanceId ? [s.instanceId] : []));
     const tokens = await kube.listBootstrapTokens();
@@ -460,6 +456,10 @@ export class Provisioner {
         if (before.node) report.nodesDeleted.push(id);
       }
     }
+    // a lost `running`, after the releases: a slot freed by a lost `terminated` goes to an instance waiting for one
+    for (const inst of inGroups.filter((i) => i.state === "running"))
+      if (!(await kube.listSlots()).some((s) => s.instanceId === inst.id))
+        if ((await this.assign(inst)) === "assigned") report.assigned.push(inst.id);
     // expired tokens, and tokens of no slot holder
     const holdersNow = new Set((await kube.listSlots()).flatMap((s) => (s.instanceId ? [s.instanceId] : [])));
     const now = this.deps.clock.now().getTime();

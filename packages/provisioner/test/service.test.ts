@@ -205,6 +205,24 @@ describe("reconciliation", () => {
     });
   });
 
+  // Found by the property below in CI (seed 1718108084): reconciliation assigned waiting instances before it freed the
+  // slots of instances gone, so a full pool's freed slot stayed free until the next pass.
+  it("gives a slot freed by a lost terminated to an instance whose running was lost, in the same pass", async () => {
+    w = world("cloud-burst-only");
+    const [gone, waitingA, waitingB] = ["i-00000000000000a01", "i-00000000000000a02", "i-00000000000000a03"];
+    // ci-arm64 has 2 slots: gone holds one; the others' `running` and gone's `terminated` never arrive
+    w.aws.launch(waitingA, "home-ci-arm64", "172.24.1.21");
+    w.aws.launch(waitingB, "home-ci-arm64", "172.24.1.22");
+    w.aws.launch(gone, "home-ci-arm64", "172.24.1.20");
+    await event(gone, "running");
+    w.aws.setState(gone, "terminated");
+    const report = await w.provisioner.reconcile();
+    expect(report.released).toEqual([gone]);
+    expect(report.assigned.sort()).toEqual([waitingA, waitingB]);
+    expect(Object.values(w.kube.holders()).filter(Boolean).sort()).toEqual([waitingA, waitingB]);
+    expect(w.hub.peerMap.size).toBe(2);
+  });
+
   it("keeps its invariants through any order of events, losses and reconciliation", async () => {
     const ids = ["i-00000000000000a01", "i-00000000000000a02", "i-00000000000000a03"];
     const step = fc.oneof(
