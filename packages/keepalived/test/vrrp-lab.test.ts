@@ -110,7 +110,7 @@ async function runLab(
   tree: string,
   steps: StepOptions,
   tweak?: (tree: string) => void,
-): Promise<LabReport & { lateTimerSeconds: number }> {
+): Promise<LabReport & { lateTimerSeconds: number; droppedAdverts: number }> {
   tweak?.(tree);
   const lab = await startVrrpLab({ plan, tree });
   try {
@@ -121,7 +121,7 @@ async function runLab(
     if (reportFile) appendFileSync(reportFile, `## ${ctx.task.name}\n${formatLabReport(report)}\n\n`);
     const failed = report.steps.find((s) => !s.ok);
     if (failed) await ctx.annotate(lab.logs(), "lab-logs");
-    return { ...report, lateTimerSeconds: lab.lateTimerSeconds() };
+    return { ...report, lateTimerSeconds: lab.lateTimerSeconds(), droppedAdverts: lab.droppedAdverts() };
   } finally {
     await lab.stop();
   }
@@ -207,10 +207,12 @@ const RANDOM_LABS: readonly (readonly [title: string, shape: VrrpLabShape])[] = 
 /** CLUSTERSPEC_LAB_SEED=<n> replays a run; otherwise every run draws new specs (the seed is in the annotations). */
 const seed = Number(process.env.CLUSTERSPEC_LAB_SEED ?? Math.floor(Math.random() * 2 ** 31));
 
-// Retried, with the same spec (the seed is drawn once per file), only when keepalived logged a timer run late by an
-// advert interval or more: 8 daemons × 255 instances with AH beside the other labs of a 2-core machine (seen in clean
-// runs: timers 3.7 s late, one node master of most VIPs for 20 s). A disagreement of the plan and an unstarved
-// keepalived fails at once; a second try comes after a pause, when the labs that ran beside it may have finished.
+// Retried, with the same spec (the seed is drawn once per file), only when a daemon was starved: keepalived logged a
+// timer run late by an advert interval or more, or the kernel dropped adverts a daemon did not read in time. Seen:
+// 8 daemons × 255 instances with AH beside the other labs of a 2-core machine, timers 3.7 s late and one node master
+// of most VIPs for 20 s; in CI a priority-99 node taking the control-plane VIP from a live 100 while the 254 VIPs
+// still elected; 128 adverts dropped with the cores busy. A disagreement of the plan and an unstarved keepalived
+// fails at once; a second try comes after a pause, when the labs that ran beside it may have finished.
 describe.concurrent("VRRP lab: random specs from the property arbitraries", () => {
   const retry = { count: 2, delay: 20_000, condition: new RegExp(STARVED) };
   it.for(RANDOM_LABS)("%s", { timeout: LAB_TIMEOUT, retry }, async ([title, shape], ctx) => {
@@ -228,9 +230,9 @@ describe.concurrent("VRRP lab: random specs from the property arbitraries", () =
     // in CI, seed 308154431): runFailoverScenarios accepts the race's contenders and carries the winner on.
     const report = await runLab(ctx, plan, tree, { cycle: 2, checks: 2 });
     const failed = report.steps.find((s) => !s.ok || s.takeovers.some((t) => !t.withinBound));
-    if (failed && report.lateTimerSeconds >= plan.vrrp.advertInterval)
+    if (failed && (report.lateTimerSeconds >= plan.vrrp.advertInterval || report.droppedAdverts > 0))
       throw new Error(
-        `${STARVED}: a timer ran ${report.lateTimerSeconds.toFixed(2)}s late (advert_int ${plan.vrrp.advertInterval}s), so "${failed.name}" failing says nothing of the plan\n${formatLabReport(report)}`,
+        `${STARVED}: a timer ran ${report.lateTimerSeconds.toFixed(2)}s late (advert_int ${plan.vrrp.advertInterval}s) and the kernel dropped ${report.droppedAdverts} adverts unread, so "${failed.name}" failing says nothing of the plan\n${formatLabReport(report)}`,
       );
     expect(report.steps.length, formatLabReport(report)).toBeGreaterThan(1);
     expectAgreement(plan, report, `seed ${seed} (CLUSTERSPEC_LAB_SEED=${seed} replays it)\n`);

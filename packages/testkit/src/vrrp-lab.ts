@@ -186,6 +186,12 @@ export interface VrrpLab {
    * ago" lines (0 if none): a daemon starved of CPU that long cannot keep VRRP's timing, whatever its config says.
    */
   lateTimerSeconds(): number;
+  /**
+   * Adverts the kernel dropped because a running keepalived did not read its socket in time (the drops column of
+   * the namespaces' raw sockets; a restarted daemon's count starts again): a daemon that loses adverts this way
+   * sees its peers' down timers run out, whatever its config says.
+   */
+  droppedAdverts(): number;
   stop(): Promise<void>;
 }
 
@@ -840,6 +846,22 @@ export async function startVrrpLab(options: VrrpLabOptions): Promise<VrrpLab> {
           late = Math.max(late, Number(m[1]));
       }
       return late;
+    },
+    droppedAdverts() {
+      let dropped = 0;
+      for (const n of nodes) {
+        const pid = n.keepalived?.pid;
+        if (pid === undefined || !n.up) continue;
+        for (const table of ["raw", "raw6"])
+          try {
+            // /proc/<pid>/net is the process's namespace; each socket's line ends with its drops
+            for (const line of readFileSync(`/proc/${pid}/net/${table}`, "utf8").trim().split("\n").slice(1))
+              dropped += Number(line.trim().split(/\s+/).at(-1)) || 0;
+          } catch {
+            // the daemon is gone
+          }
+      }
+      return dropped;
     },
     async stop() {
       destroy();
