@@ -156,6 +156,7 @@ export { isCloudBurstPlan } from "./plan/types.js";
 export {
   identitiesOf,
   instanceAddresses,
+  instanceFamilies,
   mastersWith,
   type PlannedVip,
   type VipKind,

@@ -1,7 +1,7 @@
 // Changes that cannot be made on the running cluster: reported with the procedure that does make them
 // (`notInPlace`, catalog code change_not_in_place), or refused when there is no safe one (`refused`,
 // change_refused: exit 2, no steps). Each names the spec path and, where the spec was text, its line.
-import { toDotPath as dot, instanceAddresses, ipFamily, kubeadmUpgradePath } from "@clusterspec/core";
+import { toDotPath as dot, instanceFamilies, kubeadmUpgradePath } from "@clusterspec/core";
 import type { ClusterPlan, PlannedNode } from "@clusterspec/core/types";
 import type { TreeSide } from "./node-steps.js";
 import type { ChangePlan } from "./types.js";
@@ -128,12 +128,13 @@ export function notInPlaceChanges(
   // updated one by one, old and new configs advertise the same VRID with different addresses.
   const vipsA = new Map(a.vips.map((v) => [v.address, v]));
   // VRIDs are per interface and family: a dual-stack pair holds its VRID in both.
-  const families = (v: ClusterPlan["vips"][number]) => instanceAddresses(v).map((x) => ipFamily(x.address));
-  const byVrid = new Map(a.vips.flatMap((v) => families(v).map((f) => [`${v.interface}/${f}/${v.vrid}`, v] as const)));
+  const byVrid = new Map(
+    a.vips.flatMap((v) => instanceFamilies(v).map((f) => [`${v.interface}/${f}/${v.vrid}`, v] as const)),
+  );
   for (const v of b.vips) {
     const was = vipsA.get(v.address);
     if (!was || was.vrid === v.vrid) continue;
-    const holder = families(v)
+    const holder = instanceFamilies(v)
       .map((f) => byVrid.get(`${v.interface}/${f}/${v.vrid}`))
       .find((x) => x !== undefined);
     const other = holder && b.vips.find((x) => x.address === holder.address);

@@ -9,6 +9,7 @@ import {
   type ClusterPlan,
   type IpFamily,
   instanceAddresses,
+  instanceFamilies,
   ipFamily,
   takeoverBounds,
   vipLabel,
@@ -582,7 +583,7 @@ function unicastConflicts(
   for (const o of old.plan.vips) {
     const n = newVips.get(o.address);
     if (!n || n.interface !== o.interface || n.vrid !== o.vrid) continue; // a VRRP group change clashes already
-    const families = new Set(instanceAddresses(o).map((a) => ipFamily(a.address)));
+    const families = new Set(instanceFamilies(o));
     const peer = (plan: ClusterPlan, node: string) => `${node} ${addressOf(plan, node, o.interface, families)}`;
     const oldPeers = new Set(o.order.map((x) => peer(old.plan, x)));
     const newPeers = new Set(n.order.map((x) => peer(next.plan, x)));

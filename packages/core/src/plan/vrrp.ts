@@ -15,7 +15,7 @@ import {
   type VipKey,
   vipKey,
 } from "../facts/vrrp.js";
-import { hostPart, ipFamily, parseCidr } from "../ip.js";
+import { hostPart, type IpFamily, ipFamily, parseCidr } from "../ip.js";
 import { InternalError } from "../issues.js";
 import type { ClusterSpec } from "../spec/schema.js";
 import { type NodeRoles, rolesOf } from "./nodes.js";
@@ -178,6 +178,11 @@ export function planVrrp(
 /** Every VRRP instance of a VIP: its own address, and the IPv6 half of a dual-stack pair (same VRID and order). */
 export function instanceAddresses(vip: PlannedVip): { readonly address: string; readonly prefixLength: number }[] {
   return [{ address: vip.address, prefixLength: vip.prefixLength }, ...(vip.pair6 ? [vip.pair6] : [])];
+}
+
+/** The address families of a VIP's instances: a dual-stack pair holds its VRID in both (VRIDs are per family). */
+export function instanceFamilies(vip: PlannedVip): IpFamily[] {
+  return instanceAddresses(vip).map((a) => ipFamily(a.address));
 }
 
 /** `10.118.11.20`, or a dual-stack pair's two addresses: `10.118.11.20 + fd00:118:11::20` (PLAN.md, simulate). */
