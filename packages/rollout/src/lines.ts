@@ -3,6 +3,8 @@
 // linear time: past the bound, a line counts as changed when its text is not matched by one of the other side
 // (a multiset), which finds every added and removed text, though not a pure reordering of identical lines. A search
 // bounded at 8 edits runs first: the usual changed file (a priority, a name) needs no more, and skips the multiset.
+// The multiset counts only the lines that a linear walk in step (align) leaves unpaired: the same count of each
+// text is unmatched either way, and the walk pairs the bulk of a file whose changes are scattered, without hashing it.
 import { diffArrays } from "diff";
 
 export interface LineDelta {
@@ -18,6 +20,12 @@ const NONE: LineDelta = { added: [], removed: [] };
 const MAX_EDITS = 64;
 /** The first, cheap try: most changed files differ in a handful of lines. */
 const FEW_EDITS = 8;
+/** How far align looks past a mismatch for the two sides to pair again (a removed or inserted run of lines). */
+const RESYNC_WINDOW = 64;
+/** How many lines in a row must pair for align to take an offset: one common line ("}") is no evidence. */
+const RESYNC_LINES = 3;
+/** align's budget of line comparisons for finding offsets, per line of the middles: past it, the multiset alone. */
+const RESYNC_BUDGET = 16;
 
 const linesOf = (text: string | undefined): string[] => {
   if (text === undefined || text === "") return [];
@@ -68,7 +76,7 @@ export function lineDelta(
   }
   // Myers' edit count is at least the multiset's (every unmatched text is an insertion or a deletion), so past the
   // bound the linear multiset answers alone: the same result as a diff that gives up, without its lines × bound.
-  const unmatched = multiset(a, head, aEnd, b, bEnd, table);
+  const unmatched = multiset(a, b, align(a, b, head, aEnd, bEnd), table);
   if (unmatched.added.length + unmatched.removed.length > MAX_EDITS) return unmatched;
   const changes = diffArrays(a.slice(head, aEnd), b.slice(head, bEnd), { maxEditLength: MAX_EDITS });
   if (changes === undefined) return unmatched;
@@ -98,28 +106,79 @@ function positions(
   return { added, removed };
 }
 
+/** The lines of each middle that align left unpaired, as 0-based indexes in order. */
+interface Unpaired {
+  readonly a: readonly number[];
+  readonly b: readonly number[];
+}
+
 /**
- * The lines of a[from, aEnd) and b[from, bEnd) whose text the other side does not match, in 1-based line numbers
- * (the middles start at line `from` + 1 on both sides).
+ * Pairs equal lines of a[from, aEnd) and b[from, bEnd) in one walk in step: a line that differs while the
+ * RESYNC_LINES after it pair again is a replaced line; otherwise the nearest offset within RESYNC_WINDOW after which RESYNC_LINES lines
+ * pair is a run removed from a (or inserted into b); otherwise both lines stay unpaired. What it pairs is equal
+ * text, so the counts of each text it leaves unpaired differ between the sides exactly as the whole middles' do:
+ * the multiset over them finds as many unmatched lines of each text as over everything. A keepalived.conf with a
+ * priority changed in every instance (254 VIPs, one removed) leaves some 500 of 5,000 lines to hash, not all.
  */
-function multiset(
-  a: readonly string[],
-  from: number,
-  aEnd: number,
-  b: readonly string[],
-  bEnd: number,
-  table: LineTable,
-): LineDelta {
+function align(a: readonly string[], b: readonly string[], from: number, aEnd: number, bEnd: number): Unpaired {
+  const ua: number[] = [];
+  const ub: number[] = [];
+  let budget = RESYNC_BUDGET * (aEnd - from + bEnd - from);
+  // whether `n` lines pair from a[i] and b[j] on, each comparison paid from the budget
+  const pairs = (i: number, j: number, n: number): boolean => {
+    if (i + n > aEnd || j + n > bEnd) return false;
+    for (let k = 0; k < n; k++) {
+      budget--;
+      if (a[i + k] !== b[j + k]) return false;
+    }
+    return true;
+  };
+  let i = from;
+  let j = from;
+  while (i < aEnd && j < bEnd) {
+    if (a[i] === b[j]) {
+      i++;
+      j++;
+      continue;
+    }
+    let skipA = 0;
+    let skipB = 0;
+    // a replaced line (the common case: a priority, a name) is the cheapest answer, when the lines after it pair
+    // again (as many as for an offset: the line after a changed one is often boilerplate both sides share)
+    if (!pairs(i + 1, j + 1, RESYNC_LINES))
+      for (let d = 1; d <= RESYNC_WINDOW && budget > 0; d++) {
+        if (pairs(i + d, j, RESYNC_LINES)) {
+          skipA = d;
+          break;
+        }
+        if (pairs(i, j + d, RESYNC_LINES)) {
+          skipB = d;
+          break;
+        }
+      }
+    if (skipA === 0 && skipB === 0) {
+      ua.push(i++);
+      ub.push(j++);
+      continue;
+    }
+    for (let k = 0; k < skipA; k++) ua.push(i++);
+    for (let k = 0; k < skipB; k++) ub.push(j++);
+  }
+  while (i < aEnd) ua.push(i++);
+  while (j < bEnd) ub.push(j++);
+  return { a: ua, b: ub };
+}
+
+/** The unpaired lines of a and b whose text the other side's unpaired lines do not match, in 1-based line numbers. */
+function multiset(a: readonly string[], b: readonly string[], unpaired: Unpaired, table: LineTable): LineDelta {
   // One hash lookup per line: each text of a gets a number, its count lives in an array, and a's numbers are kept
   // for the backward walk. A line of b is matched while a's count of its text lasts (the first occurrences), and
-  // what is left of a's counts are its unmatched occurrences, the last ones of each text (a walked backwards). On
-  // 300 nodes × 254 VIPs (remove a VIP: every carrier's keepalived.conf, 1,030 of 5,127 lines) this is most of
-  // `changes`' line attribution; the Map-per-count form it replaces looked each line up twice more. The backward
-  // walk takes every count left back to zero, so the table serves the next call as it is.
+  // what is left of a's counts are its unmatched occurrences, the last ones of each text (a walked backwards). The
+  // backward walk takes every count left back to zero, so the table serves the next call as it is.
   const { ids, counts } = table;
-  const aIds = new Int32Array(aEnd - from);
-  for (let k = from; k < aEnd; k++) {
-    const l = a[k] as string;
+  const aIds = new Int32Array(unpaired.a.length);
+  for (let k = 0; k < unpaired.a.length; k++) {
+    const l = a[unpaired.a[k] as number] as string;
     let id = ids.get(l);
     if (id === undefined) {
       id = counts.length;
@@ -127,20 +186,20 @@ function multiset(
       counts.push(0);
     }
     counts[id] = (counts[id] as number) + 1;
-    aIds[k - from] = id;
+    aIds[k] = id;
   }
   const added: number[] = [];
-  for (let k = from; k < bEnd; k++) {
-    const id = ids.get(b[k] as string);
+  for (const at of unpaired.b) {
+    const id = ids.get(b[at] as string);
     if (id !== undefined && (counts[id] as number) > 0) counts[id] = (counts[id] as number) - 1;
-    else added.push(k + 1);
+    else added.push(at + 1);
   }
   const removed: number[] = [];
-  for (let k = aEnd - from - 1; k >= 0; k--) {
+  for (let k = unpaired.a.length - 1; k >= 0; k--) {
     const id = aIds[k] as number;
     if ((counts[id] as number) > 0) {
       counts[id] = (counts[id] as number) - 1;
-      removed.push(from + k + 1);
+      removed.push((unpaired.a[k] as number) + 1);
     }
   }
   return { added, removed: removed.reverse() };
