@@ -79,7 +79,7 @@ export {
   type Validated,
 } from "./issues.js";
 export { specJsonSchema } from "./json-schema.js";
-export { type Escape, lineTemplate } from "./line-template.js";
+export { type Escape, flatten, lineTemplate } from "./line-template.js";
 export {
   type ArtifactScope,
   type BurstGeneratorModule,

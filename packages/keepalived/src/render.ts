@@ -6,6 +6,7 @@
 // priority, and split there; each node's block is the two halves around its own priority. The block comes from the
 // template itself (the file rendered with and without that one instance), so the template stays the one source of
 // the text.
+import { flatten } from "@clusterspec/core";
 import { keepalivedToken } from "./escape.js";
 import { renderKeepalivedConf } from "./template.js";
 import type { InstanceView, KeepalivedView } from "./view.js";
@@ -39,7 +40,7 @@ export function keepalivedConfRenderer(): (view: KeepalivedView) => string {
     for (const instance of view.instances) text += instanceBlock(splits, view, instance);
     text += withGroups.slice(head.length);
     // One flat string now, while its pieces are young (see flatten in core's line-template.ts).
-    Number(text);
+    flatten(text);
     return text;
   };
 }
