@@ -79,31 +79,36 @@ const sameList = <T>(a: readonly T[], b: readonly T[], same: (x: T, y: T) => boo
 const is = <T>(x: T, y: T): boolean => x === y;
 
 /**
- * How each field the template reads compares between two instances of one name, the priority aside (it is where the
- * block is split). A mapped type over InstanceView: a field added there does not compile until it is compared here.
+ * Whether each field the template reads is the same in two instances of one name, the priority aside (it is where
+ * the block is split). A mapped type over InstanceView: a field added there does not compile until it is compared
+ * here. Written out rather than a table of comparers: 65,000 instances a tree made the table's calls through one
+ * site (megamorphic) 90 ms of a 300 × 254 `changes`.
  */
-const SAME_BUT_PRIORITY: {
-  readonly [K in Exclude<keyof InstanceView, "priority">]: (a: InstanceView[K], b: InstanceView[K]) => boolean;
-} = {
-  comment: is,
-  name: is,
-  state: is,
-  iface: is,
-  vrid: is,
-  version: is,
-  advertInt: is,
-  nopreempt: is,
-  preemptDelay: is,
-  auth: (a, b) => a === b || (a !== undefined && b !== undefined && a.type === b.type && a.include === b.include),
-  // unicast peers and source are per node: such an instance is never reused
-  unicast: (a, b) => a === undefined && b === undefined,
-  vip: is,
-  trackScripts: (a, b) => sameList(a, b, is),
-  notify: (a, b) => sameList(a, b, (x, y) => x.keyword === y.keyword && x.path === y.path),
-};
-const COMPARED = Object.keys(SAME_BUT_PRIORITY) as (keyof typeof SAME_BUT_PRIORITY)[];
+type SameButPriority = { readonly [K in Exclude<keyof InstanceView, "priority">]: boolean };
 
 function equalButPriority(a: InstanceView, b: InstanceView): boolean {
-  // biome-ignore lint/suspicious/noExplicitAny: each comparer gets the two values of its own field
-  return COMPARED.every((k) => (SAME_BUT_PRIORITY[k] as (x: any, y: any) => boolean)(a[k], b[k]));
+  const same: SameButPriority = {
+    comment: a.comment === b.comment,
+    name: a.name === b.name,
+    state: a.state === b.state,
+    iface: a.iface === b.iface,
+    vrid: a.vrid === b.vrid,
+    version: a.version === b.version,
+    advertInt: a.advertInt === b.advertInt,
+    nopreempt: a.nopreempt === b.nopreempt,
+    preemptDelay: a.preemptDelay === b.preemptDelay,
+    auth:
+      a.auth === b.auth ||
+      (a.auth !== undefined &&
+        b.auth !== undefined &&
+        a.auth.type === b.auth.type &&
+        a.auth.include === b.auth.include),
+    // unicast peers and source are per node: such an instance is never reused
+    unicast: a.unicast === undefined && b.unicast === undefined,
+    vip: a.vip === b.vip,
+    trackScripts: sameList(a.trackScripts, b.trackScripts, is),
+    notify: sameList(a.notify, b.notify, (x, y) => x.keyword === y.keyword && x.path === y.path),
+  };
+  for (const k in same) if (!same[k as keyof SameButPriority]) return false;
+  return true;
 }
