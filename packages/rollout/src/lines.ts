@@ -114,11 +114,12 @@ interface Unpaired {
 
 /**
  * Pairs equal lines of a[from, aEnd) and b[from, bEnd) in one walk in step: a line that differs while the
- * RESYNC_LINES after it pair again is a replaced line; otherwise the nearest offset within RESYNC_WINDOW after which RESYNC_LINES lines
- * pair is a run removed from a (or inserted into b); otherwise both lines stay unpaired. What it pairs is equal
- * text, so the counts of each text it leaves unpaired differ between the sides exactly as the whole middles' do:
- * the multiset over them finds as many unmatched lines of each text as over everything. A keepalived.conf with a
- * priority changed in every instance (254 VIPs, one removed) leaves some 500 of 5,000 lines to hash, not all.
+ * RESYNC_LINES after it pair again is a replaced line; otherwise the nearest offset within RESYNC_WINDOW after
+ * which RESYNC_LINES lines pair is a run removed from a (or inserted into b); otherwise both lines stay unpaired.
+ * What it pairs is equal text, so the counts of each text it leaves unpaired differ between the sides exactly as
+ * the whole middles' do: the multiset over them finds as many unmatched lines of each text as over everything. A
+ * keepalived.conf with a priority changed in every instance (254 VIPs, one removed) leaves some 500 of 5,000 lines
+ * to hash, not all.
  */
 function align(a: readonly string[], b: readonly string[], from: number, aEnd: number, bEnd: number): Unpaired {
   const ua: number[] = [];
