@@ -204,14 +204,19 @@ function summarizeOverlays(
 
 const byPath = (a: Artifact, b: Artifact) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 
+/** LF lines, the last one ended; a file of blocks part by part (each part whole lines), without joining it. */
+function linesWellFormed(a: Artifact): boolean {
+  if (a.blocks === undefined) return a.content.endsWith("\n") && !a.content.includes("\r");
+  return a.blocks.every((b) => b.parts.every((p) => p.endsWith("\n") && !p.includes("\r")));
+}
+
 function assertWellFormed(artifacts: readonly Artifact[]): void {
   const seen = new Set<string>();
   for (const a of artifacts) {
     if (seen.has(a.path)) throw new InternalError(`two artifacts share the path ${a.path}`);
     if (a.path.startsWith("/") || a.path.split("/").some((p) => p === ".." || p === "." || p === ""))
       throw new InternalError(`artifact path ${a.path} is not a clean relative path`);
-    if (!a.content.endsWith("\n") || a.content.includes("\r"))
-      throw new InternalError(`artifact ${a.path} must use LF and end with one newline`);
+    if (!linesWellFormed(a)) throw new InternalError(`artifact ${a.path} must use LF and end with one newline`);
     seen.add(a.path);
   }
 }

@@ -16,6 +16,93 @@ export interface Artifact {
   readonly secret?: boolean;
   /** YAML/JSON with an upstream schema: overlays may patch it */
   readonly schema?: ArtifactSchemaId;
+  /**
+   * The content as named blocks of whole lines (blockArtifact), for a file that repeats shared text, e.g. a
+   * keepalived.conf with 254 VRRP instances: `content` is joined from them only when first read, and a change plan
+   * compares and diffs files block by block without their text (sameContent, and rollout's blockDelta).
+   */
+  readonly blocks?: readonly ArtifactBlock[];
+}
+
+/**
+ * A run of whole lines of a file, named so that a line diff pairs it with the block of the same key in another
+ * version of the file. Its text is its parts joined; each part is whole lines too, and parts are shared between
+ * blocks and files (one VRRP instance's lines around its priority line are the same in every node's file).
+ */
+export interface ArtifactBlock {
+  /** Unique within its file. */
+  readonly key: string;
+  readonly parts: readonly string[];
+}
+
+/** An artifact made of blocks: its content is joined when first read (and kept), so a change plan never joins it. */
+export function blockArtifact(
+  path: string,
+  blocks: readonly ArtifactBlock[],
+  rest: Pick<Artifact, "mode" | "secret" | "schema"> = {},
+): Artifact {
+  let text: string | undefined;
+  return {
+    path,
+    ...rest,
+    blocks,
+    get content() {
+      if (text === undefined) {
+        const parts: string[] = [];
+        for (const b of blocks) for (const p of b.parts) parts.push(p);
+        text = parts.join("");
+      }
+      return text;
+    },
+  };
+}
+
+/** Whether two parts lists are the same text, without joining them (their boundaries may differ). */
+export function sameParts(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true;
+  if (a.length === b.length && a.every((p, i) => p === b[i])) return true;
+  let i = 0;
+  let j = 0;
+  let at = 0; // offset in a[i]
+  let bt = 0; // offset in b[j]
+  for (;;) {
+    while (i < a.length && at === (a[i] as string).length) [i, at] = [i + 1, 0];
+    while (j < b.length && bt === (b[j] as string).length) [j, bt] = [j + 1, 0];
+    if (i === a.length || j === b.length) return i === a.length && j === b.length;
+    const x = a[i] as string;
+    const y = b[j] as string;
+    const n = Math.min(x.length - at, y.length - bt);
+    if (x.slice(at, at + n) !== y.slice(bt, bt + n)) return false;
+    at += n;
+    bt += n;
+  }
+}
+
+/** Whether two versions of a file have the same text: block by block where both have blocks, else their content. */
+export function sameContent(a: Artifact | undefined, b: Artifact | undefined): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined) return false;
+  const x = a.blocks;
+  const y = b.blocks;
+  if (x === undefined || y === undefined) return a.content === b.content;
+  if (x.length === y.length && x.every((block, i) => block.key === y[i]?.key && sameParts(block.parts, y[i].parts)))
+    return true;
+  // the same text may be cut into other blocks (or keys)
+  return (
+    contentLength(a) === contentLength(b) &&
+    sameParts(
+      x.flatMap((block) => block.parts),
+      y.flatMap((block) => block.parts),
+    )
+  );
+}
+
+/** The content's length in UTF-16 units, without joining blocks. */
+export function contentLength(a: Artifact): number {
+  if (a.blocks === undefined) return a.content.length;
+  let n = 0;
+  for (const b of a.blocks) for (const p of b.parts) n += p.length;
+  return n;
 }
 
 /** A pure function of the plan: no IO, clock, randomness or environment. */

@@ -1,10 +1,15 @@
 export {
   type Artifact,
+  type ArtifactBlock,
   type ArtifactChecker,
   type ArtifactSchemaId,
+  blockArtifact,
+  contentLength,
   type Generator,
   generatedMarker,
   type SchemaProblem,
+  sameContent,
+  sameParts,
 } from "./artifact.js";
 export {
   type CatalogEntry,

@@ -2,6 +2,7 @@
 // so a consumer's type check loads a few hundred types instead of zod's tens of thousands.
 export type {
   Artifact,
+  ArtifactBlock,
   ArtifactChecker,
   ArtifactSchemaId,
   Generator,

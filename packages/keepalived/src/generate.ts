@@ -1,5 +1,5 @@
 import type { Artifact, ArtifactScope, ClusterPlan } from "@clusterspec/core";
-import { IDENTITIES_FILE, identitiesOf, nodesInScope, scopeNode, stableJson } from "@clusterspec/core";
+import { blockArtifact, IDENTITIES_FILE, identitiesOf, nodesInScope, scopeNode, stableJson } from "@clusterspec/core";
 import { keepalivedConfRenderer } from "./render.js";
 import {
   renderAuthConf,
@@ -52,9 +52,9 @@ function nodeArtifacts(plan: ClusterPlan, nodes: readonly ClusterPlan["nodes"][n
     const vips = vipsOf(plan, node.name);
     if (vips.length === 0) return [];
     const dir = `nodes/${node.name}`;
-    const out: Artifact[] = [
-      { path: `${dir}/etc/keepalived/keepalived.conf`, content: renderKeepalivedConf(toKeepalivedView(plan, node)) },
-    ];
+    const path = `${dir}/etc/keepalived/keepalived.conf`;
+    const conf = renderKeepalivedConf(toKeepalivedView(plan, node));
+    const out: Artifact[] = [typeof conf === "string" ? { path, content: conf } : blockArtifact(path, conf)];
     if (authContent) out.push({ path: `${dir}${AUTH_FILE}`, content: authContent, secret: true, mode: 0o600 });
     if (vips.some((v) => v.kind === "control-plane"))
       out.push({

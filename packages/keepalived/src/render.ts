@@ -3,10 +3,11 @@
 // With 254 carriers of 254 external VIPs every node's file holds 254 instances, and one VIP's instance differs from
 // node to node only in its priority (without unicast): running the template 65,000 times took some 0.3 s a tree in
 // process (0.1 s now), and `changes` builds two. So each VIP's instance block is rendered once, with a placeholder
-// priority, and split there; each node's block is the two halves around its own priority. The block comes from the
-// template itself (the file rendered with and without that one instance), so the template stays the one source of
-// the text.
-import { flatten } from "@clusterspec/core";
+// priority, and split around that line; each node's block is the lines before, its own priority line and the lines
+// after. The block comes from the template itself (the file rendered with and without that one instance), so the
+// template stays the one source of the text. The file is those blocks (core's blockArtifact): its text is joined
+// when written, and a change plan compares two trees block by block without joining 31 MiB of text twice.
+import { type ArtifactBlock, flatten } from "@clusterspec/core";
 import { keepalivedToken } from "./escape.js";
 import { renderKeepalivedConf } from "./template.js";
 import type { InstanceView, KeepalivedView } from "./view.js";
@@ -14,20 +15,46 @@ import type { InstanceView, KeepalivedView } from "./view.js";
 /** An integer no plan gives as a priority (keepalived's range is 1-254): marks where the priority goes. */
 const PLACEHOLDER = 987654321;
 
+/** The keys of the blocks around the instances: not instance names, which never hold a `#` (it starts a comment). */
+export const HEAD_BLOCK = "#head";
+export const SYNC_GROUPS_BLOCK = "#sync-groups";
+
 interface Split {
   /** The instance this block was rendered from: a later instance reuses the block only if equal to it but for priority. */
   readonly proto: InstanceView;
-  /** The text up to the priority and after it; undefined when the placeholder was not found exactly once. */
-  readonly halves: readonly [string, string] | undefined;
+  /**
+   * The lines before the priority line, the priority line's text before the number, the lines after it;
+   * undefined when the placeholder was not found exactly once.
+   */
+  readonly around: readonly [before: string, lead: string, after: string] | undefined;
 }
 
 /**
- * A renderer for the keepalived.conf files of one plan: byte for byte `renderKeepalivedConf(view)` (a test pins it),
- * reusing each instance's block, split at its priority, across nodes. An instance that differs from the first one
- * of its name in anything but its priority is rendered whole; a file with unicast instances is rendered in one run.
+ * A renderer for the keepalived.conf files of one plan: blocks whose text is byte for byte `renderKeepalivedConf(view)`
+ * (a test pins it): the head (global_defs, checks), one block per instance, keyed by its name, then the sync groups.
+ * Each instance's lines before and after its priority line are rendered once and shared by every node's block, and
+ * each priority line once per value, so 254 files of 254 instances hold some 200,000 references to a few hundred
+ * strings until their text is read. An instance that differs from the first one of its name in anything but its
+ * priority is rendered whole; a file with unicast instances is rendered in one run (a string, no blocks).
  */
-export function keepalivedConfRenderer(): (view: KeepalivedView) => string {
+export function keepalivedConfRenderer(): (view: KeepalivedView) => readonly ArtifactBlock[] | string {
   const splits = new Map<string, Split>();
+  const priorityLines = new Map<string, Map<number, string>>();
+  const priorityLine = (lead: string, priority: number): string => {
+    let lines = priorityLines.get(lead);
+    if (lines === undefined) {
+      lines = new Map();
+      priorityLines.set(lead, lines);
+    }
+    let line = lines.get(priority);
+    if (line === undefined) {
+      line = `${lead}${keepalivedToken(priority)}\n`;
+      // one flat string, read by every file's text and every comparison (see flatten in core's line-template.ts)
+      flatten(line);
+      lines.set(priority, line);
+    }
+    return line;
+  };
   return (view) => {
     // unicast peers and source are per node: no block is shared, so the template renders the file in one run
     if (view.instances.some((i) => i.unicast !== undefined)) return renderKeepalivedConf(view);
@@ -36,32 +63,46 @@ export function keepalivedConfRenderer(): (view: KeepalivedView) => string {
     const head = renderKeepalivedConf({ ...view, instances: [], syncGroups: [] });
     const withGroups = view.syncGroups.length === 0 ? head : renderKeepalivedConf({ ...view, instances: [] });
     if (!withGroups.startsWith(head)) return renderKeepalivedConf(view);
-    let text = head;
-    for (const instance of view.instances) text += instanceBlock(splits, view, instance);
-    text += withGroups.slice(head.length);
-    // One flat string now, while its pieces are young (see flatten in core's line-template.ts).
-    flatten(text);
-    return text;
+    const blocks: ArtifactBlock[] = [{ key: HEAD_BLOCK, parts: [head] }];
+    for (const instance of view.instances)
+      blocks.push({ key: instance.name, parts: instanceParts(splits, priorityLine, view, instance) });
+    const groups = withGroups.slice(head.length);
+    if (groups !== "") blocks.push({ key: SYNC_GROUPS_BLOCK, parts: [groups] });
+    return blocks;
   };
 }
 
-function instanceBlock(splits: Map<string, Split>, view: KeepalivedView, instance: InstanceView): string {
+function instanceParts(
+  splits: Map<string, Split>,
+  priorityLine: (lead: string, priority: number) => string,
+  view: KeepalivedView,
+  instance: InstanceView,
+): readonly string[] {
   let split = splits.get(instance.name);
   if (split === undefined) {
     const block = alone(view, { ...instance, priority: PLACEHOLDER });
     const mark = `priority ${PLACEHOLDER}\n`;
     const at = block.indexOf(mark);
+    const lineStart = block.lastIndexOf("\n", at) + 1;
     split = {
       proto: instance,
-      halves:
+      around:
         at >= 0 && block.indexOf(mark, at + 1) < 0
-          ? [block.slice(0, at + "priority ".length), block.slice(at + mark.length - 1)]
+          ? [block.slice(0, lineStart), block.slice(lineStart, at + "priority ".length), block.slice(at + mark.length)]
           : undefined,
     };
     splits.set(instance.name, split);
   }
-  if (split.halves === undefined || !equalButPriority(split.proto, instance)) return alone(view, instance);
-  return split.halves[0] + keepalivedToken(instance.priority) + split.halves[1];
+  if (split.around === undefined || !equalButPriority(split.proto, instance)) return [alone(view, instance)];
+  const [before, lead, after] = split.around;
+  const line = priorityLine(lead, instance.priority);
+  return before === ""
+    ? after === ""
+      ? [line]
+      : [line, after]
+    : after === ""
+      ? [before, line]
+      : [before, line, after];
 }
 
 /** The instance's block alone: the file with it and nothing else, less the file with nothing. */

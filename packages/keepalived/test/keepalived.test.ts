@@ -251,7 +251,15 @@ describe("generated configs", () => {
     const node = plan.nodes.find((n) => vipsOf(plan, n.name).length > 0);
     if (!node) throw new Error("the reference plan has no VIP carrier");
     const view = toKeepalivedView(plan, node);
-    const render = keepalivedConfRenderer();
+    const renderBlocks = keepalivedConfRenderer();
+    const render = (v: typeof view): string => {
+      const conf = renderBlocks(v);
+      if (typeof conf === "string") throw new Error("a multicast file comes in blocks");
+      // each block whole lines, keyed uniquely: what rollout's block delta relies on
+      for (const b of conf) for (const p of b.parts) expect(p.endsWith("\n")).toBe(true);
+      expect(new Set(conf.map((b) => b.key)).size).toBe(conf.length);
+      return conf.map((b) => b.parts.join("")).join("");
+    };
     expect(render(view)).toBe(renderKeepalivedConf(view));
     const first = view.instances[0];
     if (!first) throw new Error("no instance");

@@ -5,6 +5,14 @@
 // bounded at 8 edits runs first: the usual changed file (a priority, a name) needs no more, and skips the multiset.
 // The multiset counts only the lines that a linear walk in step (align) leaves unpaired: the same count of each
 // text is unmatched either way, and the walk pairs the bulk of a file whose changes are scattered, without hashing it.
+//
+// A file made of blocks (core's blockArtifact: keepalived.conf, one block per VRRP instance) is diffed block by
+// block without its text: blocks are paired by key, in order, and a pair's parts (whole lines each, shared between
+// files) are compared one by one; the line diff of two differing parts is worked out once per plan, however many
+// files repeat them.
+
+import { sameContent, sameParts } from "@clusterspec/core";
+import type { Artifact, ArtifactBlock } from "@clusterspec/core/types";
 import { diffArrays } from "diff";
 
 export interface LineDelta {
@@ -45,9 +53,138 @@ const range = (from: number, to: number): number[] =>
 export interface LineTable {
   readonly ids: Map<string, number>;
   readonly counts: number[];
+  /** The line count of each part of a blocked file (see blockDelta). */
+  readonly partLines: Map<string, number>;
+  /** The line delta between two parts, by old part then new part. */
+  readonly partDeltas: Map<string, Map<string, LineDelta>>;
 }
 
-export const lineTable = (): LineTable => ({ ids: new Map(), counts: [] });
+export const lineTable = (): LineTable => ({ ids: new Map(), counts: [], partLines: new Map(), partDeltas: new Map() });
+
+/**
+ * The lines a change adds to and removes from a file: block by block where both versions have blocks (or one is
+ * absent), else by their text.
+ */
+export function fileDelta(
+  oldFile: Artifact | undefined,
+  newFile: Artifact | undefined,
+  table: LineTable = lineTable(),
+): LineDelta {
+  if (sameContent(oldFile, newFile)) return NONE;
+  if ((oldFile === undefined || oldFile.blocks) && (newFile === undefined || newFile.blocks))
+    return blockDelta(oldFile?.blocks ?? [], newFile?.blocks ?? [], table);
+  return lineDelta(oldFile?.content, newFile?.content, table);
+}
+
+/**
+ * The line delta of two files made of blocks: the blocks paired by key are the longest run of keys in the same
+ * order on both sides; the lines of an unpaired block are all removed (or added); a pair whose parts line up is
+ * diffed part by part (each part pair's delta worked out once per table), otherwise as the two blocks' text. It is
+ * a line delta of the files' text (what it keeps is equal and in order), though across block boundaries it may
+ * name other occurrences of a repeated line than a diff of the whole text would.
+ */
+export function blockDelta(a: readonly ArtifactBlock[], b: readonly ArtifactBlock[], table: LineTable): LineDelta {
+  const at = new Map<string, number>();
+  b.forEach((block, j) => {
+    if (!at.has(block.key)) at.set(block.key, j);
+  });
+  const candidates: [number, number][] = [];
+  a.forEach((block, i) => {
+    const j = at.get(block.key);
+    if (j !== undefined) candidates.push([i, j]);
+  });
+  const added: number[] = [];
+  const removed: number[] = [];
+  let i = 0;
+  let j = 0;
+  let oldLine = 0;
+  let newLine = 0;
+  const drop = (block: ArtifactBlock) => {
+    for (let n = blockLines(block, table); n > 0; n--) removed.push(++oldLine);
+  };
+  const add = (block: ArtifactBlock) => {
+    for (let n = blockLines(block, table); n > 0; n--) added.push(++newLine);
+  };
+  const take = (d: LineDelta, oldLines: number, newLines: number) => {
+    for (const l of d.removed) removed.push(oldLine + l);
+    for (const l of d.added) added.push(newLine + l);
+    oldLine += oldLines;
+    newLine += newLines;
+  };
+  for (const [pi, pj] of increasingPairs(candidates)) {
+    while (i < pi) drop(a[i++] as ArtifactBlock);
+    while (j < pj) add(b[j++] as ArtifactBlock);
+    const p = (a[i++] as ArtifactBlock).parts;
+    const q = (b[j++] as ArtifactBlock).parts;
+    if (p.length === q.length)
+      for (let k = 0; k < p.length; k++) {
+        const x = p[k] as string;
+        const y = q[k] as string;
+        take(x === y ? NONE : partDelta(x, y, table), partLines(x, table), partLines(y, table));
+      }
+    else if (sameParts(p, q)) {
+      const n = partsLines(p, table);
+      take(NONE, n, n);
+    } else take(lineDelta(p.join(""), q.join(""), table), partsLines(p, table), partsLines(q, table));
+  }
+  while (i < a.length) drop(a[i++] as ArtifactBlock);
+  while (j < b.length) add(b[j++] as ArtifactBlock);
+  return { added, removed };
+}
+
+/** The longest subsequence of (i, j) pairs, given in increasing i, whose j increase too (patience sorting). */
+function increasingPairs(pairs: readonly (readonly [number, number])[]): (readonly [number, number])[] {
+  const tails: number[] = []; // tails[k]: index in pairs of the smallest last j of an increasing run of length k + 1
+  const previous = new Int32Array(pairs.length);
+  for (let k = 0; k < pairs.length; k++) {
+    const j = (pairs[k] as readonly [number, number])[1];
+    let lo = 0;
+    let hi = tails.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((pairs[tails[mid] as number] as readonly [number, number])[1] < j) lo = mid + 1;
+      else hi = mid;
+    }
+    previous[k] = lo > 0 ? (tails[lo - 1] as number) : -1;
+    tails[lo] = k;
+  }
+  const out: (readonly [number, number])[] = [];
+  for (let k = tails.length > 0 ? (tails[tails.length - 1] as number) : -1; k >= 0; k = previous[k] as number)
+    out.push(pairs[k] as readonly [number, number]);
+  return out.reverse();
+}
+
+function partLines(part: string, table: LineTable): number {
+  let n = table.partLines.get(part);
+  if (n === undefined) {
+    n = 0;
+    for (let at = part.indexOf("\n"); at >= 0; at = part.indexOf("\n", at + 1)) n++;
+    table.partLines.set(part, n);
+  }
+  return n;
+}
+
+function partsLines(parts: readonly string[], table: LineTable): number {
+  let n = 0;
+  for (const p of parts) n += partLines(p, table);
+  return n;
+}
+
+const blockLines = (block: ArtifactBlock, table: LineTable): number => partsLines(block.parts, table);
+
+function partDelta(x: string, y: string, table: LineTable): LineDelta {
+  let byNew = table.partDeltas.get(x);
+  if (byNew === undefined) {
+    byNew = new Map();
+    table.partDeltas.set(x, byNew);
+  }
+  let d = byNew.get(y);
+  if (d === undefined) {
+    d = lineDelta(x, y, table);
+    byNew.set(y, d);
+  }
+  return d;
+}
 
 export function lineDelta(
   oldText: string | undefined,

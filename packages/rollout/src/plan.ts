@@ -2,7 +2,7 @@
 // caller passes both trees (validated spec, plan, shipped artifacts), the per-node planners (keepalived, netifrc),
 // and, for the files and lines of each spec change and the spec lines of the messages, a regenerate callback and a
 // line lookup (rollout imports no generator and reads no text).
-import { toDotPath } from "@clusterspec/core";
+import { contentLength, sameContent, toDotPath } from "@clusterspec/core";
 import type { Artifact, ClusterSpec } from "@clusterspec/core/types";
 import { clusterSteps, hostSteps, planned, unknownNodeFile } from "./file-steps.js";
 import {
@@ -14,7 +14,7 @@ import {
   readyzOf,
   type Step,
 } from "./kubeadm-steps.js";
-import { type LineDelta, type LineTable, lineDelta, lineTable } from "./lines.js";
+import { fileDelta, type LineDelta, type LineTable, lineTable } from "./lines.js";
 import type { NodeStepPlanner, TreeSide } from "./node-steps.js";
 import { type LineOf, notInPlaceChanges } from "./not-in-place.js";
 import { applyEdit, diffSpecs, editNew, editOld, editPath, revertEdit, type SpecEdit } from "./spec-diff.js";
@@ -47,10 +47,10 @@ export function planChanges(
   context: ChangeContext = {},
 ): ChangePlan {
   const lineOf: LineOf = context.lineOf ?? (() => undefined);
-  const oldFiles = new Map(old.artifacts.map((a) => [a.path, a.content]));
-  const newFiles = new Map(next.artifacts.map((a) => [a.path, a.content]));
+  const oldFiles = new Map(old.artifacts.map((a) => [a.path, a]));
+  const newFiles = new Map(next.artifacts.map((a) => [a.path, a]));
   const changed = [...new Set([...oldFiles.keys(), ...newFiles.keys()])]
-    .filter((p) => oldFiles.get(p) !== newFiles.get(p))
+    .filter((p) => !sameContent(oldFiles.get(p), newFiles.get(p)))
     .sort();
 
   const edits = diffSpecs(old.spec, next.spec);
@@ -217,8 +217,8 @@ function describeChanges(
   old: TreeSide,
   next: TreeSide,
   changed: readonly string[],
-  oldFiles: ReadonlyMap<string, string>,
-  newFiles: ReadonlyMap<string, string>,
+  oldFiles: ReadonlyMap<string, Artifact>,
+  newFiles: ReadonlyMap<string, Artifact>,
   lineOf: LineOf,
   context: ChangeContext,
 ): SpecChange[] {
@@ -228,7 +228,7 @@ function describeChanges(
   const overall = (p: string): LineDelta => {
     let d = deltas.get(p);
     if (!d) {
-      d = lineDelta(oldFiles.get(p), newFiles.get(p), table);
+      d = fileDelta(oldFiles.get(p), newFiles.get(p), table);
       deltas.set(p, d);
     }
     return d;
@@ -248,7 +248,7 @@ function describeChanges(
     });
   const max = context.maxExactChanges ?? DEFAULT_MAX_EXACT;
   let treeBytes = 0;
-  for (const content of newFiles.values()) treeBytes += content.length;
+  for (const file of newFiles.values()) treeBytes += contentLength(file);
   const measure =
     edits.length > 1 &&
     edits.length <= max &&
@@ -282,8 +282,8 @@ function exactFiles(
   old: TreeSide,
   next: TreeSide,
   changed: readonly string[],
-  oldFiles: ReadonlyMap<string, string>,
-  newFiles: ReadonlyMap<string, string>,
+  oldFiles: ReadonlyMap<string, Artifact>,
+  newFiles: ReadonlyMap<string, Artifact>,
   context: ChangeContext,
   table: LineTable,
 ): Map<string, LineDelta> | undefined {
@@ -292,12 +292,12 @@ function exactFiles(
   const without = regenerate(revertEdit(next.spec, edit) as ClusterSpec);
   const alone = regenerate(applyEdit(old.spec, edit) as ClusterSpec);
   if (!without || !alone) return undefined;
-  const w = new Map(without.map((a) => [a.path, a.content]));
-  const o = new Map(alone.map((a) => [a.path, a.content]));
+  const w = new Map(without.map((a) => [a.path, a]));
+  const o = new Map(alone.map((a) => [a.path, a]));
   const out = new Map<string, LineDelta>();
   for (const p of changed) {
-    const added = lineDelta(w.get(p), newFiles.get(p), table).added;
-    const removed = lineDelta(oldFiles.get(p), o.get(p), table).removed;
+    const added = fileDelta(w.get(p), newFiles.get(p), table).added;
+    const removed = fileDelta(oldFiles.get(p), o.get(p), table).removed;
     if (added.length > 0 || removed.length > 0) out.set(p, { added, removed });
   }
   return out;

@@ -6,11 +6,13 @@
 // that set takes the new config, and the others start again on it. Every move is predicted by core's failover
 // model (simulateFailover's rules) over the configs that are live at that moment, kept incrementally (holders.ts).
 import {
+  type Artifact,
   type ClusterPlan,
   type IpFamily,
   instanceAddresses,
   instanceFamilies,
   ipFamily,
+  sameContent,
   takeoverBounds,
   vipLabel,
 } from "@clusterspec/core";
@@ -77,21 +79,21 @@ export interface KeepalivedRollout {
 
 const KEEPALIVED_DIR = /^nodes\/([^/]+)\/etc\/keepalived\/(.+)$/;
 
-/** node → (path → content) of its etc/keepalived files. */
-function keepalivedFiles(artifacts: TreeSide["artifacts"]): Map<string, Map<string, string>> {
-  const out = new Map<string, Map<string, string>>();
+/** node → (path → artifact) of its etc/keepalived files. */
+function keepalivedFiles(artifacts: TreeSide["artifacts"]): Map<string, Map<string, Artifact>> {
+  const out = new Map<string, Map<string, Artifact>>();
   for (const a of artifacts) {
     const m = KEEPALIVED_DIR.exec(a.path);
     if (!m?.[1]) continue;
-    const files = out.get(m[1]) ?? new Map<string, string>();
-    files.set(a.path, a.content);
+    const files = out.get(m[1]) ?? new Map<string, Artifact>();
+    files.set(a.path, a);
     out.set(m[1], files);
   }
   return out;
 }
 
-const sameFiles = (a: ReadonlyMap<string, string> | undefined, b: ReadonlyMap<string, string> | undefined) =>
-  a !== undefined && b !== undefined && a.size === b.size && [...a].every(([p, c]) => b.get(p) === c);
+const sameFiles = (a: ReadonlyMap<string, Artifact> | undefined, b: ReadonlyMap<string, Artifact> | undefined) =>
+  a !== undefined && b !== undefined && a.size === b.size && [...a].every(([p, c]) => sameContent(b.get(p), c));
 
 /** The plan's instances by VIP address, built once per plan: every node carrying a VIP runs the same instance. */
 const instanceIndex = new WeakMap<ClusterPlan, Map<string, Instance>>();
@@ -300,9 +302,15 @@ export function planKeepalivedRollout(old: TreeSide, next: TreeSide): Keepalived
   // A password changed behind the files (a review tree writes the same placeholder for any reference): the node
   // still reloads, with the files written --with-secrets.
   const passwordChanged = passwordKey(old.plan) !== passwordKey(next.plan);
-  const changed = (n: string) =>
-    !sameFiles(oldFiles.get(n), newFiles.get(n)) ||
-    (passwordChanged && (oldCfg.get(n)?.length ?? 0) > 0 && (newCfg.get(n)?.length ?? 0) > 0);
+  // once per node: the greedy below asks for every candidate in every round
+  const changedNodes = new Set(
+    nodes.filter(
+      (n) =>
+        !sameFiles(oldFiles.get(n), newFiles.get(n)) ||
+        (passwordChanged && (oldCfg.get(n)?.length ?? 0) > 0 && (newCfg.get(n)?.length ?? 0) > 0),
+    ),
+  );
+  const changed = (n: string) => changedNodes.has(n);
   const actionOf = (n: string): Action | undefined =>
     !changed(n) ? undefined : !oldFiles.has(n) ? "start" : !newFiles.has(n) ? "stop" : "reload";
 

@@ -2,7 +2,7 @@
 // one step, a readiness check after each step that takes a control plane down, steps numbered in order; and the
 // structural diff's edits each apply alone and revert alone.
 
-import { resolvePlan } from "@clusterspec/core";
+import { type ArtifactBlock, blockArtifact, resolvePlan } from "@clusterspec/core";
 import { arbClusterSpec, mustValidate } from "@clusterspec/core/testing";
 import type { ClusterSpec } from "@clusterspec/core/types";
 import { renderArtifacts } from "clusterspec";
@@ -10,7 +10,7 @@ import { diffArrays } from "diff";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { planChanges, type TreeSide } from "../src/index.js";
-import { type LineDelta, lineDelta, lineTable } from "../src/lines.js";
+import { blockDelta, fileDelta, type LineDelta, lineDelta, lineTable } from "../src/lines.js";
 import { applyEdit, deepEqual, diffSpecs, revertEdit } from "../src/spec-diff.js";
 
 type Mutable = Record<string, any>;
@@ -363,5 +363,107 @@ describe("the line delta", () => {
     const d = lineDelta(`${old}\nend\n`, `${next}\nend\n`);
     expect(d.added).toEqual(Array.from({ length: 80 }, (_, k) => 250 * k + 250));
     expect(d.removed).toEqual(Array.from({ length: 80 }, (_, k) => 250 * k + 1));
+  });
+});
+
+describe("the block delta", () => {
+  // Blocks as keepalived's renderer makes them: a key per block, each part whole lines, parts repeated across blocks
+  // and files (so the per-table cache of part deltas is exercised).
+  const arbPart = fc
+    .array(fc.constantFrom("}", "", "state BACKUP", "priority 1", "priority 2", "# comment"), {
+      minLength: 1,
+      maxLength: 4,
+    })
+    .map((lines) => `${lines.join("\n")}\n`);
+  const arbBlocks = fc
+    .uniqueArray(
+      fc.record({ key: fc.constantFrom("#head", "a", "b", "c", "d", "e"), parts: fc.array(arbPart, { maxLength: 3 }) }),
+      {
+        selector: (b) => b.key,
+        maxLength: 6,
+      },
+    )
+    .map((blocks): ArtifactBlock[] => blocks);
+  const text = (blocks: readonly ArtifactBlock[]) => blocks.map((b) => b.parts.join("")).join("");
+  const lines = (t: string) => (t === "" ? [] : t.slice(0, -1).split("\n"));
+
+  it("is a line delta of the joined texts: what it keeps is equal and in order, numbered in each file", () => {
+    fc.assert(
+      fc.property(arbBlocks, arbBlocks, (x, y) => {
+        const d = blockDelta(x, y, lineTable());
+        const a = lines(text(x));
+        const b = lines(text(y));
+        for (const [found, length] of [
+          [d.removed, a.length],
+          [d.added, b.length],
+        ] as const) {
+          expect([...found].sort((m, n) => m - n)).toEqual(found);
+          expect(new Set(found).size).toBe(found.length);
+          expect(found.every((l) => l >= 1 && l <= length)).toBe(true);
+        }
+        expect(a.filter((_, i) => !d.removed.includes(i + 1))).toEqual(b.filter((_, i) => !d.added.includes(i + 1)));
+        // the same text cut into other blocks is no change (fileDelta asks sameContent first)
+        if (text(x) === text(y))
+          expect(fileDelta(blockArtifact("f", x), blockArtifact("f", y))).toEqual({ added: [], removed: [] });
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("leaves a block that is the same on both sides, in the same order of keys, untouched", () => {
+    fc.assert(
+      fc.property(arbBlocks, fc.array(fc.option(arbPart, { nil: undefined }), { maxLength: 6 }), (x, edits) => {
+        // y: x with some parts of some blocks replaced, same keys in the same order
+        const y = x.map((block, i) => {
+          const e = edits[i];
+          return e === undefined || block.parts.length === 0
+            ? block
+            : { ...block, parts: [e, ...block.parts.slice(1)] };
+        });
+        const d = blockDelta(x, y, lineTable());
+        let oldLine = 0;
+        let newLine = 0;
+        x.forEach((block, i) => {
+          const n = lines(block.parts.join("")).length;
+          const m = lines((y[i] as ArtifactBlock).parts.join("")).length;
+          if (block.parts.join("") === (y[i] as ArtifactBlock).parts.join("")) {
+            for (let k = 1; k <= n; k++) {
+              expect(d.removed).not.toContain(oldLine + k);
+              expect(d.added).not.toContain(newLine + k);
+            }
+          }
+          oldLine += n;
+          newLine += m;
+        });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("answers the same with one table shared by many files as with a fresh one each, and as fileDelta", () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(arbBlocks, arbBlocks), { minLength: 1, maxLength: 6 }), (files) => {
+        const table = lineTable();
+        for (const [x, y] of files) {
+          const fresh = blockDelta(x, y, lineTable());
+          expect(blockDelta(x, y, table)).toEqual(fresh);
+          expect(fileDelta(blockArtifact("f", x), blockArtifact("f", y), table)).toEqual(fresh);
+        }
+        expect(table.counts.every((c) => c === 0)).toBe(true);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("diffs by text when either side has no blocks, and counts an added or removed file's lines from its blocks", () => {
+    const blocks: ArtifactBlock[] = [
+      { key: "#head", parts: ["global_defs {\n", "}\n"] },
+      { key: "a", parts: ["vrrp_instance a {\n", "    priority 2\n", "}\n"] },
+    ];
+    const file = blockArtifact("f", blocks);
+    const plain = { path: "f", content: "global_defs {\n}\nvrrp_instance a {\n    priority 3\n}\n" };
+    expect(fileDelta(file, plain)).toEqual(lineDelta(file.content, plain.content));
+    expect(fileDelta(undefined, file)).toEqual({ added: [1, 2, 3, 4, 5], removed: [] });
+    expect(fileDelta(file, undefined)).toEqual({ added: [], removed: [1, 2, 3, 4, 5] });
   });
 });

@@ -1,0 +1,74 @@
+// Files made of blocks (blockArtifact): their text is the blocks' parts joined, and comparing two of them never
+// needs that text but must answer as comparing it would.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { type ArtifactBlock, blockArtifact, contentLength, sameContent, sameParts } from "../src/index.js";
+
+/** Texts cut into parts anywhere, so that equal texts often come in different parts. */
+const arbParts = fc.array(fc.constantFrom("a", "b", "\n", "ab\n", "ba"), { maxLength: 12 }).chain((pieces) =>
+  fc.array(fc.boolean(), { minLength: pieces.length, maxLength: pieces.length }).map((cuts) => {
+    const parts: string[] = [];
+    let current = "";
+    pieces.forEach((p, i) => {
+      current += p;
+      if (cuts[i]) {
+        parts.push(current);
+        current = "";
+      }
+    });
+    if (current !== "") parts.push(current);
+    return parts;
+  }),
+);
+
+const arbBlocks = fc.array(fc.record({ key: fc.constantFrom("#head", "a", "b", "c"), parts: arbParts }), {
+  maxLength: 5,
+}) as fc.Arbitrary<ArtifactBlock[]>;
+
+const text = (blocks: readonly ArtifactBlock[]) => blocks.map((b) => b.parts.join("")).join("");
+
+describe("files made of blocks", () => {
+  it("compare parts as their joined text, however they are cut", () => {
+    fc.assert(
+      fc.property(arbParts, arbParts, (a, b) => {
+        expect(sameParts(a, b)).toBe(a.join("") === b.join(""));
+        expect(sameParts(a, [a.join("")])).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("have the blocks' text as content, and compare as that text does (with or without blocks on either side)", () => {
+    fc.assert(
+      fc.property(arbBlocks, arbBlocks, fc.boolean(), (x, y, plain) => {
+        const a = blockArtifact("f", x);
+        const b = plain ? { path: "f", content: text(y) } : blockArtifact("f", y);
+        expect(a.content).toBe(text(x));
+        expect(contentLength(a)).toBe(text(x).length);
+        expect(sameContent(a, b)).toBe(text(x) === text(y));
+        expect(
+          sameContent(
+            a,
+            blockArtifact(
+              "f",
+              x.map((block) => ({ ...block, parts: [...block.parts] })),
+            ),
+          ),
+        ).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("join the content once, on first read, and carry mode and secret", () => {
+    const parts = ["x\n", "y\n"];
+    const a = blockArtifact("f", [{ key: "k", parts }], { mode: 0o600, secret: true });
+    expect(a).toMatchObject({ path: "f", mode: 0o600, secret: true });
+    expect(a.content).toBe("x\ny\n");
+    expect(a.content).toBe(a.content);
+    // a copy (spread) carries the text itself
+    expect({ ...a }.content).toBe("x\ny\n");
+    expect(sameContent(a, undefined)).toBe(false);
+    expect(sameContent(undefined, undefined)).toBe(true);
+  });
+});
