@@ -204,19 +204,30 @@ function summarizeOverlays(
 
 const byPath = (a: Artifact, b: Artifact) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 
-/** LF lines, the last one ended; a file of blocks part by part (each part whole lines), without joining it. */
-function linesWellFormed(a: Artifact): boolean {
+/**
+ * LF lines, the last one ended; a file of blocks part by part (each part whole lines), without joining it, and each
+ * part once however many files share it (`checked`).
+ */
+function linesWellFormed(a: Artifact, checked: Set<string>): boolean {
   if (a.blocks === undefined) return a.content.endsWith("\n") && !a.content.includes("\r");
-  return a.blocks.every((b) => b.parts.every((p) => p.endsWith("\n") && !p.includes("\r")));
+  for (const b of a.blocks)
+    for (const p of b.parts) {
+      if (checked.has(p)) continue;
+      if (!p.endsWith("\n") || p.includes("\r")) return false;
+      checked.add(p);
+    }
+  return true;
 }
 
 function assertWellFormed(artifacts: readonly Artifact[]): void {
   const seen = new Set<string>();
+  const checked = new Set<string>();
   for (const a of artifacts) {
     if (seen.has(a.path)) throw new InternalError(`two artifacts share the path ${a.path}`);
     if (a.path.startsWith("/") || a.path.split("/").some((p) => p === ".." || p === "." || p === ""))
       throw new InternalError(`artifact path ${a.path} is not a clean relative path`);
-    if (!linesWellFormed(a)) throw new InternalError(`artifact ${a.path} must use LF and end with one newline`);
+    if (!linesWellFormed(a, checked))
+      throw new InternalError(`artifact ${a.path} must use LF and end with one newline`);
     seen.add(a.path);
   }
 }

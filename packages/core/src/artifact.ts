@@ -57,10 +57,29 @@ export function blockArtifact(
   };
 }
 
+/**
+ * Parts found equal, an old tree's part → the new tree's: files share their parts (the same string objects), so a
+ * caller comparing two trees passes one of these and each pair's text is compared once, not once per file.
+ */
+export type EqualParts = Map<string, string>;
+
+function samePart(x: string, y: string, equal: EqualParts | undefined): boolean {
+  if (equal === undefined) return x === y;
+  // the same objects as last time: two pointer comparisons, no text
+  if (equal.get(x) === y) return true;
+  if (x !== y) return false;
+  equal.set(x, y);
+  return true;
+}
+
 /** Whether two parts lists are the same text, without joining them (their boundaries may differ). */
-export function sameParts(a: readonly string[], b: readonly string[]): boolean {
+export function sameParts(a: readonly string[], b: readonly string[], equal?: EqualParts): boolean {
   if (a === b) return true;
-  if (a.length === b.length && a.every((p, i) => p === b[i])) return true;
+  if (a.length === b.length) {
+    let k = 0;
+    while (k < a.length && samePart(a[k] as string, b[k] as string, equal)) k++;
+    if (k === a.length) return true;
+  }
   let i = 0;
   let j = 0;
   let at = 0; // offset in a[i]
@@ -78,14 +97,20 @@ export function sameParts(a: readonly string[], b: readonly string[]): boolean {
   }
 }
 
-/** Whether two versions of a file have the same text: block by block where both have blocks, else their content. */
-export function sameContent(a: Artifact | undefined, b: Artifact | undefined): boolean {
+/**
+ * Whether two versions of a file have the same text: block by block where both have blocks, else their content.
+ * `equal`: see EqualParts.
+ */
+export function sameContent(a: Artifact | undefined, b: Artifact | undefined, equal?: EqualParts): boolean {
   if (a === b) return true;
   if (a === undefined || b === undefined) return false;
   const x = a.blocks;
   const y = b.blocks;
   if (x === undefined || y === undefined) return a.content === b.content;
-  if (x.length === y.length && x.every((block, i) => block.key === y[i]?.key && sameParts(block.parts, y[i].parts)))
+  if (
+    x.length === y.length &&
+    x.every((block, i) => block.key === y[i]?.key && sameParts(block.parts, y[i].parts, equal))
+  )
     return true;
   // the same text may be cut into other blocks (or keys)
   return (
@@ -97,11 +122,17 @@ export function sameContent(a: Artifact | undefined, b: Artifact | undefined): b
   );
 }
 
-/** The content's length in UTF-16 units, without joining blocks. */
+const blocksLength = new WeakMap<readonly ArtifactBlock[], number>();
+
+/** The content's length in UTF-16 units, without joining blocks (summed once per file). */
 export function contentLength(a: Artifact): number {
   if (a.blocks === undefined) return a.content.length;
-  let n = 0;
-  for (const b of a.blocks) for (const p of b.parts) n += p.length;
+  let n = blocksLength.get(a.blocks);
+  if (n === undefined) {
+    n = 0;
+    for (const b of a.blocks) for (const p of b.parts) n += p.length;
+    blocksLength.set(a.blocks, n);
+  }
   return n;
 }
 

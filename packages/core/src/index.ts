@@ -5,6 +5,7 @@ export {
   type ArtifactSchemaId,
   blockArtifact,
   contentLength,
+  type EqualParts,
   type Generator,
   generatedMarker,
   type SchemaProblem,

@@ -5,6 +5,7 @@ export type {
   ArtifactBlock,
   ArtifactChecker,
   ArtifactSchemaId,
+  EqualParts,
   Generator,
   SchemaProblem,
 } from "./artifact.js";

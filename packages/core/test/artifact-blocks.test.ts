@@ -2,7 +2,14 @@
 // needs that text but must answer as comparing it would.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type ArtifactBlock, blockArtifact, contentLength, sameContent, sameParts } from "../src/index.js";
+import {
+  type ArtifactBlock,
+  blockArtifact,
+  contentLength,
+  type EqualParts,
+  sameContent,
+  sameParts,
+} from "../src/index.js";
 
 /** Texts cut into parts anywhere, so that equal texts often come in different parts. */
 const arbParts = fc.array(fc.constantFrom("a", "b", "\n", "ab\n", "ba"), { maxLength: 12 }).chain((pieces) =>
@@ -57,6 +64,23 @@ describe("files made of blocks", () => {
         ).toBe(true);
       }),
       { numRuns: 500 },
+    );
+  });
+
+  it("answer the same with one EqualParts shared by many comparisons as without", () => {
+    // a tree's files share parts: the map remembers pairs found equal, and must never make unequal texts equal
+    fc.assert(
+      fc.property(fc.array(fc.tuple(arbBlocks, arbBlocks), { minLength: 1, maxLength: 8 }), (files) => {
+        const equal: EqualParts = new Map();
+        for (const [x, y] of files) {
+          expect(sameContent(blockArtifact("f", x), blockArtifact("f", y), equal)).toBe(text(x) === text(y));
+          for (const [i, block] of x.entries()) {
+            const other = y[i];
+            if (other) expect(sameParts(block.parts, other.parts, equal)).toBe(sameParts(block.parts, other.parts));
+          }
+        }
+      }),
+      { numRuns: 300 },
     );
   });
 

@@ -94,8 +94,10 @@ function instanceParts(
     splits.set(instance.name, split);
   }
   if (split.around === undefined || !equalButPriority(split.proto, instance)) return [alone(view, instance)];
-  const [before, lead, after] = split.around;
-  const line = priorityLine(lead, instance.priority);
+  const around = split.around;
+  const before = around[0];
+  const after = around[2];
+  const line = priorityLine(around[1], instance.priority);
   return before === ""
     ? after === ""
       ? [line]

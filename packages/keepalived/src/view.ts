@@ -164,6 +164,8 @@ interface VrrpIndex {
   readonly auth: InstanceView["auth"];
   readonly cpTracks: readonly string[];
   readonly externalTracks: readonly string[];
+  /** Each VIP's instance (and its IPv6 half's) without unicast, by its `shared` entry: filled as nodes ask. */
+  readonly multicastInstances: Map<object, InstanceView>;
   /** What every node's instance of a VIP shares, worked out once per VIP. */
   readonly shared: ReadonlyMap<
     PlannedVip,
@@ -234,6 +236,7 @@ function vrrpIndex(plan: ClusterPlan): VrrpIndex {
       ...(vrrp.uplinkCheck ? [UPLINK_SCRIPT_NAME] : []),
     ],
     shared,
+    multicastInstances: new Map(),
   };
   indexes.set(plan, index);
   return index;
@@ -283,45 +286,54 @@ export function toKeepalivedView(plan: ClusterPlan, node: PlannedNode): Keepaliv
   // and equal tracking keeps the pair's priorities, so its elections, identical.
   const cpTracks = hasControlPlane ? index.cpTracks : [];
   const externalTracks = index.externalTracks;
-  const instances = held.flatMap(({ vip, rank }): InstanceView[] => {
+  type Shared = { readonly comment: string; readonly name: string; readonly vip: string; readonly family: 4 | 6 };
+  const instance = (vip: PlannedVip, shared: Shared, priority: number): InstanceView => {
+    const family = shared.family;
+    // Peers only for unicast: with multicast they would cost O(R) per instance for nothing.
+    const peers = vrrp.unicast
+      ? vip.order.filter((n) => n !== node.name).map((n) => addressOn(index, n, vip.interface, family))
+      : [];
+    return {
+      comment: shared.comment,
+      name: shared.name,
+      state: vrrp.initialState,
+      iface: vip.interface,
+      vrid: vip.vrid,
+      version: family === 6 ? 3 : undefined,
+      priority,
+      advertInt: vrrp.advertInterval,
+      nopreempt: vrrp.nopreempt,
+      preemptDelay: preemptDelayFor(plan, vip.kind) || undefined,
+      auth,
+      unicast:
+        vrrp.unicast && peers.length > 0
+          ? { src: addressOn(index, node.name, vip.interface, family), peers }
+          : undefined,
+      vip: shared.vip,
+      trackScripts: vip.kind === "control-plane" ? cpTracks : externalTracks,
+      notify,
+    };
+  };
+  // Without unicast nothing in an instance but its priority is the node's: it is worked out once per VIP and plan
+  // (a node holding a control-plane VIP tracks cpTracks by definition), each node's a copy with its own priority.
+  const ofNode = (vip: PlannedVip, shared: Shared, priority: number): InstanceView => {
+    if (vrrp.unicast) return instance(vip, shared, priority);
+    let base = index.multicastInstances.get(shared);
+    if (base === undefined) {
+      base = instance(vip, shared, priority);
+      index.multicastInstances.set(shared, base);
+    }
+    return { ...base, priority };
+  };
+  const instances: InstanceView[] = [];
+  for (const { vip, rank } of held) {
     const priority = vip.priorities[rank];
     if (priority === undefined) throw new InternalError(`no priority for ${node.name} on ${vip.key}`);
     const same = index.shared.get(vip);
     if (!same) throw new InternalError(`${vip.key} is not in the plan`);
-    const one = (shared: {
-      readonly comment: string;
-      readonly name: string;
-      readonly vip: string;
-      readonly family: 4 | 6;
-    }): InstanceView => {
-      const family = shared.family;
-      // Peers only for unicast: with multicast they would cost O(R) per instance for nothing.
-      const peers = vrrp.unicast
-        ? vip.order.filter((n) => n !== node.name).map((n) => addressOn(index, n, vip.interface, family))
-        : [];
-      return {
-        comment: shared.comment,
-        name: shared.name,
-        state: vrrp.initialState,
-        iface: vip.interface,
-        vrid: vip.vrid,
-        version: family === 6 ? 3 : undefined,
-        priority,
-        advertInt: vrrp.advertInterval,
-        nopreempt: vrrp.nopreempt,
-        preemptDelay: preemptDelayFor(plan, vip.kind) || undefined,
-        auth,
-        unicast:
-          vrrp.unicast && peers.length > 0
-            ? { src: addressOn(index, node.name, vip.interface, family), peers }
-            : undefined,
-        vip: shared.vip,
-        trackScripts: vip.kind === "control-plane" ? cpTracks : externalTracks,
-        notify,
-      };
-    };
-    return [one(same), ...(same.pair6 && vip.pair6 ? [one(same.pair6)] : [])];
-  });
+    instances.push(ofNode(vip, same, priority));
+    if (same.pair6 && vip.pair6) instances.push(ofNode(vip, same.pair6, priority));
+  }
   const syncGroups = held.flatMap(({ vip }): SyncGroupView[] => {
     const same = index.shared.get(vip);
     if (!same?.pair6 || !vip.pair6) return [];

@@ -12,7 +12,7 @@
 // files repeat them.
 
 import { sameContent, sameParts } from "@clusterspec/core";
-import type { Artifact, ArtifactBlock } from "@clusterspec/core/types";
+import type { Artifact, ArtifactBlock, EqualParts } from "@clusterspec/core/types";
 import { diffArrays } from "diff";
 
 export interface LineDelta {
@@ -57,9 +57,17 @@ export interface LineTable {
   readonly partLines: Map<string, number>;
   /** The line delta between two parts, by old part then new part. */
   readonly partDeltas: Map<string, Map<string, LineDelta>>;
+  /** Parts found equal (core's EqualParts): shared by the plan's file comparisons. */
+  readonly equalParts: EqualParts;
 }
 
-export const lineTable = (): LineTable => ({ ids: new Map(), counts: [], partLines: new Map(), partDeltas: new Map() });
+export const lineTable = (): LineTable => ({
+  ids: new Map(),
+  counts: [],
+  partLines: new Map(),
+  partDeltas: new Map(),
+  equalParts: new Map(),
+});
 
 /**
  * The lines a change adds to and removes from a file: block by block where both versions have blocks (or one is
@@ -70,7 +78,7 @@ export function fileDelta(
   newFile: Artifact | undefined,
   table: LineTable = lineTable(),
 ): LineDelta {
-  if (sameContent(oldFile, newFile)) return NONE;
+  if (sameContent(oldFile, newFile, table.equalParts)) return NONE;
   if ((oldFile === undefined || oldFile.blocks) && (newFile === undefined || newFile.blocks))
     return blockDelta(oldFile?.blocks ?? [], newFile?.blocks ?? [], table);
   return lineDelta(oldFile?.content, newFile?.content, table);
@@ -120,9 +128,13 @@ export function blockDelta(a: readonly ArtifactBlock[], b: readonly ArtifactBloc
       for (let k = 0; k < p.length; k++) {
         const x = p[k] as string;
         const y = q[k] as string;
-        take(x === y ? NONE : partDelta(x, y, table), partLines(x, table), partLines(y, table));
+        take(
+          sameParts([x], [y], table.equalParts) ? NONE : partDelta(x, y, table),
+          partLines(x, table),
+          partLines(y, table),
+        );
       }
-    else if (sameParts(p, q)) {
+    else if (sameParts(p, q, table.equalParts)) {
       const n = partsLines(p, table);
       take(NONE, n, n);
     } else take(lineDelta(p.join(""), q.join(""), table), partsLines(p, table), partsLines(q, table));

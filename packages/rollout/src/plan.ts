@@ -49,12 +49,14 @@ export function planChanges(
   const lineOf: LineOf = context.lineOf ?? (() => undefined);
   const oldFiles = new Map(old.artifacts.map((a) => [a.path, a]));
   const newFiles = new Map(next.artifacts.map((a) => [a.path, a]));
+  // one count table for every file's line delta and comparison: the files repeat each other's lines (lines.ts)
+  const table = lineTable();
   const changed = [...new Set([...oldFiles.keys(), ...newFiles.keys()])]
-    .filter((p) => !sameContent(oldFiles.get(p), newFiles.get(p)))
+    .filter((p) => !sameContent(oldFiles.get(p), newFiles.get(p), table.equalParts))
     .sort();
 
   const edits = diffSpecs(old.spec, next.spec);
-  const specChanges = describeChanges(edits, old, next, changed, oldFiles, newFiles, lineOf, context);
+  const specChanges = describeChanges(edits, old, next, changed, oldFiles, newFiles, lineOf, context, table);
 
   const external = planners.map((p) => p(old, next));
   const checks = notInPlaceChanges(old, next, lineOf);
@@ -221,10 +223,9 @@ function describeChanges(
   newFiles: ReadonlyMap<string, Artifact>,
   lineOf: LineOf,
   context: ChangeContext,
+  table: LineTable,
 ): SpecChange[] {
   const deltas = new Map<string, LineDelta>();
-  // one count table for every file's line delta: the files repeat each other's lines (lines.ts)
-  const table = lineTable();
   const overall = (p: string): LineDelta => {
     let d = deltas.get(p);
     if (!d) {

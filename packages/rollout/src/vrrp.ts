@@ -8,6 +8,7 @@
 import {
   type Artifact,
   type ClusterPlan,
+  type EqualParts,
   type IpFamily,
   instanceAddresses,
   instanceFamilies,
@@ -92,8 +93,12 @@ function keepalivedFiles(artifacts: TreeSide["artifacts"]): Map<string, Map<stri
   return out;
 }
 
-const sameFiles = (a: ReadonlyMap<string, Artifact> | undefined, b: ReadonlyMap<string, Artifact> | undefined) =>
-  a !== undefined && b !== undefined && a.size === b.size && [...a].every(([p, c]) => sameContent(b.get(p), c));
+const sameFiles = (
+  a: ReadonlyMap<string, Artifact> | undefined,
+  b: ReadonlyMap<string, Artifact> | undefined,
+  equal: EqualParts,
+) =>
+  a !== undefined && b !== undefined && a.size === b.size && [...a].every(([p, c]) => sameContent(c, b.get(p), equal));
 
 /** The plan's instances by VIP address, built once per plan: every node carrying a VIP runs the same instance. */
 const instanceIndex = new WeakMap<ClusterPlan, Map<string, Instance>>();
@@ -303,10 +308,11 @@ export function planKeepalivedRollout(old: TreeSide, next: TreeSide): Keepalived
   // still reloads, with the files written --with-secrets.
   const passwordChanged = passwordKey(old.plan) !== passwordKey(next.plan);
   // once per node: the greedy below asks for every candidate in every round
+  const equalParts: EqualParts = new Map();
   const changedNodes = new Set(
     nodes.filter(
       (n) =>
-        !sameFiles(oldFiles.get(n), newFiles.get(n)) ||
+        !sameFiles(oldFiles.get(n), newFiles.get(n), equalParts) ||
         (passwordChanged && (oldCfg.get(n)?.length ?? 0) > 0 && (newCfg.get(n)?.length ?? 0) > 0),
     ),
   );
