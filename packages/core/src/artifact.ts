@@ -63,7 +63,8 @@ export function blockArtifact(
  */
 export type EqualParts = Map<string, string>;
 
-function samePart(x: string, y: string, equal: EqualParts | undefined): boolean {
+/** Whether two parts are the same text (see EqualParts). */
+export function samePart(x: string, y: string, equal?: EqualParts): boolean {
   if (equal === undefined) return x === y;
   // the same objects as last time: two pointer comparisons, no text
   if (equal.get(x) === y) return true;

@@ -10,6 +10,7 @@ export {
   generatedMarker,
   type SchemaProblem,
   sameContent,
+  samePart,
   sameParts,
 } from "./artifact.js";
 export {

@@ -16,8 +16,8 @@ import type { InstanceView, KeepalivedView } from "./view.js";
 const PLACEHOLDER = 987654321;
 
 /** The keys of the blocks around the instances: not instance names, which never hold a `#` (it starts a comment). */
-export const HEAD_BLOCK = "#head";
-export const SYNC_GROUPS_BLOCK = "#sync-groups";
+const HEAD_BLOCK = "#head";
+const SYNC_GROUPS_BLOCK = "#sync-groups";
 
 interface Split {
   /** The instance this block was rendered from: a later instance reuses the block only if equal to it but for priority. */
@@ -95,16 +95,8 @@ function instanceParts(
   }
   if (split.around === undefined || !equalButPriority(split.proto, instance)) return [alone(view, instance)];
   const around = split.around;
-  const before = around[0];
-  const after = around[2];
-  const line = priorityLine(around[1], instance.priority);
-  return before === ""
-    ? after === ""
-      ? [line]
-      : [line, after]
-    : after === ""
-      ? [before, line]
-      : [before, line, after];
+  // every part is whole lines: an instance that starts or ends at its priority line has no part there
+  return [around[0], priorityLine(around[1], instance.priority), around[2]].filter((part) => part !== "");
 }
 
 /** The instance's block alone: the file with it and nothing else, less the file with nothing. */

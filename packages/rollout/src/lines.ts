@@ -11,7 +11,7 @@
 // files) are compared one by one; the line diff of two differing parts is worked out once per plan, however many
 // files repeat them.
 
-import { sameContent, sameParts } from "@clusterspec/core";
+import { sameContent, samePart, sameParts } from "@clusterspec/core";
 import type { Artifact, ArtifactBlock, EqualParts } from "@clusterspec/core/types";
 import { diffArrays } from "diff";
 
@@ -129,7 +129,7 @@ export function blockDelta(a: readonly ArtifactBlock[], b: readonly ArtifactBloc
         const x = p[k] as string;
         const y = q[k] as string;
         take(
-          sameParts([x], [y], table.equalParts) ? NONE : partDelta(x, y, table),
+          samePart(x, y, table.equalParts) ? NONE : partDelta(x, y, table),
           partLines(x, table),
           partLines(y, table),
         );
