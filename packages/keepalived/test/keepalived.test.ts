@@ -3,9 +3,12 @@ import {
   type ClusterPlan,
   checkSecretValues,
   holderMap,
+  IDENTITIES_FILE,
+  identitiesOf,
   loadSpread,
   resolvePlan,
   simulateFailover,
+  stableJson,
   validateSpec,
   worstTwoCarrierFailure,
 } from "@clusterspec/core";
@@ -241,6 +244,27 @@ describe("generated configs", () => {
           checked++;
         }
         expect(checked).toBe(new Set(p.vips.flatMap((v) => v.order)).size);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it("cuts identities.json into blocks, one per VIP, whose text is stableJson's", () => {
+    fc.assert(
+      fc.property(arbPlan(), (p) => {
+        const file = generateKeepalived(p).find((a) => a.path === IDENTITIES_FILE);
+        if (!file?.blocks) throw new Error("identities.json comes in blocks");
+        expect(file.content).toBe(stableJson(identitiesOf(p.vips)));
+        // each block whole lines, keyed uniquely (what rollout's block delta pairs by): the head, a VIP each, the tail
+        for (const b of file.blocks) for (const part of b.parts) expect(part.endsWith("\n")).toBe(true);
+        expect(new Set(file.blocks.map((b) => b.key)).size).toBe(file.blocks.length);
+        expect(file.blocks.map((b) => b.key)).toEqual([
+          "#head",
+          ...Object.keys(identitiesOf(p.vips).vips)
+            .sort()
+            .map((address) => `    ${JSON.stringify(address)}: [\n`),
+          "#tail",
+        ]);
       }),
       { numRuns: 60 },
     );

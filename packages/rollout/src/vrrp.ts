@@ -337,11 +337,12 @@ export function planKeepalivedRollout(old: TreeSide, next: TreeSide): Keepalived
     const plan = next.plan; // the timings read only the VRRP settings, the new tree's
     const moves: VipMove[] = [];
     let settle = 0;
-    for (const [k, address] of vips.entries()) {
-      const vip = { address, kind: model.vips.get(address)?.kind };
+    for (let k = 0; k < vips.length; k++) {
+      const address = vips[k] as string;
       const from = holders.get(address);
       const to = after[k];
       if (from === to) continue;
+      const vip = { address, kind: model.vips.get(address)?.kind };
       const toPriority = to === undefined ? undefined : model.priority(address, to, liveAfter(to));
       const bounds = takeoverBounds(plan, toPriority ?? 1, vip.kind);
       const down = bounds.death.max;
