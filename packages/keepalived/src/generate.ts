@@ -36,8 +36,8 @@ export function generateKeepalived(plan: ClusterPlan, scope?: ArtifactScope): Ar
   return [...identities, ...nodeArtifacts(plan, nodes)];
 }
 
-/** An entry of identities.json's `vips`: its first line, four spaces in (the nodes are six in). */
-const VIP_ENTRY = /^ {4}"/;
+/** The start of an entry of identities.json's `vips`: four spaces in, where the nodes are six in. */
+const VIP_ENTRY = '\n    "';
 
 /**
  * identities.json, stableJson's text cut into blocks: the head, one block per VIP (keyed by its entry's first
@@ -46,21 +46,21 @@ const VIP_ENTRY = /^ {4}"/;
 function identitiesArtifact(plan: ClusterPlan): Artifact {
   const text = stableJson(identitiesOf(plan.vips));
   const blocks: ArtifactBlock[] = [];
+  const tail = text.lastIndexOf("\n  }") + 1; // the line that closes `vips` (0: no entries)
   let key = "#head";
   let start = 0;
-  for (let at = 0; at < text.length; ) {
-    const end = text.indexOf("\n", at) + 1 || text.length;
-    const line = text.slice(at, end);
-    const next = VIP_ENTRY.test(line) ? line : line.startsWith("  }") ? "#tail" : undefined;
-    if (next !== undefined && at > start) {
-      blocks.push({ key, parts: [text.slice(start, at)] });
-      start = at;
-    }
-    if (next !== undefined) key = next;
-    at = end;
+  for (let at = text.indexOf(VIP_ENTRY); at >= 0 && at < tail; at = text.indexOf(VIP_ENTRY, at + 1)) {
+    blocks.push({ key, parts: [text.slice(start, at + 1)] });
+    start = at + 1;
+    key = text.slice(start, text.indexOf("\n", start) + 1);
+  }
+  if (tail > start) {
+    blocks.push({ key, parts: [text.slice(start, tail)] });
+    [key, start] = ["#tail", tail];
   }
   blocks.push({ key, parts: [text.slice(start)] });
-  return blockArtifact(IDENTITIES_FILE, blocks);
+  // the text is at hand: content need not be joined from the blocks
+  return { path: IDENTITIES_FILE, content: text, blocks };
 }
 
 function nodeArtifacts(plan: ClusterPlan, nodes: readonly ClusterPlan["nodes"][number][]): Artifact[] {

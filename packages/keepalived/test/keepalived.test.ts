@@ -255,6 +255,8 @@ describe("generated configs", () => {
         const file = generateKeepalived(p).find((a) => a.path === IDENTITIES_FILE);
         if (!file?.blocks) throw new Error("identities.json comes in blocks");
         expect(file.content).toBe(stableJson(identitiesOf(p.vips)));
+        // what is written and what a change plan diffs are one text
+        expect(file.blocks.map((b) => b.parts.join("")).join("")).toBe(file.content);
         // each block whole lines, keyed uniquely (what rollout's block delta pairs by): the head, a VIP each, the tail
         for (const b of file.blocks) for (const part of b.parts) expect(part.endsWith("\n")).toBe(true);
         expect(new Set(file.blocks.map((b) => b.key)).size).toBe(file.blocks.length);
