@@ -59,7 +59,11 @@ export interface LineTable {
   readonly partDeltas: Map<string, Map<string, LineDelta>>;
   /** Parts found equal (core's EqualParts): shared by the plan's file comparisons. */
   readonly equalParts: EqualParts;
+  /** The last blocked file pair's keys and how its blocks paired: every carrier's keepalived.conf has the same keys. */
+  lastPairing?: { readonly a: readonly string[]; readonly b: readonly string[]; readonly pairs: readonly Pair[] };
 }
+
+type Pair = readonly [number, number];
 
 export const lineTable = (): LineTable => ({
   ids: new Map(),
@@ -92,15 +96,6 @@ export function fileDelta(
  * name other occurrences of a repeated line than a diff of the whole text would.
  */
 export function blockDelta(a: readonly ArtifactBlock[], b: readonly ArtifactBlock[], table: LineTable): LineDelta {
-  const at = new Map<string, number>();
-  b.forEach((block, j) => {
-    if (!at.has(block.key)) at.set(block.key, j);
-  });
-  const candidates: [number, number][] = [];
-  a.forEach((block, i) => {
-    const j = at.get(block.key);
-    if (j !== undefined) candidates.push([i, j]);
-  });
   const added: number[] = [];
   const removed: number[] = [];
   let i = 0;
@@ -119,7 +114,7 @@ export function blockDelta(a: readonly ArtifactBlock[], b: readonly ArtifactBloc
     oldLine += oldLines;
     newLine += newLines;
   };
-  for (const [pi, pj] of increasingPairs(candidates)) {
+  for (const [pi, pj] of pairing(a, b, table)) {
     while (i < pi) drop(a[i++] as ArtifactBlock);
     while (j < pj) add(b[j++] as ArtifactBlock);
     const p = (a[i++] as ArtifactBlock).parts;
@@ -128,11 +123,11 @@ export function blockDelta(a: readonly ArtifactBlock[], b: readonly ArtifactBloc
       for (let k = 0; k < p.length; k++) {
         const x = p[k] as string;
         const y = q[k] as string;
-        take(
-          samePart(x, y, table.equalParts) ? NONE : partDelta(x, y, table),
-          partLines(x, table),
-          partLines(y, table),
-        );
+        if (samePart(x, y, table.equalParts)) {
+          const n = partLines(x, table);
+          oldLine += n;
+          newLine += n;
+        } else take(partDelta(x, y, table), partLines(x, table), partLines(y, table));
       }
     else if (sameParts(p, q, table.equalParts)) {
       const n = partsLines(p, table);
@@ -142,6 +137,33 @@ export function blockDelta(a: readonly ArtifactBlock[], b: readonly ArtifactBloc
   while (i < a.length) drop(a[i++] as ArtifactBlock);
   while (j < b.length) add(b[j++] as ArtifactBlock);
   return { added, removed };
+}
+
+/**
+ * Which blocks pair: by key, the longest run of keys in the same order on both sides. The answer for the last pair
+ * of key lists is kept: a change plan's keepalived.conf files repeat them (300 files, 254 blocks each).
+ */
+function pairing(a: readonly ArtifactBlock[], b: readonly ArtifactBlock[], table: LineTable): readonly Pair[] {
+  const last = table.lastPairing;
+  if (last && sameKeys(a, last.a) && sameKeys(b, last.b)) return last.pairs;
+  const at = new Map<string, number>();
+  b.forEach((block, j) => {
+    if (!at.has(block.key)) at.set(block.key, j);
+  });
+  const candidates: [number, number][] = [];
+  a.forEach((block, i) => {
+    const j = at.get(block.key);
+    if (j !== undefined) candidates.push([i, j]);
+  });
+  const pairs = increasingPairs(candidates);
+  table.lastPairing = { a: a.map((block) => block.key), b: b.map((block) => block.key), pairs };
+  return pairs;
+}
+
+function sameKeys(blocks: readonly ArtifactBlock[], keys: readonly string[]): boolean {
+  if (blocks.length !== keys.length) return false;
+  for (let i = 0; i < keys.length; i++) if ((blocks[i] as ArtifactBlock).key !== keys[i]) return false;
+  return true;
 }
 
 /** The longest subsequence of (i, j) pairs, given in increasing i, whose j increase too (patience sorting). */
