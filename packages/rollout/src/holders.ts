@@ -14,9 +14,13 @@ const priorityIndex = new WeakMap<ClusterPlan, Map<string, Map<string, number>>>
 export function prioritiesByAddress(plan: ClusterPlan): Map<string, Map<string, number>> {
   let index = priorityIndex.get(plan);
   if (!index) {
-    index = new Map(
-      plan.vips.map((v) => [v.address, new Map(v.order.map((node, rank) => [node, v.priorities[rank] ?? 0]))]),
-    );
+    // loops, not maps of [key, value] pairs: 300 × 254 is 65,000 entries a plan
+    index = new Map();
+    for (const v of plan.vips) {
+      const byNode = new Map<string, number>();
+      for (let rank = 0; rank < v.order.length; rank++) byNode.set(v.order[rank] as string, v.priorities[rank] ?? 0);
+      index.set(v.address, byNode);
+    }
     priorityIndex.set(plan, index);
   }
   return index;

@@ -289,7 +289,10 @@ export function planKeepalivedRollout(old: TreeSide, next: TreeSide): Keepalived
   const affected = (node: string): string[] => {
     let list = affectedCache.get(node);
     if (!list) {
-      list = [...new Set([...(oldCfg.get(node) ?? []), ...(newCfg.get(node) ?? [])].map((i) => i.vip))];
+      const vips = new Set<string>();
+      for (const i of oldCfg.get(node) ?? []) vips.add(i.vip);
+      for (const i of newCfg.get(node) ?? []) vips.add(i.vip);
+      list = [...vips];
       affectedCache.set(node, list);
     }
     return list;
