@@ -125,8 +125,7 @@ export function blockDelta(a: readonly ArtifactBlock[], b: readonly ArtifactBloc
         const y = q[k] as string;
         if (samePart(x, y, table.equalParts)) {
           const n = partLines(x, table);
-          oldLine += n;
-          newLine += n;
+          take(NONE, n, n);
         } else take(partDelta(x, y, table), partLines(x, table), partLines(y, table));
       }
     else if (sameParts(p, q, table.equalParts)) {
@@ -167,24 +166,24 @@ function sameKeys(blocks: readonly ArtifactBlock[], keys: readonly string[]): bo
 }
 
 /** The longest subsequence of (i, j) pairs, given in increasing i, whose j increase too (patience sorting). */
-function increasingPairs(pairs: readonly (readonly [number, number])[]): (readonly [number, number])[] {
+function increasingPairs(pairs: readonly Pair[]): Pair[] {
   const tails: number[] = []; // tails[k]: index in pairs of the smallest last j of an increasing run of length k + 1
   const previous = new Int32Array(pairs.length);
   for (let k = 0; k < pairs.length; k++) {
-    const j = (pairs[k] as readonly [number, number])[1];
+    const j = (pairs[k] as Pair)[1];
     let lo = 0;
     let hi = tails.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if ((pairs[tails[mid] as number] as readonly [number, number])[1] < j) lo = mid + 1;
+      if ((pairs[tails[mid] as number] as Pair)[1] < j) lo = mid + 1;
       else hi = mid;
     }
     previous[k] = lo > 0 ? (tails[lo - 1] as number) : -1;
     tails[lo] = k;
   }
-  const out: (readonly [number, number])[] = [];
+  const out: Pair[] = [];
   for (let k = tails.length > 0 ? (tails[tails.length - 1] as number) : -1; k >= 0; k = previous[k] as number)
-    out.push(pairs[k] as readonly [number, number]);
+    out.push(pairs[k] as Pair);
   return out.reverse();
 }
 
