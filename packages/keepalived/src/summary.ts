@@ -554,9 +554,17 @@ function partitionText(plan: ClusterPlan, hasPool: boolean, top: number): string
         ]
       : []),
     "",
-    `The trade-off of weight 0: no node holds a VIP while its check fails everywhere (bringing a cluster up, every node restarting at once), and a failing master leaves at once, without preempt_delay's damping. After the split heals, the two masters of a VIP hear each other and the lower priority yields (no preempt_delay between masters): the plan's holders are back within a down timer and two advert intervals, ${seconds(takeoverBounds(plan, top, undefined).death.max + 2 * v.advertInterval)} (with AH, keepalived's replay counter may cost one flap within that).`,
+    `The trade-off of weight 0: no node holds a VIP while its check fails everywhere (bringing a cluster up, every node restarting at once), and a failing master leaves at once, without preempt_delay's damping. After the split heals, the two masters of a VIP hear each other and the lower priority yields (no preempt_delay between masters): ${healSentence(plan, top)}`,
     "",
   ];
+}
+
+/** How long a healed split takes (takeoverBounds' heal), and why AH makes it longer. */
+function healSentence(plan: ClusterPlan, top: number): string {
+  const heal = seconds(takeoverBounds(plan, top, undefined).heal.max);
+  if (plan.vrrp.auth?.type !== "AH")
+    return `the plan's holders are back within a down timer and two advert intervals, ${heal}.`;
+  return `the plan's holders are back within ${heal}: a down timer and two advert intervals, and with AH a down timer and an interval more, because keepalived drops an AH advert whose sequence number is not above the instance's counter (a replay), and the master that kept a VIP through the split is ahead by the adverts it sent while the other side waited out its down timer. Where it has the higher priority, each advert it drops still postpones its own (keepalived restarts a master's advert timer on every packet it reads), so it stays silent until the other master's sequence numbers pass its counter, one per advert interval. Time the other master spent in FAULT during the split (silent) adds to that wait.`;
 }
 
 function describeMargin(vip: PlannedVip, w: number): string {

@@ -276,6 +276,11 @@ export interface TakeoverBounds {
   readonly rejoin: TakeoverBound;
   /** A node coming back to a VIP nobody holds: one down timer, whatever its checks say. */
   readonly claim: TakeoverBound;
+  /**
+   * A VRRP split healing, from the moment both sides hear each other again until the lower of two masters yields,
+   * when the new master on the other side claimed the VIP a down timer after the split (see takeoverBounds).
+   */
+  readonly heal: TakeoverBound;
 }
 
 /**
@@ -293,7 +298,15 @@ export interface TakeoverBounds {
  *   (one good run is enough); the bound still allows `rise` runs (at most that long before the first good one),
  *   then the preempt_delay and the down timer; at the earliest the delay has run meanwhile (measured); without a
  *   delay, the down timer from its start or from the last advert it accepted meanwhile;
- * - a node coming back to a VIP nobody holds: one down timer from its start (nobody advertises).
+ * - a node coming back to a VIP nobody holds: one down timer from its start (nobody advertises);
+ * - a split healing: the two masters of a VIP hear each other and the lower priority yields at the first advert
+ *   it accepts (no preempt_delay between masters); the bound allows a down timer and two intervals. With AH, the
+ *   replay counter adds up to a down timer and an interval: keepalived drops an advert whose sequence number is
+ *   not above the instance's counter (vrrp.c, vrrp_in_chk_ipsecah), and the master that kept the VIP through the
+ *   split is ahead by the adverts it sent while the other side waited out its down timer. Each advert it drops
+ *   still postpones its own (vrrp_scheduler.c, vrrp_dispatcher_read resets a master's timer on every packet it
+ *   reads), so it stays silent until the other master's sequence numbers pass its counter, one per interval.
+ *   Seen in the VRRP lab (down timer 3.61 s, interval 1 s): 3 adverts dropped as replays, the heal 3.6 s.
  */
 export function takeoverBounds(plan: ClusterPlan, priority: number, kind?: PlannedVip["kind"]): TakeoverBounds {
   const advert = plan.vrrp.advertInterval;
@@ -333,5 +346,6 @@ export function takeoverBounds(plan: ClusterPlan, priority: number, kind?: Plann
     // after its start (rise 2 × interval 2, d 2): its preempt delay had run while the checks were rising.
     rejoin: d > 0 ? { min: d + down - advert, max: gate.max + advert + d + down } : { min: down, max: gate.max + down },
     claim: { min: down, max: down },
+    heal: { min: 0, max: down + 2 * advert + (plan.vrrp.auth?.type === "AH" ? down + advert : 0) },
   };
 }
