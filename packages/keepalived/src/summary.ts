@@ -559,12 +559,11 @@ function partitionText(plan: ClusterPlan, hasPool: boolean, top: number): string
   ];
 }
 
-/** How long a healed split takes (takeoverBounds' heal), and why AH makes it longer. */
+/** How long a healed split takes (takeoverBounds' heal), and what keeps it that short with AH. */
 function healSentence(plan: ClusterPlan, top: number): string {
-  const heal = seconds(takeoverBounds(plan, top, undefined).heal.max);
-  if (plan.vrrp.auth?.type !== "AH")
-    return `the plan's holders are back within a down timer and two advert intervals, ${heal}.`;
-  return `the plan's holders are back within ${heal}: a down timer and two advert intervals, and with AH a down timer and an interval more, because keepalived drops an AH advert whose sequence number is not above the instance's counter (a replay), and the master that kept a VIP through the split is ahead by the adverts it sent while the other side waited out its down timer. Where it has the higher priority, each advert it drops still postpones its own (keepalived restarts a master's advert timer on every packet it reads), so it stays silent until the other master's sequence numbers pass its counter, one per advert interval. Time the other master spent in FAULT during the split (silent) adds to that wait.`;
+  const heal = `the plan's holders are back within two advert intervals, ${seconds(takeoverBounds(plan, top, undefined).heal.max)}: the higher master's next advert ends the clash`;
+  if (plan.vrrp.auth?.type !== "AH") return `${heal}.`;
+  return `${heal}. With AH that takes \`vrrp_lower_prio_no_advert\` (global_defs): keepalived otherwise restarts a master's advert timer on every packet it reads, even an advert it drops as an AH replay, so the master whose replay counter got ahead during the split would stay silent until the other's sequence numbers caught up, one per advert interval, for as long as that side had been silent.`;
 }
 
 function describeMargin(vip: PlannedVip, w: number): string {

@@ -20,6 +20,10 @@ global_defs {
 <% if (v.garpRefresh !== undefined) { -%>
     vrrp_garp_master_refresh <%= v.garpRefresh %>
 <% } -%>
+<% if (v.lowerPrioNoAdvert !== undefined) { -%>
+    # <%- v.lowerPrioNoAdvert %>
+    vrrp_lower_prio_no_advert
+<% } -%>
 }
 <% for (const c of v.checks) { -%>
 

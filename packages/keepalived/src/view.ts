@@ -89,6 +89,15 @@ export interface KeepalivedView {
   readonly scriptUser: string;
   /** vrrp_garp_master_refresh seconds, or undefined when off. */
   readonly garpRefresh: number | undefined;
+  /**
+   * With AH: `vrrp_lower_prio_no_advert`, so a master keeps its own advert timer whatever it reads. keepalived
+   * 2.2.7 otherwise restarts a master's timer on every packet it reads, even one it drops as an AH replay
+   * (vrrp_scheduler.c, vrrp_dispatcher_read): after a healed split, the master whose replay counter is ahead then
+   * stays silent while the other one advertises, and both hold the VIP until the other's sequence numbers catch
+   * up, one per advert interval (as long as that side was silent during the split). Advertising on its own timer,
+   * the master's next advert is above the other's counter and ends the clash.
+   */
+  readonly lowerPrioNoAdvert: string | undefined;
   /** The vrrp_script blocks this node's instances track. */
   readonly checks: readonly HealthCheckView[];
   readonly instances: readonly InstanceView[];
@@ -352,6 +361,12 @@ export function toKeepalivedView(plan: ClusterPlan, node: PlannedNode): Keepaliv
     routerId: node.name,
     scriptUser: vrrp.scriptUser,
     garpRefresh: vrrp.garpRefresh > 0 ? vrrp.garpRefresh : undefined,
+    lowerPrioNoAdvert:
+      vrrp.auth?.type === "AH"
+        ? keepalivedComment(
+            "AH: a master keeps its own advert timer, so after a healed split its next advert ends a clash the replay counters would stretch",
+          )
+        : undefined,
     checks,
     instances,
     syncGroups,

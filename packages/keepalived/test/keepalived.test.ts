@@ -205,6 +205,8 @@ describe("generated configs", () => {
             "enable_script_security",
             `script_user ${plan.vrrp.scriptUser}`,
             ...(plan.vrrp.garpRefresh > 0 ? [`vrrp_garp_master_refresh ${plan.vrrp.garpRefresh}`] : []),
+            // with AH only: a master keeps its own advert timer through the replays a healed split brings
+            ...(plan.vrrp.auth?.type === "AH" ? ["vrrp_lower_prio_no_advert"] : []),
           ]);
         }
       }),
@@ -497,7 +499,7 @@ describe("generated configs", () => {
       - the apiserver check: once a minority control plane's etcd loses quorum its /readyz fails; with a negative weight (lower priority) it keeps the VIP at priority 1, which nobody it can hear outranks, and both sides hold it (this spec: \`vrrp.healthCheck.weight: -253\`); with weight 0 (FAULT) the isolated node goes to FAULT and leaves the VIP to the other side.
       - the readiness check does not fail on a partition (Cilium on the node is fine): every isolated carrier keeps the external VIPs it has an instance for, whatever its weight.
 
-      The trade-off of weight 0: no node holds a VIP while its check fails everywhere (bringing a cluster up, every node restarting at once), and a failing master leaves at once, without preempt_delay's damping. After the split heals, the two masters of a VIP hear each other and the lower priority yields (no preempt_delay between masters): the plan's holders are back within a down timer and two advert intervals, 5.61s.
+      The trade-off of weight 0: no node holds a VIP while its check fails everywhere (bringing a cluster up, every node restarting at once), and a failing master leaves at once, without preempt_delay's damping. After the split heals, the two masters of a VIP hear each other and the lower priority yields (no preempt_delay between masters): the plan's holders are back within two advert intervals, 2.00s: the higher master's next advert ends the clash.
 
       \`clusterspec simulate <spec> --down <nodes> [--unhealthy <nodes>]\` prints any other state from the same model; clusterspec's VRRP lab checks it against real keepalived daemons.
 
@@ -858,7 +860,7 @@ describe("externalVips.replicas", () => {
       - the apiserver check: once a minority control plane's etcd loses quorum its /readyz fails; with a negative weight (lower priority) it keeps the VIP at priority 1, which nobody it can hear outranks, and both sides hold it (this spec: \`vrrp.healthCheck.weight: -253\`); with weight 0 (FAULT) the isolated node goes to FAULT and leaves the VIP to the other side.
       - the readiness check does not fail on a partition (Cilium on the node is fine): every isolated carrier keeps the external VIPs it has an instance for, whatever its weight.
 
-      The trade-off of weight 0: no node holds a VIP while its check fails everywhere (bringing a cluster up, every node restarting at once), and a failing master leaves at once, without preempt_delay's damping. After the split heals, the two masters of a VIP hear each other and the lower priority yields (no preempt_delay between masters): the plan's holders are back within a down timer and two advert intervals, 5.01s.
+      The trade-off of weight 0: no node holds a VIP while its check fails everywhere (bringing a cluster up, every node restarting at once), and a failing master leaves at once, without preempt_delay's damping. After the split heals, the two masters of a VIP hear each other and the lower priority yields (no preempt_delay between masters): the plan's holders are back within two advert intervals, 2.00s: the higher master's next advert ends the clash.
 
       \`clusterspec simulate <spec> --down <nodes> [--unhealthy <nodes>]\` prints any other state from the same model; clusterspec's VRRP lab checks it against real keepalived daemons.
 

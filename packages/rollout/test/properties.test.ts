@@ -2,7 +2,7 @@
 // one step, a readiness check after each step that takes a control plane down, steps numbered in order; and the
 // structural diff's edits each apply alone and revert alone.
 
-import { type ArtifactBlock, blockArtifact, resolvePlan } from "@clusterspec/core";
+import { type ArtifactBlock, blockArtifact, resolvePlan, sameContent } from "@clusterspec/core";
 import { arbClusterSpec, mustValidate } from "@clusterspec/core/testing";
 import type { ClusterSpec } from "@clusterspec/core/types";
 import { renderArtifacts } from "clusterspec";
@@ -447,7 +447,11 @@ describe("the block delta", () => {
         for (const [x, y] of files) {
           const fresh = blockDelta(x, y, lineTable());
           expect(blockDelta(x, y, table)).toEqual(fresh);
-          expect(fileDelta(blockArtifact("f", x), blockArtifact("f", y), table)).toEqual(fresh);
+          // fileDelta answers equal texts without their blocks: blocks of other keys around the same lines (seed
+          // -2111948766: one "}" line keyed "#head", then "a") are a remove and an add to blockDelta, nothing to it
+          const same = sameContent(blockArtifact("f", x), blockArtifact("f", y));
+          const delta = fileDelta(blockArtifact("f", x), blockArtifact("f", y), table);
+          expect(delta).toEqual(same ? { added: [], removed: [] } : fresh);
         }
         expect(table.counts.every((c) => c === 0)).toBe(true);
       }),
