@@ -171,7 +171,7 @@ export interface ClusterSpecInput {
   vrrp?: {
     /** VRRP authentication */
     auth?: {
-      /** VRRP authentication type */
+      /** VRRP authentication type; AH also writes vrrp_lower_prio_no_advert, so a healed split ends at the higher master's next advert (PLAN.md, partition) */
       type: "AH" | "PASS";
       /** auth_pass (1-8 characters once resolved) */
       password: {
@@ -651,7 +651,7 @@ export interface ClusterSpec {
   vrrp: {
     /** VRRP authentication */
     auth?: {
-      /** VRRP authentication type */
+      /** VRRP authentication type; AH also writes vrrp_lower_prio_no_advert, so a healed split ends at the higher master's next advert (PLAN.md, partition) */
       type: "AH" | "PASS";
       /** auth_pass (1-8 characters once resolved) */
       password: {

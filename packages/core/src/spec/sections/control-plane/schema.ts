@@ -96,7 +96,11 @@ export const VrrpSchema = z
   .strictObject({
     auth: z
       .strictObject({
-        type: z.enum(["AH", "PASS"]).describe("VRRP authentication type"),
+        type: z
+          .enum(["AH", "PASS"])
+          .describe(
+            "VRRP authentication type; AH also writes vrrp_lower_prio_no_advert, so a healed split ends at the higher master's next advert (PLAN.md, partition)",
+          ),
         password: SecretRefSchema.describe("auth_pass (1-8 characters once resolved)"),
       })
       .optional()
