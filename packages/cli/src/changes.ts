@@ -1,7 +1,7 @@
 // The change plan between two spec texts (`clusterspec changes`, `generate --check --base`): both generated with
 // the same name in their headers, then @clusterspec/rollout's planChanges with a regenerate callback (the pipeline
 // without the upstream schema checks: only lines are compared) and each spec's line lookup.
-import { isCloudBurstPlan, loadSpecWithLines, resolvePlan, validateSpec } from "@clusterspec/core";
+import { isCloudBurstPlan, loadSpecWithLines, ModuleOutputs, resolvePlan, validateSpec } from "@clusterspec/core";
 import type { ClusterSpec, Identities, SpecIssue } from "@clusterspec/core/types";
 import {
   type ChangePlan,
@@ -54,12 +54,14 @@ export async function computeChanges(
   identities?: Identities,
 ): Promise<ChangesOutcome> {
   const options = identities === undefined ? { sourceName } : { sourceName, identities };
-  // One parse of each text: the validated spec, its lines and the tree all come from it.
+  // One parse of each text: the validated spec, its lines and the tree all come from it. The new tree keeps the old
+  // one's files of every module whose inputs the change leaves alone (a worker appended: keepalived's).
+  const outputs = new ModuleOutputs();
   const oldLoaded = loadSpecWithLines(oldText);
-  const oldResult = await generateChecked(oldText, options, oldLoaded.validated);
+  const oldResult = await generateChecked(oldText, options, oldLoaded.validated, outputs);
   if (!oldResult.ok) return { ok: false, side: "old", errors: oldResult.errors, warnings: oldResult.warnings };
   const newLoaded = loadSpecWithLines(newText);
-  const newResult = await generateChecked(newText, options, newLoaded.validated);
+  const newResult = await generateChecked(newText, options, newLoaded.validated, outputs);
   if (!newResult.ok) return { ok: false, side: "new", errors: newResult.errors, warnings: newResult.warnings };
   if (isCloudBurstPlan(oldResult.plan)) return notOnPrem("old", oldLoaded.lineOf(["existingCluster"]));
   if (isCloudBurstPlan(newResult.plan)) return notOnPrem("new", newLoaded.lineOf(["existingCluster"]));
@@ -87,7 +89,7 @@ export async function computeChanges(
         if (!validated.ok) return undefined;
         const plan = resolvePlan(validated.value, options);
         if (isCloudBurstPlan(plan)) return undefined;
-        const rendered = renderArtifacts(plan);
+        const rendered = renderArtifacts(plan, undefined, outputs);
         return rendered.errors.length > 0 ? undefined : rendered.artifacts;
       },
     },

@@ -40,6 +40,7 @@ import type {
   Identities,
   IdentitiesIssue,
   IssuePath,
+  ModuleOutputs,
   Overlay,
   SchemaParameters,
   SecretReference,
@@ -121,9 +122,9 @@ interface Bound {
   readonly schemaParameters: { readonly specPath: IssuePath; readonly parameters: SchemaParameters } | undefined;
 }
 
-function bind<P>(m: GeneratorModule<P>, plan: P): Bound {
+function bind<P>(m: GeneratorModule<P>, plan: P, outputs: ModuleOutputs | undefined): Bound {
   return {
-    generate: () => m.generate(plan),
+    generate: () => (outputs === undefined ? m.generate(plan) : outputs.generate(m, plan)),
     summarize: (artifacts) => m.summarize?.(plan, artifacts),
     check: (shipped) => m.check?.(plan, shipped) ?? [],
     freeForm: (m.freeForm ?? []).flatMap((part) => {
@@ -140,9 +141,9 @@ function bind<P>(m: GeneratorModule<P>, plan: P): Bound {
 }
 
 /** Every module that applies: only the cloud modules for the cloud burst of an existing cluster. */
-function applicable(plan: AnyPlan, modules: readonly Module[]): Bound[] {
-  if (isCloudBurstPlan(plan)) return modules.filter(isBurstModule).map((m) => bind(m, plan));
-  return modules.map((m) => bind<ClusterPlan>(m, plan));
+function applicable(plan: AnyPlan, modules: readonly Module[], outputs?: ModuleOutputs): Bound[] {
+  if (isCloudBurstPlan(plan)) return modules.filter(isBurstModule).map((m) => bind(m, plan, outputs));
+  return modules.map((m) => bind<ClusterPlan>(m, plan, outputs));
 }
 
 function planMarkdown(
@@ -258,9 +259,17 @@ const nothingRendered = (errors: SpecIssue[]): Rendered => ({
   notesPath: [],
 });
 
-/** Runs every generator, applies the overlays, runs the modules' checks and writes PLAN.md; says what to schema-check. */
-export function renderArtifacts(plan: AnyPlan, modules: readonly Module[] = generatorModules): Rendered {
-  const bound = applicable(plan, modules);
+/**
+ * Runs every generator, applies the overlays, runs the modules' checks and writes PLAN.md; says what to schema-check.
+ * With `outputs` (a change plan's two trees), a module whose inputs are those of the last tree rendered through it
+ * keeps that tree's files instead of generating them again.
+ */
+export function renderArtifacts(
+  plan: AnyPlan,
+  modules: readonly Module[] = generatorModules,
+  outputs?: ModuleOutputs,
+): Rendered {
+  const bound = applicable(plan, modules, outputs);
   const generated: Artifact[] = [];
   const freeForm = new Map<string, readonly FreeFormValue[]>();
   try {
@@ -523,11 +532,13 @@ export async function generateChecked(
   options: GenerateOptions = {},
   /** The spec text already loaded (loadSpec of `spec`): `clusterspec changes` keeps the validated spec. */
   validated?: Validated<AnySpec>,
+  /** The files of an earlier tree, reused where a module's inputs are unchanged (`clusterspec changes`). */
+  outputs?: ModuleOutputs,
 ): Promise<GenerateResult> {
   const prepared = prepare(spec, options, validated);
   if (!prepared.ok) return prepared.result;
   const modules = options.modules ?? generatorModules;
-  const rendered = renderArtifacts(prepared.plan, modules);
+  const rendered = renderArtifacts(prepared.plan, modules, outputs);
   const checker = options.checker ?? (rendered.errors.length > 0 ? undefined : await loadCheckerFor(rendered));
   return located(spec, finish(prepared.plan, rendered, prepared.warnings, checker, modules), prepared.warnings);
 }

@@ -90,13 +90,17 @@ export { type Escape, flatten, lineTemplate } from "./line-template.js";
 export {
   type ArtifactScope,
   type BurstGeneratorModule,
+  burstInputs,
   type FreeFormPart,
   type GeneratorModule,
   isBurstModule,
+  ModuleOutputs,
+  narrowedModule,
   nodesInScope,
   type SchemaParameters,
   type SchemaParametersOf,
   type Shipped,
+  sameInputs,
   scopeNode,
 } from "./module.js";
 export { type AppliedPatch, applyOverlays, blameOverlay, type OverlayOutcome } from "./overlay/apply.js";

@@ -80,6 +80,95 @@ export interface GeneratorModule<P = ClusterPlan> {
   readonly check?: (plan: P, shipped: Shipped) => SpecIssue[];
   readonly freeForm?: readonly FreeFormPart<P>[];
   readonly schemaParameters?: SchemaParametersOf<P>;
+  /**
+   * The part of the plan the module's files are a function of (`narrowedModule` builds a module whose generate reads
+   * nothing else). A caller that generated another plan's tree reuses that tree's files where the two plans' inputs
+   * are `sameInputs`: a change plan generates its new tree only where the change reaches (`ModuleOutputs`).
+   */
+  readonly inputs?: (plan: P) => unknown;
+}
+
+/**
+ * A module whose files are a function of `inputs(plan)` alone: `generateFrom` is handed the inputs, never the plan,
+ * so the types keep it from reading anything the inputs leave out, and two plans with the same inputs get the same
+ * files. `inputs` must be cheap (a few picks and a filter): it runs on every generation.
+ */
+export function narrowedModule<I, P = ClusterPlan>(
+  module: Omit<GeneratorModule<P>, "generate" | "inputs"> & {
+    readonly inputs: (plan: P) => I;
+    readonly generateFrom: (inputs: I, scope?: ArtifactScope) => Artifact[];
+  },
+): GeneratorModule<P> {
+  const { generateFrom, ...rest } = module;
+  return { ...rest, generate: (plan, scope) => generateFrom(module.inputs(plan), scope) };
+}
+
+/**
+ * A cloud module's inputs: the BurstPlan's own fields, not the rest of a cluster's plan that the object also holds
+ * (its generator is typed on BurstPlan, which these are).
+ */
+export const burstInputs = (plan: BurstPlan): BurstPlan => ({
+  sourceName: plan.sourceName,
+  name: plan.name,
+  kubernetes: plan.kubernetes,
+  cloud: plan.cloud,
+  secrets: plan.secrets,
+});
+
+/**
+ * Whether two modules' inputs are the same value: JSON-like data (primitives by Object.is, arrays, plain objects;
+ * an undefined property as an absent one) compared in depth. Any other object (a Map, a class instance) is the same
+ * only as the same object: nothing is taken as equal that the comparison cannot see into.
+ */
+export function sameInputs(a: unknown, b: unknown): boolean {
+  if (Object.is(a, b)) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameInputs(a[i], b[i])) return false;
+    return true;
+  }
+  if (!isPlainObject(a) || !isPlainObject(b)) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let defined = 0;
+  for (const k in x) {
+    if (!Object.hasOwn(x, k) || x[k] === undefined) continue;
+    defined++;
+    if (!Object.hasOwn(y, k) || !sameInputs(x[k], y[k])) return false;
+  }
+  for (const k in y) if (Object.hasOwn(y, k) && y[k] !== undefined) defined--;
+  return defined === 0;
+}
+
+function isPlainObject(v: object): boolean {
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * Each module's files as last generated, with the inputs they came from: rendering a second plan through the same
+ * record (`clusterspec changes`: the old tree, then the new one) reuses a module's files where its inputs are
+ * unchanged. Files are never changed after generation (overlays make new artifacts), so two trees may share them.
+ */
+export class ModuleOutputs {
+  private readonly byModule = new Map<string, { readonly inputs: unknown; readonly artifacts: readonly Artifact[] }>();
+  /** How many generations were answered from the record: what a test checks to see reuse happen. */
+  reused = 0;
+
+  /** The module's files for `plan`: the recorded ones when its inputs are the same, else generated and recorded. */
+  generate<P>(module: GeneratorModule<P>, plan: P): Artifact[] {
+    if (module.inputs === undefined) return module.generate(plan);
+    const inputs = module.inputs(plan);
+    const prior = this.byModule.get(module.name);
+    if (prior !== undefined && sameInputs(prior.inputs, inputs)) {
+      this.reused++;
+      return [...prior.artifacts];
+    }
+    const artifacts = module.generate(plan);
+    this.byModule.set(module.name, { inputs, artifacts });
+    return [...artifacts];
+  }
 }
 
 /** A cloud module: it also runs for the cloud burst of an existing cluster. */

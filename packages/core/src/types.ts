@@ -33,6 +33,7 @@ export type {
   BurstGeneratorModule,
   FreeFormPart,
   GeneratorModule,
+  ModuleOutputs,
   SchemaParameters,
   SchemaParametersOf,
   Shipped,

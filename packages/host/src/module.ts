@@ -1,4 +1,4 @@
-import type { BurstGeneratorModule, GeneratorModule } from "@clusterspec/core";
+import { type BurstGeneratorModule, burstInputs, type GeneratorModule, narrowedModule } from "@clusterspec/core";
 import { generateHost, generateHub } from "./generate.js";
 import { summarizeHub } from "./hub-summary.js";
 import { summarizeHost } from "./summary.js";
@@ -12,8 +12,11 @@ export const hostModule: GeneratorModule = {
 
 /** The WireGuard hub's host files, in both layouts: forwarding sysctls and the forward filter of the tunnel. */
 export const hubHostModule: BurstGeneratorModule = {
-  name: "hub-host",
+  ...narrowedModule({
+    name: "hub-host",
+    inputs: burstInputs,
+    generateFrom: generateHub,
+    summarize: (plan) => summarizeHub(plan),
+  }),
   burst: true,
-  generate: generateHub,
-  summarize: (plan) => summarizeHub(plan),
 };

@@ -1,4 +1,4 @@
-import type { Artifact, ArtifactBlock, ArtifactScope, ClusterPlan } from "@clusterspec/core";
+import type { Artifact, ArtifactBlock, ArtifactScope, PlannedNode } from "@clusterspec/core";
 import { blockArtifact, IDENTITIES_FILE, identitiesOf, nodesInScope, scopeNode, stableJson } from "@clusterspec/core";
 import { keepalivedConfRenderer } from "./render.js";
 import {
@@ -12,6 +12,7 @@ import {
   AUTH_FILE,
   CHECK_SCRIPT,
   CHECK_SCRIPT6,
+  type KeepalivedInputs,
   OPENRC_CONF,
   READINESS_SCRIPT,
   toAuthView,
@@ -30,7 +31,7 @@ import {
  * VIP's priority order after this run, which the next run carries forward (the previous assignment is an input).
  */
 /** With a scope (explain): only the scope's node's files, or only identities.json for a cluster-wide one. */
-export function generateKeepalived(plan: ClusterPlan, scope?: ArtifactScope): Artifact[] {
+export function generateKeepalived(plan: KeepalivedInputs, scope?: ArtifactScope): Artifact[] {
   const nodes = nodesInScope(plan.nodes, scope);
   const identities = scope === undefined || scopeNode(scope) === undefined ? [identitiesArtifact(plan)] : [];
   return [...identities, ...nodeArtifacts(plan, nodes)];
@@ -43,7 +44,7 @@ const VIP_ENTRY = '\n    "';
  * identities.json, stableJson's text cut into blocks: the head, one block per VIP (keyed by its entry's first
  * line), the tail. On 300 × 254 the file is 65,000 lines, and a change plan diffs it block by block.
  */
-function identitiesArtifact(plan: ClusterPlan): Artifact {
+function identitiesArtifact(plan: KeepalivedInputs): Artifact {
   const text = stableJson(identitiesOf(plan.vips));
   const blocks: ArtifactBlock[] = [];
   const tail = text.lastIndexOf("\n  }") + 1; // the line that closes `vips` (0: no entries)
@@ -63,7 +64,7 @@ function identitiesArtifact(plan: ClusterPlan): Artifact {
   return { path: IDENTITIES_FILE, content: text, blocks };
 }
 
-function nodeArtifacts(plan: ClusterPlan, nodes: readonly ClusterPlan["nodes"][number][]): Artifact[] {
+function nodeArtifacts(plan: KeepalivedInputs, nodes: readonly PlannedNode[]): Artifact[] {
   if (nodes.length === 0) return [];
   const auth = toAuthView(plan);
   const authContent = auth && renderAuthConf(auth);

@@ -1,10 +1,12 @@
-import type { GeneratorModule } from "@clusterspec/core";
+import { narrowedModule } from "@clusterspec/core";
 import { generateKeepalived } from "./generate.js";
 import { summarizeKeepalived } from "./summary.js";
+import { keepalivedInputs } from "./view.js";
 
 /** keepalived for every node that holds a VIP: its config, auth include, check scripts and OpenRC precondition. */
-export const keepalivedModule: GeneratorModule = {
+export const keepalivedModule = narrowedModule({
   name: "keepalived",
-  generate: generateKeepalived,
+  inputs: keepalivedInputs,
+  generateFrom: generateKeepalived,
   summarize: (plan) => summarizeKeepalived(plan),
-};
+});

@@ -160,6 +160,31 @@ export function syncGroupName(vip: PlannedVip): string {
   return `SG_${vip.key.replace(/-/g, "_")}`;
 }
 
+/**
+ * What of the plan keepalived's files read: the nodes that hold a VIP (no other node has a file here), the VIPs and
+ * the VRRP settings, the control-plane endpoint, the Cilium health port, the VRRP password and the spec's name.
+ * Every generator here takes this, never the plan: appending a worker leaves keepalived's inputs, and so its files,
+ * as they were (ModuleOutputs reuses them in a change plan).
+ */
+export type KeepalivedInputs = Pick<ClusterPlan, "sourceName" | "vips" | "vrrp" | "controlPlane" | "nodes"> & {
+  readonly cilium: Pick<ClusterPlan["cilium"], "values">;
+  readonly secrets: Pick<ClusterPlan["secrets"], "vrrpPassword">;
+};
+
+export function keepalivedInputs(plan: ClusterPlan): KeepalivedInputs {
+  const holders = new Set<string>();
+  for (const vip of plan.vips) for (const name of vip.order) holders.add(name);
+  return {
+    sourceName: plan.sourceName,
+    vips: plan.vips,
+    vrrp: plan.vrrp,
+    controlPlane: plan.controlPlane,
+    nodes: plan.nodes.filter((n) => holders.has(n.name)),
+    cilium: { values: plan.cilium.values },
+    secrets: plan.secrets.vrrpPassword === undefined ? {} : { vrrpPassword: plan.secrets.vrrpPassword },
+  };
+}
+
 /** What every node's files need from the plan, built once per plan: O(V·R) instead of a scan per node. */
 interface VrrpIndex {
   /** Node name → the VIPs it holds an instance for (plan order) with its rank in each. */
@@ -190,9 +215,9 @@ interface VrrpIndex {
   >;
 }
 
-const indexes = new WeakMap<ClusterPlan, VrrpIndex>();
+const indexes = new WeakMap<KeepalivedInputs, VrrpIndex>();
 
-function vrrpIndex(plan: ClusterPlan): VrrpIndex {
+function vrrpIndex(plan: KeepalivedInputs): VrrpIndex {
   const cached = indexes.get(plan);
   if (cached) return cached;
   const byNode = new Map<string, { vip: PlannedVip; rank: number }[]>();
@@ -252,7 +277,7 @@ function vrrpIndex(plan: ClusterPlan): VrrpIndex {
 }
 
 /** VIPs a node holds an instance for, in plan order (control plane first). */
-export function vipsOf(plan: ClusterPlan, node: string): PlannedVip[] {
+export function vipsOf(plan: KeepalivedInputs, node: string): PlannedVip[] {
   return (vrrpIndex(plan).byNode.get(node) ?? []).map((x) => x.vip);
 }
 
@@ -277,7 +302,7 @@ export function describeOrder(vip: PlannedVip): string {
   return `master ${named(0)}${tail}${more > 0 ? ` and ${more} more` : ""}; full order in PLAN.md`;
 }
 
-export function toKeepalivedView(plan: ClusterPlan, node: PlannedNode): KeepalivedView {
+export function toKeepalivedView(plan: KeepalivedInputs, node: PlannedNode): KeepalivedView {
   const vrrp = plan.vrrp;
   const index = vrrpIndex(plan);
   const held = index.byNode.get(node.name) ?? [];
@@ -413,7 +438,7 @@ function checkView(
   };
 }
 
-function apiserverCheck(plan: ClusterPlan): HealthCheckView {
+function apiserverCheck(plan: KeepalivedInputs): HealthCheckView {
   const hc = plan.vrrp.healthCheck;
   return checkView(
     CHECK_SCRIPT_NAME,
@@ -423,7 +448,7 @@ function apiserverCheck(plan: ClusterPlan): HealthCheckView {
   );
 }
 
-function apiserverCheck6(plan: ClusterPlan): HealthCheckView {
+function apiserverCheck6(plan: KeepalivedInputs): HealthCheckView {
   const hc = plan.vrrp.healthCheck;
   return checkView(
     CHECK_SCRIPT6_NAME,
@@ -433,7 +458,10 @@ function apiserverCheck6(plan: ClusterPlan): HealthCheckView {
   );
 }
 
-function readinessCheck(plan: ClusterPlan, c: NonNullable<ClusterPlan["vrrp"]["readinessCheck"]>): HealthCheckView {
+function readinessCheck(
+  plan: KeepalivedInputs,
+  c: NonNullable<ClusterPlan["vrrp"]["readinessCheck"]>,
+): HealthCheckView {
   return checkView(
     READINESS_SCRIPT_NAME,
     READINESS_SCRIPT,
@@ -442,7 +470,7 @@ function readinessCheck(plan: ClusterPlan, c: NonNullable<ClusterPlan["vrrp"]["r
   );
 }
 
-function uplinkCheck(plan: ClusterPlan, c: NonNullable<ClusterPlan["vrrp"]["uplinkCheck"]>): HealthCheckView {
+function uplinkCheck(plan: KeepalivedInputs, c: NonNullable<ClusterPlan["vrrp"]["uplinkCheck"]>): HealthCheckView {
   return checkView(
     UPLINK_SCRIPT_NAME,
     UPLINK_SCRIPT,
@@ -452,12 +480,12 @@ function uplinkCheck(plan: ClusterPlan, c: NonNullable<ClusterPlan["vrrp"]["upli
 }
 
 /** The Cilium agent's health port: `cilium.values.healthPort` when set, else Cilium's default. */
-export function ciliumHealthPort(plan: ClusterPlan): number {
+export function ciliumHealthPort(plan: KeepalivedInputs): number {
   const port = plan.cilium.values.healthPort;
   return typeof port === "number" && Number.isInteger(port) ? port : CILIUM_HEALTH_PORT;
 }
 
-export function toReadinessScriptView(plan: ClusterPlan): ReadinessScriptView {
+export function toReadinessScriptView(plan: KeepalivedInputs): ReadinessScriptView {
   const c = plan.vrrp.readinessCheck;
   if (!c) throw new InternalError("no readiness check in the plan");
   return {
@@ -467,7 +495,7 @@ export function toReadinessScriptView(plan: ClusterPlan): ReadinessScriptView {
   };
 }
 
-export function toUplinkScriptView(plan: ClusterPlan): UplinkScriptView {
+export function toUplinkScriptView(plan: KeepalivedInputs): UplinkScriptView {
   const c = plan.vrrp.uplinkCheck;
   if (!c) throw new InternalError("no uplink check in the plan");
   return {
@@ -479,7 +507,7 @@ export function toUplinkScriptView(plan: ClusterPlan): UplinkScriptView {
 }
 
 /** Only with authentication: then a missing or empty password include stops keepalived from starting. */
-export function toOpenrcView(plan: ClusterPlan): OpenrcView | undefined {
+export function toOpenrcView(plan: KeepalivedInputs): OpenrcView | undefined {
   if (!plan.vrrp.auth) return undefined;
   return {
     header: keepalivedComment(generatedMarker(plan)),
@@ -492,7 +520,7 @@ export function toOpenrcView(plan: ClusterPlan): OpenrcView | undefined {
  * The apiserver check asks the node's address of the family it guards: its primary internal address, or (`family`
  * 6, the IPv6 half of a dual-stack control-plane VIP) its IPv6 one.
  */
-export function toCheckScriptView(plan: ClusterPlan, node: PlannedNode, family?: 6): CheckScriptView {
+export function toCheckScriptView(plan: KeepalivedInputs, node: PlannedNode, family?: 6): CheckScriptView {
   const address =
     family === undefined ? node.internalAddress : node.internalAddresses.find((a) => ipFamily(a) === family);
   if (address === undefined) throw new InternalError(`node ${node.name} has no IPv6 internal address`);
@@ -505,7 +533,7 @@ export function toCheckScriptView(plan: ClusterPlan, node: PlannedNode, family?:
   };
 }
 
-export function toAuthView(plan: ClusterPlan): AuthView | undefined {
+export function toAuthView(plan: KeepalivedInputs): AuthView | undefined {
   const secret = plan.secrets.vrrpPassword;
   if (!plan.vrrp.auth) return undefined;
   if (!secret) throw new InternalError("VRRP authentication without a resolved password");

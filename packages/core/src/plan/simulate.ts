@@ -234,7 +234,7 @@ export function worstTwoCarrierFailure(
  * their pods out of endpoints, then evicted). A returning control plane is kept away by its apiserver check instead,
  * which keepalived runs at start: its first failure lands before the node's down timer (init_fail is ignored).
  */
-export function preemptDelayFor(plan: ClusterPlan, kind: PlannedVip["kind"] | undefined): number {
+export function preemptDelayFor(plan: Pick<ClusterPlan, "vrrp">, kind: PlannedVip["kind"] | undefined): number {
   return kind === "control-plane" ? 0 : plan.vrrp.preemptDelay;
 }
 
