@@ -26,54 +26,102 @@ export function prioritiesByAddress(plan: ClusterPlan): Map<string, Map<string, 
   return index;
 }
 
+/** A node's live config as a number, for the planner's arrays: what `Live` is, with NONE for "no config at all". */
+export const OLD = 0;
+export const NEW = 1;
+export const DOWN = 2;
+export type LiveCode = typeof OLD | typeof NEW | typeof DOWN;
+export const liveCode = (live: Live | undefined): LiveCode => (live === "old" ? OLD : live === "new" ? NEW : DOWN);
+/** No node: a VIP nobody holds, a priority no config gives. */
+export const NOBODY = -1;
+
+/**
+ * Who would hold each VIP, by number: VIPs and nodes are indices (the order of `addresses()` and of the constructor's
+ * `nodes`), priorities two flat arrays (VIP × node, NOBODY where a side gives none), so the planner's trials (some
+ * 550 on 300 × 254, each over a node's 254 VIPs) read arrays instead of maps of maps keyed by strings. The string
+ * methods (priority, holder, holderAfter) answer the same questions by name.
+ */
 export class HolderModel {
-  /**
-   * VIP address → the nodes that have a priority for it in either plan, in node order (the live map's order), with
-   * their old and new priorities alongside (the full recomputation scans these, not maps).
-   */
-  private readonly carriers = new Map<
-    string,
-    { nodes: string[]; old: (number | undefined)[]; new: (number | undefined)[] }
-  >();
   /** VIP address → the VIP as planned (the new plan's, else the old one's): kind and interface. */
   readonly vips = new Map<string, PlannedVip>();
-  private readonly oldPriorities: Map<string, Map<string, number>>;
-  private readonly newPriorities: Map<string, Map<string, number>>;
+  /** The node names, by index. */
+  readonly names: readonly string[];
+  private readonly addressList: readonly string[];
+  private readonly nodeIndex: ReadonlyMap<string, number>;
+  private readonly vipIndex: ReadonlyMap<string, number>;
+  /** VIP index → the indices of the nodes that have a priority for it in either plan, in node order. */
+  private readonly carriers: readonly Int32Array[];
+  /** [vip × nodes + node] → the old and the new plan's priority, or NOBODY. */
+  private readonly oldPriority: Int16Array;
+  private readonly newPriority: Int16Array;
   private readonly nopreempt: boolean;
   /** The plan core's election reads node addresses from: the new plan's nodes, then the old plan's others. */
   private readonly electionPlan: ClusterPlan;
 
   /** `nodes`: every node that runs keepalived on either side, in the order the live state keeps them. */
   constructor(old: ClusterPlan, next: ClusterPlan, nodes: readonly string[]) {
-    this.oldPriorities = prioritiesByAddress(old);
-    this.newPriorities = prioritiesByAddress(next);
+    const oldPriorities = prioritiesByAddress(old);
+    const newPriorities = prioritiesByAddress(next);
     this.nopreempt = next.vrrp.nopreempt === true;
     const nextNames = new Set(next.nodes.map((n) => n.name));
     this.electionPlan = { ...next, nodes: [...next.nodes, ...old.nodes.filter((n) => !nextNames.has(n.name))] };
     for (const v of old.vips) this.vips.set(v.address, v);
     for (const v of next.vips) this.vips.set(v.address, v);
-    for (const address of this.vips.keys()) {
-      const o = this.oldPriorities.get(address);
-      const n = this.newPriorities.get(address);
-      const carrying = nodes.filter((node) => o?.has(node) || n?.has(node));
-      this.carriers.set(address, {
-        nodes: carrying,
-        old: carrying.map((node) => o?.get(node)),
-        new: carrying.map((node) => n?.get(node)),
-      });
+    this.names = [...nodes];
+    this.nodeIndex = new Map(nodes.map((n, i) => [n, i]));
+    this.addressList = [...this.vips.keys()];
+    this.vipIndex = new Map(this.addressList.map((a, v) => [a, v]));
+    const n = nodes.length;
+    this.oldPriority = new Int16Array(this.addressList.length * n).fill(NOBODY);
+    this.newPriority = new Int16Array(this.addressList.length * n).fill(NOBODY);
+    const carriers: Int32Array[] = [];
+    for (const [v, address] of this.addressList.entries()) {
+      const o = oldPriorities.get(address);
+      const p = newPriorities.get(address);
+      const carrying: number[] = [];
+      for (let i = 0; i < n; i++) {
+        const node = nodes[i] as string;
+        const op = o?.get(node);
+        const np = p?.get(node);
+        if (op === undefined && np === undefined) continue;
+        carrying.push(i);
+        if (op !== undefined) this.oldPriority[v * n + i] = op;
+        if (np !== undefined) this.newPriority[v * n + i] = np;
+      }
+      carriers.push(Int32Array.from(carrying));
     }
+    this.carriers = carriers;
   }
 
   /** Every VIP address, old plan's first (the order the planner's holder maps keep). */
   addresses(): string[] {
-    return [...this.vips.keys()];
+    return [...this.addressList];
+  }
+
+  /** The index of a VIP address or a node name (NOBODY: not in the model). */
+  vipAt(address: string): number {
+    return this.vipIndex.get(address) ?? NOBODY;
+  }
+  nodeAt(node: string | undefined): number {
+    return node === undefined ? NOBODY : (this.nodeIndex.get(node) ?? NOBODY);
+  }
+  addressOf(v: number): string {
+    return this.addressList[v] as string;
+  }
+  nameOf(i: number): string | undefined {
+    return i === NOBODY ? undefined : this.names[i];
+  }
+
+  /** The priority node `i`'s live config gives VIP `v`, or NOBODY (down, or no instance for it). */
+  priorityAt(v: number, i: number, live: LiveCode): number {
+    if (i === NOBODY || live === DOWN) return NOBODY;
+    return (live === OLD ? this.oldPriority : this.newPriority)[v * this.names.length + i] as number;
   }
 
   /** The priority `node`'s live config gives the VIP, or undefined (down, or no instance for it). */
   priority(address: string, node: string, live: Live | undefined): number | undefined {
-    if (live === "old") return this.oldPriorities.get(address)?.get(node);
-    if (live === "new") return this.newPriorities.get(address)?.get(node);
-    return undefined;
+    const p = this.priorityAt(this.vipAt(address), this.nodeAt(node), liveCode(live));
+    return p === NOBODY ? undefined : p;
   }
 
   /**
@@ -81,48 +129,57 @@ export class HolderModel {
    * VIP; else it keeps it while no live priority is above its own; else the election (highest priority, a tie to
    * the higher address).
    */
-  holder(address: string, liveOf: (node: string) => Live | undefined, before: string | undefined): string | undefined {
-    const carriers = this.carriers.get(address);
-    if (!carriers) return undefined;
-    const live = carriers.nodes.map(liveOf);
-    const priorities = live.map((l, i) => (l === "old" ? carriers.old[i] : l === "new" ? carriers.new[i] : undefined));
-    let max: number | undefined;
-    let beforePriority: number | undefined;
-    for (let i = 0; i < priorities.length; i++) {
-      const p = priorities[i];
-      if (p === undefined) continue;
-      if (max === undefined || p > max) max = p;
-      if (carriers.nodes[i] === before) beforePriority = p;
+  holderAt(v: number, liveOf: (i: number) => LiveCode, before: number): number {
+    const carriers = this.carriers[v];
+    if (carriers === undefined) return NOBODY;
+    let max = NOBODY;
+    let beforePriority = NOBODY;
+    let tied = 0;
+    let top = NOBODY;
+    for (const i of carriers) {
+      const p = this.priorityAt(v, i, liveOf(i));
+      if (p === NOBODY) continue;
+      if (p > max) {
+        max = p;
+        tied = 1;
+        top = i;
+      } else if (p === max) tied++;
+      if (i === before) beforePriority = p;
     }
-    if (max === undefined) return undefined;
-    if (beforePriority !== undefined && (this.nopreempt || beforePriority === max)) return before;
-    const tied = carriers.nodes.filter((_, i) => priorities[i] === max);
-    if (tied.length === 1) return tied[0];
+    if (max === NOBODY) return NOBODY;
+    if (beforePriority !== NOBODY && (this.nopreempt || beforePriority === max)) return before;
+    if (tied === 1) return top;
     // Core's election over the tied masters in node order: the same tie-break simulateFailover applies.
-    const vip = this.vips.get(address) as PlannedVip;
-    return holdingOf(this.electionPlan, { ...vip, order: tied, priorities: tied.map(() => max as number) }, AT_REST)
-      .holder;
+    const names = [...carriers].filter((i) => this.priorityAt(v, i, liveOf(i)) === max).map((i) => this.names[i]);
+    const vip = this.vips.get(this.addressOf(v)) as PlannedVip;
+    const holder = holdingOf(
+      this.electionPlan,
+      { ...vip, order: names as string[], priorities: names.map(() => max) },
+      AT_REST,
+    ).holder;
+    return this.nodeAt(holder);
+  }
+
+  holder(address: string, liveOf: (node: string) => Live | undefined, before: string | undefined): string | undefined {
+    const v = this.vipAt(address);
+    if (v === NOBODY) return undefined;
+    return this.nameOf(this.holderAt(v, (i) => liveCode(liveOf(this.names[i] as string)), this.nodeAt(before)));
   }
 
   /**
-   * The holder after `node` alone changed its live config, given the holder before (which the model's invariant
-   * makes a live node of top priority, or with nopreempt any live node). O(1) unless `node` held the VIP or
-   * nobody did: another node's change can only leave the holder alone or, strictly above it, take the VIP.
+   * The holder after node `i` alone changed its live config, given the holder before (which the model's invariant
+   * makes a live node of top priority, or with nopreempt any live node). O(1) unless `i` held the VIP or nobody
+   * did: another node's change can only leave the holder alone or, strictly above it, take the VIP.
    */
-  holderAfter(
-    address: string,
-    node: string,
-    liveOf: (n: string) => Live | undefined,
-    before: string | undefined,
-  ): string | undefined {
-    if (before !== undefined && before !== node) {
-      const held = this.priority(address, before, liveOf(before));
-      if (held !== undefined) {
+  holderAfterAt(v: number, i: number, liveOf: (i: number) => LiveCode, before: number): number {
+    if (before !== NOBODY && before !== i) {
+      const held = this.priorityAt(v, before, liveOf(before));
+      if (held !== NOBODY) {
         if (this.nopreempt) return before;
-        const p = this.priority(address, node, liveOf(node));
-        return p !== undefined && p > held ? node : before;
+        const p = this.priorityAt(v, i, liveOf(i));
+        return p !== NOBODY && p > held ? i : before;
       }
     }
-    return this.holder(address, liveOf, before);
+    return this.holderAt(v, liveOf, before);
   }
 }

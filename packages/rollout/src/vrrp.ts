@@ -17,7 +17,7 @@ import {
   takeoverBounds,
   vipLabel,
 } from "@clusterspec/core";
-import { HolderModel, type Live, prioritiesByAddress } from "./holders.js";
+import { DOWN, HolderModel, type Live, type LiveCode, liveCode, NEW, NOBODY, prioritiesByAddress } from "./holders.js";
 import type { NodeStepPlanner, TreeSide } from "./node-steps.js";
 import type { ChangePlan, RolloutStep, VipMove } from "./types.js";
 
@@ -66,6 +66,48 @@ export interface KeepalivedStep extends Omit<RolloutStep, "index"> {
   readonly settleSeconds: number;
   /** VIP address → holder once the step has settled (undefined: nobody). */
   readonly holdersAfter: ReadonlyMap<string, string | undefined>;
+}
+
+/** A step as the planner records it, before the unavailability of VIPs left without a holder is known. */
+interface PlannedStep {
+  readonly node: string;
+  readonly action: Action;
+  readonly title: string;
+  readonly files: readonly string[];
+  readonly command: string;
+  readonly vipMoves: readonly VipMove[];
+  readonly warnings: readonly string[];
+  readonly settleSeconds: number;
+  /** Each VIP's holder after the step, by the HolderModel's indices. */
+  readonly holders: Int32Array;
+}
+
+/**
+ * The step as the planner returns it. `holdersAfter` (every VIP's holder, which the lab reads) is a getter that
+ * builds the map when read: on 300 × 254 a map of 255 holders per step for 254 steps was garbage for every
+ * `clusterspec changes`, which never reads it.
+ */
+function keepalivedStep(
+  s: PlannedStep,
+  holdersAfter: () => ReadonlyMap<string, string | undefined>,
+  vipMoves: readonly VipMove[],
+): KeepalivedStep {
+  let built: ReadonlyMap<string, string | undefined> | undefined;
+  return {
+    node: s.node,
+    kind: "keepalived",
+    action: s.action,
+    title: s.title,
+    files: s.files,
+    commands: [s.command],
+    vipMoves,
+    warnings: s.warnings,
+    settleSeconds: s.settleSeconds,
+    get holdersAfter() {
+      built ??= holdersAfter();
+      return built;
+    },
+  };
 }
 
 export interface KeepalivedRollout {
@@ -237,13 +279,6 @@ function configKinds(
   return { kind, count: Math.max(1, ids.size) };
 }
 
-/** node → how many VIPs it holds. */
-function countHolders(holders: ReadonlyMap<string, string | undefined>): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const h of holders.values()) if (h !== undefined) out.set(h, (out.get(h) ?? 0) + 1);
-  return out;
-}
-
 /** The planner with the extra detail the lab needs; planKeepalivedSteps returns its contract part. */
 export function planKeepalivedRollout(old: TreeSide, next: TreeSide): KeepalivedRollout {
   const oldFiles = keepalivedFiles(old.artifacts);
@@ -285,27 +320,38 @@ export function planKeepalivedRollout(old: TreeSide, next: TreeSide): Keepalived
   const clash = (x: string, y: string) => clashes.has(`${x}\n${y}`);
 
   const live = new Map<string, Live>(nodes.map((n) => [n, oldFiles.has(n) ? "old" : "down"]));
-  const affectedCache = new Map<string, string[]>();
-  const affected = (node: string): string[] => {
+  const model = new HolderModel(old.plan, next.plan, nodes);
+  // The same state by number, for the trials (model's indices): each node's live config, each VIP's holder.
+  const liveNow = Int8Array.from(nodes, (n) => liveCode(live.get(n)));
+  const affectedCache = new Map<string, Int32Array>();
+  /** The VIPs (indices) `node` has an instance for in either config: only these can move in its step. */
+  const affected = (node: string): Int32Array => {
     let list = affectedCache.get(node);
     if (!list) {
       const vips = new Set<string>();
       for (const i of oldCfg.get(node) ?? []) vips.add(i.vip);
       for (const i of newCfg.get(node) ?? []) vips.add(i.vip);
-      list = [...vips];
+      list = Int32Array.from(vips, (address) => model.vipAt(address));
       affectedCache.set(node, list);
     }
     return list;
   };
-  const model = new HolderModel(old.plan, next.plan, nodes);
   const holdersBefore = new Map<string, string | undefined>(
     model.addresses().map((address) => [address, model.holder(address, (n) => live.get(n), undefined)]),
   );
-  let holders: ReadonlyMap<string, string | undefined> = holdersBefore;
-  /** How many VIPs each node holds (the greedy prefers a node that holds none). */
-  let held = countHolders(holders);
+  const holderNow = Int32Array.from(model.addresses(), (address) => model.nodeAt(holdersBefore.get(address)));
+  /** How many VIPs each node (index) holds (the greedy prefers a node that holds none). */
+  const held = new Int32Array(nodes.length);
+  const countHeld = () => {
+    held.fill(0);
+    for (const h of holderNow) if (h !== NOBODY) held[h] = (held[h] ?? 0) + 1;
+  };
+  countHeld();
   const position = new Map(nodes.map((n, i) => [n, i]));
-  const steps: KeepalivedStep[] = [];
+  const steps: PlannedStep[] = [];
+  /** A step's holders (a snapshot of `holderNow`) as the map KeepalivedStep gives, built only when asked for. */
+  const holdersMap = (snapshot: Int32Array) => () =>
+    new Map(model.addresses().map((address, v) => [address, model.nameOf(snapshot[v] as number)]));
 
   // A password changed behind the files (a review tree writes the same placeholder for any reference): the node
   // still reloads, with the files written --with-secrets.
@@ -323,81 +369,98 @@ export function planKeepalivedRollout(old: TreeSide, next: TreeSide): Keepalived
   const actionOf = (n: string): Action | undefined =>
     !changed(n) ? undefined : !oldFiles.has(n) ? "start" : !newFiles.has(n) ? "stop" : "reload";
 
-  /** Predicts the moves of `node` taking `action` in `state` (state itself is left alone). */
-  const trial = (node: string, action: Action, state: ReadonlyMap<string, Live>) => {
-    const nodeAfter: Live = action === "stop" ? "down" : "new";
-    const liveAfter = (n: string) => (n === node ? nodeAfter : state.get(n));
+  /** Predicts the moves of `node` taking `action` from the live state now (which is left alone). */
+  const trial = (node: string, action: Action) => {
+    const self = model.nodeAt(node);
+    const nodeAfter: LiveCode = action === "stop" ? DOWN : NEW;
+    const liveAfter = (i: number): LiveCode => (i === self ? nodeAfter : (liveNow[i] as LiveCode));
     // Only the VIPs this node has an instance for (in either config) can move in its step.
     const vips = affected(node);
     // The holders after, beside `vips`: the greedy tries every candidate and keeps one, so the whole map is built
     // only for the step taken (on 300 × 254 a copy of every VIP's holder per trial was a third of the planner).
-    const after = vips.map((address) => model.holderAfter(address, node, liveAfter, holders.get(address)));
-    const holdersAfter = (): Map<string, string | undefined> => {
-      const m = new Map(holders);
-      for (const [k, address] of vips.entries()) m.set(address, after[k]);
-      return m;
-    };
+    const after = new Int32Array(vips.length);
+    for (let k = 0; k < vips.length; k++) {
+      const v = vips[k] as number;
+      after[k] = model.holderAfterAt(v, self, liveAfter, holderNow[v] as number);
+    }
     const plan = next.plan; // the timings read only the VRRP settings, the new tree's
     const moves: VipMove[] = [];
     let settle = 0;
     for (let k = 0; k < vips.length; k++) {
-      const address = vips[k] as string;
-      const from = holders.get(address);
-      const to = after[k];
+      const v = vips[k] as number;
+      const from = holderNow[v] as number;
+      const to = after[k] as number;
       if (from === to) continue;
-      const vip = { address, kind: model.vips.get(address)?.kind };
-      const toPriority = to === undefined ? undefined : model.priority(address, to, liveAfter(to));
-      const bounds = takeoverBounds(plan, toPriority ?? 1, vip.kind);
+      const address = model.addressOf(v);
+      const kind = model.vips.get(address)?.kind;
+      const toPriority = to === NOBODY ? NOBODY : model.priorityAt(v, to, liveAfter(to));
+      const bounds = takeoverBounds(plan, toPriority === NOBODY ? 1 : toPriority, kind);
       const down = bounds.death.max;
       const a = plan.vrrp.advertInterval;
       // The old holder still runs an instance for it: the new one preempts (after preempt_delay), no gap. It gave
       // the VIP up (stopped, or reloaded without the instance): it said goodbye (priority 0), the best backup
       // takes over after its skew. Nobody held it: one down timer from the start.
-      const stillThere = from !== undefined && model.priority(address, from, liveAfter(from)) !== undefined;
-      const delay = vip.kind === "control-plane" ? 0 : plan.vrrp.preemptDelay;
+      const stillThere = from !== NOBODY && model.priorityAt(v, from, liveAfter(from)) !== NOBODY;
+      const delay = kind === "control-plane" ? 0 : plan.vrrp.preemptDelay;
       let unavailable = 0;
-      if (to === undefined) settle = Math.max(settle, a);
-      else if (from === undefined) settle = Math.max(settle, bounds.claim.max + a);
+      if (to === NOBODY) settle = Math.max(settle, a);
+      else if (from === NOBODY) settle = Math.max(settle, bounds.claim.max + a);
       else if (stillThere)
         // A node that (re)starts runs its checks from failed (init_fail): they rise before it may preempt.
-        settle = Math.max(settle, delay + down + 2 * a, to === node ? bounds.rejoin.max + a : 0);
+        settle = Math.max(settle, delay + down + 2 * a, to === self ? bounds.rejoin.max + a : 0);
       else {
         unavailable = down - 3 * a + a;
         settle = Math.max(settle, unavailable + a);
       }
-      moves.push({ vip: vip.address, from: from ?? null, to: to ?? null, unavailableSeconds: round(unavailable) });
+      moves.push({
+        vip: address,
+        from: model.nameOf(from) ?? null,
+        to: model.nameOf(to) ?? null,
+        unavailableSeconds: round(unavailable),
+      });
     }
     // A restart gives up every VIP the node holds and claims it again after one down timer (or a backup holds it
     // meanwhile, after the goodbye's skew): the holder is the same before and after, with a gap.
-    if (action === "restart")
-      for (const [k, address] of vips.entries()) {
-        const vip = { address, kind: model.vips.get(address)?.kind };
-        const from = holders.get(address);
-        if (from !== node || after[k] !== node) continue;
-        const stopped = (n: string) => (n === node ? "down" : state.get(n));
-        const meanwhile = model.holderAfter(address, node, stopped, holders.get(address));
-        const bounds = takeoverBounds(plan, model.priority(address, node, nodeAfter) ?? 1, vip.kind);
+    if (action === "restart") {
+      const stopped = (i: number): LiveCode => (i === self ? DOWN : (liveNow[i] as LiveCode));
+      for (let k = 0; k < vips.length; k++) {
+        const v = vips[k] as number;
+        if (holderNow[v] !== self || after[k] !== self) continue;
+        const address = model.addressOf(v);
+        const kind = model.vips.get(address)?.kind;
+        const meanwhile = model.holderAfterAt(v, self, stopped, holderNow[v] as number);
+        const priority = model.priorityAt(v, self, nodeAfter);
+        const bounds = takeoverBounds(plan, priority === NOBODY ? 1 : priority, kind);
         const a = plan.vrrp.advertInterval;
         // keepalived's own shutdown and start come on top of the down timer: one advert interval is allowed for
         // them (the lab measured the whole gap at 1.4 s above the down timer with advert_int 1, on 2 busy cores).
-        const unavailable = meanwhile === undefined ? bounds.claim.max + a : bounds.death.max - 2 * a;
+        const unavailable = meanwhile === NOBODY ? bounds.claim.max + a : bounds.death.max - 2 * a;
         settle = Math.max(settle, bounds.rejoin.max + a, unavailable + a);
-        moves.push({ vip: vip.address, from: node, to: node, unavailableSeconds: round(unavailable) });
+        moves.push({ vip: address, from: node, to: node, unavailableSeconds: round(unavailable) });
       }
+    }
     // A step that moves nothing is still watched for as long as a wrong takeover would take to show.
     if (moves.length === 0) {
       const p = next.plan;
       settle = Math.max(p.vrrp.preemptDelay, 0) + takeoverBounds(p, 1).death.max + p.vrrp.advertInterval;
     }
-    return { nodeAfter, holdersAfter, moves, settle };
+    /** Takes the step: the live state and the holders become the trial's; returns the holders after it. */
+    const apply = (): Int32Array => {
+      for (let k = 0; k < vips.length; k++) holderNow[vips[k] as number] = after[k] as number;
+      if (self !== NOBODY) liveNow[self] = nodeAfter;
+      live.set(node, nodeAfter === DOWN ? "down" : "new");
+      countHeld();
+      return holderNow.slice();
+    };
+    return { apply, moves, settle };
   };
 
   /** A VIP the new tree no longer has: it goes for good, which is no outage of the plan's. */
   const nextAddresses = new Set(next.plan.vips.map((v) => v.address));
   const removed = (vip: string) => !nextAddresses.has(vip);
-  const holds = (n: string) => (held.get(n) ?? 0) > 0;
-  const push = (node: string, action: Action, purpose: string, state: Map<string, Live>) => {
-    const t = trial(node, action, state);
+  const holds = (n: string) => (held[model.nodeAt(n)] ?? 0) > 0;
+  const push = (node: string, action: Action, purpose: string) => {
+    const t = trial(node, action);
     const files = action === "stop" ? [] : [...(newFiles.get(node)?.keys() ?? [])].sort();
     const command = COMMAND[action];
     const movesText =
@@ -426,22 +489,17 @@ export function planKeepalivedRollout(old: TreeSide, next: TreeSide): Keepalived
       warnings.push(
         `${node} runs keepalived for the first time: \`rc-update add keepalived default\` to start it at boot`,
       );
-    const holdersAfter = t.holdersAfter();
     steps.push({
       node,
-      kind: "keepalived",
       action,
       title: `${node}: ${action} keepalived${purpose ? ` (${purpose})` : ""}: ${movesText}`,
       files,
-      commands: [command],
+      command,
       vipMoves: t.moves,
       warnings,
       settleSeconds: round(t.settle),
-      holdersAfter,
+      holders: t.apply(),
     });
-    state.set(node, t.nodeAfter);
-    holders = holdersAfter;
-    held = countHolders(holders);
   };
 
   /**
@@ -454,12 +512,12 @@ export function planKeepalivedRollout(old: TreeSide, next: TreeSide): Keepalived
     while (left.length > 0) {
       let best: { n: string; score: number[] } | undefined;
       for (const n of left) {
-        const moved = left.length > GREEDY_LIMIT ? 0 : trial(n, actionFor(n), live).moves.length;
+        const moved = left.length > GREEDY_LIMIT ? 0 : trial(n, actionFor(n)).moves.length;
         const score = [moved, holds(n) ? 1 : 0, position.get(n) ?? -1];
         if (!best || lexLess(score, best.score)) best = { n, score };
       }
       const n = (best as { n: string }).n;
-      push(n, actionFor(n), purpose, live);
+      push(n, actionFor(n), purpose);
       left.splice(left.indexOf(n), 1);
     }
   };
@@ -524,19 +582,22 @@ export function planKeepalivedRollout(old: TreeSide, next: TreeSide): Keepalived
 
   // A VIP that lost its holder: its unavailability runs until the step that brings it back (at the least the
   // predicted settle times of the steps between, as fast as an operator can go).
-  const finalSteps = steps.map((s, i) => ({
-    ...s,
-    vipMoves: s.vipMoves.map((m) => {
-      if (m.to !== null || removed(m.vip)) return m;
-      let seconds = 0;
-      for (let j = i; j < steps.length; j++) {
-        const back = steps[j]?.vipMoves.find((x) => x.vip === m.vip && x.from === null && j > i);
-        seconds += steps[j]?.settleSeconds ?? 0;
-        if (back) break;
-      }
-      return { ...m, unavailableSeconds: round(seconds) };
-    }),
-  }));
+  const finalSteps = steps.map((s, i) =>
+    keepalivedStep(
+      s,
+      holdersMap(s.holders),
+      s.vipMoves.map((m) => {
+        if (m.to !== null || removed(m.vip)) return m;
+        let seconds = 0;
+        for (let j = i; j < steps.length; j++) {
+          const back = steps[j]?.vipMoves.find((x) => x.vip === m.vip && x.from === null && j > i);
+          seconds += steps[j]?.settleSeconds ?? 0;
+          if (back) break;
+        }
+        return { ...m, unavailableSeconds: round(seconds) };
+      }),
+    ),
+  );
 
   const notInPlace: ChangePlan["notInPlace"][number][] = [];
   const drainedNodes = nodes.filter((n) => drain.has(n) && !keep.includes(n));
@@ -636,7 +697,16 @@ function lexLess(a: readonly number[], b: readonly number[]): boolean {
 export const planKeepalivedSteps: NodeStepPlanner = (old, next) => {
   const r = planKeepalivedRollout(old, next);
   return {
-    steps: r.steps.map(({ action: _a, settleSeconds: _s, holdersAfter: _h, ...step }) => step),
+    // field by field: holdersAfter is built only when read
+    steps: r.steps.map((s) => ({
+      node: s.node,
+      kind: s.kind,
+      title: s.title,
+      files: s.files,
+      commands: s.commands,
+      vipMoves: s.vipMoves,
+      warnings: s.warnings,
+    })),
     notInPlace: r.notInPlace,
     refused: r.refused,
   };
