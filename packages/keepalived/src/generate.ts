@@ -17,7 +17,7 @@ import {
   READINESS_SCRIPT,
   toAuthView,
   toCheckScriptView,
-  toKeepalivedView,
+  toKeepalivedNodeView,
   toOpenrcView,
   toReadinessScriptView,
   toUplinkScriptView,
@@ -78,7 +78,7 @@ function nodeArtifacts(plan: KeepalivedInputs, nodes: readonly PlannedNode[]): A
     if (vips.length === 0) return [];
     const dir = `nodes/${node.name}`;
     const path = `${dir}/etc/keepalived/keepalived.conf`;
-    const conf = renderKeepalivedConf(toKeepalivedView(plan, node));
+    const conf = renderKeepalivedConf(toKeepalivedNodeView(plan, node));
     const out: Artifact[] = [typeof conf === "string" ? { path, content: conf } : blockArtifact(path, conf)];
     if (authContent) out.push({ path: `${dir}${AUTH_FILE}`, content: authContent, secret: true, mode: 0o600 });
     if (vips.some((v) => v.kind === "control-plane"))

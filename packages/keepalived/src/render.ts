@@ -10,7 +10,13 @@
 import { type ArtifactBlock, flatten } from "@clusterspec/core";
 import { keepalivedToken } from "./escape.js";
 import { renderKeepalivedConf } from "./template.js";
-import type { InstanceView, KeepalivedView } from "./view.js";
+import {
+  type InstanceView,
+  instanceView,
+  type KeepalivedNodeView,
+  type KeepalivedView,
+  type NodeInstance,
+} from "./view.js";
 
 /** An integer no plan gives as a priority (keepalived's range is 1-254): marks where the priority goes. */
 const PLACEHOLDER = 987654321;
@@ -20,13 +26,18 @@ const HEAD_BLOCK = "#head";
 const SYNC_GROUPS_BLOCK = "#sync-groups";
 
 interface Split {
-  /** The instance this block was rendered from: a later instance reuses the block only if equal to it but for priority. */
+  /**
+   * The shared instance view this block was rendered from: a later instance of the name reuses the block if it has
+   * this very view (the usual case: every node's instance of a VIP shares one), or one equal to it but for priority.
+   */
   readonly proto: InstanceView;
   /**
    * The lines before the priority line, the priority line's text before the number, the lines after it;
    * undefined when the placeholder was not found exactly once.
    */
   readonly around: readonly [before: string, lead: string, after: string] | undefined;
+  /** Each priority's parts (before, priority line, after; an empty part left out), made once per tree. */
+  readonly parts: (readonly string[] | undefined)[];
 }
 
 /**
@@ -37,7 +48,7 @@ interface Split {
  * strings until their text is read. An instance that differs from the first one of its name in anything but its
  * priority is rendered whole; a file with unicast instances is rendered in one run (a string, no blocks).
  */
-export function keepalivedConfRenderer(): (view: KeepalivedView) => readonly ArtifactBlock[] | string {
+export function keepalivedConfRenderer(): (view: KeepalivedNodeView) => readonly ArtifactBlock[] | string {
   const splits = new Map<string, Split>();
   const priorityLines = new Map<string, Map<number, string>>();
   const priorityLine = (lead: string, priority: number): string => {
@@ -55,17 +66,19 @@ export function keepalivedConfRenderer(): (view: KeepalivedView) => readonly Art
     }
     return line;
   };
-  return (view) => {
+  return (nodeView) => {
+    const whole = (): KeepalivedView => ({ ...nodeView, instances: nodeView.instances.map(instanceView) });
     // unicast peers and source are per node: no block is shared, so the template renders the file in one run
-    if (view.instances.some((i) => i.unicast !== undefined)) return renderKeepalivedConf(view);
+    if (nodeView.instances.some((i) => i.shared.unicast !== undefined)) return renderKeepalivedConf(whole());
+    const view: KeepalivedView = { ...nodeView, instances: [] };
     // The template is the head (global_defs, checks), the instances, then the sync groups: with no instances the
     // file is head + sync groups, and with no sync groups either, the head alone.
     const head = renderKeepalivedConf({ ...view, instances: [], syncGroups: [] });
     const withGroups = view.syncGroups.length === 0 ? head : renderKeepalivedConf({ ...view, instances: [] });
-    if (!withGroups.startsWith(head)) return renderKeepalivedConf(view);
+    if (!withGroups.startsWith(head)) return renderKeepalivedConf(whole());
     const blocks: ArtifactBlock[] = [{ key: HEAD_BLOCK, parts: [head] }];
-    for (const instance of view.instances)
-      blocks.push({ key: instance.name, parts: instanceParts(splits, priorityLine, view, instance) });
+    for (const instance of nodeView.instances)
+      blocks.push({ key: instance.shared.name, parts: instanceParts(splits, priorityLine, view, instance) });
     const groups = withGroups.slice(head.length);
     if (groups !== "") blocks.push({ key: SYNC_GROUPS_BLOCK, parts: [groups] });
     return blocks;
@@ -76,27 +89,34 @@ function instanceParts(
   splits: Map<string, Split>,
   priorityLine: (lead: string, priority: number) => string,
   view: KeepalivedView,
-  instance: InstanceView,
+  { shared, priority }: NodeInstance,
 ): readonly string[] {
-  let split = splits.get(instance.name);
+  let split = splits.get(shared.name);
   if (split === undefined) {
-    const block = alone(view, { ...instance, priority: PLACEHOLDER });
+    const block = alone(view, { ...shared, priority: PLACEHOLDER });
     const mark = `priority ${PLACEHOLDER}\n`;
     const at = block.indexOf(mark);
     const lineStart = block.lastIndexOf("\n", at) + 1;
     split = {
-      proto: instance,
+      proto: shared,
       around:
         at >= 0 && block.indexOf(mark, at + 1) < 0
           ? [block.slice(0, lineStart), block.slice(lineStart, at + "priority ".length), block.slice(at + mark.length)]
           : undefined,
+      parts: [],
     };
-    splits.set(instance.name, split);
+    splits.set(shared.name, split);
   }
-  if (split.around === undefined || !equalButPriority(split.proto, instance)) return [alone(view, instance)];
-  const around = split.around;
-  // every part is whole lines: an instance that starts or ends at its priority line has no part there
-  return [around[0], priorityLine(around[1], instance.priority), around[2]].filter((part) => part !== "");
+  if (split.around === undefined || (split.proto !== shared && !equalButPriority(split.proto, shared)))
+    return [alone(view, instanceView({ shared, priority }))];
+  let parts = split.parts[priority];
+  if (parts === undefined) {
+    const [before, lead, after] = split.around;
+    // every part is whole lines: an instance that starts or ends at its priority line has no part there
+    parts = [before, priorityLine(lead, priority), after].filter((part) => part !== "");
+    split.parts[priority] = parts;
+  }
+  return parts;
 }
 
 /** The instance's block alone: the file with it and nothing else, less the file with nothing. */

@@ -302,7 +302,29 @@ export function describeOrder(vip: PlannedVip): string {
   return `master ${named(0)}${tail}${more > 0 ? ` and ${more} more` : ""}; full order in PLAN.md`;
 }
 
+/**
+ * One instance of a node's file as the renderer takes it: the view every node's instance of the VIP shares (without
+ * unicast; with it, this node's own) and this node's priority. 254 carriers of 254 VIPs are 65,000 instances a
+ * tree: a copy of the shared view per node was most of what building the views cost.
+ */
+export interface NodeInstance {
+  readonly shared: InstanceView;
+  readonly priority: number;
+}
+
+/** A node's keepalived.conf view with its instances as NodeInstances (see toKeepalivedView for the full views). */
+export type KeepalivedNodeView = Omit<KeepalivedView, "instances"> & { readonly instances: readonly NodeInstance[] };
+
+/** The instance itself: the shared view where it carries this priority, else a copy with it. */
+export const instanceView = ({ shared, priority }: NodeInstance): InstanceView =>
+  shared.priority === priority ? shared : { ...shared, priority };
+
 export function toKeepalivedView(plan: KeepalivedInputs, node: PlannedNode): KeepalivedView {
+  const view = toKeepalivedNodeView(plan, node);
+  return { ...view, instances: view.instances.map(instanceView) };
+}
+
+export function toKeepalivedNodeView(plan: KeepalivedInputs, node: PlannedNode): KeepalivedNodeView {
   const vrrp = plan.vrrp;
   const index = vrrpIndex(plan);
   const held = index.byNode.get(node.name) ?? [];
@@ -349,17 +371,17 @@ export function toKeepalivedView(plan: KeepalivedInputs, node: PlannedNode): Kee
     };
   };
   // Without unicast nothing in an instance but its priority is the node's: it is worked out once per VIP and plan
-  // (a node holding a control-plane VIP tracks cpTracks by definition), each node's a copy with its own priority.
-  const ofNode = (vip: PlannedVip, shared: Shared, priority: number): InstanceView => {
-    if (vrrp.unicast) return instance(vip, shared, priority);
+  // (a node holding a control-plane VIP tracks cpTracks by definition), and each node has it with its own priority.
+  const ofNode = (vip: PlannedVip, shared: Shared, priority: number): NodeInstance => {
+    if (vrrp.unicast) return { shared: instance(vip, shared, priority), priority };
     let base = index.multicastInstances.get(shared);
     if (base === undefined) {
       base = instance(vip, shared, priority);
       index.multicastInstances.set(shared, base);
     }
-    return { ...base, priority };
+    return { shared: base, priority };
   };
-  const instances: InstanceView[] = [];
+  const instances: NodeInstance[] = [];
   for (const { vip, rank } of held) {
     const priority = vip.priorities[rank];
     if (priority === undefined) throw new InternalError(`no priority for ${node.name} on ${vip.key}`);

@@ -281,7 +281,8 @@ describe("generated configs", () => {
     const view = toKeepalivedView(plan, node);
     const renderBlocks = keepalivedConfRenderer();
     const render = (v: typeof view): string => {
-      const conf = renderBlocks(v);
+      // each instance its own shared view: the renderer compares the second node's with the first's
+      const conf = renderBlocks({ ...v, instances: v.instances.map((i) => ({ shared: i, priority: i.priority })) });
       if (typeof conf === "string") throw new Error("a multicast file comes in blocks");
       // each block whole lines, keyed uniquely: what rollout's block delta relies on
       for (const b of conf) for (const p of b.parts) expect(p.endsWith("\n")).toBe(true);
