@@ -50,19 +50,20 @@ interface Split {
  */
 export function keepalivedConfRenderer(): (view: KeepalivedNodeView) => readonly ArtifactBlock[] | string {
   const splits = new Map<string, Split>();
-  const priorityLines = new Map<string, Map<number, string>>();
+  // by lead, then priority (an index: keepalived's priorities are 1-254)
+  const priorityLines = new Map<string, (string | undefined)[]>();
   const priorityLine = (lead: string, priority: number): string => {
     let lines = priorityLines.get(lead);
     if (lines === undefined) {
-      lines = new Map();
+      lines = [];
       priorityLines.set(lead, lines);
     }
-    let line = lines.get(priority);
+    let line = lines[priority];
     if (line === undefined) {
       line = `${lead}${keepalivedToken(priority)}\n`;
       // one flat string, read by every file's text and every comparison (see flatten in core's line-template.ts)
       flatten(line);
-      lines.set(priority, line);
+      lines[priority] = line;
     }
     return line;
   };
@@ -113,7 +114,9 @@ function instanceParts(
   if (parts === undefined) {
     const [before, lead, after] = split.around;
     // every part is whole lines: an instance that starts or ends at its priority line has no part there
-    parts = [before, priorityLine(lead, priority), after].filter((part) => part !== "");
+    const line = priorityLine(lead, priority);
+    parts =
+      before === "" ? (after === "" ? [line] : [line, after]) : after === "" ? [before, line] : [before, line, after];
     split.parts[priority] = parts;
   }
   return parts;
