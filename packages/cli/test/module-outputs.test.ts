@@ -118,6 +118,34 @@ describe("a tree rendered after another through ModuleOutputs", () => {
   });
 });
 
+describe("keepalived's blocks across two trees (the renderer's memo)", () => {
+  it("keeps an instance block's parts, the same array, where only the file's head changed", () => {
+    const text = readFileSync(
+      fileURLToPath(new URL("../../../examples/bare-metal-ha/cluster.yaml", import.meta.url)),
+      "utf8",
+    );
+    const spec = parse(text) as ClusterSpec & { controlPlane: { port: number } };
+    const moved = { ...spec, controlPlane: { ...spec.controlPlane, port: 6444 } };
+    const outputs = new ModuleOutputs();
+    const old = render(spec, outputs) ?? [];
+    const next = render(moved, outputs) ?? [];
+    const confs = (tree: readonly Artifact[]) => tree.filter((a) => a.path.endsWith("/keepalived.conf"));
+    expect(confs(next).length).toBeGreaterThan(0);
+    for (const [k, file] of confs(next).entries()) {
+      const before = confs(old)[k];
+      if (!file.blocks || !before?.blocks) throw new Error("a multicast keepalived.conf comes in blocks");
+      // the check script's port changed the module's inputs, so the file was generated again...
+      expect(file).not.toBe(before);
+      // ...but every instance block is the old one's, part for part
+      const instances = file.blocks.filter((b) => b.key.startsWith("VI_"));
+      expect(instances.length).toBeGreaterThan(0);
+      for (const b of instances) expect(b.parts).toBe(before.blocks.find((x) => x.key === b.key)?.parts);
+    }
+    // and the tree is the one a fresh rendering gives
+    expect(files(next)).toEqual(files(render(moved) ?? []));
+  });
+});
+
 describe("sameInputs", () => {
   it("compares JSON-like values in depth, an undefined property as an absent one", () => {
     expect(sameInputs({ a: [1, { b: "x" }], c: undefined }, { a: [1, { b: "x" }] })).toBe(true);

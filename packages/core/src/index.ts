@@ -92,6 +92,7 @@ export {
   type BurstGeneratorModule,
   burstInputs,
   type FreeFormPart,
+  type GenerationMemo,
   type GeneratorModule,
   isBurstModule,
   ModuleOutputs,

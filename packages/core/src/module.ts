@@ -70,7 +70,7 @@ export interface GeneratorModule<P = ClusterPlan> {
    * Every file of the format; with a scope it may return only the files of the scope's node (or only the
    * cluster-wide ones), but the scope's file exactly as the unscoped call would.
    */
-  readonly generate: (plan: P, scope?: ArtifactScope) => Artifact[];
+  readonly generate: (plan: P, scope?: ArtifactScope, memo?: GenerationMemo) => Artifact[];
   /**
    * Markdown section for PLAN.md, starting with a `## ` heading, read from the artifacts that ship (every module's,
    * after overlays); omitted when the module has nothing to say.
@@ -96,11 +96,11 @@ export interface GeneratorModule<P = ClusterPlan> {
 export function narrowedModule<I, P = ClusterPlan>(
   module: Omit<GeneratorModule<P>, "generate" | "inputs"> & {
     readonly inputs: (plan: P) => I;
-    readonly generateFrom: (inputs: I, scope?: ArtifactScope) => Artifact[];
+    readonly generateFrom: (inputs: I, scope?: ArtifactScope, memo?: GenerationMemo) => Artifact[];
   },
 ): GeneratorModule<P> {
   const { generateFrom, ...rest } = module;
-  return { ...rest, generate: (plan, scope) => generateFrom(module.inputs(plan), scope) };
+  return { ...rest, generate: (plan, scope, memo) => generateFrom(module.inputs(plan), scope, memo) };
 }
 
 /**
@@ -153,6 +153,7 @@ function isPlainObject(v: object): boolean {
  */
 export class ModuleOutputs {
   private readonly byModule = new Map<string, { readonly inputs: unknown; readonly artifacts: readonly Artifact[] }>();
+  private readonly memos = new Map<string, GenerationMemo>();
   /** How many generations were answered from the record: what a test checks to see reuse happen. */
   reused = 0;
 
@@ -165,11 +166,23 @@ export class ModuleOutputs {
       this.reused++;
       return [...prior.artifacts];
     }
-    const artifacts = module.generate(plan);
+    let memo = this.memos.get(module.name);
+    if (memo === undefined) {
+      memo = new Map();
+      this.memos.set(module.name, memo);
+    }
+    const artifacts = module.generate(plan, undefined, memo);
     this.byModule.set(module.name, { inputs, artifacts });
     return [...artifacts];
   }
 }
+
+/**
+ * What a module may keep from one generation to the next of one caller (ModuleOutputs: a change plan's two trees),
+ * under keys of its own: pure intermediate results (keepalived's rendered instance blocks), which change what the
+ * next generation costs and never what it returns.
+ */
+export type GenerationMemo = Map<string, unknown>;
 
 /** A cloud module: it also runs for the cloud burst of an existing cluster. */
 export interface BurstGeneratorModule extends GeneratorModule<BurstPlan> {

@@ -32,6 +32,7 @@ export type {
   ArtifactScope,
   BurstGeneratorModule,
   FreeFormPart,
+  GenerationMemo,
   GeneratorModule,
   ModuleOutputs,
   SchemaParameters,

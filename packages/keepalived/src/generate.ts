@@ -1,4 +1,4 @@
-import type { Artifact, ArtifactBlock, ArtifactScope, PlannedNode } from "@clusterspec/core";
+import type { Artifact, ArtifactBlock, ArtifactScope, GenerationMemo, PlannedNode } from "@clusterspec/core";
 import { blockArtifact, IDENTITIES_FILE, identitiesOf, nodesInScope, scopeNode, stableJson } from "@clusterspec/core";
 import { keepalivedConfRenderer } from "./render.js";
 import {
@@ -31,10 +31,10 @@ import {
  * VIP's priority order after this run, which the next run carries forward (the previous assignment is an input).
  */
 /** With a scope (explain): only the scope's node's files, or only identities.json for a cluster-wide one. */
-export function generateKeepalived(plan: KeepalivedInputs, scope?: ArtifactScope): Artifact[] {
+export function generateKeepalived(plan: KeepalivedInputs, scope?: ArtifactScope, memo?: GenerationMemo): Artifact[] {
   const nodes = nodesInScope(plan.nodes, scope);
   const identities = scope === undefined || scopeNode(scope) === undefined ? [identitiesArtifact(plan)] : [];
-  return [...identities, ...nodeArtifacts(plan, nodes)];
+  return [...identities, ...nodeArtifacts(plan, nodes, memo)];
 }
 
 /** The start of an entry of identities.json's `vips`: four spaces in, where the nodes are six in. */
@@ -64,7 +64,7 @@ function identitiesArtifact(plan: KeepalivedInputs): Artifact {
   return { path: IDENTITIES_FILE, content: text, blocks };
 }
 
-function nodeArtifacts(plan: KeepalivedInputs, nodes: readonly PlannedNode[]): Artifact[] {
+function nodeArtifacts(plan: KeepalivedInputs, nodes: readonly PlannedNode[], memo?: GenerationMemo): Artifact[] {
   if (nodes.length === 0) return [];
   const auth = toAuthView(plan);
   const authContent = auth && renderAuthConf(auth);
@@ -72,7 +72,7 @@ function nodeArtifacts(plan: KeepalivedInputs, nodes: readonly PlannedNode[]): A
   const openrc = openrcView && renderOpenrcConf(openrcView);
   const readiness = plan.vrrp.readinessCheck && renderReadinessScript(toReadinessScriptView(plan));
   const uplink = plan.vrrp.uplinkCheck && renderUplinkScript(toUplinkScriptView(plan));
-  const renderKeepalivedConf = keepalivedConfRenderer();
+  const renderKeepalivedConf = keepalivedConfRenderer(memo);
   return nodes.flatMap((node) => {
     const vips = vipsOf(plan, node.name);
     if (vips.length === 0) return [];

@@ -7,7 +7,7 @@
 // after. The block comes from the template itself (the file rendered with and without that one instance), so the
 // template stays the one source of the text. The file is those blocks (core's blockArtifact): its text is joined
 // when written, and a change plan compares two trees block by block without joining 31 MiB of text twice.
-import { type ArtifactBlock, flatten } from "@clusterspec/core";
+import { type ArtifactBlock, flatten, type GenerationMemo } from "@clusterspec/core";
 import { keepalivedToken } from "./escape.js";
 import { renderKeepalivedConf } from "./template.js";
 import {
@@ -17,6 +17,13 @@ import {
   type KeepalivedView,
   type NodeInstance,
 } from "./view.js";
+
+/** The renderer's memo entry: its blocks and priority lines, for the next tree of the same caller. */
+const RENDERER_MEMO = "keepalived.conf renderer";
+interface RendererState {
+  readonly splits: ReadonlyMap<string, Split>;
+  readonly priorityLines: Map<string, (string | undefined)[]>;
+}
 
 /** An integer no plan gives as a priority (keepalived's range is 1-254): marks where the priority goes. */
 const PLACEHOLDER = 987654321;
@@ -48,10 +55,18 @@ interface Split {
  * strings until their text is read. An instance that differs from the first one of its name in anything but its
  * priority is rendered whole; a file with unicast instances is rendered in one run (a string, no blocks).
  */
-export function keepalivedConfRenderer(): (view: KeepalivedNodeView) => readonly ArtifactBlock[] | string {
+export function keepalivedConfRenderer(
+  memo?: GenerationMemo,
+): (view: KeepalivedNodeView) => readonly ArtifactBlock[] | string {
+  // A change plan's second tree starts from the first one's blocks (ModuleOutputs' memo): an instance equal to the
+  // old one but for priority keeps its parts, the same strings and arrays, which the change plan then compares by
+  // identity. An instance block is the instance's alone (the template reads nothing else there), so this holds
+  // across trees as it does across nodes.
+  const previous = memo?.get(RENDERER_MEMO) as RendererState | undefined;
   const splits = new Map<string, Split>();
   // by lead, then priority (an index: keepalived's priorities are 1-254)
-  const priorityLines = new Map<string, (string | undefined)[]>();
+  const priorityLines: Map<string, (string | undefined)[]> = previous?.priorityLines ?? new Map();
+  memo?.set(RENDERER_MEMO, { splits, priorityLines } satisfies RendererState);
   const priorityLine = (lead: string, priority: number): string => {
     let lines = priorityLines.get(lead);
     if (lines === undefined) {
@@ -79,7 +94,10 @@ export function keepalivedConfRenderer(): (view: KeepalivedNodeView) => readonly
     if (!withGroups.startsWith(head)) return renderKeepalivedConf(whole());
     const blocks: ArtifactBlock[] = [{ key: HEAD_BLOCK, parts: [head] }];
     for (const instance of nodeView.instances)
-      blocks.push({ key: instance.shared.name, parts: instanceParts(splits, priorityLine, view, instance) });
+      blocks.push({
+        key: instance.shared.name,
+        parts: instanceParts(splits, previous?.splits, priorityLine, view, instance),
+      });
     const groups = withGroups.slice(head.length);
     if (groups !== "") blocks.push({ key: SYNC_GROUPS_BLOCK, parts: [groups] });
     return blocks;
@@ -88,11 +106,17 @@ export function keepalivedConfRenderer(): (view: KeepalivedNodeView) => readonly
 
 function instanceParts(
   splits: Map<string, Split>,
+  previousSplits: ReadonlyMap<string, Split> | undefined,
   priorityLine: (lead: string, priority: number) => string,
   view: KeepalivedView,
   { shared, priority }: NodeInstance,
 ): readonly string[] {
   let split = splits.get(shared.name);
+  const earlier = split === undefined ? previousSplits?.get(shared.name) : undefined;
+  if (earlier !== undefined && equalButPriority(earlier.proto, shared)) {
+    split = { proto: shared, around: earlier.around, parts: earlier.parts };
+    splits.set(shared.name, split);
+  }
   if (split === undefined) {
     const block = alone(view, { ...shared, priority: PLACEHOLDER });
     const mark = `priority ${PLACEHOLDER}\n`;

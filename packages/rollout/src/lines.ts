@@ -119,7 +119,11 @@ export function blockDelta(a: readonly ArtifactBlock[], b: readonly ArtifactBloc
     while (j < pj) add(b[j++] as ArtifactBlock);
     const p = (a[i++] as ArtifactBlock).parts;
     const q = (b[j++] as ArtifactBlock).parts;
-    if (p.length === q.length)
+    if (p === q) {
+      // the same parts (a block the new tree kept from the old one): equal, nothing to compare
+      const n = partsLines(p, table);
+      take(NONE, n, n);
+    } else if (p.length === q.length)
       for (let k = 0; k < p.length; k++) {
         const x = p[k] as string;
         const y = q[k] as string;
