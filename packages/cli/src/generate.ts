@@ -30,6 +30,7 @@ import type {
   AnySpec,
   AppliedPatch,
   Artifact,
+  ArtifactBlock,
   ArtifactChecker,
   ArtifactSchemaId,
   BurstGeneratorModule,
@@ -211,12 +212,16 @@ const byPath = (a: Artifact, b: Artifact) => (a.path < b.path ? -1 : a.path > b.
  */
 function linesWellFormed(a: Artifact, checked: Set<string>): boolean {
   if (a.blocks === undefined) return a.content.endsWith("\n") && !a.content.includes("\r");
-  for (const b of a.blocks)
-    for (const p of b.parts) {
+  // indexed: without the optimizing compiler a for…of allocates per element (65,000 blocks a 300 × 254 tree)
+  for (let i = 0; i < a.blocks.length; i++) {
+    const parts = (a.blocks[i] as ArtifactBlock).parts;
+    for (let k = 0; k < parts.length; k++) {
+      const p = parts[k] as string;
       if (checked.has(p)) continue;
       if (!p.endsWith("\n") || p.includes("\r")) return false;
       checked.add(p);
     }
+  }
   return true;
 }
 

@@ -49,7 +49,10 @@ export function blockArtifact(
     get content() {
       if (text === undefined) {
         const parts: string[] = [];
-        for (const b of blocks) for (const p of b.parts) parts.push(p);
+        for (let i = 0; i < blocks.length; i++) {
+          const block = (blocks[i] as ArtifactBlock).parts;
+          for (let k = 0; k < block.length; k++) parts.push(block[k] as string);
+        }
         text = parts.join("");
       }
       return text;
@@ -151,7 +154,10 @@ function sameBlocks(
 /** The parts of blocks[from…], in order (a loop: V8's flatMap took 60 µs for a 254-instance keepalived.conf). */
 function partsFrom(blocks: readonly ArtifactBlock[], from: number): string[] {
   const out: string[] = [];
-  for (let i = from; i < blocks.length; i++) for (const part of (blocks[i] as ArtifactBlock).parts) out.push(part);
+  for (let i = from; i < blocks.length; i++) {
+    const parts = (blocks[i] as ArtifactBlock).parts;
+    for (let k = 0; k < parts.length; k++) out.push(parts[k] as string);
+  }
   return out;
 }
 
@@ -163,7 +169,11 @@ export function contentLength(a: Artifact): number {
   let n = blocksLength.get(a.blocks);
   if (n === undefined) {
     n = 0;
-    for (const b of a.blocks) for (const p of b.parts) n += p.length;
+    // indexed: without the optimizing compiler a for…of allocates per element (65,000 blocks a 300 × 254 tree)
+    for (let i = 0; i < a.blocks.length; i++) {
+      const parts = (a.blocks[i] as ArtifactBlock).parts;
+      for (let k = 0; k < parts.length; k++) n += (parts[k] as string).length;
+    }
     blocksLength.set(a.blocks, n);
   }
   return n;

@@ -93,11 +93,14 @@ export function keepalivedConfRenderer(
     const withGroups = view.syncGroups.length === 0 ? head : renderKeepalivedConf({ ...view, instances: [] });
     if (!withGroups.startsWith(head)) return renderKeepalivedConf(whole());
     const blocks: ArtifactBlock[] = [{ key: HEAD_BLOCK, parts: [head] }];
-    for (const instance of nodeView.instances)
+    // indexed: without the optimizing compiler a for…of allocates per element (65,000 instances a 300 × 254 tree)
+    for (let k = 0; k < nodeView.instances.length; k++) {
+      const instance = nodeView.instances[k] as NodeInstance;
       blocks.push({
         key: instance.shared.name,
         parts: instanceParts(splits, previous?.splits, priorityLine, view, instance),
       });
+    }
     const groups = withGroups.slice(head.length);
     if (groups !== "") blocks.push({ key: SYNC_GROUPS_BLOCK, parts: [groups] });
     return blocks;
@@ -136,9 +139,11 @@ function instanceParts(
     return [alone(view, instanceView({ shared, priority }))];
   let parts = split.parts[priority];
   if (parts === undefined) {
-    const [before, lead, after] = split.around;
+    const around = split.around; // by index: a destructuring allocates an iterator
+    const before = around[0];
+    const after = around[2];
     // every part is whole lines: an instance that starts or ends at its priority line has no part there
-    const line = priorityLine(lead, priority);
+    const line = priorityLine(around[1], priority);
     parts =
       before === "" ? (after === "" ? [line] : [line, after]) : after === "" ? [before, line] : [before, line, after];
     split.parts[priority] = parts;

@@ -173,7 +173,10 @@ export type KeepalivedInputs = Pick<ClusterPlan, "sourceName" | "vips" | "vrrp" 
 
 export function keepalivedInputs(plan: ClusterPlan): KeepalivedInputs {
   const holders = new Set<string>();
-  for (const vip of plan.vips) for (const name of vip.order) holders.add(name);
+  for (let v = 0; v < plan.vips.length; v++) {
+    const order = (plan.vips[v] as PlannedVip).order;
+    for (let r = 0; r < order.length; r++) holders.add(order[r] as string);
+  }
   return {
     sourceName: plan.sourceName,
     vips: plan.vips,
@@ -382,27 +385,25 @@ export function toKeepalivedNodeView(plan: KeepalivedInputs, node: PlannedNode):
     return { shared: base, priority };
   };
   const instances: NodeInstance[] = [];
-  for (const { vip, rank } of held) {
+  const syncGroups: SyncGroupView[] = [];
+  // indexed: without the optimizing compiler a for…of allocates per element (65,000 instances a 300 × 254 tree)
+  for (let k = 0; k < held.length; k++) {
+    const { vip, rank } = held[k] as { vip: PlannedVip; rank: number };
     const priority = vip.priorities[rank];
     if (priority === undefined) throw new InternalError(`no priority for ${node.name} on ${vip.key}`);
     const same = index.shared.get(vip);
     if (!same) throw new InternalError(`${vip.key} is not in the plan`);
     instances.push(ofNode(vip, same, priority));
-    if (same.pair6 && vip.pair6) instances.push(ofNode(vip, same.pair6, priority));
+    if (!same.pair6 || !vip.pair6) continue;
+    instances.push(ofNode(vip, same.pair6, priority));
+    syncGroups.push({
+      comment: keepalivedComment(
+        `the dual-stack pair ${vip.address} and ${vip.pair6.address} moves as one; both halves track the same checks with the same weights, which sync_group_tracking_weight keeps in force`,
+      ),
+      name: syncGroupName(vip),
+      members: [same.name, same.pair6.name],
+    });
   }
-  const syncGroups = held.flatMap(({ vip }): SyncGroupView[] => {
-    const same = index.shared.get(vip);
-    if (!same?.pair6 || !vip.pair6) return [];
-    return [
-      {
-        comment: keepalivedComment(
-          `the dual-stack pair ${vip.address} and ${vip.pair6.address} moves as one; both halves track the same checks with the same weights, which sync_group_tracking_weight keeps in force`,
-        ),
-        name: syncGroupName(vip),
-        members: [same.name, same.pair6.name],
-      },
-    ];
-  });
   return {
     header: keepalivedComment(generatedMarker(plan)),
     routerId: node.name,

@@ -136,7 +136,8 @@ export class HolderModel {
     let beforePriority = NOBODY;
     let tied = 0;
     let top = NOBODY;
-    for (const i of carriers) {
+    for (let k = 0; k < carriers.length; k++) {
+      const i = carriers[k] as number;
       const p = this.priorityAt(v, i, liveOf(i));
       if (p === NOBODY) continue;
       if (p > max) {

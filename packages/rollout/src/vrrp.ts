@@ -344,7 +344,10 @@ export function planKeepalivedRollout(old: TreeSide, next: TreeSide): Keepalived
   const held = new Int32Array(nodes.length);
   const countHeld = () => {
     held.fill(0);
-    for (const h of holderNow) if (h !== NOBODY) held[h] = (held[h] ?? 0) + 1;
+    for (let v = 0; v < holderNow.length; v++) {
+      const h = holderNow[v] as number;
+      if (h !== NOBODY) held[h] = (held[h] ?? 0) + 1;
+    }
   };
   countHeld();
   const position = new Map(nodes.map((n, i) => [n, i]));

@@ -211,7 +211,8 @@ export function priorityOrders(nodeCount: number, vipCount: number): number[][] 
     }
     const survivors = light.concat(loaded);
     const shift = survivors.length === 0 ? 0 : k % survivors.length;
-    orders.push([master, ...survivors.slice(shift), ...survivors.slice(0, shift)]);
+    // concat, not spreads: without the optimizing compiler a spread allocates an iterator result per element
+    orders.push([master].concat(survivors.slice(shift), survivors.slice(0, shift)));
   }
   if (n < 4) return orders;
   const byMaster: number[][] = Array.from({ length: n }, () => []);
@@ -247,7 +248,7 @@ export function priorityOrders(nodeCount: number, vipCount: number): number[][] 
       });
       const chosen = rest[best] ?? 0;
       loads[chosen] = (loads[chosen] ?? 0) + 1;
-      orders[vip] = [...o.slice(0, 2), ...rest.slice(best), ...rest.slice(0, best)];
+      orders[vip] = o.slice(0, 2).concat(rest.slice(best), rest.slice(0, best));
     }
   }
   return orders;
