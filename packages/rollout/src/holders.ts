@@ -93,6 +93,11 @@ export class HolderModel {
     this.carriers = carriers;
   }
 
+  /** How many VIPs: the VIP indices are 0 to vipCount - 1. */
+  get vipCount(): number {
+    return this.addressList.length;
+  }
+
   /** Every VIP address, old plan's first (the order the planner's holder maps keep). */
   addresses(): string[] {
     return [...this.addressList];
