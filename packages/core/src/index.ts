@@ -172,6 +172,7 @@ export {
   mastersWith,
   type PlannedVip,
   type VipKind,
+  vipCarriers,
   vipLabel,
 } from "./plan/vrrp.js";
 export {

@@ -14,6 +14,7 @@ import {
   type TakeoverBound,
   takeoverBounds,
   type VrrpCheckPlan,
+  vipCarriers,
   vipLabel,
 } from "@clusterspec/core";
 import {
@@ -224,7 +225,7 @@ export function summarizeKeepalived(plan: ClusterPlan): string {
   const carriers = plan.nodes.filter((n) => n.carriesExternalVips).map((n) => n.name);
   const pool = plan.vips.filter((v) => v.kind === "external");
   const loads = new PoolLoads(carriers, pool);
-  const holdsVip = new Set(plan.vips.flatMap((v) => v.order));
+  const holdsVip = vipCarriers(plan.vips);
   const nodes = plan.nodes.map((n) => n.name).filter((n) => holdsVip.has(n));
   const cpVips = new Map<string, PlannedVip[]>();
   for (const v of plan.vips) {

@@ -8,6 +8,7 @@ import {
   type PlannedNode,
   type PlannedVip,
   preemptDelayFor,
+  vipCarriers,
 } from "@clusterspec/core";
 import { keepalivedComment } from "./escape.js";
 
@@ -172,11 +173,7 @@ export type KeepalivedInputs = Pick<ClusterPlan, "sourceName" | "vips" | "vrrp" 
 };
 
 export function keepalivedInputs(plan: ClusterPlan): KeepalivedInputs {
-  const holders = new Set<string>();
-  for (let v = 0; v < plan.vips.length; v++) {
-    const order = (plan.vips[v] as PlannedVip).order;
-    for (let r = 0; r < order.length; r++) holders.add(order[r] as string);
-  }
+  const holders = vipCarriers(plan.vips);
   return {
     sourceName: plan.sourceName,
     vips: plan.vips,

@@ -4,6 +4,7 @@
 // `controlPlane.bootstrapped`, no node inits: every node (re)joins the running cluster.
 import { GENTOO_ATOMS } from "../facts/gentoo.js";
 import type { ClusterPlan, PlannedNode } from "./types.js";
+import { vipCarriers } from "./vrrp.js";
 
 export type BootstrapAction =
   | "install"
@@ -35,7 +36,7 @@ export interface NodeBootstrap {
  */
 export function bootstrapPlan(plan: ClusterPlan): NodeBootstrap[] {
   const init = plan.initNode;
-  const holdsVip = new Set(plan.vips.flatMap((v) => v.order));
+  const holdsVip = vipCarriers(plan.vips);
   const cp = plan.controlPlane;
   const vip = `${cp.vip.address}/${cp.vip.prefixLength}`;
   const packages = (n: PlannedNode): string => {

@@ -3,7 +3,7 @@
 // external VIP lives. Kept readable at 16 nodes: past a few VIPs the pool is grouped by master, past 16 nodes
 // the nodes that hold no VIP are summarised in one box.
 import type { ClusterPlan, PlannedNode } from "./types.js";
-import { type PlannedVip, vipLabel } from "./vrrp.js";
+import { type PlannedVip, vipCarriers, vipLabel } from "./vrrp.js";
 
 /** External VIPs drawn one by one up to this many; beyond, one box per master. */
 export const DIAGRAM_MAX_SINGLE_VIPS = 12;
@@ -19,7 +19,7 @@ const roles = (n: PlannedNode): string =>
   [n.controlPlane ? "control plane" : "", n.worker ? "worker" : ""].filter(Boolean).join(", ");
 
 export function failoverDiagram(plan: ClusterPlan): string {
-  const vrrpNodes = new Set(plan.vips.flatMap((v) => v.order));
+  const vrrpNodes = vipCarriers(plan.vips);
   const quiet = plan.nodes.filter((n) => !vrrpNodes.has(n.name));
   const summarise = plan.nodes.length > DIAGRAM_MAX_NODES && quiet.length > 0;
   const drawn = summarise ? plan.nodes.filter((n) => vrrpNodes.has(n.name)) : [...plan.nodes];

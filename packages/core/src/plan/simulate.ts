@@ -3,7 +3,7 @@
 // and the VRRP lab that checks it against the real daemons.
 import { compareIps } from "../ip.js";
 import type { ClusterPlan, VrrpCheckPlan } from "./types.js";
-import type { PlannedVip } from "./vrrp.js";
+import { type PlannedVip, vipCarriers } from "./vrrp.js";
 
 /**
  * Nodes that are down (no keepalived, no link), control-plane nodes whose apiserver check fails, and carriers
@@ -162,7 +162,7 @@ export function simulateFailover(
 ): Simulation {
   const sets = stateSets(state);
   const holdings = plan.vips.map((vip): VipHolding => settle(plan, vip, sets, previous?.get(vip.key)));
-  const inAnOrder = new Set(plan.vips.flatMap((v) => v.order));
+  const inAnOrder = vipCarriers(plan.vips);
   const holdsCp = new Set<string>();
   const external = new Map<string, number>();
   for (const h of holdings) {

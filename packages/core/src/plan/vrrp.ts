@@ -193,6 +193,27 @@ export function vipLabel(vip: PlannedVip, withPrefix = false): string {
 }
 
 /** The identities.json a tree carries: every VIP's order after this run, by address (control-plane VIP included). */
+const carrierSets = new WeakMap<readonly PlannedVip[], ReadonlySet<string>>();
+
+/**
+ * The nodes in any of the VIPs' priority orders (every node that runs keepalived), built once per VIP list: on
+ * 300 × 254 the orders hold 65,000 names, and PLAN.md's sections and the failover model each asked.
+ */
+export function vipCarriers(vips: readonly PlannedVip[]): ReadonlySet<string> {
+  let set = carrierSets.get(vips);
+  if (set === undefined) {
+    const names = new Set<string>();
+    // indexed: without the optimizing compiler a for…of allocates per element
+    for (let v = 0; v < vips.length; v++) {
+      const order = (vips[v] as PlannedVip).order;
+      for (let r = 0; r < order.length; r++) names.add(order[r] as string);
+    }
+    set = names;
+    carrierSets.set(vips, set);
+  }
+  return set;
+}
+
 export function identitiesOf(vips: readonly PlannedVip[]): Identities {
   return { schemaVersion: 1, vips: Object.fromEntries(vips.map((v) => [v.address, [...v.order]])) };
 }
