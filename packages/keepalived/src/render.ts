@@ -125,11 +125,18 @@ function instanceParts(
     const mark = `priority ${PLACEHOLDER}\n`;
     const at = block.indexOf(mark);
     const lineStart = block.lastIndexOf("\n", at) + 1;
+    // A part whose text the earlier tree's instance had too is that tree's string: the change plan then finds it
+    // equal by identity (an instance whose comment changed keeps its lines after the priority).
+    const same = (k: 0 | 1 | 2, text: string) => (earlier?.around?.[k] === text ? earlier.around[k] : text);
     split = {
       proto: shared,
       around:
         at >= 0 && block.indexOf(mark, at + 1) < 0
-          ? [block.slice(0, lineStart), block.slice(lineStart, at + "priority ".length), block.slice(at + mark.length)]
+          ? [
+              same(0, block.slice(0, lineStart)),
+              same(1, block.slice(lineStart, at + "priority ".length)),
+              same(2, block.slice(at + mark.length)),
+            ]
           : undefined,
       parts: [],
     };
