@@ -436,10 +436,10 @@ for (const c of cases) {
   // Two changes that rewrite keepalived.conf on every carrier, so the keepalived planner rolls 254 nodes: one
   // external VIP removed (the middle one: every carrier loses an instance), and a carrier appended (every VIP's
   // order gains a node, one loses one). The same targets as adding a worker.
-  // On the quiet 2-core machine either change costs some 1.9 s of CPU (a worker appended 1.75 s): start 0.2 s,
-  // each spec's parse and validation 0.27 s cold and 0.17 s warm, each tree 0.4-0.45 s, the plan 0.43-0.47 s. With
-  // the new tree free these two would still cost more than 1.5 s, so their 1.5 s target needs another design;
-  // docs/changes.md ("Cost", the seventh pass) has the stages and what was tried.
+  // On the quiet 2-core machine (docs/changes.md, "Cost", the eighth pass) a worker appended costs some 1.4 s of
+  // CPU, these two 1.55-1.65 s: the new tree keeps the old one's files where a module's inputs are unchanged and
+  // keepalived's unchanged instance blocks, but these two change every carrier's keepalived.conf, so both trees
+  // still pay it, with the two parses, PLAN.md, the line attribution and the planner.
   if (c.shape?.carriers === 254 && c.shape.replicas === undefined) {
     const variants = [
       {
