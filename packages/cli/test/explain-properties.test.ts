@@ -9,24 +9,7 @@ import { type Artifact, explain, generate, validateSpec } from "clusterspec";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { changedLines, linesOf } from "../src/provenance.js";
-
-type Path = (string | number)[];
-
-/** Every primitive of a validated spec with its path. */
-function primitives(value: unknown, path: Path = []): { path: Path; value: unknown }[] {
-  if (Array.isArray(value)) return value.flatMap((v, i) => primitives(v, [...path, i]));
-  if (value !== null && typeof value === "object")
-    return Object.entries(value).flatMap(([k, v]) => primitives(v, [...path, k]));
-  return [{ path, value }];
-}
-
-function setAt(spec: unknown, path: Path, value: unknown): unknown {
-  const copy = structuredClone(spec) as Record<string | number, unknown>;
-  let node = copy;
-  for (const seg of path.slice(0, -1)) node = node[seg] as Record<string | number, unknown>;
-  node[path.at(-1) as string | number] = value;
-  return copy;
-}
+import { type Path, primitives, setAt } from "./spec-fields.js";
 
 /** `nodes[1].name` as explain prints it. */
 const dot = (path: Path) => path.map((s, i) => (typeof s === "number" ? `[${s}]` : i === 0 ? s : `.${s}`)).join("");
