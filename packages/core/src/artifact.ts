@@ -47,14 +47,7 @@ export function blockArtifact(
     ...rest,
     blocks,
     get content() {
-      if (text === undefined) {
-        const parts: string[] = [];
-        for (let i = 0; i < blocks.length; i++) {
-          const block = (blocks[i] as ArtifactBlock).parts;
-          for (let k = 0; k < block.length; k++) parts.push(block[k] as string);
-        }
-        text = parts.join("");
-      }
+      text ??= partsFrom(blocks, 0).join("");
       return text;
     },
   };

@@ -89,8 +89,8 @@ export function keepalivedConfRenderer(
     const view: KeepalivedView = { ...nodeView, instances: [] };
     // The template is the head (global_defs, checks), the instances, then the sync groups: with no instances the
     // file is head + sync groups, and with no sync groups either, the head alone.
-    const head = renderKeepalivedConf({ ...view, instances: [], syncGroups: [] });
-    const withGroups = view.syncGroups.length === 0 ? head : renderKeepalivedConf({ ...view, instances: [] });
+    const head = renderKeepalivedConf({ ...view, syncGroups: [] });
+    const withGroups = view.syncGroups.length === 0 ? head : renderKeepalivedConf(view);
     if (!withGroups.startsWith(head)) return renderKeepalivedConf(whole());
     const blocks: ArtifactBlock[] = [{ key: HEAD_BLOCK, parts: [head] }];
     // indexed: without the optimizing compiler a for…of allocates per element (65,000 instances a 300 × 254 tree)

@@ -26,7 +26,7 @@ export function prioritiesByAddress(plan: ClusterPlan): Map<string, Map<string, 
   return index;
 }
 
-/** A node's live config as a number, for the planner's arrays: what `Live` is, with NONE for "no config at all". */
+/** A node's live config as a number, for the planner's arrays: what `Live` is (a node with no config is DOWN). */
 export const OLD = 0;
 export const NEW = 1;
 export const DOWN = 2;
@@ -38,8 +38,8 @@ export const NOBODY = -1;
 /**
  * Who would hold each VIP, by number: VIPs and nodes are indices (the order of `addresses()` and of the constructor's
  * `nodes`), priorities two flat arrays (VIP × node, NOBODY where a side gives none), so the planner's trials (some
- * 550 on 300 × 254, each over a node's 254 VIPs) read arrays instead of maps of maps keyed by strings. The string
- * methods (priority, holder, holderAfter) answer the same questions by name.
+ * 550 on 300 × 254, each over a node's 254 VIPs) read arrays instead of maps of maps keyed by strings. `holder` answers by
+ * name, for the holders before the rollout.
  */
 export class HolderModel {
   /** VIP address → the VIP as planned (the new plan's, else the old one's): kind and interface. */
@@ -121,12 +121,6 @@ export class HolderModel {
   priorityAt(v: number, i: number, live: LiveCode): number {
     if (i === NOBODY || live === DOWN) return NOBODY;
     return (live === OLD ? this.oldPriority : this.newPriority)[v * this.names.length + i] as number;
-  }
-
-  /** The priority `node`'s live config gives the VIP, or undefined (down, or no instance for it). */
-  priority(address: string, node: string, live: Live | undefined): number | undefined {
-    const p = this.priorityAt(this.vipAt(address), this.nodeAt(node), liveCode(live));
-    return p === NOBODY ? undefined : p;
   }
 
   /**
