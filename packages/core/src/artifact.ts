@@ -1,3 +1,4 @@
+import { InternalError } from "./issues.js";
 import type { ClusterPlan } from "./plan/types.js";
 
 /**
@@ -32,7 +33,23 @@ export interface Artifact {
 export interface ArtifactBlock {
   /** Unique within its file. */
   readonly key: string;
-  readonly parts: readonly string[];
+  readonly parts: readonly LinePart[];
+}
+
+declare const wholeLines: unique symbol;
+
+/**
+ * Text of whole LF lines, each one ended and none with a CR: a block's part, checked once when it is made
+ * (`linePart`). A file of blocks is then well formed by construction, so generate's check of every file passes over
+ * its blocks instead of the 200,000 part references of a 300-node tree, each a copy of one of a few hundred parts.
+ */
+export type LinePart = string & { readonly [wholeLines]: true };
+
+/** `text` as a block part; an InternalError where it is not whole LF lines (a generator's bug, not bad input). */
+export function linePart(text: string): LinePart {
+  if (!text.endsWith("\n") || text.includes("\r"))
+    throw new InternalError(`a block part must be whole LF lines, each ended: ${JSON.stringify(text.slice(0, 80))}`);
+  return text as LinePart;
 }
 
 /** An artifact made of blocks: its content is joined when first read (and kept), so a change plan never joins it. */

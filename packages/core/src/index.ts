@@ -8,6 +8,8 @@ export {
   type EqualParts,
   type Generator,
   generatedMarker,
+  type LinePart,
+  linePart,
   type SchemaProblem,
   sameContent,
   samePart,

@@ -7,6 +7,7 @@ export type {
   ArtifactSchemaId,
   EqualParts,
   Generator,
+  LinePart,
   SchemaProblem,
 } from "./artifact.js";
 export type { ExitCode, FailureCode, IssueCode, SpecIssueCode } from "./error-catalog.js";

@@ -7,30 +7,37 @@ import {
   blockArtifact,
   contentLength,
   type EqualParts,
+  type LinePart,
+  linePart,
   sameContent,
   sameParts,
 } from "../src/index.js";
 
+/**
+ * Texts cut into parts anywhere, so that equal texts often come in different parts. Below LinePart's promise on
+ * purpose (a part here may end mid-line): comparing files must answer as comparing their text does, whatever the cuts.
+ */
+const anyCut = (text: string) => text as LinePart;
 /** Texts cut into parts anywhere, so that equal texts often come in different parts. */
 const arbParts = fc.array(fc.constantFrom("a", "b", "\n", "ab\n", "ba"), { maxLength: 12 }).chain((pieces) =>
   fc.array(fc.boolean(), { minLength: pieces.length, maxLength: pieces.length }).map((cuts) => {
-    const parts: string[] = [];
+    const parts: LinePart[] = [];
     let current = "";
     pieces.forEach((p, i) => {
       current += p;
       if (cuts[i]) {
-        parts.push(current);
+        parts.push(anyCut(current));
         current = "";
       }
     });
-    if (current !== "") parts.push(current);
+    if (current !== "") parts.push(anyCut(current));
     return parts;
   }),
 );
 
 const arbBlocks = fc.array(fc.record({ key: fc.constantFrom("#head", "a", "b", "c"), parts: arbParts }), {
   maxLength: 5,
-}) as fc.Arbitrary<ArtifactBlock[]>;
+}) satisfies fc.Arbitrary<ArtifactBlock[]>;
 
 const text = (blocks: readonly ArtifactBlock[]) => blocks.map((b) => b.parts.join("")).join("");
 
@@ -98,8 +105,8 @@ describe("files made of blocks", () => {
           if (j !== i) return block;
           const parts = [...block.parts];
           const from = parts[k] as string;
-          parts[k] = from.slice(0, -1);
-          parts[k + 1] = from.slice(-1) + (parts[k + 1] as string);
+          parts[k] = anyCut(from.slice(0, -1));
+          parts[k + 1] = anyCut(from.slice(-1) + (parts[k + 1] as string));
           return { ...block, parts };
         });
         const a = blockArtifact("f", x);
@@ -110,7 +117,7 @@ describe("files made of blocks", () => {
         const c = blockArtifact(
           "f",
           y.map((block, j) =>
-            j === i ? { ...block, parts: block.parts.map((p, m) => (m === k ? `${p}z` : p)) } : block,
+            j === i ? { ...block, parts: block.parts.map((p, m) => (m === k ? anyCut(`${p}z`) : p)) } : block,
           ),
         );
         expect(sameContent(a, c)).toBe(false);
@@ -120,8 +127,14 @@ describe("files made of blocks", () => {
     );
   });
 
+  it("take only parts of whole LF lines, each ended (linePart), so a file of blocks is well formed as made", () => {
+    expect(linePart("a\nb\n")).toBe("a\nb\n");
+    for (const bad of ["", "a", "a\nb", "a\r\n", "a\n\r\n"])
+      expect(() => linePart(bad), JSON.stringify(bad)).toThrow(/^a block part must be whole LF lines, each ended: /);
+  });
+
   it("join the content once, on first read, and carry mode and secret", () => {
-    const parts = ["x\n", "y\n"];
+    const parts = [linePart("x\n"), linePart("y\n")];
     const a = blockArtifact("f", [{ key: "k", parts }], { mode: 0o600, secret: true });
     expect(a).toMatchObject({ path: "f", mode: 0o600, secret: true });
     expect(a.content).toBe("x\ny\n");

@@ -1,5 +1,13 @@
 import type { Artifact, ArtifactBlock, ArtifactScope, GenerationMemo, PlannedNode } from "@clusterspec/core";
-import { blockArtifact, IDENTITIES_FILE, identitiesOf, nodesInScope, scopeNode, stableJson } from "@clusterspec/core";
+import {
+  blockArtifact,
+  IDENTITIES_FILE,
+  identitiesOf,
+  linePart,
+  nodesInScope,
+  scopeNode,
+  stableJson,
+} from "@clusterspec/core";
 import { keepalivedConfRenderer } from "./render.js";
 import {
   renderAuthConf,
@@ -51,15 +59,15 @@ function identitiesArtifact(plan: KeepalivedInputs): Artifact {
   let key = "#head";
   let start = 0;
   for (let at = text.indexOf(VIP_ENTRY); at >= 0 && at < tail; at = text.indexOf(VIP_ENTRY, at + 1)) {
-    blocks.push({ key, parts: [text.slice(start, at + 1)] });
+    blocks.push({ key, parts: [linePart(text.slice(start, at + 1))] });
     start = at + 1;
     key = text.slice(start, text.indexOf("\n", start) + 1);
   }
   if (tail > start) {
-    blocks.push({ key, parts: [text.slice(start, tail)] });
+    blocks.push({ key, parts: [linePart(text.slice(start, tail))] });
     [key, start] = ["#tail", tail];
   }
-  blocks.push({ key, parts: [text.slice(start)] });
+  blocks.push({ key, parts: [linePart(text.slice(start))] });
   // the text is at hand: content need not be joined from the blocks
   return { path: IDENTITIES_FILE, content: text, blocks };
 }

@@ -7,7 +7,7 @@
 // after. The block comes from the template itself (the file rendered with and without that one instance), so the
 // template stays the one source of the text. The file is those blocks (core's blockArtifact): its text is joined
 // when written, and a change plan compares two trees block by block without joining 31 MiB of text twice.
-import { type ArtifactBlock, flatten, type GenerationMemo } from "@clusterspec/core";
+import { type ArtifactBlock, flatten, type GenerationMemo, type LinePart, linePart } from "@clusterspec/core";
 import { keepalivedToken } from "./escape.js";
 import { renderKeepalivedConf } from "./template.js";
 import {
@@ -22,7 +22,7 @@ import {
 const RENDERER_MEMO = "keepalived.conf renderer";
 interface RendererState {
   readonly splits: ReadonlyMap<string, Split>;
-  readonly priorityLines: Map<string, (string | undefined)[]>;
+  readonly priorityLines: Map<string, (LinePart | undefined)[]>;
 }
 
 /** An integer no plan gives as a priority (keepalived's range is 1-254): marks where the priority goes. */
@@ -42,9 +42,9 @@ interface Split {
    * The lines before the priority line, the priority line's text before the number, the lines after it;
    * undefined when the placeholder was not found exactly once.
    */
-  readonly around: readonly [before: string, lead: string, after: string] | undefined;
+  readonly around: readonly [before: LinePart | "", lead: string, after: LinePart | ""] | undefined;
   /** Each priority's parts (before, priority line, after; an empty part left out), made once per tree. */
-  readonly parts: (readonly string[] | undefined)[];
+  readonly parts: (readonly LinePart[] | undefined)[];
 }
 
 /**
@@ -65,9 +65,9 @@ export function keepalivedConfRenderer(
   const previous = memo?.get(RENDERER_MEMO) as RendererState | undefined;
   const splits = new Map<string, Split>();
   // by lead, then priority (an index: keepalived's priorities are 1-254)
-  const priorityLines: Map<string, (string | undefined)[]> = previous?.priorityLines ?? new Map();
+  const priorityLines: Map<string, (LinePart | undefined)[]> = previous?.priorityLines ?? new Map();
   memo?.set(RENDERER_MEMO, { splits, priorityLines } satisfies RendererState);
-  const priorityLine = (lead: string, priority: number): string => {
+  const priorityLine = (lead: string, priority: number): LinePart => {
     let lines = priorityLines.get(lead);
     if (lines === undefined) {
       lines = [];
@@ -75,7 +75,7 @@ export function keepalivedConfRenderer(
     }
     let line = lines[priority];
     if (line === undefined) {
-      line = `${lead}${keepalivedToken(priority)}\n`;
+      line = linePart(`${lead}${keepalivedToken(priority)}\n`);
       // one flat string, read by every file's text and every comparison (see flatten in core's line-template.ts)
       flatten(line);
       lines[priority] = line;
@@ -92,7 +92,7 @@ export function keepalivedConfRenderer(
     const head = renderKeepalivedConf({ ...view, syncGroups: [] });
     const withGroups = view.syncGroups.length === 0 ? head : renderKeepalivedConf(view);
     if (!withGroups.startsWith(head)) return renderKeepalivedConf(whole());
-    const blocks: ArtifactBlock[] = [{ key: HEAD_BLOCK, parts: [head] }];
+    const blocks: ArtifactBlock[] = [{ key: HEAD_BLOCK, parts: [linePart(head)] }];
     // indexed: without the optimizing compiler a for…of allocates per element (65,000 instances a 300 × 254 tree)
     for (let k = 0; k < nodeView.instances.length; k++) {
       const instance = nodeView.instances[k] as NodeInstance;
@@ -102,7 +102,7 @@ export function keepalivedConfRenderer(
       });
     }
     const groups = withGroups.slice(head.length);
-    if (groups !== "") blocks.push({ key: SYNC_GROUPS_BLOCK, parts: [groups] });
+    if (groups !== "") blocks.push({ key: SYNC_GROUPS_BLOCK, parts: [linePart(groups)] });
     return blocks;
   };
 }
@@ -110,10 +110,10 @@ export function keepalivedConfRenderer(
 function instanceParts(
   splits: Map<string, Split>,
   previousSplits: ReadonlyMap<string, Split> | undefined,
-  priorityLine: (lead: string, priority: number) => string,
+  priorityLine: (lead: string, priority: number) => LinePart,
   view: KeepalivedView,
   { shared, priority }: NodeInstance,
-): readonly string[] {
+): readonly LinePart[] {
   let split = splits.get(shared.name);
   const earlier = split === undefined ? previousSplits?.get(shared.name) : undefined;
   if (earlier !== undefined && equalButPriority(earlier.proto, shared)) {
@@ -127,15 +127,16 @@ function instanceParts(
     const lineStart = block.lastIndexOf("\n", at) + 1;
     // A part whose text the earlier tree's instance had too is that tree's string: the change plan then finds it
     // equal by identity (an instance whose comment changed keeps its lines after the priority).
-    const same = (k: 0 | 1 | 2, text: string) => (earlier?.around?.[k] === text ? earlier.around[k] : text);
+    const same = <T extends string>(k: 0 | 1 | 2, text: T): T =>
+      earlier?.around?.[k] === text ? (earlier.around[k] as T) : text;
     split = {
       proto: shared,
       around:
         at >= 0 && block.indexOf(mark, at + 1) < 0
           ? [
-              same(0, block.slice(0, lineStart)),
+              same(0, wholeLinesOrNone(block.slice(0, lineStart))),
               same(1, block.slice(lineStart, at + "priority ".length)),
-              same(2, block.slice(at + mark.length)),
+              same(2, wholeLinesOrNone(block.slice(at + mark.length))),
             ]
           : undefined,
       parts: [],
@@ -143,7 +144,7 @@ function instanceParts(
     splits.set(shared.name, split);
   }
   if (split.around === undefined || (split.proto !== shared && !equalButPriority(split.proto, shared)))
-    return [alone(view, instanceView({ shared, priority }))];
+    return [linePart(alone(view, instanceView({ shared, priority })))];
   let parts = split.parts[priority];
   if (parts === undefined) {
     const around = split.around; // by index: a destructuring allocates an iterator
@@ -157,6 +158,9 @@ function instanceParts(
   }
   return parts;
 }
+
+/** The lines before or after an instance's priority line: none, or a block part. */
+const wholeLinesOrNone = (text: string): LinePart | "" => (text === "" ? "" : linePart(text));
 
 /** The instance's block alone: the file with it and nothing else, less the file with nothing. */
 function alone(view: KeepalivedView, instance: InstanceView): string {

@@ -2,7 +2,7 @@
 // one step, a readiness check after each step that takes a control plane down, steps numbered in order; and the
 // structural diff's edits each apply alone and revert alone.
 
-import { type ArtifactBlock, blockArtifact, resolvePlan, sameContent } from "@clusterspec/core";
+import { type ArtifactBlock, blockArtifact, linePart, resolvePlan, sameContent } from "@clusterspec/core";
 import { arbClusterSpec, mustValidate } from "@clusterspec/core/testing";
 import type { ClusterSpec } from "@clusterspec/core/types";
 import { renderArtifacts } from "clusterspec";
@@ -374,7 +374,7 @@ describe("the block delta", () => {
       minLength: 1,
       maxLength: 4,
     })
-    .map((lines) => `${lines.join("\n")}\n`);
+    .map((lines) => linePart(`${lines.join("\n")}\n`));
   const arbBlocks = fc
     .uniqueArray(
       fc.record({ key: fc.constantFrom("#head", "a", "b", "c", "d", "e"), parts: fc.array(arbPart, { maxLength: 3 }) }),
@@ -461,8 +461,8 @@ describe("the block delta", () => {
 
   it("diffs by text when either side has no blocks, and counts an added or removed file's lines from its blocks", () => {
     const blocks: ArtifactBlock[] = [
-      { key: "#head", parts: ["global_defs {\n", "}\n"] },
-      { key: "a", parts: ["vrrp_instance a {\n", "    priority 2\n", "}\n"] },
+      { key: "#head", parts: ["global_defs {\n", "}\n"].map(linePart) },
+      { key: "a", parts: ["vrrp_instance a {\n", "    priority 2\n", "}\n"].map(linePart) },
     ];
     const file = blockArtifact("f", blocks);
     const plain = { path: "f", content: "global_defs {\n}\nvrrp_instance a {\n    priority 3\n}\n" };
