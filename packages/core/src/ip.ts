@@ -22,17 +22,56 @@ const CACHE_LIMIT = 50_000;
 const addrCache = new Map<string, Addr | undefined>();
 const netCache = new Map<string, Addr | undefined>();
 
-function cached(cache: Map<string, Addr | undefined>, text: string, parse: (t: string) => Addr | undefined) {
+function cached<T>(cache: Map<string, T>, text: string, compute: (t: string) => T): T {
   const hit = cache.get(text);
-  if (hit !== undefined || cache.has(text)) return hit;
+  if (hit !== undefined || cache.has(text)) return hit as T;
   if (cache.size >= CACHE_LIMIT) cache.clear();
-  const parsed = parse(text);
-  cache.set(text, parsed);
-  return parsed;
+  const value = compute(text);
+  cache.set(text, value);
+  return value;
 }
 
 const parseAddr = (text: string): Addr | undefined => cached(addrCache, text, parseAddrUncached);
 const parseNet = (text: string): Addr | undefined => cached(netCache, text, parseNetUncached);
+
+/**
+ * What is derived from a parsed value, by its text too: ip-address computes a network's ends, and any address's
+ * number and canonical text, afresh on every call (BigInt and hex work), and validation asks them of the same
+ * segment for each of 254 VIPs. Never computed for text that does not parse (mustAddr/mustNet throw first).
+ */
+interface AddrFacts {
+  readonly canonical: string;
+  readonly value: bigint;
+}
+interface NetFacts {
+  readonly first: string;
+  readonly last: string;
+  readonly firstValue: bigint;
+  readonly lastValue: bigint;
+}
+const addrFactsCache = new Map<string, AddrFacts>();
+const netFactsCache = new Map<string, NetFacts>();
+
+function addrFacts(text: string): AddrFacts {
+  return cached(addrFactsCache, text, (t) => {
+    const a = mustAddr(t);
+    return { canonical: a.correctForm(), value: a.bigInt() };
+  });
+}
+
+function netFacts(cidr: string): NetFacts {
+  return cached(netFactsCache, cidr, (t) => {
+    const net = mustNet(t);
+    const first = net.startAddress();
+    const last = net.endAddress();
+    return {
+      first: first.correctForm(),
+      last: last.correctForm(),
+      firstValue: first.bigInt(),
+      lastValue: last.bigInt(),
+    };
+  });
+}
 
 function parseAddrUncached(text: string): Addr | undefined {
   if (text.includes("/")) return undefined;
@@ -68,7 +107,7 @@ export function isCidr(text: string): boolean {
 /** `10.0.0.0/24` where the address is the network itself (no host bits set). */
 export function isNetworkCidr(text: string): boolean {
   const net = parseNet(text);
-  return net !== undefined && net.startAddress().correctForm() === net.correctForm();
+  return net !== undefined && netFacts(text).first === net.correctForm();
 }
 
 export function ipFamily(text: string): IpFamily {
@@ -96,27 +135,26 @@ export function parseCidr(text: string): Cidr {
 
 /** Canonical text of an address (IPv6 compressed, lowercase). */
 export function canonicalIp(text: string): string {
-  return mustAddr(text).correctForm();
+  return addrFacts(text).canonical;
 }
 
 export function networkAddress(cidr: string): string {
-  return mustNet(cidr).startAddress().correctForm();
+  return netFacts(cidr).first;
 }
 
 /** The last address of the network: the IPv4 broadcast address. */
 export function lastAddress(cidr: string): string {
-  return mustNet(cidr).endAddress().correctForm();
+  return netFacts(cidr).last;
 }
 
 /** `10.0.0.20/24` → `10.0.0.0/24`. */
 export function networkOf(cidr: string): string {
-  const net = mustNet(cidr);
-  return `${net.startAddress().correctForm()}/${net.subnetMask}`;
+  return `${netFacts(cidr).first}/${mustNet(cidr).subnetMask}`;
 }
 
 export function addressCount(cidr: string): bigint {
-  const net = mustNet(cidr);
-  return net.endAddress().bigInt() - net.startAddress().bigInt() + 1n;
+  const { firstValue, lastValue } = netFacts(cidr);
+  return lastValue - firstValue + 1n;
 }
 
 export function cidrContains(cidr: string, ip: string): boolean {
@@ -130,13 +168,15 @@ export function cidrsOverlap(a: string, b: string): boolean {
   const x = mustNet(a);
   const y = mustNet(b);
   if (familyOf(x) !== familyOf(y)) return false;
-  return x.startAddress().bigInt() <= y.endAddress().bigInt() && y.startAddress().bigInt() <= x.endAddress().bigInt();
+  const p = netFacts(a);
+  const q = netFacts(b);
+  return p.firstValue <= q.lastValue && q.firstValue <= p.lastValue;
 }
 
 export function ipEquals(a: string, b: string): boolean {
   const x = mustAddr(a);
   const y = mustAddr(b);
-  return familyOf(x) === familyOf(y) && x.bigInt() === y.bigInt();
+  return familyOf(x) === familyOf(y) && addrFacts(a).value === addrFacts(b).value;
 }
 
 /** Numeric order; IPv4 before IPv6. */
@@ -144,7 +184,7 @@ export function compareIps(a: string, b: string): number {
   const x = mustAddr(a);
   const y = mustAddr(b);
   if (familyOf(x) !== familyOf(y)) return familyOf(x) - familyOf(y);
-  const d = x.bigInt() - y.bigInt();
+  const d = addrFacts(a).value - addrFacts(b).value;
   return d < 0n ? -1 : d > 0n ? 1 : 0;
 }
 
@@ -166,5 +206,5 @@ export function hostPart(text: string): string {
 /** The last 8 bits of an address (a prefix is ignored): the IPv4 last octet, or the low byte of an IPv6 address. */
 export function lowByte(text: string): number {
   const slash = text.indexOf("/");
-  return Number(mustAddr(slash < 0 ? text : text.slice(0, slash)).bigInt() & 0xffn);
+  return Number(addrFacts(slash < 0 ? text : text.slice(0, slash)).value & 0xffn);
 }

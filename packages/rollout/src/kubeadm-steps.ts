@@ -15,12 +15,28 @@ export type Step = Omit<RolloutStep, "index">;
 type Doc = Record<string, unknown>;
 const isMap = (v: unknown): v is Doc => v !== null && typeof v === "object" && !Array.isArray(v);
 
+/**
+ * A kubeadm.yaml's documents, the last two texts' kept: a plan reads the ClusterConfiguration and the
+ * KubeletConfiguration of both trees from their init node's file, which a change most often leaves as it was (then
+ * one parse instead of four). Read only: the steps copy what they change.
+ */
+const parsedDocuments = new Map<string, readonly unknown[]>();
+function documentsOf(text: string): readonly unknown[] {
+  let docs = parsedDocuments.get(text);
+  if (docs === undefined) {
+    if (parsedDocuments.size >= 2) parsedDocuments.clear();
+    docs = parseYamlDocuments(text);
+    parsedDocuments.set(text, docs);
+  }
+  return docs;
+}
+
 /** The first document of `kind` in any node's kubeadm.yaml (the init node's carries the cluster-wide ones). */
 export function kubeadmDocument(side: TreeSide, kind: string): Doc | undefined {
   for (const node of side.plan.nodes) {
     const a = side.artifacts.find((x) => x.path === `nodes/${node.name}/kubeadm.yaml`);
     if (!a?.content.includes(`kind: ${kind}`)) continue;
-    const doc = parseYamlDocuments(a.content).find((d) => isMap(d) && d.kind === kind);
+    const doc = documentsOf(a.content).find((d) => isMap(d) && d.kind === kind);
     if (isMap(doc)) return doc;
   }
   return undefined;
