@@ -40,8 +40,8 @@ declare const wholeLines: unique symbol;
 
 /**
  * Text of whole LF lines, each one ended and none with a CR: a block's part, checked once when it is made
- * (`linePart`). A file of blocks is then well formed by construction, so generate's check of every file passes over
- * its blocks instead of the 200,000 part references of a 300-node tree, each a copy of one of a few hundred parts.
+ * (`linePart`). A file of blocks is then well formed by construction, so generate's check of every file skips its
+ * blocks instead of walking the 200,000 part references of a 300-node tree, which point at a few hundred strings.
  */
 export type LinePart = string & { readonly [wholeLines]: true };
 

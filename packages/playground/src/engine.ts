@@ -8,6 +8,7 @@ import {
   isCloudBurstPlan,
   type SpecIssue,
   simulateFailover,
+  vipCarriers,
 } from "@clusterspec/core";
 import { type GenerateResult, generateChecked } from "clusterspec";
 import { strToU8, type Zippable, zipSync } from "fflate";
@@ -126,7 +127,7 @@ export function checkNodes(plan: AnyPlan): string[] {
 /** Nodes that can hold a VIP, in spec order: the ones worth failing (none for a cloud burst of an existing cluster). */
 export function vipNodes(plan: AnyPlan): string[] {
   if (isCloudBurstPlan(plan)) return [];
-  const inOrder = new Set(plan.vips.flatMap((v) => v.order));
+  const inOrder = vipCarriers(plan.vips);
   return plan.nodes.map((n) => n.name).filter((n) => inOrder.has(n));
 }
 
