@@ -58,7 +58,7 @@ export function buildSpec(
     poolIpv6?: "dual-stack" | "only";
     /**
      * The cluster's families (default `ipv4`): `dual-ipv4`/`dual-ipv6` give every node an `address6` beside its
-     * IPv4 address on the Kubernetes segment (fd00:<a>:<b+1>::/64), the segment a `subnet6`, the uplink an IPv6
+     * IPv4 address on the Kubernetes segment (fd00:<a+100>:<b+1>::/64), the segment a `subnet6`, the uplink an IPv6
      * on-link network (fd01:<up+1>::/64) and `gateway6`, and list the pod and service networks with the named family
      * first; `ipv6` writes the IPv6 values in `address`/`subnet`/`gateway`/`vip` instead (wan0 keeps its IPv4
      * management address). With any IPv6 VIP, `auth` is dropped (VRRPv3 has none: vrrpFamiliesAndUnicast).
@@ -78,7 +78,9 @@ export function buildSpec(
   const family = vary.family ?? "ipv4";
   const { has4, has6, dual, ordered } = familyLayout(family);
   // canonical IPv6 by construction (no zero groups before the ::), so string comparisons of networks hold
-  const net6 = `fd00:${a}:${b + 1}::`;
+  // a + 100: never the group 10 of the pod and service networks (fd00:10:244::/56, fd00:10:96::/112), which
+  // a = 10 with b = 243 or 95 overlapped (a drawn spec refused, seen in a clean run)
+  const net6 = `fd00:${a + 100}:${b + 1}::`;
   const up6 = `fd01:${up + 1}::`;
   const poolAddress6 = (j: number): string => `${up6}${(2 + j).toString(16)}`;
   const vipKind = (j: number): 0 | 1 | 2 =>
